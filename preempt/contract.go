@@ -1,0 +1,254 @@
+package preempt
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/client-go/kubernetes"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+)
+
+// Code is the outcome of a filter, a stage or a whole decision. The values
+// are upstream's fwk.Code names, plus Schedulable for a pod that needs no
+// preemption (only `compare decide` produces it).
+type Code string
+
+const (
+	Success                      Code = "Success"
+	Unschedulable                Code = "Unschedulable"
+	UnschedulableAndUnresolvable Code = "UnschedulableAndUnresolvable"
+	Error                        Code = "Error"
+	Schedulable                  Code = "Schedulable"
+)
+
+// Status is a code with upstream's reasons, in upstream's order.
+type Status struct {
+	Code    Code
+	Reasons []string
+}
+
+// IsSuccess reports whether the status is a success (the zero Status is one).
+func (s Status) IsSuccess() bool { return s.Code == "" || s.Code == Success }
+
+// Message joins the reasons as upstream's fwk.Status.Message does.
+func (s Status) Message() string {
+	msg := ""
+	for i, r := range s.Reasons {
+		if i > 0 {
+			msg += ", "
+		}
+		msg += r
+	}
+	return msg
+}
+
+// Cluster is a snapshot made of k8s.io/api objects.
+//
+// Pods holds the pods bound to a node (spec.nodeName set) and the pods
+// nominated to a node but not bound (spec.nodeName empty,
+// status.nominatedNodeName set). Pods that are neither are ignored. The
+// preemptor is not part of the cluster.
+type Cluster struct {
+	Nodes []*v1.Node
+	Pods  []*v1.Pod
+	PDBs  []*policyv1.PodDisruptionBudget
+}
+
+// Config holds DefaultPreemptionArgs.
+type Config struct {
+	MinCandidateNodesPercentage int32
+	MinCandidateNodesAbsolute   int32
+}
+
+// DefaultConfig is upstream's default DefaultPreemptionArgs.
+func DefaultConfig() Config {
+	return Config{MinCandidateNodesPercentage: 10, MinCandidateNodesAbsolute: 100}
+}
+
+// Validate applies upstream's ValidateDefaultPreemptionArgs.
+func (c Config) Validate() error {
+	return validation.ValidateDefaultPreemptionArgs(nil, &schedconfig.DefaultPreemptionArgs{
+		MinCandidateNodesPercentage: c.MinCandidateNodesPercentage,
+		MinCandidateNodesAbsolute:   c.MinCandidateNodesAbsolute,
+	})
+}
+
+// NumCandidates is upstream's calculateNumCandidates:
+// min(max(numNodes*percentage/100, absolute), numNodes), in int32 as upstream.
+func (c Config) NumCandidates(numNodes int32) int32 {
+	n := (numNodes * c.MinCandidateNodesPercentage) / 100
+	if n < c.MinCandidateNodesAbsolute {
+		n = c.MinCandidateNodesAbsolute
+	}
+	if n > numNodes {
+		n = numNodes
+	}
+	return n
+}
+
+// Request is one preemption attempt: the pod, the filter outcome per node and
+// the knobs upstream draws at random or reads from the wall clock.
+type Request struct {
+	// Pod is the preemptor. It is not in the Cluster.
+	Pod *v1.Pod
+	// Filter is the filter code of each node that failed the filters.
+	// Nodes absent from it are UnschedulableAndUnresolvable, as in upstream's
+	// NodeToStatus whose absent-node status is UnschedulableAndUnresolvable.
+	Filter map[string]Code
+	Config Config
+	// Offset is the dry run's start in the list of potential nodes (>= 0).
+	Offset int32
+	// Now is the start time of every pod without status.startTime.
+	Now time.Time
+}
+
+// FilterCode is the filter code of node, UnschedulableAndUnresolvable when absent.
+func (r *Request) FilterCode(node string) Code {
+	if c, ok := r.Filter[node]; ok {
+		return c
+	}
+	return UnschedulableAndUnresolvable
+}
+
+// Validate checks the parts of a request an implementation relies on.
+func (r *Request) Validate() error {
+	if r.Pod == nil {
+		return fmt.Errorf("request: no preemptor pod")
+	}
+	if r.Offset < 0 {
+		return fmt.Errorf("request: offset %d is negative", r.Offset)
+	}
+	for node, c := range r.Filter {
+		switch c {
+		case Unschedulable, UnschedulableAndUnresolvable:
+		default:
+			return fmt.Errorf("request: node %q has filter code %q, want Unschedulable or UnschedulableAndUnresolvable", node, c)
+		}
+	}
+	if err := r.Config.Validate(); err != nil {
+		return fmt.Errorf("request: config: %w", err)
+	}
+	return nil
+}
+
+// PodRef names a pod.
+type PodRef struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+func (p PodRef) String() string { return p.Namespace + "/" + p.Name }
+
+// Victim is a pod chosen for preemption.
+type Victim struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Priority  int32  `json:"priority"`
+}
+
+// Candidate is a node on which the preemptor fits once its victims are gone.
+// Victims are in importance order (most important first).
+type Candidate struct {
+	Node             string   `json:"node"`
+	NumPDBViolations int      `json:"numPDBViolations"`
+	Victims          []Victim `json:"victims"`
+}
+
+// NodeStatus is a node's outcome in the dry run (only nodes that did not
+// become candidates have one).
+type NodeStatus struct {
+	Node    string
+	Code    Code
+	Reasons []string
+}
+
+// DryRun is what FindCandidates and DryRunPreemption return. Errors holds the
+// messages of the nodes that ended in Error, in visit order.
+type DryRun struct {
+	Candidates   []Candidate
+	NodeStatuses []NodeStatus // sorted by node name
+	Errors       []string
+}
+
+// Decision is the outcome of one preemption attempt (Evaluator.Preempt plus
+// the nomination the scheduler applies afterwards).
+type Decision struct {
+	Status  Code
+	Message string
+	// NominatedNode is the node the preemptor is nominated to, "" if none.
+	NominatedNode    string
+	NumPDBViolations int
+	Victims          []Victim
+	// Eligible is PodEligibleToPreemptOthers' verdict; when false nothing
+	// else ran.
+	Eligible bool
+	// Candidates is the dry run's candidate list, in the order the dry run
+	// returned it.
+	Candidates []Candidate
+	// NodeStatuses holds the dry-run status of every visited node that is not
+	// a candidate, sorted by node name.
+	NodeStatuses []NodeStatus
+	// Actions are the API calls made through the client, in order.
+	Actions []Action
+}
+
+// FilterResult is the outcome of the filter phase.
+type FilterResult struct {
+	Feasible     []string
+	NodeStatuses []NodeStatus
+}
+
+// Codes returns the filter codes of the failed nodes, for Request.Filter.
+func (f FilterResult) Codes() map[string]Code {
+	m := make(map[string]Code, len(f.NodeStatuses))
+	for _, s := range f.NodeStatuses {
+		m[s.Node] = s.Code
+	}
+	return m
+}
+
+// Evaluator runs the stages of DefaultPreemption on one prepared cluster
+// snapshot. An Evaluator may be used for many requests, one at a time; it
+// never changes the cluster objects it was built from.
+type Evaluator interface {
+	// Filter runs the filter phase for pod: the nodes it fits (sorted by
+	// name) and the status of every other node (sorted by name). Filters:
+	// NodeUnschedulable, NodeName, TaintToleration, NodeAffinity (their
+	// failures are UnschedulableAndUnresolvable), NodePorts and
+	// NodeResourcesFit, in upstream's default order, with nominated pods of
+	// equal or higher priority counted as present.
+	Filter(ctx context.Context, pod *v1.Pod) FilterResult
+	// PodEligibleToPreemptOthers: preemptionPolicy Never, or a terminating
+	// lower-priority pod on the pod's nominated node (unless that node's code
+	// is UnschedulableAndUnresolvable) make the pod ineligible.
+	PodEligibleToPreemptOthers(req *Request) (bool, string)
+	// FindCandidates picks the potential nodes, the candidate count and runs
+	// the dry run.
+	FindCandidates(ctx context.Context, req *Request) (DryRun, error)
+	// DryRunPreemption runs SelectVictimsOnNode over potential (already in
+	// node-name order) from offset until the stop rule holds.
+	DryRunPreemption(ctx context.Context, req *Request, potential []string, offset, numCandidates int32) DryRun
+	// SelectVictimsOnNode returns the victims on node in importance order and
+	// how many of them violate a PDB.
+	SelectVictimsOnNode(ctx context.Context, req *Request, node string) ([]Victim, int, Status)
+	// SelectCandidate is pickOneNodeForPreemption with list order as the
+	// final tie-break; nil for no candidates.
+	SelectCandidate(candidates []Candidate, req *Request) *Candidate
+	// PrepareCandidate deletes the victims, clears lower-priority
+	// nominations on the node and nominates the preemptor, through cs.
+	PrepareCandidate(ctx context.Context, cs kubernetes.Interface, c *Candidate, req *Request) error
+	// Preempt runs the whole PostFilter and actuates through cs. Actions are
+	// filled by Run, not by Preempt.
+	Preempt(ctx context.Context, cs kubernetes.Interface, req *Request) Decision
+}
+
+// Implementation builds Evaluators.
+type Implementation interface {
+	Name() string
+	// NewEvaluator prepares a snapshot of c. c must have passed Validate.
+	NewEvaluator(c *Cluster) (Evaluator, error)
+}
