@@ -1,0 +1,13 @@
+// Package reference is preemptbench's oracle: a plain, obviously-correct
+// implementation of kube-scheduler's DefaultPreemption (k8s.io/kubernetes
+// v1.36.3, pkg/scheduler/framework/preemption and
+// plugins/defaultpreemption) written to be read beside upstream's code.
+// Clarity wins over speed everywhere: state is recomputed rather than
+// cached, lists are copied rather than shared.
+//
+// It follows the contract of package preempt, including the deterministic
+// rules documented there. Its only dependencies on upstream are API helpers
+// (pod requests, tolerations, node affinity, pod conditions), never the
+// scheduler framework itself, so that comparing it with package upstream
+// compares two independent readings of the algorithm.
+package reference

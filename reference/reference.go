@@ -1,0 +1,469 @@
+package reference
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// Impl is the reference implementation.
+type Impl struct{}
+
+var _ preempt.Implementation = Impl{}
+
+// Name is "reference".
+func (Impl) Name() string { return "reference" }
+
+// NewEvaluator indexes c. It keeps pointers to c's objects and never
+// modifies them.
+func (Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
+	ev := &evaluator{
+		nodeByName: map[string]*v1.Node{},
+		bound:      map[string][]*v1.Pod{},
+		nominated:  map[string][]*v1.Pod{},
+		podByKey:   map[string]*v1.Pod{},
+		pdbs:       c.PDBs,
+	}
+	for _, n := range c.Nodes {
+		ev.nodes = append(ev.nodes, n)
+		ev.nodeByName[n.Name] = n
+	}
+	sort.Slice(ev.nodes, func(i, j int) bool { return ev.nodes[i].Name < ev.nodes[j].Name })
+	for _, p := range c.Pods {
+		ev.podByKey[podKey(p)] = p
+		switch {
+		case preempt.IsBound(p):
+			ev.bound[p.Spec.NodeName] = append(ev.bound[p.Spec.NodeName], p)
+		case preempt.IsNominated(p):
+			ev.nominated[p.Status.NominatedNodeName] = append(ev.nominated[p.Status.NominatedNodeName], p)
+		}
+	}
+	return ev, nil
+}
+
+type evaluator struct {
+	nodes      []*v1.Node // in name order
+	nodeByName map[string]*v1.Node
+	bound      map[string][]*v1.Pod // node -> pods bound to it, in cluster order
+	nominated  map[string][]*v1.Pod // node -> pods nominated to it, in cluster order
+	podByKey   map[string]*v1.Pod
+	pdbs       []*policyv1.PodDisruptionBudget
+}
+
+// nodeState builds the NodeInfo of a node from its bound pods.
+func (ev *evaluator) nodeState(name string) *nodeState {
+	s := newNodeState(ev.nodeByName[name])
+	for _, p := range ev.bound[name] {
+		s.addPod(p)
+	}
+	return s
+}
+
+// filtersWithNominatedPods is RunFilterPluginsWithNominatedPods for the
+// filters modelled here: nominated pods of equal or higher priority (other
+// than pod itself) count as present. Upstream runs a second pass without
+// them when the first succeeds; for resource and port filters that pass
+// cannot fail once the first succeeded, so it is left out.
+func (ev *evaluator) filtersWithNominatedPods(pod *v1.Pod, s *nodeState) preempt.Status {
+	withNominated := s
+	for _, np := range ev.nominated[s.node.Name] {
+		if corev1helpers.PodPriority(np) >= corev1helpers.PodPriority(pod) && np.UID != pod.UID {
+			if withNominated == s {
+				withNominated = s.clone()
+			}
+			withNominated.addPod(np)
+		}
+	}
+	return runFilters(pod, withNominated)
+}
+
+func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult {
+	res := preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{}}
+	for _, n := range ev.nodes {
+		st := ev.filtersWithNominatedPods(pod, ev.nodeState(n.Name))
+		if st.IsSuccess() {
+			res.Feasible = append(res.Feasible, n.Name)
+			continue
+		}
+		res.NodeStatuses = append(res.NodeStatuses, preempt.NodeStatus{Node: n.Name, Code: st.Code, Reasons: st.Reasons})
+	}
+	return res
+}
+
+// PodEligibleToPreemptOthers is upstream's, reading the terminating pods
+// on the nominated node.
+func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (bool, string) {
+	pod := req.Pod
+	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == v1.PreemptNever {
+		return false, "not eligible due to preemptionPolicy=Never."
+	}
+	nominated := pod.Status.NominatedNodeName
+	if nominated == "" {
+		return true, ""
+	}
+	// A nominated node the filters call UnschedulableAndUnresolvable no
+	// longer holds a place for the pod: let it preempt elsewhere.
+	if req.FilterCode(nominated) == preempt.UnschedulableAndUnresolvable {
+		return true, ""
+	}
+	for _, p := range ev.bound[nominated] {
+		if corev1helpers.PodPriority(p) < corev1helpers.PodPriority(pod) && terminatingByPreemption(p) {
+			return false, "not eligible due to a terminating pod on the nominated node."
+		}
+	}
+	return true, ""
+}
+
+// terminatingByPreemption: being deleted, and the first DisruptionTarget
+// condition says the scheduler's preemption did it.
+func terminatingByPreemption(p *v1.Pod) bool {
+	if p.DeletionTimestamp == nil {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.DisruptionTarget {
+			return c.Status == v1.ConditionTrue && c.Reason == v1.PodReasonPreemptionByScheduler
+		}
+	}
+	return false
+}
+
+func (ev *evaluator) FindCandidates(ctx context.Context, req *preempt.Request) (preempt.DryRun, error) {
+	if len(ev.nodes) == 0 {
+		return preempt.DryRun{}, fmt.Errorf("no nodes available")
+	}
+	var potential []string
+	for _, n := range ev.nodes {
+		if req.FilterCode(n.Name) == preempt.Unschedulable {
+			potential = append(potential, n.Name)
+		}
+	}
+	if len(potential) == 0 {
+		return preempt.DryRun{}, nil
+	}
+	num := req.Config.NumCandidates(int32(len(potential)))
+	return ev.DryRunPreemption(ctx, req, potential, req.Offset, num), nil
+}
+
+// DryRunPreemption is upstream's with one worker: visit the potential nodes
+// from offset, keep at most numCandidates candidates in each of the
+// non-violating and violating lists, and stop before the next node once
+// there is a non-violating candidate and enough candidates in all.
+func (ev *evaluator) DryRunPreemption(ctx context.Context, req *preempt.Request, potential []string, offset, numCandidates int32) preempt.DryRun {
+	var nonViolating, violating []preempt.Candidate
+	var statuses []preempt.NodeStatus
+	var errs []string
+	for i := range potential {
+		if len(nonViolating) > 0 && int32(len(nonViolating)+len(violating)) >= numCandidates {
+			break
+		}
+		node := potential[(int(offset)+i)%len(potential)]
+		victims, numViolations, st := ev.SelectVictimsOnNode(ctx, req, node)
+		if st.IsSuccess() && len(victims) > 0 {
+			c := preempt.Candidate{Node: node, NumPDBViolations: numViolations, Victims: victims}
+			if numViolations == 0 {
+				if int32(len(nonViolating)) < numCandidates {
+					nonViolating = append(nonViolating, c)
+				}
+			} else if int32(len(violating)) < numCandidates {
+				violating = append(violating, c)
+			}
+			continue
+		}
+		if st.IsSuccess() {
+			st = preempt.Status{Code: preempt.Error, Reasons: []string{fmt.Sprintf("expected at least one victim pod on node %q", node)}}
+		}
+		if st.Code == preempt.Error {
+			errs = append(errs, st.Message())
+		}
+		statuses = append(statuses, preempt.NodeStatus{Node: node, Code: st.Code, Reasons: st.Reasons})
+	}
+	sort.Slice(statuses, func(i, j int) bool { return statuses[i].Node < statuses[j].Node })
+	return preempt.DryRun{Candidates: append(nonViolating, violating...), NodeStatuses: statuses, Errors: errs}
+}
+
+// moreImportant orders pods by priority (high first), then start time
+// (early first), then namespace, name and UID, the final key the contract
+// adds so that the order is total.
+func moreImportant(a, b *v1.Pod, now time.Time) bool {
+	pa, pb := corev1helpers.PodPriority(a), corev1helpers.PodPriority(b)
+	if pa != pb {
+		return pa > pb
+	}
+	ta, tb := startTime(a, now), startTime(b, now)
+	if !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	if a.Name != b.Name {
+		return a.Name < b.Name
+	}
+	return a.UID < b.UID
+}
+
+func startTime(p *v1.Pod, now time.Time) time.Time {
+	if p.Status.StartTime != nil {
+		return p.Status.StartTime.Time
+	}
+	return now
+}
+
+// SelectVictimsOnNode is upstream's: remove every lower-priority pod, check
+// the preemptor fits, then reprieve the removed pods from the most important
+// down, PDB-violating ones first; the pods that cannot be reprieved are the
+// victims.
+func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request, node string) ([]preempt.Victim, int, preempt.Status) {
+	pod := req.Pod
+	s := ev.nodeState(node)
+	var potential []*v1.Pod
+	for _, p := range ev.bound[node] {
+		if corev1helpers.PodPriority(p) < corev1helpers.PodPriority(pod) {
+			potential = append(potential, p)
+		}
+	}
+	for _, p := range potential {
+		if err := s.removePod(p); err != nil {
+			return nil, 0, preempt.Status{Code: preempt.Error, Reasons: []string{err.Error()}}
+		}
+	}
+	if len(potential) == 0 {
+		return nil, 0, unresolvable(reasonNoVictims)
+	}
+	if st := ev.filtersWithNominatedPods(pod, s); !st.IsSuccess() {
+		return nil, 0, st
+	}
+
+	sort.SliceStable(potential, func(i, j int) bool { return moreImportant(potential[i], potential[j], req.Now) })
+	violating, nonViolating := ev.splitByPDBViolation(potential)
+
+	var victims []*v1.Pod
+	reprieve := func(p *v1.Pod) (fits bool) {
+		s.addPod(p)
+		if ev.filtersWithNominatedPods(pod, s).IsSuccess() {
+			return true
+		}
+		_ = s.removePod(p) // just added
+		victims = append(victims, p)
+		return false
+	}
+	numViolating := 0
+	for _, p := range violating {
+		if !reprieve(p) {
+			numViolating++
+		}
+	}
+	for _, p := range nonViolating {
+		reprieve(p)
+	}
+	sort.SliceStable(victims, func(i, j int) bool { return moreImportant(victims[i], victims[j], req.Now) })
+
+	out := make([]preempt.Victim, 0, len(victims))
+	for _, p := range victims {
+		out = append(out, preempt.Victim{Namespace: p.Namespace, Name: p.Name, Priority: corev1helpers.PodPriority(p)})
+	}
+	return out, numViolating, preempt.Status{Code: preempt.Success}
+}
+
+// splitByPDBViolation is upstream's filterPodsWithPDBViolation: walking the
+// pods in order, each matching PDB (same namespace, a valid non-empty
+// selector that matches the pod's labels, pod not in DisruptedPods) has its
+// budget counted down; a pod that takes any budget below zero violates.
+// The order within each group is kept.
+func (ev *evaluator) splitByPDBViolation(pods []*v1.Pod) (violating, nonViolating []*v1.Pod) {
+	allowed := make([]int32, len(ev.pdbs))
+	for i, pdb := range ev.pdbs {
+		allowed[i] = pdb.Status.DisruptionsAllowed
+	}
+	for _, p := range pods {
+		violates := false
+		if len(p.Labels) != 0 {
+			for i, pdb := range ev.pdbs {
+				if pdb.Namespace != p.Namespace {
+					continue
+				}
+				selector, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+				if err != nil || selector.Empty() || !selector.Matches(labels.Set(p.Labels)) {
+					continue
+				}
+				if _, disrupted := pdb.Status.DisruptedPods[p.Name]; disrupted {
+					continue
+				}
+				allowed[i]--
+				if allowed[i] < 0 {
+					violates = true
+				}
+			}
+		}
+		if violates {
+			violating = append(violating, p)
+		} else {
+			nonViolating = append(nonViolating, p)
+		}
+	}
+	return violating, nonViolating
+}
+
+// SelectCandidate is pickOneNodeForPreemption: five criteria in turn, each
+// keeping the candidates with the best score; the first candidate in list
+// order wins the last tie.
+func (ev *evaluator) SelectCandidate(candidates []preempt.Candidate, req *preempt.Request) *preempt.Candidate {
+	if len(candidates) == 0 {
+		return nil
+	}
+	if len(candidates) == 1 {
+		return &candidates[0]
+	}
+	scores := []func(c *preempt.Candidate) int64{
+		// fewest PDB violations
+		func(c *preempt.Candidate) int64 { return -int64(c.NumPDBViolations) },
+		// lowest highest-priority victim
+		func(c *preempt.Candidate) int64 { return -int64(c.Victims[0].Priority) },
+		// smallest sum of priorities, each shifted to be non-negative
+		func(c *preempt.Candidate) int64 {
+			var sum int64
+			for _, v := range c.Victims {
+				sum += int64(v.Priority) + int64(math.MaxInt32+1)
+			}
+			return -sum
+		},
+		// fewest victims
+		func(c *preempt.Candidate) int64 { return -int64(len(c.Victims)) },
+		// latest start time of the highest-priority victims
+		func(c *preempt.Candidate) int64 { return ev.earliestStartOfHighest(c, req.Now).UnixNano() },
+	}
+	remaining := make([]*preempt.Candidate, len(candidates))
+	for i := range candidates {
+		remaining[i] = &candidates[i]
+	}
+	for _, score := range scores {
+		best := int64(math.MinInt64)
+		var kept []*preempt.Candidate
+		for _, c := range remaining {
+			switch s := score(c); {
+			case s > best:
+				best, kept = s, []*preempt.Candidate{c}
+			case s == best:
+				kept = append(kept, c)
+			}
+		}
+		if len(kept) == 1 {
+			return kept[0]
+		}
+		remaining = kept
+	}
+	return remaining[0]
+}
+
+// earliestStartOfHighest is upstream's GetEarliestPodStartTime: the
+// earliest start time among the victims of the highest priority.
+func (ev *evaluator) earliestStartOfHighest(c *preempt.Candidate, now time.Time) time.Time {
+	first := ev.podByKey[preempt.Key(c.Victims[0].Namespace, c.Victims[0].Name)]
+	earliest, highest := startTime(first, now), c.Victims[0].Priority
+	for _, v := range c.Victims {
+		t := startTime(ev.podByKey[preempt.Key(v.Namespace, v.Name)], now)
+		switch {
+		case v.Priority == highest && t.Before(earliest):
+			earliest = t
+		case v.Priority > highest:
+			highest, earliest = v.Priority, t
+		}
+	}
+	return earliest
+}
+
+// Preempt is Evaluator.Preempt followed by the nomination.
+func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
+	d := preempt.Decision{Victims: []preempt.Victim{}, Candidates: []preempt.Candidate{}, NodeStatuses: []preempt.NodeStatus{}}
+	ok, msg := ev.PodEligibleToPreemptOthers(req)
+	d.Eligible = ok
+	if !ok {
+		d.Status, d.Message = preempt.Unschedulable, msg
+		return d
+	}
+	dr, err := ev.FindCandidates(ctx, req)
+	if dr.Candidates != nil {
+		d.Candidates = dr.Candidates
+	}
+	if dr.NodeStatuses != nil {
+		d.NodeStatuses = dr.NodeStatuses
+	}
+	if err == nil && len(dr.Errors) > 0 {
+		err = fmt.Errorf("%s", aggregateMessage(dr.Errors))
+	}
+	if err != nil && len(dr.Candidates) == 0 {
+		d.Status, d.Message = preempt.Error, err.Error()
+		return d
+	}
+	if len(dr.Candidates) == 0 {
+		d.Status, d.Message = preempt.Unschedulable, fitErrorMessage(len(ev.nodes), dr.NodeStatuses)
+		return d
+	}
+	best := ev.SelectCandidate(dr.Candidates, req)
+	if err := ev.PrepareCandidate(ctx, cs, best, req); err != nil {
+		d.Status, d.Message = preempt.Error, err.Error()
+		return d
+	}
+	d.Status = preempt.Success
+	d.NominatedNode = best.Node
+	d.Victims = best.Victims
+	d.NumPDBViolations = best.NumPDBViolations
+	return d
+}
+
+// aggregateMessage is utilerrors.NewAggregate(errs).Error().
+func aggregateMessage(msgs []string) string {
+	if len(msgs) == 1 {
+		return msgs[0]
+	}
+	var uniq []string
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		if !seen[m] {
+			seen[m] = true
+			uniq = append(uniq, m)
+		}
+	}
+	if len(uniq) == 1 {
+		return uniq[0]
+	}
+	return "[" + strings.Join(uniq, ", ") + "]"
+}
+
+// fitErrorMessage is framework.FitError.Error() for the dry run's statuses:
+// a histogram of reasons over all nodes, where nodes without a status count
+// as "Preemption is not helpful for scheduling".
+func fitErrorMessage(numAllNodes int, statuses []preempt.NodeStatus) string {
+	counts := map[string]int{}
+	for _, s := range statuses {
+		for _, r := range s.Reasons {
+			counts[r]++
+		}
+	}
+	if len(statuses) < numAllNodes {
+		counts["Preemption is not helpful for scheduling"] += numAllNodes - len(statuses)
+	}
+	var parts []string
+	for r, n := range counts {
+		parts = append(parts, fmt.Sprintf("%v %v", n, r))
+	}
+	sort.Strings(parts)
+	msg := fmt.Sprintf("0/%v nodes are available:", numAllNodes)
+	if len(parts) > 0 {
+		msg += " " + strings.Join(parts, ", ") + "."
+	}
+	return msg
+}

@@ -1,0 +1,91 @@
+package reference
+
+import (
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	resourcehelper "k8s.io/component-helpers/resource"
+	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
+	"k8s.io/kubernetes/pkg/features"
+)
+
+// resources is the scheduler's view of a resource vector: cpu in millicores,
+// the rest in base units, and the number of pods a node allows.
+type resources struct {
+	milliCPU         int64
+	memory           int64
+	ephemeralStorage int64
+	allowedPods      int64
+	scalar           map[v1.ResourceName]int64
+}
+
+// isScalarResource is upstream's schedutil.IsScalarResourceName: extended,
+// hugepages, kubernetes.io-prefixed and attachable-volume resources.
+func isScalarResource(name v1.ResourceName) bool {
+	return v1helper.IsExtendedResourceName(name) || v1helper.IsHugePageResourceName(name) ||
+		v1helper.IsPrefixedNativeResource(name) || v1helper.IsAttachableVolumeResourceName(name)
+}
+
+// add adds a ResourceList, as upstream's framework.Resource.Add.
+func (r *resources) add(rl v1.ResourceList, sign int64) {
+	for name, q := range rl {
+		switch name {
+		case v1.ResourceCPU:
+			r.milliCPU += sign * q.MilliValue()
+		case v1.ResourceMemory:
+			r.memory += sign * q.Value()
+		case v1.ResourcePods:
+			r.allowedPods += sign * q.Value()
+		case v1.ResourceEphemeralStorage:
+			r.ephemeralStorage += sign * q.Value()
+		default:
+			if isScalarResource(name) {
+				if r.scalar == nil {
+					r.scalar = map[v1.ResourceName]int64{}
+				}
+				r.scalar[name] += sign * q.Value()
+			}
+		}
+	}
+}
+
+func (r resources) clone() resources {
+	out := r
+	out.scalar = make(map[v1.ResourceName]int64, len(r.scalar))
+	for k, v := range r.scalar {
+		out.scalar[k] = v
+	}
+	return out
+}
+
+// scalarNames returns the scalar resources in name order.
+func (r resources) scalarNames() []v1.ResourceName {
+	names := make([]v1.ResourceName, 0, len(r.scalar))
+	for n := range r.scalar {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
+	return names
+}
+
+// placedPodRequests is what a pod in a NodeInfo counts for, as upstream's
+// PodInfo.CalculateResource computes it with v1.36.3's default feature gates.
+func placedPodRequests(p *v1.Pod) v1.ResourceList {
+	return resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{
+		UseStatusResources: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScaling),
+		InPlacePodLevelResourcesVerticalScalingEnabled: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodLevelResourcesVerticalScaling),
+		SkipPodLevelResources:                          !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
+		UseDRANodeAllocatableResourceClaimStatus:       utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources),
+	})
+}
+
+// incomingPodRequests is what NodeResourcesFit's PreFilter computes for the
+// pod being scheduled.
+func incomingPodRequests(p *v1.Pod) resources {
+	var r resources
+	r.add(resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{
+		SkipPodLevelResources: !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
+	}), 1)
+	return r
+}
