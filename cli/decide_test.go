@@ -1,0 +1,287 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+const testNow = "2026-01-01T01:00:00Z"
+
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = Run(args, &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// The cluster in testdata/small, worked by hand:
+//   - node-c (1 cpu) can never hold the 1500m preemptor: UnschedulableAndUnresolvable.
+//   - node-a: 3 cpu, a1 (prio 1, 1000m) + a2 (prio 5, 1000m) + a3 (prio 20, 500m);
+//     removing a1 and a2 frees 2500m; a2 is reprieved first (1500m free still
+//     fits), a1 is not: victims [a1], no PDB involved.
+//   - node-b: 2 cpu, b1 (app=b, PDB allows 0) and b2; both must go; b1 is
+//     PDB-violating: victims [b1 b2] (b1 started earlier), 1 violation.
+//   - candidates: node-a (non-violating) then node-b (violating); node-a wins
+//     on PDB violations; q (prio 1, nominated to node-a) loses its nomination.
+func TestDecideSmallClusterGolden(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "decide", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-now", testNow)
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	want, err := os.ReadFile("testdata/small/want.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), stdout); diff != "" {
+		t.Errorf("decide output (-want +got):\n%s", diff)
+	}
+	var got DecisionJSON
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.NominatedNode != "node-a" || len(got.Victims) != 1 || got.Victims[0].Name != "a1" {
+		t.Errorf("decision = %+v, want node-a with victim a1", got)
+	}
+}
+
+func TestDecideJSONKeys(t *testing.T) {
+	stdout, _, code := runCLI(t, "decide", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-now", testNow)
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(stdout), &m); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	want := []string{"candidates", "clearedNominations", "feasibleNodes", "implementation", "message", "nominatedNode", "numPDBViolations", "status", "victims"}
+	if diff := cmp.Diff(want, sortedCopy(keys)); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const okNode = `
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1}
+  status: {allocatable: {cpu: "1", memory: 1Gi, pods: "10"}}
+`
+
+const okPod = `apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  priority: 10
+  containers: [{name: c, image: pause, resources: {requests: {cpu: 2}}}]
+`
+
+func list(items string) string { return "apiVersion: v1\nkind: List\nitems:" + items }
+
+func TestDecideOutcomes(t *testing.T) {
+	dir := t.TempDir()
+	cluster := writeFile(t, dir, "c.yaml", list(okNode))
+	for _, tc := range []struct {
+		name, pod  string
+		wantStatus string
+		wantMsg    string
+		feasible   []string
+	}{
+		{
+			name:       "request above every node's allocatable",
+			pod:        okPod,
+			wantStatus: "Unschedulable",
+			wantMsg:    "0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
+		},
+		{
+			name:       "fits already",
+			pod:        strings.Replace(okPod, "cpu: 2", "cpu: 100m", 1),
+			wantStatus: "Schedulable",
+			feasible:   []string{"n1"},
+		},
+		{
+			name:       "preemptionPolicy Never",
+			pod:        strings.Replace(okPod, "priority: 10", "priority: 10\n  preemptionPolicy: Never", 1),
+			wantStatus: "Unschedulable",
+			wantMsg:    "not eligible due to preemptionPolicy=Never.",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := writeFile(t, dir, "p.yaml", tc.pod)
+			stdout, stderr, code := runCLI(t, "decide", "-cluster", cluster, "-pod", pod, "-now", testNow)
+			if code != ExitOK {
+				t.Fatalf("exit %d, stderr %s", code, stderr)
+			}
+			var got DecisionJSON
+			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Status != tcStatus(tc.wantStatus) || got.Message != tc.wantMsg {
+				t.Errorf("status %q message %q, want %q %q", got.Status, got.Message, tc.wantStatus, tc.wantMsg)
+			}
+			if diff := cmp.Diff(append([]string{}, tc.feasible...), got.FeasibleNodes); diff != "" {
+				t.Errorf("feasibleNodes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func tcStatus(s string) preempt.Code { return preempt.Code(s) }
+
+func TestDecideWarnsAboutUnmodelledFeatures(t *testing.T) {
+	dir := t.TempDir()
+	cluster := writeFile(t, dir, "c.yaml", list(okNode))
+	pod := writeFile(t, dir, "p.yaml", okPod+`  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
+`)
+	_, stderr, code := runCLI(t, "decide", "-cluster", cluster, "-pod", pod, "-now", testNow)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "warning: pod default/p uses topology spread constraints") {
+		t.Errorf("stderr %q lacks the warning", stderr)
+	}
+}
+
+func TestDecideBadInput(t *testing.T) {
+	dir := t.TempDir()
+	goodCluster := writeFile(t, dir, "good.yaml", list(okNode))
+	goodPod := writeFile(t, dir, "pod.yaml", okPod)
+	podOn := func(node, name, extra string) string {
+		return `
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: ` + name + `, namespace: default}
+  spec:
+    nodeName: ` + node + `
+    priority: 0
+    containers: [{name: c, image: pause` + extra + `}]
+`
+	}
+	for _, tc := range []struct {
+		name    string
+		cluster string // file content; "" means goodCluster
+		pod     string // file content; "" means goodPod
+		args    []string
+		want    string
+	}{
+		{name: "missing flags", args: []string{}, want: "-cluster and -pod are required"},
+		{name: "unreadable cluster file", args: []string{"-cluster", filepath.Join(dir, "nope.yaml"), "-pod", goodPod}, want: "nope.yaml: no such file or directory"},
+		{name: "empty file", cluster: "\n", want: "empty file"},
+		{name: "malformed YAML", cluster: "items: [\n  - {", want: "malformed YAML"},
+		{name: "malformed JSON", cluster: `{"kind": "List", "items": [`, want: "malformed"},
+		{name: "unknown kind", cluster: list(okNode + `
+- apiVersion: v1
+  kind: Service
+  metadata: {name: svc, namespace: default}
+`), want: `service default/svc: unsupported kind v1 "Service"`},
+		{name: "object without kind", cluster: list(okNode + `
+- apiVersion: v1
+  metadata: {name: what}
+`), want: `object "what" has no kind`},
+		{name: "pod bound to unknown node", cluster: list(okNode + podOn("ghost", "p1", "")), want: `pod default/p1 is bound to unknown node "ghost"`},
+		{name: "pod nominated to unknown node", cluster: list(okNode + `
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: q, namespace: default}
+  spec: {containers: [{name: c, image: pause}]}
+  status: {nominatedNodeName: ghost}
+`), want: `pod default/q is nominated to unknown node "ghost"`},
+		{name: "duplicate node", cluster: list(okNode + okNode), want: `node "n1" appears twice`},
+		{name: "duplicate pod", cluster: list(okNode + podOn("n1", "p1", "") + podOn("n1", "p1", "")), want: "pod default/p1 appears twice"},
+		{name: "invalid quantity", cluster: list(okNode + podOn("n1", "p1", `, resources: {requests: {cpu: 12xyz}}`)), want: "pod default/p1: quantities must match the regular expression"},
+		{name: "negative quantity", cluster: list(okNode + podOn("n1", "p1", `, resources: {requests: {memory: -1Gi}}`)), want: `pod default/p1 container "c" requests: memory is negative (-1Gi)`},
+		{name: "overflow-sized quantity", cluster: list(okNode + podOn("n1", "p1", `, resources: {requests: {memory: 8E}}`)), want: `pod default/p1 container "c" requests: memory is too large (8E`},
+		{name: "overflow-sized allocatable", cluster: list(`
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1}
+  status: {allocatable: {cpu: "100P"}}
+`), want: "node n1 allocatable: cpu is too large (100P"},
+		{name: "priority above int32", cluster: list(okNode + `
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: big, namespace: default}
+  spec: {nodeName: n1, priority: 2147483648, containers: [{name: c, image: pause}]}
+`), want: "pod default/big: json: cannot unmarshal number 2147483648"},
+		{name: "host port out of range", cluster: list(okNode + podOn("n1", "p1", `, ports: [{containerPort: 80, hostPort: 70000}]`)), want: `pod default/p1 container "c": host port 70000 out of range`},
+		{name: "invalid PDB selector", cluster: list(okNode + `
+- apiVersion: policy/v1
+  kind: PodDisruptionBudget
+  metadata: {name: bad, namespace: default}
+  spec: {selector: {matchExpressions: [{key: app, operator: Bogus, values: [x]}]}}
+`), want: `poddisruptionbudget default/bad: invalid selector: "Bogus" is not a valid label selector operator`},
+		{name: "invalid node affinity", pod: okPod + `  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: Gt, values: [a, b]}]}]
+`, want: "pod default/p: invalid required node affinity"},
+		{name: "pod file with two pods", pod: list(`
+- {apiVersion: v1, kind: Pod, metadata: {name: a}}
+- {apiVersion: v1, kind: Pod, metadata: {name: b}}
+`), want: "want exactly one Pod, found 2 objects"},
+		{name: "pod file holds a node", pod: "apiVersion: v1\nkind: Node\nmetadata: {name: node-x}\n", want: "want a Pod, found *v1.Node"},
+		{name: "preemptor already bound", pod: strings.Replace(okPod, "spec:\n", "spec:\n  nodeName: n1\n", 1), want: `pod default/p is already bound to node "n1"`},
+		{name: "negative offset", args: []string{"-offset", "-1"}, want: "-offset -1 out of range"},
+		{name: "bad -now", args: []string{"-now", "yesterday"}, want: `-now: parsing time "yesterday"`},
+		{name: "bad -o", args: []string{"-o", "xml"}, want: `-o must be json or text, not "xml"`},
+		{name: "unknown implementation", args: []string{"-impl", "fastest"}, want: `unknown implementation "fastest"`},
+		{name: "percentage above 100", args: []string{"-min-candidate-nodes-percentage", "101"}, want: "minCandidateNodesPercentage: Invalid value: 101: not in valid range [0, 100]"},
+		{name: "both candidate settings zero", args: []string{"-min-candidate-nodes-percentage", "0", "-min-candidate-nodes-absolute", "0"}, want: "cannot be zero at the same time"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cluster, pod := goodCluster, goodPod
+			if tc.cluster != "" {
+				cluster = writeFile(t, t.TempDir(), "cluster.yaml", tc.cluster)
+			}
+			if tc.pod != "" {
+				pod = writeFile(t, t.TempDir(), "pod.yaml", tc.pod)
+			}
+			args := append([]string{"decide", "-cluster", cluster, "-pod", pod, "-now", testNow}, tc.args...)
+			if tc.name == "missing flags" || tc.name == "unreadable cluster file" {
+				args = append([]string{"decide"}, tc.args...)
+			}
+			stdout, stderr, code := runCLI(t, args...)
+			if code != ExitBadInput {
+				t.Errorf("exit code %d, want %d (stdout %q)", code, ExitBadInput, stdout)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q does not contain %q", stderr, tc.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing on bad input", stdout)
+			}
+		})
+	}
+}
