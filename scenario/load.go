@@ -174,12 +174,14 @@ func decodeObject(raw []byte) (any, error) {
 		if err := json.Unmarshal(raw, n); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
+		n.TypeMeta = metav1.TypeMeta{}
 		return n, nil
 	case tm.Kind == "Pod" && tm.APIVersion == "v1":
 		p := &v1.Pod{}
 		if err := json.Unmarshal(raw, p); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
+		p.TypeMeta = metav1.TypeMeta{}
 		if p.Namespace == "" {
 			p.Namespace = metav1.NamespaceDefault
 		}
@@ -195,6 +197,7 @@ func decodeObject(raw []byte) (any, error) {
 		if err := json.Unmarshal(raw, pdb); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
+		pdb.TypeMeta = metav1.TypeMeta{}
 		if pdb.Namespace == "" {
 			pdb.Namespace = metav1.NamespaceDefault
 		}
