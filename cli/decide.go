@@ -15,14 +15,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/preemptbench/preemptbench/agreement"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 	"github.com/preemptbench/preemptbench/scenario"
+	"github.com/preemptbench/preemptbench/upstream"
 )
 
 // Implementations are the implementations decide can run, by name; the
 // first is the one the others are compared with.
-var Implementations = []preempt.Implementation{reference.Impl{}}
+var Implementations = []preempt.Implementation{reference.Impl{}, upstream.Impl{}}
 
 func implByName(name string) (preempt.Implementation, bool) {
 	for _, impl := range Implementations {
@@ -156,13 +158,44 @@ func runDecide(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "compare decide: warning: pod %s uses %s, which the filters here do not model; the decision ignores it\n", preempt.Key(pod.Namespace, pod.Name), f)
 	}
 
-	var outs []DecisionJSON
+	var outcomes []preempt.Outcome
 	for _, impl := range impls {
 		o, err := preempt.Decide(context.Background(), impl, cluster, pod, cfg, int32(*offset), now)
 		if err != nil {
 			return bad("%s: %v", impl.Name(), err)
 		}
+		outcomes = append(outcomes, o)
+	}
+	var outs []DecisionJSON
+	for _, o := range outcomes {
 		outs = append(outs, ToJSON(o))
+	}
+	// The first implementation is the reference; the others are compared
+	// with what it decided, the final tie of upstream reconciled.
+	wants := make([]DecisionJSON, len(outs))
+	for i := range wants {
+		wants[i] = outs[0]
+	}
+	var diffErrs []string
+	for i, o := range outcomes[1:] {
+		ref := outcomes[0]
+		if ref.Request == nil || o.Request == nil {
+			continue
+		}
+		refEv, err := impls[0].NewEvaluator(cluster)
+		if err != nil {
+			return bad("%v", err)
+		}
+		want, note, err := agreement.Expected(context.Background(), refEv, cluster, ref.Request, ref.Decision, o.Decision, impls[i+1])
+		if err != nil {
+			diffErrs = append(diffErrs, err.Error())
+			continue
+		}
+		if note != "" {
+			fmt.Fprintf(stderr, "compare decide: note: %s\n", note)
+			ref.Decision = want
+			wants[i+1] = ToJSON(ref)
+		}
 	}
 
 	var buf bytes.Buffer
@@ -186,9 +219,13 @@ func runDecide(args []string, stdout, stderr io.Writer) int {
 	if *output == "json" {
 		diffOut = stderr
 	}
-	for _, o := range outs[1:] {
+	for _, e := range diffErrs {
+		fmt.Fprintf(diffOut, "%s\n", e)
+		code = ExitDiffer
+	}
+	for i, o := range outs[1:] {
 		name := o.Implementation
-		ref := outs[0]
+		ref := wants[i+1]
 		ref.Implementation, o.Implementation = "", ""
 		if diff := cmp.Diff(ref, o); diff != "" {
 			fmt.Fprintf(diffOut, "%s differs from %s (-%s +%s):\n%s", name, outs[0].Implementation, outs[0].Implementation, name, diff)

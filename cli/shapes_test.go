@@ -16,8 +16,9 @@ import (
 	"github.com/preemptbench/preemptbench/scenario"
 )
 
-// TestDecideOnEveryShape writes each shape to files, runs `compare decide`
-// on them, and checks the decision against the cluster itself: every
+// TestDecideOnEveryShape writes each shape to files, runs `compare decide
+// -impl all` on them (which exits 1 when the implementations disagree),
+// and checks each decision against the cluster itself: every
 // victim is a lower-priority pod bound to the nominated node, and with the
 // victims gone the filters say the pod fits there.
 func TestDecideOnEveryShape(t *testing.T) {
@@ -29,14 +30,23 @@ func TestDecideOnEveryShape(t *testing.T) {
 				if _, stderr, code := runCLI(t, "scenario", "-shape", shape, "-nodes", fmt.Sprint(nodes), "-seed", "3", "-dir", dir); code != ExitOK {
 					t.Fatalf("scenario: exit %d: %s", code, stderr)
 				}
-				stdout, stderr, code := runCLI(t, "decide", "-cluster", filepath.Join(dir, "cluster.yaml"), "-pod", filepath.Join(dir, "pod.yaml"), "-now", testNow)
+				stdout, stderr, code := runCLI(t, "decide", "-impl", "all", "-cluster", filepath.Join(dir, "cluster.yaml"), "-pod", filepath.Join(dir, "pod.yaml"), "-now", testNow)
 				if code != ExitOK {
-					t.Fatalf("decide: exit %d: %s", code, stderr)
+					t.Fatalf("decide -impl all: exit %d (implementations disagree?): %s", code, stderr)
 				}
-				var d DecisionJSON
-				if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+				var all []DecisionJSON
+				if err := json.Unmarshal([]byte(stdout), &all); err != nil {
 					t.Fatal(err)
 				}
+				if len(all) != len(Implementations) {
+					t.Fatalf("%d decisions for %d implementations", len(all), len(Implementations))
+				}
+				for _, d := range all[1:] {
+					if d.Status == preempt.Success {
+						checkVictimsMakeRoom(t, dir, d)
+					}
+				}
+				d := all[0]
 				if d.Status != preempt.Success {
 					t.Logf("status %s: %s", d.Status, d.Message)
 					return

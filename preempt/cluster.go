@@ -186,4 +186,3 @@ func addRequests(sum v1.ResourceList, p *v1.Pod) (v1.ResourceList, error) {
 	}
 	return out, nil
 }
-

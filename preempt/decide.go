@@ -13,6 +13,8 @@ type Outcome struct {
 	Implementation string
 	Feasible       []string
 	Decision       Decision
+	// Request is the request Preempt ran with (nil when Schedulable).
+	Request *Request
 }
 
 // Decide runs the filter phase of impl on c for pod; if the pod fits
@@ -39,6 +41,7 @@ func Decide(ctx context.Context, impl Implementation, c *Cluster, pod *v1.Pod, c
 	}
 	cs := NewClientset(c, pod)
 	cs.ClearActions()
+	out.Request = req
 	out.Decision = ev.Preempt(ctx, cs, req)
 	out.Decision.Actions = Actions(cs.Actions())
 	return out, nil

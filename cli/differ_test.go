@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/reference"
+)
+
+// brokenImpl is the reference with one bug: it reports the nominated node
+// under another name.
+type brokenImpl struct{}
+
+func (brokenImpl) Name() string { return "broken" }
+func (brokenImpl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
+	ev, err := reference.Impl{}.NewEvaluator(c)
+	return brokenEvaluator{ev}, err
+}
+
+type brokenEvaluator struct{ preempt.Evaluator }
+
+func (b brokenEvaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
+	d := b.Evaluator.Preempt(ctx, cs, req)
+	d.NominatedNode += "-typo"
+	return d
+}
+
+func TestDecideAllReportsDisagreement(t *testing.T) {
+	saved := Implementations
+	Implementations = []preempt.Implementation{reference.Impl{}, brokenImpl{}}
+	defer func() { Implementations = saved }()
+
+	stdout, stderr, code := runCLI(t, "decide", "-impl", "all", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-now", testNow, "-o", "text")
+	if code != ExitDiffer {
+		t.Fatalf("exit %d, want %d; stderr %s", code, ExitDiffer, stderr)
+	}
+	for _, want := range []string{"broken differs from reference (-reference +broken):", `"node-a",`, `"node-a-typo",`} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
