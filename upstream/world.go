@@ -1,0 +1,299 @@
+package upstream
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeaffinity"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodename"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeports"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeunschedulable"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/tainttoleration"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// schedulerFeatures are the plugins' features: the process's feature gates,
+// with SchedulerAsyncPreemption off (the synchronous prepareCandidate).
+func schedulerFeatures() feature.Features {
+	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	fts.EnableAsyncPreemption = false
+	return fts
+}
+
+// The scheduler's metrics must exist before a scheduling queue is built
+// (upstream's tests call metrics.Register too), and one metrics recorder
+// serves every framework this package builds: a framework built without one
+// starts its own goroutine that only stops with the context given to
+// NewFramework, and evaluators have no Close. Plugin metrics are never
+// recorded anyway (the cycle states have recordPluginMetrics off).
+var (
+	setupOnce sync.Once
+	recorder  *metrics.MetricAsyncRecorder
+)
+
+func sharedRecorder() *metrics.MetricAsyncRecorder {
+	setupOnce.Do(func() {
+		metrics.Register()
+		recorder = metrics.NewMetricsAsyncRecorder(1000, time.Second, nil)
+	})
+	return recorder
+}
+
+// quiet returns ctx with a logger that drops everything: upstream logs
+// errors it recovers from (and the contract reports them in the Decision).
+func quiet(ctx context.Context) context.Context {
+	return klog.NewContext(ctx, logr.Discard())
+}
+
+// proxyClient is the framework's ClientSet. Its delegate is the client a
+// request actuates through (Preempt, PrepareCandidate), otherwise an
+// internal fake clientset.
+type proxyClient struct {
+	kubernetes.Interface
+}
+
+// worldKey is what a world depends on besides the cluster: the start time
+// given to pods without one, and the UID left out of the nominator (the
+// preemptor's, when a nominated pod of the cluster has it).
+type worldKey struct {
+	now     time.Time
+	exclude types.UID
+}
+
+func (k worldKey) equal(o worldKey) bool { return k.now.Equal(o.now) && k.exclude == o.exclude }
+
+// world is a scheduler framework over one prepared copy of the cluster, the
+// way upstream's default_preemption_test.go builds it.
+type world struct {
+	key      worldKey
+	fh       framework.Framework
+	snapshot *internalcache.Snapshot
+	podStore cache.Store
+	proxy    *proxyClient
+	internal kubernetes.Interface
+	// podByKey holds every pod of the cluster (with its start time set).
+	podByKey map[string]*v1.Pod
+	// nodes are the node names in name order.
+	nodes []string
+}
+
+// withStartTime returns p, or a deep copy of p with status.startTime = now
+// when p has none.
+func withStartTime(p *v1.Pod, now time.Time) *v1.Pod {
+	if p.Status.StartTime != nil {
+		return p
+	}
+	c := p.DeepCopy()
+	t := metav1.NewTime(now)
+	c.Status.StartTime = &t
+	return c
+}
+
+// filterPlugins registers upstream's default filters in upstream's default
+// order; NodePorts and NodeResourcesFit also run at PreFilter.
+func filterPlugins(fts feature.Features) []tf.RegisterPluginFunc {
+	return []tf.RegisterPluginFunc{
+		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
+		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
+		tf.RegisterFilterPlugin(nodeunschedulable.Name, frameworkruntime.FactoryAdapter(fts, nodeunschedulable.New)),
+		tf.RegisterFilterPlugin(nodename.Name, frameworkruntime.FactoryAdapter(fts, nodename.New)),
+		tf.RegisterFilterPlugin(tainttoleration.Name, frameworkruntime.FactoryAdapter(fts, tainttoleration.New)),
+		tf.RegisterFilterPlugin(nodeaffinity.Name, frameworkruntime.FactoryAdapter(fts, nodeaffinity.New)),
+		tf.RegisterPluginAsExtensions(nodeports.Name, frameworkruntime.FactoryAdapter(fts, nodeports.New), "PreFilter", "Filter"),
+		tf.RegisterPluginAsExtensions(noderesources.Name, frameworkruntime.FactoryAdapter(fts, noderesources.NewFit), "PreFilter", "Filter"),
+	}
+}
+
+// newWorld builds the framework for the evaluator's cluster under key.
+func (ev *evaluator) newWorld(key worldKey) (*world, error) {
+	// NewFramework starts a default metrics recorder (replaced by the
+	// shared one) that runs until its context is done: cancel it once built.
+	ctx, cancel := context.WithCancel(quiet(context.Background()))
+	defer cancel()
+	logger := klog.FromContext(ctx)
+	metricsRecorder := sharedRecorder()
+
+	internal := fake.NewClientset()
+	informerFactory := informers.NewSharedInformerFactory(internal, 0)
+	podInformer := informerFactory.Core().V1().Pods().Informer()
+	pdbInformer := informerFactory.Policy().V1().PodDisruptionBudgets().Informer()
+
+	w := &world{
+		key:      key,
+		podStore: podInformer.GetStore(),
+		proxy:    &proxyClient{Interface: internal},
+		internal: internal,
+		podByKey: make(map[string]*v1.Pod, len(ev.pods)),
+	}
+	var bound, nominated []*v1.Pod
+	for _, p := range ev.pods {
+		p = withStartTime(p, key.now)
+		w.podByKey[preempt.Key(p.Namespace, p.Name)] = p
+		switch {
+		case preempt.IsBound(p):
+			bound = append(bound, p)
+		case preempt.IsNominated(p):
+			if key.exclude != "" && p.UID == key.exclude {
+				continue
+			}
+			nominated = append(nominated, p)
+		default:
+			continue
+		}
+		if err := w.podStore.Add(p); err != nil {
+			return nil, fmt.Errorf("pod informer: %w", err)
+		}
+	}
+	for _, pdb := range ev.pdbs {
+		if err := pdbInformer.GetStore().Add(pdb); err != nil {
+			return nil, fmt.Errorf("poddisruptionbudget informer: %w", err)
+		}
+	}
+	for _, n := range ev.nodes {
+		w.nodes = append(w.nodes, n.Name)
+	}
+	sort.Strings(w.nodes)
+
+	sortPlugin := &queuesort.PrioritySort{}
+	queue := internalqueue.NewSchedulingQueue(sortPlugin.Less, informerFactory)
+	for _, p := range nominated {
+		// The queue holds the pod (NominatedPodsForNode reads pods from the
+		// queue) and nominates it; the explicit nomination pins the node.
+		queue.Add(ctx, p)
+		pi, err := framework.NewPodInfo(p)
+		if err != nil {
+			return nil, fmt.Errorf("pod %s: %w", preempt.Key(p.Namespace, p.Name), err)
+		}
+		queue.AddNominatedPod(logger, pi, &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: p.Status.NominatedNodeName})
+	}
+
+	w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
+	f, err := tf.NewFramework(ctx, filterPlugins(ev.fts), "",
+		frameworkruntime.WithClientSet(w.proxy),
+		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
+		frameworkruntime.WithInformerFactory(informerFactory),
+		frameworkruntime.WithPodNominator(queue),
+		frameworkruntime.WithSnapshotSharedLister(w.snapshot),
+		frameworkruntime.WithParallelism(ev.parallelism),
+		frameworkruntime.WithMetricsRecorder(metricsRecorder),
+		frameworkruntime.WithLogger(logger),
+		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
+		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("building the framework: %w", err)
+	}
+	w.fh = f
+	return w, nil
+}
+
+// world returns the world for key, rebuilding it when key changed.
+func (ev *evaluator) world(key worldKey) (*world, error) {
+	if ev.w != nil && ev.w.key.equal(key) {
+		return ev.w, nil
+	}
+	w, err := ev.newWorld(key)
+	if err != nil {
+		return nil, err
+	}
+	ev.w = w
+	return w, nil
+}
+
+// anyWorld returns the cached world, whatever its key (for stages whose
+// outcome does not depend on start times).
+func (ev *evaluator) anyWorld() (*world, error) {
+	if ev.w != nil {
+		return ev.w, nil
+	}
+	return ev.world(worldKey{})
+}
+
+// worldFor returns the world a request runs in.
+func (ev *evaluator) worldFor(req *preempt.Request) (*world, error) {
+	key := worldKey{now: req.Now}
+	if ev.nominatedUIDs[req.Pod.UID] {
+		key.exclude = req.Pod.UID
+	}
+	return ev.world(key)
+}
+
+// preemptor returns the request's pod as it enters the listers: a deep copy
+// with the request's start time when it has none.
+func preemptorOf(req *preempt.Request) *v1.Pod {
+	p := withStartTime(req.Pod, req.Now)
+	if p == req.Pod {
+		p = p.DeepCopy()
+	}
+	return p
+}
+
+// addPreemptor puts pod in the pod informer's store (Evaluator.Preempt gets
+// the preemptor from the pod lister) and returns what restores the store.
+func (w *world) addPreemptor(pod *v1.Pod) (restore func(), err error) {
+	old, exists, err := w.podStore.Get(pod)
+	if err != nil {
+		return nil, err
+	}
+	if exists {
+		err = w.podStore.Update(pod)
+	} else {
+		err = w.podStore.Add(pod)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		if exists {
+			_ = w.podStore.Update(old)
+		} else {
+			_ = w.podStore.Delete(pod)
+		}
+	}, nil
+}
+
+// prefilter runs the PreFilter plugins on a fresh cycle state.
+func (w *world) prefilter(ctx context.Context, pod *v1.Pod) (fwk.CycleState, *fwk.Status) {
+	state := framework.NewCycleState()
+	state.SetRecordPluginMetrics(false)
+	_, status, _ := w.fh.RunPreFilterPlugins(ctx, state, pod)
+	return state, status
+}
+
+// nodeInfo is the snapshot's NodeInfo of node.
+func (w *world) nodeInfo(node string) (fwk.NodeInfo, error) {
+	return w.snapshot.NodeInfos().Get(node)
+}
+
+// withClient routes the framework's ClientSet to cs until the returned
+// function runs.
+func (w *world) withClient(cs kubernetes.Interface) func() {
+	w.proxy.Interface = cs
+	return func() { w.proxy.Interface = w.internal }
+}
