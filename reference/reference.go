@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -402,14 +401,14 @@ func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *
 		d.NodeStatuses = dr.NodeStatuses
 	}
 	if err == nil && len(dr.Errors) > 0 {
-		err = fmt.Errorf("%s", aggregateMessage(dr.Errors))
+		err = fmt.Errorf("%s", preempt.AggregateMessage(dr.Errors))
 	}
 	if err != nil && len(dr.Candidates) == 0 {
 		d.Status, d.Message = preempt.Error, err.Error()
 		return d
 	}
 	if len(dr.Candidates) == 0 {
-		d.Status, d.Message = preempt.Unschedulable, fitErrorMessage(len(ev.nodes), dr.NodeStatuses)
+		d.Status, d.Message = preempt.Unschedulable, preempt.FitErrorMessage(len(ev.nodes), dr.NodeStatuses)
 		return d
 	}
 	best := ev.SelectCandidate(dr.Candidates, req)
@@ -422,48 +421,4 @@ func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *
 	d.Victims = best.Victims
 	d.NumPDBViolations = best.NumPDBViolations
 	return d
-}
-
-// aggregateMessage is utilerrors.NewAggregate(errs).Error().
-func aggregateMessage(msgs []string) string {
-	if len(msgs) == 1 {
-		return msgs[0]
-	}
-	var uniq []string
-	seen := map[string]bool{}
-	for _, m := range msgs {
-		if !seen[m] {
-			seen[m] = true
-			uniq = append(uniq, m)
-		}
-	}
-	if len(uniq) == 1 {
-		return uniq[0]
-	}
-	return "[" + strings.Join(uniq, ", ") + "]"
-}
-
-// fitErrorMessage is framework.FitError.Error() for the dry run's statuses:
-// a histogram of reasons over all nodes, where nodes without a status count
-// as "Preemption is not helpful for scheduling".
-func fitErrorMessage(numAllNodes int, statuses []preempt.NodeStatus) string {
-	counts := map[string]int{}
-	for _, s := range statuses {
-		for _, r := range s.Reasons {
-			counts[r]++
-		}
-	}
-	if len(statuses) < numAllNodes {
-		counts["Preemption is not helpful for scheduling"] += numAllNodes - len(statuses)
-	}
-	var parts []string
-	for r, n := range counts {
-		parts = append(parts, fmt.Sprintf("%v %v", n, r))
-	}
-	sort.Strings(parts)
-	msg := fmt.Sprintf("0/%v nodes are available:", numAllNodes)
-	if len(parts) > 0 {
-		msg += " " + strings.Join(parts, ", ") + "."
-	}
-	return msg
 }
