@@ -1,0 +1,213 @@
+package optimized
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// slot is the outcome of the i-th node of a dry run's visit order.
+type slot struct {
+	node int32
+	res  result
+	done bool
+}
+
+// dryRun is the state of one DryRunPreemption, reused across decisions.
+type dryRun struct {
+	slots        []slot
+	nonViolating []int32 // slot indices, in visit order
+	violating    []int32
+	failed       []int32
+	scratches    []*scratch
+
+	mu   sync.Mutex
+	cond *sync.Cond
+}
+
+// defaultParallelFrom is the number of potential nodes from which the dry
+// run starts workers: below it, goroutines cost more than they save.
+const defaultParallelFrom = 64
+
+// run visits potential[(offset+i) % n] for i = 0, 1, ... and commits the
+// results in that order, stopping before the next node once there is a
+// non-violating candidate and numCandidates candidates in all; each list
+// keeps at most numCandidates. Workers compute ahead of the commit point;
+// what they computed past the stop is dropped, so the result is the
+// sequential one for any number of workers.
+func (ev *evaluator) run(d *decision, potential []int32, offset, numCandidates int32) {
+	dr := &ev.dr
+	n := len(potential)
+	if cap(dr.slots) < n {
+		dr.slots = make([]slot, n)
+	}
+	dr.slots = dr.slots[:n]
+	dr.nonViolating, dr.violating, dr.failed = dr.nonViolating[:0], dr.violating[:0], dr.failed[:0]
+	workers := ev.workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if n < ev.parallelFrom {
+		workers = 1
+	}
+	for len(dr.scratches) < workers {
+		dr.scratches = append(dr.scratches, &scratch{})
+	}
+	for _, sc := range dr.scratches[:workers] {
+		sc.reset(d)
+	}
+	nodeAt := func(i int) int32 { return potential[(int(offset)+i)%n] }
+	full := func() bool {
+		return len(dr.nonViolating) > 0 && int32(len(dr.nonViolating)+len(dr.violating)) >= numCandidates
+	}
+
+	if workers == 1 {
+		sc := dr.scratches[0]
+		for i := 0; i < n && !full(); i++ {
+			dr.slots[i] = slot{node: nodeAt(i), res: d.selectVictims(nodeAt(i), sc)}
+			dr.commit(i, numCandidates)
+		}
+		return
+	}
+
+	for i := range dr.slots {
+		dr.slots[i].done = false
+	}
+	if dr.cond == nil {
+		dr.cond = sync.NewCond(&dr.mu)
+	}
+	var next atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(workers)
+	for w := range workers {
+		go dr.work(d, dr.scratches[w], &next, &stop, &wg, n, nodeAt)
+	}
+	for i := 0; i < n && !full(); i++ {
+		dr.mu.Lock()
+		for !dr.slots[i].done {
+			dr.cond.Wait()
+		}
+		dr.mu.Unlock()
+		dr.commit(i, numCandidates)
+	}
+	stop.Store(true)
+	wg.Wait()
+}
+
+func (dr *dryRun) work(d *decision, sc *scratch, next *atomic.Int64, stop *atomic.Bool, wg *sync.WaitGroup, n int, nodeAt func(int) int32) {
+	defer wg.Done()
+	for !stop.Load() {
+		i := int(next.Add(1) - 1)
+		if i >= n {
+			return
+		}
+		node := nodeAt(i)
+		res := d.selectVictims(node, sc)
+		dr.mu.Lock()
+		dr.slots[i] = slot{node: node, res: res, done: true}
+		dr.cond.Broadcast()
+		dr.mu.Unlock()
+	}
+}
+
+// commit files slot i under candidates or failures.
+func (dr *dryRun) commit(i int, numCandidates int32) {
+	r := &dr.slots[i].res
+	switch {
+	case r.code == preempt.Success && len(r.victims) > 0 && r.numViolations == 0:
+		if int32(len(dr.nonViolating)) < numCandidates {
+			dr.nonViolating = append(dr.nonViolating, int32(i))
+		}
+	case r.code == preempt.Success && len(r.victims) > 0:
+		if int32(len(dr.violating)) < numCandidates {
+			dr.violating = append(dr.violating, int32(i))
+		}
+	default:
+		dr.failed = append(dr.failed, int32(i))
+	}
+}
+
+// output builds the contract's DryRun with one allocation per list: every
+// victim of every candidate shares one backing array.
+func (ev *evaluator) output() preempt.DryRun {
+	dr := &ev.dr
+	s := ev.s
+	var out preempt.DryRun
+	total := 0
+	for _, lists := range [2][]int32{dr.nonViolating, dr.violating} {
+		for _, i := range lists {
+			total += len(dr.slots[i].res.victims)
+		}
+	}
+	if k := len(dr.nonViolating) + len(dr.violating); k > 0 {
+		victims := make([]preempt.Victim, 0, total)
+		out.Candidates = make([]preempt.Candidate, 0, k)
+		for _, lists := range [2][]int32{dr.nonViolating, dr.violating} {
+			for _, i := range lists {
+				sl := &dr.slots[i]
+				first := len(victims)
+				for _, p := range sl.res.victims {
+					pod := s.pods[p]
+					victims = append(victims, preempt.Victim{Namespace: pod.Namespace, Name: pod.Name, Priority: s.priority[p]})
+				}
+				out.Candidates = append(out.Candidates, preempt.Candidate{
+					Node:             s.nodes[sl.node].Name,
+					NumPDBViolations: int(sl.res.numViolations),
+					Victims:          victims[first:len(victims):len(victims)],
+				})
+			}
+		}
+	}
+	if len(dr.failed) > 0 {
+		for _, i := range dr.failed { // visit order, as upstream's error list
+			if sl := &dr.slots[i]; sl.res.code == preempt.Success || sl.res.code == preempt.Error {
+				out.Errors = append(out.Errors, ev.failure(sl).Reasons[0])
+			}
+		}
+		rotateToNodeOrder(dr.failed, dr.slots)
+		out.NodeStatuses = make([]preempt.NodeStatus, 0, len(dr.failed))
+		for _, i := range dr.failed {
+			out.NodeStatuses = append(out.NodeStatuses, ev.failure(&dr.slots[i]))
+		}
+	}
+	return out
+}
+
+// failure is the dry-run status of a node that is not a candidate.
+func (ev *evaluator) failure(sl *slot) preempt.NodeStatus {
+	name := ev.s.nodes[sl.node].Name
+	if sl.res.code == preempt.Success { // no victims needed: upstream's error
+		return preempt.NodeStatus{Node: name, Code: preempt.Error, Reasons: []string{fmt.Sprintf("expected at least one victim pod on node %q", name)}}
+	}
+	return preempt.NodeStatus{Node: name, Code: sl.res.code, Reasons: ev.reasonsOf(&sl.res)}
+}
+
+func (ev *evaluator) reasonsOf(r *result) []string {
+	if r.reasons != nil {
+		return r.reasons
+	}
+	return ev.dec.reasons(r.mask)
+}
+
+// rotateToNodeOrder sorts idx by node index. The visit order is a rotation
+// of node-name order, so idx is two ascending runs: swap them in place.
+func rotateToNodeOrder(idx []int32, slots []slot) {
+	k := 0
+	for i := 1; i < len(idx); i++ {
+		if slots[idx[i]].node < slots[idx[i-1]].node {
+			k = i
+			break
+		}
+	}
+	if k == 0 {
+		return
+	}
+	slices.Reverse(idx[:k])
+	slices.Reverse(idx[k:])
+	slices.Reverse(idx)
+}

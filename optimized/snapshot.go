@@ -1,0 +1,294 @@
+// Package optimized implements the preempt contract with the allocations
+// taken out: a cluster is prepared once into flat integer vectors, a
+// decision works on indices and reused scratch buffers, and the dry run runs
+// on several workers while committing results in visit order, so that it
+// returns exactly the sequential (reference) answer.
+//
+// The decision is the reference's for every input; fuzz/ proves it.
+package optimized
+
+import (
+	"fmt"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	resourcehelper "k8s.io/component-helpers/resource"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
+	"k8s.io/kubernetes/pkg/features"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// Resource dimensions: cpu (millicores), memory, ephemeral storage, then
+// the scalar resources of the cluster in name order.
+const (
+	dimCPU = iota
+	dimMemory
+	dimEphemeral
+	fixedDims
+)
+
+type hostPort struct {
+	ip       string
+	protocol string
+	port     int32
+}
+
+type podKey struct{ namespace, name string }
+
+// Snapshot is a cluster prepared for many decisions. It is read-only once
+// built and may be shared by evaluators.
+type Snapshot struct {
+	nodes     []*v1.Node // in name order
+	nodeIndex map[string]int32
+
+	dims       int
+	scalarDims map[v1.ResourceName]int32 // scalar resource -> dimension
+	scalars    []v1.ResourceName         // dimension-fixedDims -> name, in name order
+
+	alloc       []int64 // node*dims
+	allowedPods []int64 // node
+	requested   []int64 // node*dims, sum of the bound pods
+	tainted     []bool  // node has taints or is unschedulable
+
+	boundStart []int32 // node -> bound[boundStart[n]:boundStart[n+1]]
+	bound      []int32 // pod indices, cluster order per node
+	nomStart   []int32
+	nominated  []int32
+
+	pods        []*v1.Pod
+	priority    []int32
+	startNanos  []int64 // status.startTime, valid when hasStart
+	hasStart    []bool
+	req         []int64 // pod*dims
+	terminating []bool  // being deleted because the scheduler preempted it
+	portStart   []int32
+	ports       []hostPort
+	pdbStart    []int32 // pod -> pdbOf[pdbStart[p]:pdbStart[p+1]]
+	pdbOf       []int32 // matching PDBs that do not list the pod as disrupted
+	pdbAllowed  []int32
+	podIndex    map[podKey]int32
+}
+
+// isScalarResource is upstream's schedutil.IsScalarResourceName.
+func isScalarResource(name v1.ResourceName) bool {
+	return v1helper.IsExtendedResourceName(name) || v1helper.IsHugePageResourceName(name) ||
+		v1helper.IsPrefixedNativeResource(name) || v1helper.IsAttachableVolumeResourceName(name)
+}
+
+// placedPodRequests is what a pod counts for in a NodeInfo
+// (PodInfo.CalculateResource with v1.36.3's default feature gates).
+func placedPodRequests(p *v1.Pod) v1.ResourceList {
+	return resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{
+		UseStatusResources: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScaling),
+		InPlacePodLevelResourcesVerticalScalingEnabled: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodLevelResourcesVerticalScaling),
+		SkipPodLevelResources:                          !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
+		UseDRANodeAllocatableResourceClaimStatus:       utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources),
+	})
+}
+
+func hostPortsOf(p *v1.Pod, out []hostPort) []hostPort {
+	add := func(cp v1.ContainerPort) {
+		hp := hostPort{ip: cp.HostIP, protocol: string(cp.Protocol), port: cp.HostPort}
+		if hp.ip == "" {
+			hp.ip = "0.0.0.0"
+		}
+		if hp.protocol == "" {
+			hp.protocol = string(v1.ProtocolTCP)
+		}
+		out = append(out, hp)
+	}
+	for _, c := range p.Spec.InitContainers {
+		if c.RestartPolicy == nil || *c.RestartPolicy != v1.ContainerRestartPolicyAlways {
+			continue
+		}
+		for _, cp := range c.Ports {
+			if cp.HostPort > 0 {
+				add(cp)
+			}
+		}
+	}
+	for _, c := range p.Spec.Containers {
+		for _, cp := range c.Ports {
+			if cp.HostPort > 0 {
+				add(cp)
+			}
+		}
+	}
+	return out
+}
+
+// Prepare builds the snapshot of c, which must have passed Validate.
+func Prepare(c *preempt.Cluster) (*Snapshot, error) {
+	s := &Snapshot{nodeIndex: make(map[string]int32, len(c.Nodes)), scalarDims: map[v1.ResourceName]int32{}}
+	s.nodes = append([]*v1.Node(nil), c.Nodes...)
+	sort.Slice(s.nodes, func(i, j int) bool { return s.nodes[i].Name < s.nodes[j].Name })
+	for i, n := range s.nodes {
+		s.nodeIndex[n.Name] = int32(i)
+	}
+
+	// Dimensions: every scalar resource any node or pod names.
+	podReqs := make([]v1.ResourceList, len(c.Pods))
+	seen := map[v1.ResourceName]bool{}
+	for _, n := range s.nodes {
+		for name := range n.Status.Allocatable {
+			if isScalarResource(name) {
+				seen[name] = true
+			}
+		}
+	}
+	for i, p := range c.Pods {
+		podReqs[i] = placedPodRequests(p)
+		for name := range podReqs[i] {
+			if isScalarResource(name) {
+				seen[name] = true
+			}
+		}
+	}
+	for name := range seen {
+		s.scalars = append(s.scalars, name)
+	}
+	sort.Slice(s.scalars, func(i, j int) bool { return s.scalars[i] < s.scalars[j] })
+	for i, name := range s.scalars {
+		s.scalarDims[name] = int32(fixedDims + i)
+	}
+	s.dims = fixedDims + len(s.scalars)
+
+	nn := len(s.nodes)
+	s.alloc = make([]int64, nn*s.dims)
+	s.allowedPods = make([]int64, nn)
+	s.requested = make([]int64, nn*s.dims)
+	s.tainted = make([]bool, nn)
+	for i, n := range s.nodes {
+		s.addList(s.alloc[i*s.dims:(i+1)*s.dims], n.Status.Allocatable, 1)
+		pods := n.Status.Allocatable[v1.ResourcePods]
+		s.allowedPods[i] = pods.Value()
+		s.tainted[i] = n.Spec.Unschedulable || len(n.Spec.Taints) > 0
+	}
+
+	np := len(c.Pods)
+	s.pods = c.Pods
+	s.priority = make([]int32, np)
+	s.startNanos = make([]int64, np)
+	s.hasStart = make([]bool, np)
+	s.req = make([]int64, np*s.dims)
+	s.terminating = make([]bool, np)
+	s.portStart = make([]int32, np+1)
+	s.pdbStart = make([]int32, np+1)
+	s.podIndex = make(map[podKey]int32, np)
+	s.pdbAllowed = make([]int32, len(c.PDBs))
+	selectors := make([]labels.Selector, len(c.PDBs))
+	for i, pdb := range c.PDBs {
+		s.pdbAllowed[i] = pdb.Status.DisruptionsAllowed
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err == nil && !sel.Empty() {
+			selectors[i] = sel // an invalid or empty selector matches nothing
+		}
+	}
+	boundCount := make([]int32, nn+1)
+	nomCount := make([]int32, nn+1)
+	for i, p := range c.Pods {
+		s.podIndex[podKey{p.Namespace, p.Name}] = int32(i)
+		s.priority[i] = corev1helpers.PodPriority(p)
+		if p.Status.StartTime != nil {
+			s.startNanos[i], s.hasStart[i] = p.Status.StartTime.UnixNano(), true
+		}
+		s.addList(s.req[i*s.dims:(i+1)*s.dims], podReqs[i], 1)
+		s.terminating[i] = terminatingByPreemption(p)
+		s.ports = hostPortsOf(p, s.ports)
+		s.portStart[i+1] = int32(len(s.ports))
+		if len(p.Labels) > 0 {
+			for j, pdb := range c.PDBs {
+				if selectors[j] == nil || pdb.Namespace != p.Namespace || !selectors[j].Matches(labels.Set(p.Labels)) {
+					continue
+				}
+				if _, disrupted := pdb.Status.DisruptedPods[p.Name]; disrupted {
+					continue
+				}
+				s.pdbOf = append(s.pdbOf, int32(j))
+			}
+		}
+		s.pdbStart[i+1] = int32(len(s.pdbOf))
+		switch {
+		case preempt.IsBound(p):
+			n, ok := s.nodeIndex[p.Spec.NodeName]
+			if !ok {
+				return nil, fmt.Errorf("pod %s is bound to unknown node %q", preempt.Key(p.Namespace, p.Name), p.Spec.NodeName)
+			}
+			boundCount[n+1]++
+			row := s.requested[int(n)*s.dims : int(n+1)*s.dims]
+			for d := range row {
+				row[d] += s.req[i*s.dims+d]
+			}
+		case preempt.IsNominated(p):
+			n, ok := s.nodeIndex[p.Status.NominatedNodeName]
+			if !ok {
+				return nil, fmt.Errorf("pod %s is nominated to unknown node %q", preempt.Key(p.Namespace, p.Name), p.Status.NominatedNodeName)
+			}
+			nomCount[n+1]++
+		}
+	}
+	s.boundStart, s.bound = csr(nn, boundCount, c.Pods, func(p *v1.Pod) (string, bool) { return p.Spec.NodeName, preempt.IsBound(p) }, s.nodeIndex)
+	s.nomStart, s.nominated = csr(nn, nomCount, c.Pods, func(p *v1.Pod) (string, bool) { return p.Status.NominatedNodeName, preempt.IsNominated(p) }, s.nodeIndex)
+	return s, nil
+}
+
+// csr lays out, per node, the indices of the pods that belong to it, in
+// cluster order.
+func csr(nn int, counts []int32, pods []*v1.Pod, nodeOf func(*v1.Pod) (string, bool), index map[string]int32) ([]int32, []int32) {
+	start := make([]int32, nn+1)
+	for i := 1; i <= nn; i++ {
+		start[i] = start[i-1] + counts[i]
+	}
+	out := make([]int32, start[nn])
+	fill := append([]int32(nil), start[:nn]...)
+	for i, p := range pods {
+		if name, ok := nodeOf(p); ok {
+			n := index[name]
+			out[fill[n]] = int32(i)
+			fill[n]++
+		}
+	}
+	return start, out
+}
+
+func (s *Snapshot) addList(row []int64, rl v1.ResourceList, sign int64) {
+	for name, q := range rl {
+		switch name {
+		case v1.ResourceCPU:
+			row[dimCPU] += sign * q.MilliValue()
+		case v1.ResourceMemory:
+			row[dimMemory] += sign * q.Value()
+		case v1.ResourceEphemeralStorage:
+			row[dimEphemeral] += sign * q.Value()
+		default:
+			if d, ok := s.scalarDims[name]; ok {
+				row[d] += sign * q.Value()
+			}
+		}
+	}
+}
+
+func terminatingByPreemption(p *v1.Pod) bool {
+	if p.DeletionTimestamp == nil {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.DisruptionTarget {
+			return c.Status == v1.ConditionTrue && c.Reason == v1.PodReasonPreemptionByScheduler
+		}
+	}
+	return false
+}
+
+// podRequests is NodeResourcesFit's PreFilter request of the pod being
+// scheduled.
+func podRequests(p *v1.Pod) v1.ResourceList {
+	return resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{
+		SkipPodLevelResources: !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
+	})
+}

@@ -1,0 +1,166 @@
+package optimized
+
+import (
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// scratch is one worker's reusable memory.
+type scratch struct {
+	use, nom     nodeUse
+	potential    []int32
+	violating    []int32
+	nonViolating []int32
+	victims      []int32 // appended to across a dry run; results slice into it
+	pdbAllowed   []int32
+	pdbEpoch     []uint32
+	epoch        uint32
+}
+
+func newScratch(d *decision) *scratch {
+	sc := &scratch{}
+	sc.reset(d)
+	return sc
+}
+
+// reset sizes the scratch for decision d and forgets the last dry run's
+// victims.
+func (sc *scratch) reset(d *decision) {
+	sc.use.used = resize(sc.use.used, len(d.wants))
+	sc.nom.used = resize(sc.nom.used, len(d.wants))
+	if n := len(d.s.pdbAllowed); len(sc.pdbAllowed) < n {
+		sc.pdbAllowed = make([]int32, n)
+		sc.pdbEpoch = make([]uint32, n)
+		sc.epoch = 0
+	}
+	sc.victims = sc.victims[:0]
+}
+
+func resize(s []int64, n int) []int64 {
+	if cap(s) < n {
+		return make([]int64, n)
+	}
+	return s[:n]
+}
+
+// result is one node's outcome of SelectVictimsOnNode.
+type result struct {
+	code          preempt.Code
+	reasons       []string // fixed reasons, or nil with mask set
+	mask          uint64   // NodeResourcesFit's failures, see decision.reasons
+	victims       []int32 // in importance order, into a scratch's victims
+	numViolations int32
+}
+
+// nominatedUse sums the nominated pods of equal or higher priority on node n
+// (other than the preemptor) into sc.nom.
+func (d *decision) nominatedUse(n int32, sc *scratch) {
+	nom := &sc.nom
+	clear(nom.used)
+	nom.pods = 0
+	nom.ports = nom.ports[:0]
+	s := d.s
+	for _, p := range s.nominated[s.nomStart[n]:s.nomStart[n+1]] {
+		if s.priority[p] < d.priority || s.pods[p].UID == d.pod.UID {
+			continue
+		}
+		d.addPod(nom, p, 1)
+	}
+}
+
+// selectVictims is SelectVictimsOnNode on node n.
+func (d *decision) selectVictims(n int32, sc *scratch) result {
+	s := d.s
+	u := &sc.use
+	// The node as it is, then without every lower-priority pod.
+	base := int(n) * s.dims
+	for i, w := range d.wants {
+		u.used[i] = 0
+		if w.dim >= 0 {
+			u.used[i] = s.requested[base+int(w.dim)]
+		}
+	}
+	bound := s.bound[s.boundStart[n]:s.boundStart[n+1]]
+	u.pods = int64(len(bound))
+	u.ports = u.ports[:0]
+	if len(d.ports) > 0 {
+		for _, p := range bound {
+			u.addPorts(s.ports[s.portStart[p]:s.portStart[p+1]])
+		}
+	}
+	sc.potential = sc.potential[:0]
+	for _, p := range bound {
+		if s.priority[p] < d.priority {
+			sc.potential = append(sc.potential, p)
+			d.addPod(u, p, -1)
+		}
+	}
+	if len(sc.potential) == 0 {
+		return result{code: preempt.UnschedulableAndUnresolvable, reasons: reasonsNoVictims}
+	}
+	if r := d.nodeFilters(n); r != nil {
+		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}
+	}
+	d.nominatedUse(n, sc)
+	if code, r, mask := d.fits(n, u, &sc.nom); code != preempt.Success {
+		return result{code: code, reasons: r, mask: mask}
+	}
+
+	d.sortByImportance(sc.potential)
+	d.splitByPDBViolation(sc)
+
+	first := len(sc.victims)
+	numViolations := int32(0)
+	reprieve := func(p int32) bool {
+		d.addPod(u, p, 1)
+		if code, _, _ := d.fits(n, u, &sc.nom); code == preempt.Success {
+			return true
+		}
+		d.addPod(u, p, -1)
+		sc.victims = append(sc.victims, p)
+		return false
+	}
+	for _, p := range sc.violating {
+		if !reprieve(p) {
+			numViolations++
+		}
+	}
+	for _, p := range sc.nonViolating {
+		reprieve(p)
+	}
+	victims := sc.victims[first:len(sc.victims):len(sc.victims)]
+	if len(sc.violating) > 0 && len(sc.nonViolating) > 0 {
+		d.sortByImportance(victims)
+	}
+	return result{code: preempt.Success, victims: victims, numViolations: numViolations}
+}
+
+// splitByPDBViolation is filterPodsWithPDBViolation over sc.potential: each
+// matching PDB's budget is counted down; a pod that takes one below zero
+// violates. Budgets live in sc.pdbAllowed, reset lazily by epoch.
+func (d *decision) splitByPDBViolation(sc *scratch) {
+	s := d.s
+	sc.violating, sc.nonViolating = sc.violating[:0], sc.nonViolating[:0]
+	sc.epoch++
+	if sc.epoch == 0 { // wrapped: forget every stamp
+		clear(sc.pdbEpoch)
+		sc.epoch = 1
+	}
+	for _, p := range sc.potential {
+		violates := false
+		for _, pdb := range s.pdbOf[s.pdbStart[p]:s.pdbStart[p+1]] {
+			if sc.pdbEpoch[pdb] != sc.epoch {
+				sc.pdbEpoch[pdb] = sc.epoch
+				sc.pdbAllowed[pdb] = s.pdbAllowed[pdb]
+			}
+			sc.pdbAllowed[pdb]--
+			if sc.pdbAllowed[pdb] < 0 {
+				violates = true
+			}
+		}
+		if violates {
+			sc.violating = append(sc.violating, p)
+		} else {
+			sc.nonViolating = append(sc.nonViolating, p)
+		}
+	}
+}
