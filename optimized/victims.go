@@ -47,7 +47,7 @@ type result struct {
 	code          preempt.Code
 	reasons       []string // fixed reasons, or nil with mask set
 	mask          uint64   // NodeResourcesFit's failures, see decision.reasons
-	victims       []int32 // in importance order, into a scratch's victims
+	victims       []int32  // in importance order, into a scratch's victims
 	numViolations int32
 }
 
