@@ -1,0 +1,108 @@
+package optimized_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/preemptbench/preemptbench/optimized"
+	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/reference"
+	"github.com/preemptbench/preemptbench/scenario"
+)
+
+// basicRequest builds the basic shape at n nodes and its request, with the
+// filter codes of the reference's filter phase.
+func basicRequest(t testing.TB, n int) (*preempt.Cluster, *preempt.Request) {
+	t.Helper()
+	s := scenario.MustBuild("basic", n, 1)
+	ref, err := reference.Impl{}.NewEvaluator(s.Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := ref.Filter(context.Background(), s.Pod)
+	return s.Cluster, &preempt.Request{Pod: s.Pod, Filter: fr.Codes(), Config: preempt.DefaultConfig(), Now: s.Now}
+}
+
+func skipUnderRace(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under -race")
+	}
+}
+
+func TestSelectVictimsOnNodeAllocatesNothing(t *testing.T) {
+	skipUnderRace(t)
+	c, req := basicRequest(t, 50)
+	ev, err := optimized.Impl{}.NewEvaluator(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ev.SelectVictimsOnNode(ctx, req, "node-3") // warm the scratch buffers
+	allocs := testing.AllocsPerRun(100, func() {
+		if v, _, st := ev.SelectVictimsOnNode(ctx, req, "node-3"); !st.IsSuccess() || len(v) != 3 {
+			t.Fatalf("victims %v status %+v", v, st)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("SelectVictimsOnNode allocates %v times per call, want 0", allocs)
+	}
+}
+
+func TestSelectCandidateAllocatesNothing(t *testing.T) {
+	skipUnderRace(t)
+	c, req := basicRequest(t, 200)
+	ev, err := optimized.Impl{}.NewEvaluator(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	dr, err := ev.FindCandidates(ctx, req)
+	if err != nil || len(dr.Candidates) < 100 {
+		t.Fatalf("%d candidates, %v", len(dr.Candidates), err)
+	}
+	ev.SelectCandidate(dr.Candidates, req)
+	allocs := testing.AllocsPerRun(100, func() {
+		if ev.SelectCandidate(dr.Candidates, req) == nil {
+			t.Fatal("no candidate")
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("SelectCandidate allocates %v times per call, want 0", allocs)
+	}
+}
+
+// decisionAllocs is the allocations of FindCandidates + SelectCandidate on
+// a warm evaluator.
+func decisionAllocs(t *testing.T, n int, workers int) float64 {
+	c, req := basicRequest(t, n)
+	ev, err := optimized.Impl{Workers: workers}.NewEvaluator(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	decide := func() {
+		dr, err := ev.FindCandidates(ctx, req)
+		if err != nil || ev.SelectCandidate(dr.Candidates, req) == nil {
+			t.Fatalf("no decision: %v", err)
+		}
+	}
+	decide()
+	return testing.AllocsPerRun(20, decide)
+}
+
+// The budget for a whole decision: the three result lists (candidates,
+// their victims' shared backing array, node statuses) plus, when the dry run
+// is parallel, the worker goroutines; the same at 500 and 15,000 nodes.
+func TestDecisionAllocationBudget(t *testing.T) {
+	skipUnderRace(t)
+	for _, workers := range []int{1, 4} {
+		small, large := decisionAllocs(t, 500, workers), decisionAllocs(t, 15000, workers)
+		budget := float64(3 + 2*workers)
+		if small > budget || large > budget {
+			t.Errorf("workers=%d: %v allocations at 500 nodes, %v at 15000, budget %v", workers, small, large, budget)
+		}
+		if small != large {
+			t.Errorf("workers=%d: allocations grow with the cluster: %v at 500 nodes, %v at 15000", workers, small, large)
+		}
+	}
+}

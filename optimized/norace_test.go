@@ -1,0 +1,5 @@
+//go:build !race
+
+package optimized_test
+
+const raceEnabled = false
