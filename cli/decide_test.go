@@ -253,6 +253,7 @@ func TestDecideBadInput(t *testing.T) {
 `), want: "want exactly one Pod, found 2 objects"},
 		{name: "pod file holds a node", pod: "apiVersion: v1\nkind: Node\nmetadata: {name: node-x}\n", want: "want a Pod, found *v1.Node"},
 		{name: "preemptor already bound", pod: strings.Replace(okPod, "spec:\n", "spec:\n  nodeName: n1\n", 1), want: `pod default/p is already bound to node "n1"`},
+		{name: "preemptor's name bound in the cluster", cluster: list(okNode + podOn("n1", "p", "")), want: `preemptor default/p is also in the cluster (on node "n1")`},
 		{name: "negative offset", args: []string{"-offset", "-1"}, want: "-offset -1 out of range"},
 		{name: "bad -now", args: []string{"-now", "yesterday"}, want: `-now: parsing time "yesterday"`},
 		{name: "bad -o", args: []string{"-o", "xml"}, want: `-o must be json or text, not "xml"`},

@@ -39,10 +39,26 @@ func (in Input) String() string {
 
 // Gen generates valid clusters of 1 to maxNodes nodes and a request on them.
 func Gen(maxNodes int) *rapid.Generator[Input] {
-	return rapid.Custom(func(t *rapid.T) Input { return genInput(t, maxNodes) })
+	return rapid.Custom(func(t *rapid.T) Input {
+		c, sameStart := genCluster(t, maxNodes)
+		return Input{Cluster: c, Request: genRequest(t, c, sameStart)}
+	})
 }
 
-func genInput(t *rapid.T, maxNodes int) Input {
+// GenMany generates one cluster and several requests on it, for checking
+// that an evaluator serves many decisions as well as one.
+func GenMany(maxNodes, maxRequests int) *rapid.Generator[[]Input] {
+	return rapid.Custom(func(t *rapid.T) []Input {
+		c, sameStart := genCluster(t, maxNodes)
+		var out []Input
+		for range rapid.IntRange(1, maxRequests).Draw(t, "requests") {
+			out = append(out, Input{Cluster: c, Request: genRequest(t, c, sameStart)})
+		}
+		return out
+	})
+}
+
+func genCluster(t *rapid.T, maxNodes int) (*preempt.Cluster, bool) {
 	c := &preempt.Cluster{}
 	numNodes := rapid.IntRange(1, maxNodes).Draw(t, "nodes")
 	// Node names are shuffled so that name order and creation order differ.
@@ -86,7 +102,11 @@ func genInput(t *rapid.T, maxNodes int) Input {
 	for i := range rapid.IntRange(0, 4).Draw(t, "pdbs") {
 		c.PDBs = append(c.PDBs, genPDB(t, fmt.Sprintf("pdb-%d", i), podCount))
 	}
+	return c, sameStart
+}
 
+func genRequest(t *rapid.T, c *preempt.Cluster, sameStart bool) *preempt.Request {
+	numNodes := len(c.Nodes)
 	pod := genPod(t, "preemptor")
 	pod.UID = "uid-preemptor"
 	pod.Namespace = "default"
@@ -126,7 +146,7 @@ func genInput(t *rapid.T, maxNodes int) Input {
 		Offset: int32(rapid.IntRange(0, 2*numNodes).Draw(t, "offset")),
 		Now:    Base.Add(time.Hour),
 	}
-	return Input{Cluster: c, Request: req}
+	return req
 }
 
 func intsUpTo(n int) []int {

@@ -174,7 +174,7 @@ func (ev *evaluator) DryRunPreemption(_ context.Context, req *preempt.Request, p
 func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request, node string) ([]preempt.Victim, int, preempt.Status) {
 	n, ok := ev.s.nodeIndex[node]
 	if !ok {
-		return nil, 0, preempt.Status{Code: preempt.Error, Reasons: []string{fmt.Sprintf("node %q not found", node)}}
+		return nil, 0, preempt.Status{Code: preempt.Error, Reasons: []string{fmt.Sprintf("nodeinfo not found for node name %q", node)}}
 	}
 	d := ev.decisionFor(req)
 	sc := &ev.single
@@ -186,6 +186,9 @@ func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request
 			reasons = d.reasons(r.mask)
 		}
 		return nil, 0, preempt.Status{Code: r.code, Reasons: reasons}
+	}
+	if ev.victimBuf == nil {
+		ev.victimBuf = make([]preempt.Victim, 0, 16) // empty, not nil, as the reference
 	}
 	ev.victimBuf = ev.victimBuf[:0]
 	for _, p := range r.victims {

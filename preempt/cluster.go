@@ -186,3 +186,24 @@ func addRequests(sum v1.ResourceList, p *v1.Pod) (v1.ResourceList, error) {
 	}
 	return out, nil
 }
+
+// ValidatePreemptor checks that p can be the preemptor on c: a valid pod
+// with a uid that is not itself in the cluster.
+func (c *Cluster) ValidatePreemptor(p *v1.Pod) error {
+	if p == nil {
+		return fmt.Errorf("no preemptor pod")
+	}
+	key := Key(p.Namespace, p.Name)
+	if p.UID == "" {
+		return fmt.Errorf("preemptor %s has no uid", key)
+	}
+	for _, q := range c.Pods {
+		if q.Namespace == p.Namespace && q.Name == p.Name {
+			return fmt.Errorf("preemptor %s is also in the cluster (on node %q)", key, q.Spec.NodeName)
+		}
+		if q.UID == p.UID {
+			return fmt.Errorf("preemptor %s has the uid %q of pod %s", key, p.UID, Key(q.Namespace, q.Name))
+		}
+	}
+	return ValidatePod(p)
+}

@@ -24,6 +24,9 @@ func Decide(ctx context.Context, impl Implementation, c *Cluster, pod *v1.Pod, c
 	if err := c.Validate(); err != nil {
 		return Outcome{}, err
 	}
+	if err := c.ValidatePreemptor(pod); err != nil {
+		return Outcome{}, err
+	}
 	ev, err := impl.NewEvaluator(c)
 	if err != nil {
 		return Outcome{}, err

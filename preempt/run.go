@@ -34,6 +34,9 @@ func Run(ctx context.Context, impl Implementation, c *Cluster, req *Request) (De
 	if err := req.Validate(); err != nil {
 		return Decision{}, err
 	}
+	if err := c.ValidatePreemptor(req.Pod); err != nil {
+		return Decision{}, err
+	}
 	ev, err := impl.NewEvaluator(c)
 	if err != nil {
 		return Decision{}, err

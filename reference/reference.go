@@ -161,6 +161,13 @@ func (ev *evaluator) FindCandidates(ctx context.Context, req *preempt.Request) (
 // non-violating and violating lists, and stop before the next node once
 // there is a non-violating candidate and enough candidates in all.
 func (ev *evaluator) DryRunPreemption(ctx context.Context, req *preempt.Request, potential []string, offset, numCandidates int32) preempt.DryRun {
+	var known []string // names that are not nodes of this cluster are dropped
+	for _, node := range potential {
+		if ev.nodeByName[node] != nil {
+			known = append(known, node)
+		}
+	}
+	potential = known
 	var nonViolating, violating []preempt.Candidate
 	var statuses []preempt.NodeStatus
 	var errs []string
@@ -215,7 +222,7 @@ func moreImportant(a, b *v1.Pod, now time.Time) bool {
 }
 
 func startTime(p *v1.Pod, now time.Time) time.Time {
-	if p.Status.StartTime != nil {
+	if p != nil && p.Status.StartTime != nil {
 		return p.Status.StartTime.Time
 	}
 	return now
@@ -227,6 +234,9 @@ func startTime(p *v1.Pod, now time.Time) time.Time {
 // victims.
 func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request, node string) ([]preempt.Victim, int, preempt.Status) {
 	pod := req.Pod
+	if ev.nodeByName[node] == nil {
+		return nil, 0, preempt.Status{Code: preempt.Error, Reasons: []string{fmt.Sprintf("nodeinfo not found for node name %q", node)}}
+	}
 	s := ev.nodeState(node)
 	var potential []*v1.Pod
 	for _, p := range ev.bound[node] {
@@ -368,7 +378,8 @@ func (ev *evaluator) SelectCandidate(candidates []preempt.Candidate, req *preemp
 }
 
 // earliestStartOfHighest is upstream's GetEarliestPodStartTime: the
-// earliest start time among the victims of the highest priority.
+// earliest start time among the victims of the highest priority. A victim
+// that is not in the cluster counts as started now.
 func (ev *evaluator) earliestStartOfHighest(c *preempt.Candidate, now time.Time) time.Time {
 	first := ev.podByKey[preempt.Key(c.Victims[0].Namespace, c.Victims[0].Name)]
 	earliest, highest := startTime(first, now), c.Victims[0].Priority
