@@ -1,0 +1,117 @@
+package fuzz
+
+// Decode reads a Spec from any bytes: each field takes the next byte,
+// reduced into its range; bytes past the end read as zero. Small inputs are
+// small problems (the first byte chooses 1 to 16 nodes), and every byte
+// string decodes. Encode writes a Spec back so that Decode(Encode(s)) is s
+// for every Spec that Decode can produce.
+func Decode(data []byte) Spec {
+	r := &byteReader{data: data}
+	var s Spec
+	n := 1 + r.intn(16)
+	for range n {
+		ns := NodeSpec{
+			CPU: r.intn(len(nodeCPUs)), Memory: r.intn(len(nodeMemGi)), Pods: r.intn(len(nodePods)),
+			Ephemeral: r.intn(len(nodeEphGi)), Foo: r.intn(len(nodeFoo)), Unresolvable: r.intn(5) == 4,
+		}
+		for range r.intn(8) {
+			ns.Bound = append(ns.Bound, r.pod(0))
+		}
+		s.Nodes = append(s.Nodes, ns)
+	}
+	for range r.intn(MaxNominated + 1) {
+		s.Nominated = append(s.Nominated, r.pod(n))
+	}
+	for range r.intn(MaxPDBs + 1) {
+		s.PDBs = append(s.PDBs, PDBSpec{
+			Namespace: r.intn(len(pdbNS)), Selector: r.intn(len(selectors)), App: r.intn(len(pdbApps)),
+			Allowed: r.intn(3), Disrupted: r.intn(9),
+		})
+	}
+	s.Preemptor = r.pod(0)
+	s.PreemptNever = r.intn(8) == 7
+	s.PreemptorNominated = r.intn(n + 1)
+	s.SameStart = r.intn(2) == 1
+	s.Offset = r.intn(2*n + 1)
+	s.Percentage = r.intn(len(percentages))
+	s.Absolute = r.intn(len(absolutes))
+	return s
+}
+
+type byteReader struct {
+	data []byte
+	pos  int
+}
+
+func (r *byteReader) intn(n int) int {
+	var b byte
+	if r.pos < len(r.data) {
+		b = r.data[r.pos]
+	}
+	r.pos++
+	return int(b) % n
+}
+
+func (r *byteReader) pod(nodes int) PodSpec {
+	ps := PodSpec{
+		Priority: r.intn(len(priorities)), CPU: r.intn(len(podCPUs)), Memory: r.intn(len(podMemMi)),
+		Ephemeral: r.intn(len(podEphGi)), Foo: r.intn(len(podFoo)), Port: r.intn(len(ports)),
+		App: r.intn(len(apps)), Start: r.intn(len(startMinute)), Namespace: r.intn(len(namespaces)),
+		Terminated: r.intn(len(terminated)),
+	}
+	if nodes > 0 {
+		ps.Node = r.intn(nodes)
+	}
+	return ps
+}
+
+// Encode is Decode's inverse on the Specs Decode produces (1 to 16 nodes,
+// at most 7 pods on a node).
+func Encode(s Spec) []byte {
+	var out []byte
+	put := func(v int) { out = append(out, byte(v)) }
+	flag := func(b bool, v int) {
+		if b {
+			put(v)
+		} else {
+			put(0)
+		}
+	}
+	pod := func(ps PodSpec, nominated bool) {
+		for _, v := range []int{ps.Priority, ps.CPU, ps.Memory, ps.Ephemeral, ps.Foo, ps.Port, ps.App, ps.Start, ps.Namespace, ps.Terminated} {
+			put(v)
+		}
+		if nominated {
+			put(ps.Node)
+		}
+	}
+	put(len(s.Nodes) - 1)
+	for _, ns := range s.Nodes {
+		for _, v := range []int{ns.CPU, ns.Memory, ns.Pods, ns.Ephemeral, ns.Foo} {
+			put(v)
+		}
+		flag(ns.Unresolvable, 4)
+		put(len(ns.Bound))
+		for _, ps := range ns.Bound {
+			pod(ps, false)
+		}
+	}
+	put(len(s.Nominated))
+	for _, ps := range s.Nominated {
+		pod(ps, true)
+	}
+	put(len(s.PDBs))
+	for _, p := range s.PDBs {
+		for _, v := range []int{p.Namespace, p.Selector, p.App, p.Allowed, p.Disrupted} {
+			put(v)
+		}
+	}
+	pod(s.Preemptor, false)
+	flag(s.PreemptNever, 7)
+	put(s.PreemptorNominated)
+	flag(s.SameStart, 1)
+	put(s.Offset)
+	put(s.Percentage)
+	put(s.Absolute)
+	return out
+}

@@ -1,0 +1,263 @@
+package fuzz
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// A Spec is a preemption problem as small indices into the tables below.
+// The rapid generator draws Specs, the fuzz decoder reads them from bytes,
+// and Build turns one into an Input: one domain, two drivers.
+type Spec struct {
+	Nodes     []NodeSpec
+	Nominated []PodSpec // Node: index of the node it is nominated to
+	PDBs      []PDBSpec
+	Preemptor PodSpec
+	// PreemptNever sets preemptionPolicy Never; PreemptorNominated is 1 +
+	// the index of the node the preemptor is nominated to, 0 for none.
+	PreemptNever       bool
+	PreemptorNominated int
+	// SameStart starts every pod at Base with priority 0 or 1 under a
+	// preemptor at 10, so that pickOneNodeForPreemption's criteria tie.
+	SameStart  bool
+	Offset     int
+	Percentage int // index into percentages
+	Absolute   int // index into absolutes
+}
+
+// NodeSpec is a node and the pods bound to it.
+type NodeSpec struct {
+	CPU, Memory, Pods, Ephemeral, Foo int // indices into the node tables
+	Unresolvable                      bool
+	Bound                             []PodSpec
+}
+
+// PodSpec is a pod; each field indexes its table.
+type PodSpec struct {
+	Node                                    int
+	Priority, CPU, Memory, Ephemeral, Foo   int
+	Port, App, Start, Namespace, Terminated int
+}
+
+// PDBSpec is a PodDisruptionBudget.
+type PDBSpec struct {
+	Namespace, Selector, App, Allowed, Disrupted int
+}
+
+// Limits of the domain.
+const (
+	MaxNodes      = 64
+	MaxPodsOnNode = 12
+	MaxNominated  = 5
+	MaxPDBs       = 4
+)
+
+// Base is the time every start time is relative to; requests use
+// Now = Base + 1h.
+var Base = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// ExtendedResource is the extended resource of generated clusters.
+const ExtendedResource = v1.ResourceName("example.com/foo")
+
+// The tables. Edge values first.
+var (
+	priorities     = []int32{0, math.MinInt32, math.MaxInt32, math.MinInt32 + 1, math.MaxInt32 - 1, -100, -1, 0, 1, 5, 5, 10, 100}
+	samePriorities = []int32{0, 0, 1}
+	nodeCPUs       = []int64{1000, 2000, 4000, 8000}
+	nodeMemGi      = []int64{1, 4, 16}
+	nodePods       = []int64{4, 8, 110}
+	nodeEphGi      = []int64{0, 10, 100}
+	nodeFoo        = []int64{0, 0, 1, 2, 4}
+	podCPUs        = []int64{0, 100, 250, 500, 1000, 1500, 3000}
+	podMemMi       = []int64{0, 256, 1024, 4096}
+	podEphGi       = []int64{0, 0, 1, 20}
+	podFoo         = []int64{0, 0, 0, 1, 2}
+	ports          = []v1.ContainerPort{{}, {}, {}, // mostly none
+		{ContainerPort: 80, HostPort: 80}, {ContainerPort: 80, HostPort: 8080},
+		{ContainerPort: 80, HostPort: 80, HostIP: "10.0.0.1"}, {ContainerPort: 80, HostPort: 80, HostIP: "10.0.0.2", Protocol: v1.ProtocolUDP},
+		{ContainerPort: 80, HostPort: 8080, Protocol: v1.ProtocolTCP}}
+	apps        = []string{"", "a", "b", "c"}
+	startMinute = []int{-1, 0, 0, 1, 2, 5, 10} // -1: no status.startTime
+	namespaces  = []string{"default", "default", "default", "other"}
+	terminated  = []int{0, 0, 0, 0, 0, 0, 0, 0, 1, 2} // 1: deleting, 2: deleting after preemption
+	pdbNS       = []string{"default", "default", "other"}
+	pdbApps     = []string{"a", "b", "c", "zzz"}
+	selectors   = []string{"labels", "labels", "nil", "empty", "invalid", "in"}
+	percentages = []int32{0, 1, 5, 10, 34, 50, 100}
+	absolutes   = []int32{0, 1, 2, 3, 5, 100}
+)
+
+// Build makes the Input of s. Indices out of range wrap around, so every
+// Spec builds.
+func (s Spec) Build() Input {
+	c := &preempt.Cluster{}
+	n := len(s.Nodes)
+	podCount := 0
+	newPod := func(ps PodSpec) *v1.Pod {
+		podCount++
+		p := s.pod(ps, fmt.Sprintf("p%d", podCount))
+		return p
+	}
+	filter := map[string]preempt.Code{}
+	for i, ns := range s.Nodes {
+		node := buildNode(ns, fmt.Sprintf("node-%02d", i))
+		c.Nodes = append(c.Nodes, node)
+		filter[node.Name] = preempt.Unschedulable
+		if ns.Unresolvable {
+			filter[node.Name] = preempt.UnschedulableAndUnresolvable
+		}
+		for _, ps := range ns.Bound {
+			p := newPod(ps)
+			p.Spec.NodeName = node.Name
+			p.Status.Phase = v1.PodRunning
+			c.Pods = append(c.Pods, p)
+		}
+	}
+	for _, ps := range s.Nominated {
+		p := newPod(ps)
+		p.DeletionTimestamp = nil
+		p.Status.Conditions = nil
+		p.Status.Phase = v1.PodPending
+		p.Status.NominatedNodeName = c.Nodes[at(ps.Node, n)].Name
+		c.Pods = append(c.Pods, p)
+	}
+	for i, ps := range s.PDBs {
+		c.PDBs = append(c.PDBs, buildPDB(ps, fmt.Sprintf("pdb-%d", i), podCount))
+	}
+
+	pod := s.pod(s.Preemptor, "preemptor")
+	pod.Namespace, pod.UID = "default", "uid-preemptor"
+	pod.DeletionTimestamp = nil
+	pod.Status = v1.PodStatus{Phase: v1.PodPending}
+	if s.SameStart {
+		prio := int32(10)
+		pod.Spec.Priority = &prio
+	}
+	if s.PreemptNever {
+		never := v1.PreemptNever
+		pod.Spec.PreemptionPolicy = &never
+	}
+	if k := at(s.PreemptorNominated, n+1); k > 0 {
+		pod.Status.NominatedNodeName = c.Nodes[k-1].Name
+	}
+	cfg := preempt.Config{
+		MinCandidateNodesPercentage: percentages[at(s.Percentage, len(percentages))],
+		MinCandidateNodesAbsolute:   absolutes[at(s.Absolute, len(absolutes))],
+	}
+	if cfg.MinCandidateNodesPercentage == 0 && cfg.MinCandidateNodesAbsolute == 0 {
+		cfg.MinCandidateNodesAbsolute = 1 // both zero is invalid
+	}
+	req := &preempt.Request{Pod: pod, Filter: filter, Config: cfg, Offset: int32(at(s.Offset, 2*n+1)), Now: Base.Add(time.Hour)}
+	return Input{Cluster: c, Request: req}
+}
+
+// at wraps i into [0, n).
+func at(i, n int) int {
+	if n <= 0 {
+		return 0
+	}
+	i %= n
+	if i < 0 {
+		i += n
+	}
+	return i
+}
+
+func pick[T any](table []T, i int) T { return table[at(i, len(table))] }
+
+func buildNode(ns NodeSpec, name string) *v1.Node {
+	alloc := v1.ResourceList{
+		v1.ResourceCPU:    *resource.NewMilliQuantity(pick(nodeCPUs, ns.CPU), resource.DecimalSI),
+		v1.ResourceMemory: *resource.NewQuantity(pick(nodeMemGi, ns.Memory)<<30, resource.BinarySI),
+		v1.ResourcePods:   *resource.NewQuantity(pick(nodePods, ns.Pods), resource.DecimalSI),
+	}
+	if eph := pick(nodeEphGi, ns.Ephemeral); eph > 0 {
+		alloc[v1.ResourceEphemeralStorage] = *resource.NewQuantity(eph<<30, resource.BinarySI)
+	}
+	if foo := pick(nodeFoo, ns.Foo); foo > 0 {
+		alloc[ExtendedResource] = *resource.NewQuantity(foo, resource.DecimalSI)
+	}
+	return &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name)},
+		Status:     v1.NodeStatus{Allocatable: alloc, Capacity: alloc},
+	}
+}
+
+func (s Spec) pod(ps PodSpec, name string) *v1.Pod {
+	ns := pick(namespaces, ps.Namespace)
+	prio := pick(priorities, ps.Priority)
+	if s.SameStart {
+		prio = pick(samePriorities, ps.Priority)
+	}
+	req := v1.ResourceList{}
+	if cpu := pick(podCPUs, ps.CPU); cpu > 0 {
+		req[v1.ResourceCPU] = *resource.NewMilliQuantity(cpu, resource.DecimalSI)
+	}
+	if mem := pick(podMemMi, ps.Memory); mem > 0 {
+		req[v1.ResourceMemory] = *resource.NewQuantity(mem<<20, resource.BinarySI)
+	}
+	if eph := pick(podEphGi, ps.Ephemeral); eph > 0 {
+		req[v1.ResourceEphemeralStorage] = *resource.NewQuantity(eph<<30, resource.BinarySI)
+	}
+	if foo := pick(podFoo, ps.Foo); foo > 0 {
+		req[ExtendedResource] = *resource.NewQuantity(foo, resource.DecimalSI)
+	}
+	ctr := v1.Container{Name: "c", Image: "pause", Resources: v1.ResourceRequirements{Requests: req}}
+	if port := pick(ports, ps.Port); port.HostPort > 0 {
+		ctr.Ports = []v1.ContainerPort{port}
+	}
+	p := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-" + ns + "-" + name)},
+		Spec:       v1.PodSpec{Priority: &prio, SchedulerName: v1.DefaultSchedulerName, Containers: []v1.Container{ctr}},
+	}
+	if app := pick(apps, ps.App); app != "" {
+		p.Labels = map[string]string{"app": app}
+	}
+	if m := pick(startMinute, ps.Start); m >= 0 {
+		st := metav1.NewTime(Base.Add(time.Duration(m) * time.Minute))
+		if s.SameStart {
+			st = metav1.NewTime(Base)
+		}
+		p.Status.StartTime = &st
+	}
+	if t := pick(terminated, ps.Terminated); t > 0 {
+		dt := metav1.NewTime(Base.Add(50 * time.Minute))
+		p.DeletionTimestamp = &dt
+		if t == 2 {
+			p.Status.Conditions = []v1.PodCondition{{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler}}
+		}
+	}
+	return p
+}
+
+func buildPDB(ps PDBSpec, name string, podCount int) *policyv1.PodDisruptionBudget {
+	pdb := &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: pick(pdbNS, ps.Namespace), UID: types.UID("uid-" + name)},
+		Status:     policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: int32(at(ps.Allowed, 3))},
+	}
+	switch pick(selectors, ps.Selector) {
+	case "nil":
+	case "empty":
+		pdb.Spec.Selector = &metav1.LabelSelector{}
+	case "invalid":
+		pdb.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Bogus", Values: []string{"a"}}}}
+	case "in":
+		pdb.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{"a", "b"}}}}
+	default:
+		pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": pick(pdbApps, ps.App)}}
+	}
+	// Disrupted: 0 none, k lists pod p<k>.
+	if k := at(ps.Disrupted, podCount+1); k > 0 {
+		pdb.Status.DisruptedPods = map[string]metav1.Time{fmt.Sprintf("p%d", k): metav1.NewTime(Base)}
+	}
+	return pdb
+}
