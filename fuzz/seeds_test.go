@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -41,5 +42,26 @@ func TestRegressionEmptyVictimsNotNil(t *testing.T) {
 		if v == nil || len(v) != 0 || n != 0 || !st.IsSuccess() {
 			t.Errorf("%s: victims %#v, %d violations, status %+v; want an empty, non-nil list", impl.Name(), v, n, st)
 		}
+	}
+}
+
+// SelectCandidate on a candidate list the caller reordered in place gives
+// the reference's answer (optimized remembers scores of its own output).
+func TestSelectCandidateOnListReorderedInPlace(t *testing.T) {
+	s := Seeds()[0]
+	for i := range s.Nodes[0].Bound {
+		s.Nodes[0].Bound[i].Start = 6 // node-00's victims start last: it wins
+	}
+	in := s.Build()
+	ref, _ := reference.Impl{}.NewEvaluator(in.Cluster)
+	opt, _ := optimized.Impl{}.NewEvaluator(in.Cluster)
+	dr, err := opt.FindCandidates(context.Background(), in.Request)
+	if err != nil || len(dr.Candidates) != 3 {
+		t.Fatalf("%d candidates: %v", len(dr.Candidates), err)
+	}
+	slices.Reverse(dr.Candidates)
+	want, got := ref.SelectCandidate(dr.Candidates, in.Request), opt.SelectCandidate(dr.Candidates, in.Request)
+	if diff := cmp.Diff(want, got); diff != "" || got.Node != "node-00" {
+		t.Errorf("(-reference +optimized):\n%s (picked %s, want node-00)", diff, got.Node)
 	}
 }

@@ -144,6 +144,7 @@ func (ev *evaluator) output() preempt.DryRun {
 			total += len(dr.slots[i].res.victims)
 		}
 	}
+	ev.lastStart, ev.lastNodes, ev.lastLens = ev.lastStart[:0], ev.lastNodes[:0], ev.lastLens[:0]
 	if k := len(dr.nonViolating) + len(dr.violating); k > 0 {
 		victims := make([]preempt.Victim, 0, total)
 		out.Candidates = make([]preempt.Candidate, 0, k)
@@ -160,9 +161,13 @@ func (ev *evaluator) output() preempt.DryRun {
 					NumPDBViolations: int(sl.res.numViolations),
 					Victims:          victims[first:len(victims):len(victims)],
 				})
+				ev.lastStart = append(ev.lastStart, ev.dec.earliestStartOfHighest(sl.res.victims))
+				ev.lastNodes = append(ev.lastNodes, s.nodes[sl.node].Name)
+				ev.lastLens = append(ev.lastLens, len(sl.res.victims))
 			}
 		}
 	}
+	ev.lastCands, ev.lastNow = out.Candidates, ev.dec.now
 	if len(dr.failed) > 0 {
 		for _, i := range dr.failed { // visit order, as upstream's error list
 			if sl := &dr.slots[i]; sl.res.code == preempt.Success || sl.res.code == preempt.Error {
