@@ -16,6 +16,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/preemptbench/preemptbench/agreement"
+	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 	"github.com/preemptbench/preemptbench/scenario"
@@ -24,7 +25,7 @@ import (
 
 // Implementations are the implementations decide can run, by name; the
 // first is the one the others are compared with.
-var Implementations = []preempt.Implementation{reference.Impl{}, upstream.Impl{}}
+var Implementations = []preempt.Implementation{reference.Impl{}, upstream.Impl{}, optimized.Impl{}}
 
 func implByName(name string) (preempt.Implementation, bool) {
 	for _, impl := range Implementations {
