@@ -13,9 +13,21 @@ const (
 	ExitBadInput = 2
 )
 
-const usage = `usage: compare <command> [flags]
+const usage = `usage: compare [<command>] [flags]
+
+with no command: the default benchmark job (as compare bench): build the
+bench test binary once, run BenchmarkDecide (shape basic, 5, 500 and 5000
+nodes) for every implementation, interleaved, 6 rounds; print the tables and
+a verdict. The full suite is scripts/bench.sh.
 
 commands:
+  bench   [-bench NAMES] [-shape NAMES] [-nodes N,...] [-impl NAMES|all] [-count N] [-benchtime D] [-o text|markdown] [-raw FILE]
+          the default benchmark job, with its choices
+  stat    [-row P] [-col P] [-filter F] [-alpha A] [-o text|markdown|csv|json] FILE...
+          benchstat-style tables of benchmark results: a column per
+          implementation, ratios and p-values against reference and upstream
+  gate    -base FILE -head FILE [-max-time 5%] [-max-bytes 0%] [-max-allocs 0%] [-alpha 0.05] [-o text|markdown]
+          fail (exit 1) on a significant regression of head against base
   decide  -cluster FILE -pod FILE [-impl NAME|all] [-offset N] [-now RFC3339] [-o json|text]
           run the filter phase and preemption on a cluster and print the decision
   scenario -shape NAME -nodes N [-seed S] [-dir DIR]
@@ -26,10 +38,15 @@ commands:
 // Run executes the command line args and returns the exit code.
 func Run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return ExitBadInput
+		return runBench(nil, stdout, stderr)
 	}
 	switch args[0] {
+	case "bench":
+		return runBench(args[1:], stdout, stderr)
+	case "stat":
+		return runStat(args[1:], stdout, stderr)
+	case "gate":
+		return runGate(args[1:], stdout, stderr)
 	case "decide":
 		return runDecide(args[1:], stdout, stderr)
 	case "scenario":

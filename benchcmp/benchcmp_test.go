@@ -1,0 +1,262 @@
+package benchcmp
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCompare(t *testing.T) {
+	six := func(v ...float64) []float64 { return v }
+	for _, tc := range []struct {
+		name            string
+		base, new       []float64
+		alpha           float64
+		wantSignificant bool
+		wantExact       bool
+		wantP           float64 // checked when >= 0
+	}{
+		{"equal constants", six(100, 100, 100, 100, 100, 100), six(100, 100, 100, 100, 100, 100), 0.05, false, true, 1},
+		{"different constants", six(100, 100, 100, 100, 100, 100), six(101, 101, 101, 101, 101, 101), 0.05, true, true, 0.0021645021645021645},
+		// The U test cannot reach p < 0.001 with 6+6 samples; exact
+		// samples need no test.
+		{"different constants, tiny alpha", six(100, 100, 100, 100, 100, 100), six(101, 101, 101, 101, 101, 101), 0.001, true, true, -1},
+		{"different constants, 2 samples", six(100, 100), six(101, 101), 0.05, true, true, -1},
+		{"separated", six(10, 11, 12, 10.5, 11.5, 10.2), six(20, 21, 22, 20.5, 21.5, 20.2), 0.05, true, false, 0.0021645021645021645},
+		{"overlapping", six(10, 11, 12, 10.5, 11.5, 10.2), six(10.1, 11.1, 11.9, 10.4, 11.6, 10.3), 0.05, false, false, -1},
+		// One side varies: left to the U test, ties and all.
+		{"one side varies", six(100, 100, 100, 100, 100, 101), six(101, 101, 101, 101, 101, 101), 0.05, true, false, -1},
+		{"empty", nil, six(1), 0.05, false, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Compare(tc.base, tc.new, tc.alpha)
+			if c.Significant != tc.wantSignificant || c.Exact != tc.wantExact {
+				t.Errorf("Compare = %+v, want significant %v exact %v", c, tc.wantSignificant, tc.wantExact)
+			}
+			if tc.wantP >= 0 && math.Abs(c.P-tc.wantP) > 1e-12 {
+				t.Errorf("p = %v, want %v", c.P, tc.wantP)
+			}
+		})
+	}
+}
+
+func TestCompareLeavesInputsAlone(t *testing.T) {
+	base, new := []float64{3, 1, 2, 6, 5, 4}, []float64{9, 7, 8, 12, 11, 10}
+	Compare(base, new, 0.05)
+	Summarize(base, 0.95)
+	if diff := cmp.Diff([]float64{3, 1, 2, 6, 5, 4}, base); diff != "" {
+		t.Errorf("base changed (-want +got):\n%s", diff)
+	}
+}
+
+func TestParsePercent(t *testing.T) {
+	for in, want := range map[string]float64{"5%": 5, "5": 5, "0%": 0, "2.5%": 2.5, " 10% ": 10} {
+		if got, err := ParsePercent(in); err != nil || got != want {
+			t.Errorf("ParsePercent(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1%", "five", "5%%", "NaN", "Inf"} {
+		if _, err := ParsePercent(in); err == nil {
+			t.Errorf("ParsePercent(%q) succeeded", in)
+		}
+	}
+}
+
+func TestPairs(t *testing.T) {
+	for _, tc := range []struct {
+		cols []string
+		want []Pair
+	}{
+		{nil, []Pair{}},
+		{[]string{"reference"}, []Pair{}},
+		{[]string{"reference", "upstream"}, []Pair{{"upstream", "reference"}}},
+		{[]string{"upstream", "reference"}, []Pair{{"upstream", "reference"}}},
+		{[]string{"reference", "upstream", "optimized"}, []Pair{{"upstream", "reference"}, {"optimized", "reference"}, {"optimized", "upstream"}}},
+		{[]string{"upstream", "optimized"}, []Pair{{"optimized", "upstream"}}},
+		{[]string{"old", "new", "newer"}, []Pair{{"new", "old"}, {"newer", "old"}}},
+	} {
+		if diff := cmp.Diff(tc.want, pairs(tc.cols)); diff != "" {
+			t.Errorf("pairs(%q) (-want +got):\n%s", tc.cols, diff)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{FormatRatio(2.1234), "2.12x"},
+		{FormatRatio(0.52), "0.52x"},
+		{FormatRatio(0.0235), "0.0235x"},
+		{FormatRatio(1), "1.00x"},
+		{FormatRatio(8928.0 / 8927), "1.0001x"},
+		{FormatRatio(math.Inf(1)), "?"},
+		{FormatPct(30.01), "+30.01%"},
+		{FormatPct(-20), "-20.00%"},
+		{FormatPct(100.0 / 57575), "+0.0017%"},
+		{FormatPct(0), "+0.00%"},
+		{FormatValue(0.031016, "sec/op"), "31.02m"},
+		{FormatValue(1536, "B/op"), "1.500Ki"},
+		{Comparison{P: 0.0021, N1: 6, N2: 6}.FormatP(), "p=0.002 n=6"},
+		{Comparison{P: 0.5, N1: 6, N2: 5}.FormatP(), "p=0.500 n=6+5"},
+		{gateValue(8927, "allocs/op"), "8927"},
+		{gateValue(0.031016, "sec/op"), "31.02m"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+// results makes a benchmark file: each spec is "name unit v1 v2 ...", one
+// result line per value.
+func results(t *testing.T, specs ...string) *Results {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("goos: linux\n")
+	for _, s := range specs {
+		f := strings.Fields(s)
+		for _, v := range f[2:] {
+			fmt.Fprintf(&b, "Benchmark%s 1 %s %s\n", f[0], v, f[1])
+		}
+	}
+	rs, err := Read(strings.NewReader(b.String()), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+func TestGateVerdicts(t *testing.T) {
+	base := results(t,
+		"Slower ns/op 100 101 102 100 101 102",
+		"Faster ns/op 100 101 102 100 101 102",
+		"Slightly ns/op 100 101 102 100 101 102",
+		"Noise ns/op 100 101 102 100 101 102",
+		"Allocs allocs/op 5 5 5 5 5 5",
+		"Gone ns/op 1 1 1 1 1 1",
+	)
+	head := results(t,
+		"Slower ns/op 120 121 122 120 121 122",
+		"Faster ns/op 80 81 82 80 81 82",
+		"Slightly ns/op 103 104 105 103 104 105",
+		"Noise ns/op 101 100 102 101 100 102",
+		"Allocs allocs/op 6 6 6 6 6 6",
+		"New ns/op 1 1 1 1 1 1",
+	)
+	g := Gate("base", base, "head", head, DefaultGateOptions())
+	got := map[string]Verdict{}
+	for _, c := range g.Checks {
+		got[c.Benchmark+" "+c.Unit] = c.Verdict
+	}
+	want := map[string]Verdict{
+		"Slower sec/op":    Regression,
+		"Faster sec/op":    Improvement,
+		"Slightly sec/op":  WithinThreshold,
+		"Noise sec/op":     NoChange,
+		"Allocs allocs/op": Regression,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"Gone"}, g.OnlyBase); diff != "" {
+		t.Errorf("only in base (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"New"}, g.OnlyHead); diff != "" {
+		t.Errorf("only in head (-want +got):\n%s", diff)
+	}
+	if g.ExitCode() != GateRegression {
+		t.Errorf("exit %d, want %d", g.ExitCode(), GateRegression)
+	}
+}
+
+func TestGateBadInput(t *testing.T) {
+	six := "A ns/op 1 2 3 4 5 6"
+	for _, tc := range []struct {
+		name       string
+		base, head *Results
+		want       []string
+	}{
+		{"empty head", results(t, six), results(t), []string{"head: no benchmark results"}},
+		{"few samples", results(t, six), results(t, "A ns/op 1 2 3 4 5"), []string{"head: A has 5 samples, need at least 6"}},
+		{"few samples of an unmatched benchmark", results(t, six, "B ns/op 1"), results(t, six), []string{"base: B has 1 samples, need at least 6"}},
+		{"nothing in common", results(t, six), results(t, "B ns/op 1 2 3 4 5 6"), []string{"no benchmark is in both files"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := Gate("base", tc.base, "head", tc.head, DefaultGateOptions())
+			if diff := cmp.Diff(tc.want, g.Problems); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+			if g.ExitCode() != GateBadInput {
+				t.Errorf("exit %d, want %d", g.ExitCode(), GateBadInput)
+			}
+		})
+	}
+}
+
+func TestStatWarnsWhenCellsMerge(t *testing.T) {
+	// Two commits' results land in one cell: the residue tells.
+	in := "commit: a\n"
+	for range 3 {
+		in += "BenchmarkX/impl=reference 1 10 ns/op\n"
+	}
+	in += "commit: b\n"
+	for range 3 {
+		in += "BenchmarkX/impl=reference 1 20 ns/op\n"
+	}
+	rs, err := Read(strings.NewReader(in), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Stat(rs, DefaultStatOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := rep.Tables[0].Rows[0].Cells[0]
+	if diff := cmp.Diff([]string{"benchmarks vary in commit"}, cell.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	if cell.N != 6 {
+		t.Errorf("n = %d, want 6", cell.N)
+	}
+	if len(rep.Config) != 0 {
+		t.Errorf("config %v, want none shared", rep.Config)
+	}
+}
+
+func TestStatUnitOrder(t *testing.T) {
+	var b strings.Builder
+	for range 6 {
+		b.WriteString("BenchmarkX/impl=reference 1 5 victims/op 10 ns/op 7 allocs/op 8 B/op 3 candidates/op\n")
+	}
+	rs, err := Read(strings.NewReader(b.String()), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Stat(rs, DefaultStatOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var units []string
+	for _, tb := range rep.Tables {
+		units = append(units, tb.Unit)
+	}
+	if diff := cmp.Diff([]string{"sec/op", "B/op", "allocs/op", "victims/op", "candidates/op"}, units); diff != "" {
+		t.Errorf("units (-want +got):\n%s", diff)
+	}
+}
+
+func TestStatRejectsBadOptions(t *testing.T) {
+	rs := results(t, "X ns/op 1 2 3 4 5 6")
+	for _, opts := range []StatOptions{
+		{Row: ".fullname", Col: "/impl", Alpha: 0, Confidence: 0.95},
+		{Row: ".fullname", Col: "/impl", Alpha: 0.05, Confidence: 1},
+		{Row: ".fullname", Col: "/impl(", Alpha: 0.05, Confidence: 0.95},
+		{Row: ".fullname", Col: "/impl", Filter: "x:(", Alpha: 0.05, Confidence: 0.95},
+	} {
+		if _, err := Stat(rs, opts); err == nil {
+			t.Errorf("Stat(%+v) succeeded", opts)
+		}
+	}
+}

@@ -1,0 +1,83 @@
+// Package benchcmp turns Go benchmark results into what `compare stat`,
+// `compare gate` and the default `compare` job print: benchstat-style
+// tables (benchfmt to read, benchproc to project, benchmath to summarise and
+// compare) and a regression gate.
+//
+// Statistics are benchstat's: the center of a cell is the median, its range
+// the 95% confidence interval of the median, and two cells are compared
+// with the Mann-Whitney U test (benchmath.AssumeNothing). One rule is added
+// for samples without variance (allocs/op nearly always): see Compare.
+package benchcmp
+
+import (
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// Results are benchmark results read from one or more inputs.
+type Results struct {
+	Records []*benchfmt.Result
+	Units   benchfmt.UnitMetadataMap
+	// Warnings are the lines the reader could not parse.
+	Warnings []string
+}
+
+// ReadFiles reads Go benchmark format files; a path may be label=path, the
+// label then being the result's .file. A file that cannot be opened is an
+// error; unparsable lines are warnings.
+func ReadFiles(paths []string) (*Results, error) {
+	for _, p := range paths {
+		// benchfmt.Files opens files lazily; check them all first so the
+		// error names the file rather than depending on scan order.
+		_, path, ok := cutLabel(p)
+		if !ok {
+			path = p
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+	}
+	files := benchfmt.Files{Paths: paths, AllowLabels: true}
+	rs := &Results{}
+	for files.Scan() {
+		rs.add(files.Result())
+	}
+	if err := files.Err(); err != nil {
+		return nil, err
+	}
+	rs.Units = files.Units()
+	return rs, nil
+}
+
+func cutLabel(p string) (label, path string, ok bool) {
+	return strings.Cut(p, "=")
+}
+
+// Read reads results from r, whose .file is name.
+func Read(r io.Reader, name string) (*Results, error) {
+	rd := benchfmt.NewReader(r, name)
+	rs := &Results{}
+	for rd.Scan() {
+		rs.add(rd.Result())
+	}
+	if err := rd.Err(); err != nil {
+		return nil, err
+	}
+	rs.Units = rd.Units()
+	return rs, nil
+}
+
+func (rs *Results) add(rec benchfmt.Record) {
+	switch rec := rec.(type) {
+	case *benchfmt.SyntaxError:
+		rs.Warnings = append(rs.Warnings, rec.Error())
+	case *benchfmt.Result:
+		// The reader reuses its Result; keep a copy.
+		rs.Records = append(rs.Records, rec.Clone())
+	}
+}

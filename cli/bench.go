@@ -1,0 +1,328 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/preemptbench/preemptbench/bench"
+	"github.com/preemptbench/preemptbench/benchcmp"
+	"github.com/preemptbench/preemptbench/scenario"
+)
+
+// benchRunner builds and runs the bench test binary; tests replace it.
+type benchRunner interface {
+	// Build compiles the bench package's test binary to bin.
+	Build(ctx context.Context, bin string) error
+	// Run runs bin with args and returns its standard output.
+	Run(ctx context.Context, bin string, args []string) ([]byte, error)
+}
+
+var (
+	newBenchRunner = func() (benchRunner, error) {
+		root, err := moduleRoot()
+		return execRunner{root: root}, err
+	}
+	benchClock = time.Now
+)
+
+// execRunner runs `go test -c` and the binary in the module at root.
+type execRunner struct{ root string }
+
+func (r execRunner) Build(ctx context.Context, bin string) error {
+	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, "./bench")
+	cmd.Dir = r.root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go test -c ./bench: %v\n%s", err, out)
+	}
+	return nil
+}
+
+func (r execRunner) Run(ctx context.Context, bin string, args []string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = filepath.Join(r.root, "bench")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s %s: %v\n%s%s", filepath.Base(bin), strings.Join(args, " "), err, stdout.Bytes(), stderr.Bytes())
+	}
+	return stdout.Bytes(), nil
+}
+
+const modulePath = "github.com/preemptbench/preemptbench"
+
+var moduleLine = regexp.MustCompile(`(?m)^module\s+` + regexp.QuoteMeta(modulePath) + `\s*$`)
+
+// moduleRoot is the nearest directory up from the working directory whose
+// go.mod declares this module.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && moduleLine.Match(data) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("not inside the %s module (no go.mod declaring it above the working directory)", modulePath)
+		}
+		dir = parent
+	}
+}
+
+// benchRun is one run of the test binary: one sub-benchmark, once.
+type benchRun struct {
+	Stage, Shape, Impl string
+	Nodes, Round       int
+}
+
+func (r benchRun) name() string {
+	return fmt.Sprintf("%s/shape=%s/nodes=%d/impl=%s", r.Stage, r.Shape, r.Nodes, r.Impl)
+}
+
+// args are the test binary's flags: the sub-benchmark by an anchored
+// regular expression per level, once.
+func (r benchRun) args(benchtime string) []string {
+	q := regexp.QuoteMeta
+	pattern := fmt.Sprintf("^Benchmark%s$/^shape=%s$/^nodes=%d$/^impl=%s$", q(r.Stage), q(r.Shape), r.Nodes, q(r.Impl))
+	return []string{
+		"-test.run=^$", "-test.bench=" + pattern, "-test.count=1", "-test.benchtime=" + benchtime,
+		"-bench.shapes=" + r.Shape, "-bench.nodes=" + strconv.Itoa(r.Nodes),
+	}
+}
+
+// benchPlan interleaves the implementations: for each round, each stage,
+// shape and size, every implementation once (A B C A B C ...), so that
+// drift of a noisy machine spreads over all of them alike.
+func benchPlan(stages, shapes []string, nodes []int, impls []string, count int) []benchRun {
+	var plan []benchRun
+	for round := 1; round <= count; round++ {
+		for _, st := range stages {
+			for _, sh := range shapes {
+				for _, n := range nodes {
+					for _, im := range impls {
+						plan = append(plan, benchRun{Stage: st, Shape: sh, Impl: im, Nodes: n, Round: round})
+					}
+				}
+			}
+		}
+	}
+	return plan
+}
+
+func benchImplNames() []string {
+	var out []string
+	for _, impl := range bench.Impls {
+		out = append(out, impl.Name())
+	}
+	return out
+}
+
+// splitList splits a comma-separated flag, checking each item against
+// known ("all" is every known item).
+func splitList(flagName, v string, known []string) ([]string, error) {
+	if v == "all" {
+		return known, nil
+	}
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		if !slices.Contains(known, s) {
+			return nil, fmt.Errorf("-%s: unknown %q (known: %s, all)", flagName, s, strings.Join(known, ", "))
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// runBench is the default job: build the bench test binary once, run the
+// chosen benchmarks with the implementations interleaved, print the
+// comparison tables and a verdict.
+func runBench(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	stagesFlag := fs.String("bench", "Decide", "benchmarks, comma-separated: "+strings.Join(bench.Stages, ", ")+" or all")
+	shapesFlag := fs.String("shape", "basic", "shapes, comma-separated: "+strings.Join(scenario.Shapes(), ", ")+" or all")
+	nodesFlag := fs.String("nodes", "5,500,5000", "node counts, comma-separated")
+	implFlag := fs.String("impl", "all", "implementations, comma-separated: "+strings.Join(benchImplNames(), ", ")+" or all")
+	count := fs.Int("count", 6, "rounds: runs of each benchmark and implementation (at least 6 for a p-value below 0.05)")
+	benchtime := fs.String("benchtime", "1s", "-test.benchtime of each run")
+	output := fs.String("o", "text", "output: text or markdown")
+	raw := fs.String("raw", "", "file to write the raw results to (default: a new file in the temp directory)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: compare [bench] [flags]\n\n%s", benchHelp)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return ExitBadInput
+	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "compare: "+format+"\n", a...)
+		return ExitBadInput
+	}
+	if fs.NArg() > 0 {
+		return bad("unexpected arguments %q", fs.Args())
+	}
+	stages, err := splitList("bench", *stagesFlag, bench.Stages)
+	if err != nil {
+		return bad("%v", err)
+	}
+	shapes, err := splitList("shape", *shapesFlag, scenario.Shapes())
+	if err != nil {
+		return bad("%v", err)
+	}
+	impls, err := splitList("impl", *implFlag, benchImplNames())
+	if err != nil {
+		return bad("%v", err)
+	}
+	var nodes []int
+	for _, s := range strings.Split(*nodesFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return bad("-nodes: %q is not a positive node count", s)
+		}
+		if !slices.Contains(nodes, n) {
+			nodes = append(nodes, n)
+		}
+	}
+	if *count < 1 {
+		return bad("-count %d: need at least 1", *count)
+	}
+	if *output != "text" && *output != "markdown" {
+		return bad("-o must be text or markdown, not %q", *output)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	runner, err := newBenchRunner()
+	if err != nil {
+		return bad("%v", err)
+	}
+	tmp, err := os.MkdirTemp("", "preemptbench-compare-")
+	if err != nil {
+		return bad("%v", err)
+	}
+	defer os.RemoveAll(tmp)
+	start := benchClock()
+	elapsed := func() string {
+		d := benchClock().Sub(start).Round(time.Second)
+		return fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	bin := filepath.Join(tmp, "bench.test")
+	fmt.Fprintf(stderr, "compare: building the bench test binary (go test -c ./bench)\n")
+	if err := runner.Build(ctx, bin); err != nil {
+		return bad("%v", err)
+	}
+	plan := benchPlan(stages, shapes, nodes, impls, *count)
+	fmt.Fprintf(stderr, "compare: built in %s; %d runs: %d rounds of %d benchmarks x %d implementations, interleaved\n",
+		elapsed(), len(plan), *count, len(plan) / *count / len(impls), len(impls))
+	var results bytes.Buffer
+	width := len(strconv.Itoa(len(plan)))
+	for i, r := range plan {
+		fmt.Fprintf(stderr, "[%*d/%d %s] %s, round %d/%d\n", width, i+1, len(plan), elapsed(), r.name(), r.Round, *count)
+		out, err := runner.Run(ctx, bin, r.args(*benchtime))
+		if err != nil {
+			return bad("%v", err)
+		}
+		if !bytes.Contains(out, []byte("Benchmark"+r.name())) {
+			return bad("run of %s printed no result:\n%s", r.name(), out)
+		}
+		results.Write(out)
+	}
+	fmt.Fprintf(stderr, "compare: %d runs done in %s\n", len(plan), elapsed())
+
+	rawFile := *raw
+	if rawFile == "" {
+		f, err := os.CreateTemp("", "preemptbench-bench-*.txt")
+		if err != nil {
+			return bad("%v", err)
+		}
+		rawFile = f.Name()
+		f.Close()
+	}
+	if err := os.WriteFile(rawFile, results.Bytes(), 0o644); err != nil {
+		return bad("%v", err)
+	}
+	fmt.Fprintf(stderr, "compare: raw results in %s (go run ./compare stat %s)\n", rawFile, rawFile)
+
+	rs, err := benchcmp.Read(bytes.NewReader(results.Bytes()), "bench")
+	if err != nil {
+		return bad("%v", err)
+	}
+	rep, err := benchcmp.Stat(rs, benchcmp.DefaultStatOptions())
+	if err != nil {
+		return bad("%v", err)
+	}
+	if *output == "markdown" {
+		err = rep.WriteMarkdown(stdout)
+	} else {
+		err = rep.WriteText(stdout)
+	}
+	if err != nil {
+		return bad("%v", err)
+	}
+	fmt.Fprintf(stdout, "\nfull suite (every stage, 5 to 15000 nodes): scripts/bench.sh, then go run ./compare stat FILE\n")
+	for _, st := range stages {
+		row := fmt.Sprintf("%s/shape=%s/nodes=%d", st, shapes[0], slices.Max(nodes))
+		fmt.Fprintln(stdout, verdict(rep, row))
+	}
+	return ExitOK
+}
+
+// verdict names the fastest implementation on row (by median sec/op) and
+// its ratio to each other one, with the p-value.
+func verdict(rep *benchcmp.Report, row string) string {
+	t := rep.Table("sec/op")
+	if t == nil || t.Row(row) == nil {
+		return "verdict: no sec/op result for " + row
+	}
+	r := t.Row(row)
+	fastest := -1
+	for i, c := range r.Cells {
+		if c != nil && (fastest < 0 || c.Center < r.Cells[fastest].Center) {
+			fastest = i
+		}
+	}
+	f := r.Cells[fastest]
+	var parts []string
+	for i, c := range r.Cells {
+		if i == fastest || c == nil {
+			continue
+		}
+		cmp := benchcmp.Compare(c.Values, f.Values, benchcmp.DefaultAlpha)
+		p := fmt.Sprintf("p=%.3f", cmp.P)
+		if !cmp.Significant {
+			p += ", not significant"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", benchcmp.FormatRatio(cmp.Ratio), t.Columns[i], p))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("verdict: only %s ran on %s", t.Columns[fastest], row)
+	}
+	return fmt.Sprintf("verdict: %s is the fastest on %s: %s", t.Columns[fastest], row, strings.Join(parts, ", "))
+}
+
+const benchHelp = `With no command, compare runs the default benchmark job: it builds the
+bench test binary once, runs BenchmarkDecide (FindCandidates and
+SelectCandidate on a prepared snapshot) of shape basic at 5, 500 and 5000
+nodes for every implementation, interleaved (A B C A B C ...) for -count
+rounds, then prints benchstat-style tables and a verdict. For the full
+suite run scripts/bench.sh.
+
+`

@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/preemptbench/preemptbench/benchcmp"
+)
+
+// fakeRunner stands for the bench test binary: each run prints one result
+// line whose time depends on the implementation, the size and the round
+// (reference 1µs per node, upstream twice that), so the job's tables and
+// verdict are known in advance.
+type fakeRunner struct {
+	built  string
+	runs   []string // sub-benchmark of each run, in order
+	args   [][]string
+	failAt int    // 1-based run that fails, 0 for none
+	silent string // sub-benchmark whose run prints no result
+}
+
+var benchPattern = regexp.MustCompile(`^-test\.bench=\^Benchmark(\w+)\$/\^shape=(\w+)\$/\^nodes=(\d+)\$/\^impl=(\w+)\$$`)
+
+func (f *fakeRunner) Build(_ context.Context, bin string) error {
+	f.built = bin
+	return nil
+}
+
+func (f *fakeRunner) Run(_ context.Context, bin string, args []string) ([]byte, error) {
+	if bin != f.built {
+		return nil, fmt.Errorf("ran %s, built %s", bin, f.built)
+	}
+	var m []string
+	for _, a := range args {
+		if m = benchPattern.FindStringSubmatch(a); m != nil {
+			break
+		}
+	}
+	if m == nil {
+		return nil, fmt.Errorf("no anchored -test.bench in %q", args)
+	}
+	name := fmt.Sprintf("%s/shape=%s/nodes=%s/impl=%s", m[1], m[2], m[3], m[4])
+	f.runs = append(f.runs, name)
+	f.args = append(f.args, args)
+	if len(f.runs) == f.failAt {
+		return nil, errors.New("bench.test: signal: killed")
+	}
+	out := "goos: linux\ngoarch: amd64\npkg: github.com/preemptbench/preemptbench/bench\ncpu: Fake CPU\n"
+	if name == f.silent {
+		return []byte(out + "PASS\n"), nil
+	}
+	round := 0
+	for _, r := range f.runs {
+		if r == name {
+			round++
+		}
+	}
+	nodes, _ := strconv.Atoi(m[3])
+	ns := 1000*nodes + 7*round
+	allocs := 10 * nodes
+	switch m[4] {
+	case "upstream":
+		ns, allocs = 2*ns+5*round, 8*nodes
+	case "optimized":
+		ns, allocs = ns/40+3*round, 6
+	}
+	cands := min(nodes, max(100, nodes/10))
+	out += fmt.Sprintf("Benchmark%s-2\t%d\t%d ns/op\t%d candidates/op\t%d nodes-visited/op\t3.000 victims/op\t%d B/op\t%d allocs/op\nPASS\n",
+		name, 1e9/ns, ns, cands, cands, 100*allocs, allocs)
+	return []byte(out), nil
+}
+
+// fakeBench installs a fake runner and a clock that ticks a second a call.
+func fakeBench(t *testing.T, f *fakeRunner) {
+	t.Helper()
+	oldRunner, oldClock := newBenchRunner, benchClock
+	t.Cleanup(func() { newBenchRunner, benchClock = oldRunner, oldClock })
+	newBenchRunner = func() (benchRunner, error) { return f, nil }
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	benchClock = func() time.Time { now = now.Add(time.Second); return now }
+	t.Setenv("TMPDIR", t.TempDir())
+}
+
+// The default job (no arguments): BenchmarkDecide, shape basic, 5, 500 and
+// 5000 nodes, every implementation, 6 interleaved rounds.
+func TestBenchDefaultJobGolden(t *testing.T) {
+	f := &fakeRunner{}
+	fakeBench(t, f)
+	stdout, stderr, code := runCLI(t)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	var want []string
+	for range 6 {
+		for _, n := range []int{5, 500, 5000} {
+			for _, impl := range []string{"reference", "upstream", "optimized"} {
+				want = append(want, fmt.Sprintf("Decide/shape=basic/nodes=%d/impl=%s", n, impl))
+			}
+		}
+	}
+	if diff := cmp.Diff(want, f.runs); diff != "" {
+		t.Errorf("runs (-want +got):\n%s", diff)
+	}
+	raw := regexp.MustCompile(`\S*preemptbench-bench-\d+\.txt`)
+	checkGolden(t, "bench-default", fmt.Sprintf("exit: %d\n-- stdout --\n%s-- stderr --\n%s", code, stdout, raw.ReplaceAllString(stderr, "RAW")))
+}
+
+func TestBenchRunArgs(t *testing.T) {
+	r := benchRun{Stage: "SelectVictimsOnNode", Shape: "pdb", Impl: "reference", Nodes: 500, Round: 2}
+	want := []string{
+		"-test.run=^$", `-test.bench=^BenchmarkSelectVictimsOnNode$/^shape=pdb$/^nodes=500$/^impl=reference$`,
+		"-test.count=1", "-test.benchtime=2s", "-bench.shapes=pdb", "-bench.nodes=500",
+	}
+	if diff := cmp.Diff(want, r.args("2s")); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+}
+
+func TestBenchChoices(t *testing.T) {
+	f := &fakeRunner{}
+	fakeBench(t, f)
+	raw := t.TempDir() + "/raw.txt"
+	stdout, stderr, code := runCLI(t, "bench", "-bench", "FindCandidates,Decide", "-nodes", "50", "-impl", "upstream,reference", "-count", "6", "-o", "markdown", "-raw", raw)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	// Rounds outermost, implementations innermost, in flag order.
+	wantFirst := []string{
+		"FindCandidates/shape=basic/nodes=50/impl=upstream", "FindCandidates/shape=basic/nodes=50/impl=reference",
+		"Decide/shape=basic/nodes=50/impl=upstream", "Decide/shape=basic/nodes=50/impl=reference",
+		"FindCandidates/shape=basic/nodes=50/impl=upstream",
+	}
+	if diff := cmp.Diff(wantFirst, f.runs[:5]); diff != "" {
+		t.Errorf("first runs (-want +got):\n%s", diff)
+	}
+	if len(f.runs) != 24 {
+		t.Errorf("%d runs, want 24", len(f.runs))
+	}
+	for _, want := range []string{
+		"| sec/op | upstream | reference | upstream vs reference |",
+		"verdict: reference is the fastest on FindCandidates/shape=basic/nodes=50: 0.50x upstream (p=0.002)",
+		"verdict: reference is the fastest on Decide/shape=basic/nodes=50: 0.50x upstream (p=0.002)",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "raw results in "+raw) {
+		t.Errorf("stderr does not name the raw file %s:\n%s", raw, stderr)
+	}
+}
+
+func TestBenchFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		runner  fakeRunner
+		wantErr string
+	}{
+		{"unknown benchmark", []string{"bench", "-bench", "Decide,Nope"}, fakeRunner{}, `-bench: unknown "Nope"`},
+		{"unknown implementation", []string{"bench", "-impl", "fast"}, fakeRunner{}, `-impl: unknown "fast"`},
+		{"unknown shape", []string{"bench", "-shape", "round"}, fakeRunner{}, `-shape: unknown "round"`},
+		{"bad nodes", []string{"bench", "-nodes", "5,x"}, fakeRunner{}, `-nodes: "x" is not a positive node count`},
+		{"bad count", []string{"bench", "-count", "0"}, fakeRunner{}, "-count 0: need at least 1"},
+		{"bad output", []string{"bench", "-o", "csv"}, fakeRunner{}, `-o must be text or markdown, not "csv"`},
+		{"arguments", []string{"bench", "extra"}, fakeRunner{}, `unexpected arguments ["extra"]`},
+		{"failed run", []string{"bench", "-nodes", "5"}, fakeRunner{failAt: 3}, "signal: killed"},
+		{"no result", []string{"bench", "-nodes", "5"}, fakeRunner{silent: "Decide/shape=basic/nodes=5/impl=upstream"}, "run of Decide/shape=basic/nodes=5/impl=upstream printed no result"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fakeBench(t, &tc.runner)
+			_, stderr, code := runCLI(t, tc.args...)
+			if code != ExitBadInput || !strings.Contains(stderr, tc.wantErr) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr, ExitBadInput, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestVerdictWithoutResult(t *testing.T) {
+	if got, want := verdict(&benchcmp.Report{}, "Decide/shape=basic/nodes=5"), "verdict: no sec/op result for Decide/shape=basic/nodes=5"; got != want {
+		t.Errorf("verdict = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of the module in turn, each for DURATION.
+#
+#   scripts/fuzz.sh [DURATION]          DURATION defaults to 30s; any
+#                                       -fuzztime value (10s, 2m, 5000x)
+#
+# Targets are the `func FuzzX` that `go test -list` finds in each package.
+# A failing input is written under the package's testdata/fuzz/FuzzX/ by go
+# test; commit it to make it a regression test. Exit 0 when every target
+# passed (or there is none), 1 when one failed, 2 when a package does not
+# build.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+dur=${1:-30s}
+found=0
+failed=()
+for pkg in $(go list ./...); do
+  if ! list=$(go test -list '^Fuzz' "$pkg" 2>&1); then
+    echo "$list" >&2
+    echo "fuzz: $pkg does not build" >&2
+    exit 2
+  fi
+  for target in $(printf '%s\n' "$list" | grep '^Fuzz' || true); do
+    found=$((found + 1))
+    echo "=== fuzz $pkg $target for $dur"
+    if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$dur" "$pkg"; then
+      failed+=("$pkg $target")
+    fi
+  done
+done
+if [ "$found" = 0 ]; then
+  echo "fuzz: no fuzz targets (func FuzzX) found; nothing to do"
+  exit 0
+fi
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "fuzz: ${#failed[@]} of $found targets failed:"
+  printf '  %s\n' "${failed[@]}"
+  exit 1
+fi
+echo "fuzz: all $found targets passed ($dur each)"
