@@ -14,8 +14,10 @@ import (
 type slot struct {
 	node int32
 	res  result
-	done bool
 }
+
+// chunkSize is the number of nodes a parallel worker claims at a time.
+const chunkSize = 16
 
 // dryRun is the state of one DryRunPreemption, reused across decisions.
 type dryRun struct {
@@ -25,8 +27,11 @@ type dryRun struct {
 	failed       []int32
 	scratches    []*scratch
 
-	mu   sync.Mutex
-	cond *sync.Cond
+	mu        sync.Mutex
+	cond      *sync.Cond
+	chunkDone []bool // guarded by mu
+	next      atomic.Int64
+	stop      atomic.Bool
 }
 
 // defaultParallelFrom is the number of potential nodes from which the dry
@@ -74,45 +79,74 @@ func (ev *evaluator) run(d *decision, potential []int32, offset, numCandidates i
 		return
 	}
 
-	for i := range dr.slots {
-		dr.slots[i].done = false
+	// Parallel: the nodes are cut in chunks claimed in visit order by
+	// workers-1 goroutines and by this one; this goroutine also commits,
+	// chunk after chunk, in visit order, and stops at the same node as the
+	// sequential loop. Chunks claimed past that point are finished and
+	// dropped.
+	chunks := (n + chunkSize - 1) / chunkSize
+	if cap(dr.chunkDone) < chunks {
+		dr.chunkDone = make([]bool, chunks)
 	}
+	dr.chunkDone = dr.chunkDone[:chunks]
+	clear(dr.chunkDone)
 	if dr.cond == nil {
 		dr.cond = sync.NewCond(&dr.mu)
 	}
-	var next atomic.Int64
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	wg.Add(workers)
-	for w := range workers {
-		go dr.work(d, dr.scratches[w], &next, &stop, &wg, n, nodeAt)
-	}
-	for i := 0; i < n && !full(); i++ {
-		dr.mu.Lock()
-		for !dr.slots[i].done {
-			dr.cond.Wait()
+	dr.next.Store(0)
+	dr.stop.Store(false)
+	compute := func(c int, sc *scratch) {
+		for i := c * chunkSize; i < min(n, (c+1)*chunkSize); i++ {
+			dr.slots[i] = slot{node: nodeAt(i), res: d.selectVictims(nodeAt(i), sc)}
 		}
-		dr.mu.Unlock()
-		dr.commit(i, numCandidates)
-	}
-	stop.Store(true)
-	wg.Wait()
-}
-
-func (dr *dryRun) work(d *decision, sc *scratch, next *atomic.Int64, stop *atomic.Bool, wg *sync.WaitGroup, n int, nodeAt func(int) int32) {
-	defer wg.Done()
-	for !stop.Load() {
-		i := int(next.Add(1) - 1)
-		if i >= n {
-			return
-		}
-		node := nodeAt(i)
-		res := d.selectVictims(node, sc)
 		dr.mu.Lock()
-		dr.slots[i] = slot{node: node, res: res, done: true}
+		dr.chunkDone[c] = true
 		dr.cond.Broadcast()
 		dr.mu.Unlock()
 	}
+	var wg sync.WaitGroup
+	wg.Add(workers - 1)
+	for w := 1; w < workers; w++ {
+		go func(sc *scratch) {
+			defer wg.Done()
+			for !dr.stop.Load() {
+				c := int(dr.next.Add(1) - 1)
+				if c >= chunks {
+					return
+				}
+				compute(c, sc)
+			}
+		}(dr.scratches[w])
+	}
+	mine := dr.scratches[0]
+commit:
+	for c := 0; c < chunks; c++ {
+		for {
+			dr.mu.Lock()
+			done := dr.chunkDone[c]
+			dr.mu.Unlock()
+			if done {
+				break
+			}
+			if claimed := int(dr.next.Add(1) - 1); claimed < chunks {
+				compute(claimed, mine) // help rather than wait
+				continue
+			}
+			dr.mu.Lock()
+			for !dr.chunkDone[c] {
+				dr.cond.Wait()
+			}
+			dr.mu.Unlock()
+		}
+		for i := c * chunkSize; i < min(n, (c+1)*chunkSize); i++ {
+			if full() {
+				break commit
+			}
+			dr.commit(i, numCandidates)
+		}
+	}
+	dr.stop.Store(true)
+	wg.Wait()
 }
 
 // commit files slot i under candidates or failures.

@@ -44,6 +44,7 @@ type podKey struct{ namespace, name string }
 // built and may be shared by evaluators.
 type Snapshot struct {
 	nodes     []*v1.Node // in name order
+	names     []string   // the nodes' names, contiguous: the per-decision scan reads only these
 	nodeIndex map[string]int32
 
 	dims       int
@@ -127,8 +128,10 @@ func Prepare(c *preempt.Cluster) (*Snapshot, error) {
 	s := &Snapshot{nodeIndex: make(map[string]int32, len(c.Nodes)), scalarDims: map[v1.ResourceName]int32{}}
 	s.nodes = append([]*v1.Node(nil), c.Nodes...)
 	sort.Slice(s.nodes, func(i, j int) bool { return s.nodes[i].Name < s.nodes[j].Name })
+	s.names = make([]string, len(s.nodes))
 	for i, n := range s.nodes {
 		s.nodeIndex[n.Name] = int32(i)
+		s.names[i] = n.Name
 	}
 
 	// Dimensions: every scalar resource any node or pod names.
