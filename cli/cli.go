@@ -4,6 +4,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Exit codes.
@@ -55,6 +56,9 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return ExitOK
 	default:
+		if strings.HasPrefix(args[0], "-") { // `compare -count 10`: the default job's flags
+			return runBench(args, stdout, stderr)
+		}
 		fmt.Fprintf(stderr, "compare: unknown command %q\n%s", args[0], usage)
 		return ExitBadInput
 	}

@@ -41,7 +41,12 @@ type decision struct {
 	// wants lists cpu, memory, ephemeral storage, then scalars in name
 	// order: the order of NodeResourcesFit's reasons. Only non-zero wants.
 	wants []want
-	ports []hostPort
+	// dims and amounts are wants' dimensions and amounts, flat, for the
+	// hot loops; a scalar nothing in the cluster names maps to the zero
+	// column.
+	dims    []int32
+	amounts []int64
+	ports   []hostPort
 	// node-level filters
 	checkNodes         bool // some node-level filter can fail
 	toleratesUnsched   bool
@@ -82,6 +87,14 @@ func newDecision(s *Snapshot, pod *v1.Pod, now int64) *decision {
 	sort.Slice(scalars, func(i, j int) bool { return scalars[i].reason < scalars[j].reason })
 	d.wants = append(d.wants, scalars...)
 	d.resourceReasonsBig = len(d.wants) > 62
+	for _, w := range d.wants {
+		dim := w.dim
+		if dim < 0 {
+			dim = int32(s.dims - 1) // the zero column
+		}
+		d.dims = append(d.dims, dim)
+		d.amounts = append(d.amounts, w.amount)
+	}
 	d.ports = hostPortsOf(pod, nil)
 
 	d.toleratesUnsched = corev1helpers.TolerationsTolerateTaint(klog.Background(), pod.Spec.Tolerations,
@@ -182,10 +195,10 @@ func conflict(want hostPort, sets ...[]hostPort) bool {
 // addPod and removePod apply pod p to u.
 func (d *decision) addPod(u *nodeUse, p int32, sign int64) {
 	base := int(p) * d.s.dims
-	for i, w := range d.wants {
-		if w.dim >= 0 {
-			u.used[i] += sign * d.s.req[base+int(w.dim)]
-		}
+	req := d.s.req[base : base+d.s.dims]
+	used := u.used[:len(d.dims)]
+	for i, dim := range d.dims {
+		used[i] += sign * req[dim]
 	}
 	u.pods += sign
 	if len(d.ports) > 0 {
@@ -214,14 +227,13 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 		mask |= 1 << 63
 	}
 	base := int(n) * d.s.dims
-	for i, w := range d.wants {
-		var alloc int64
-		if w.dim >= 0 {
-			alloc = d.s.alloc[base+int(w.dim)]
-		}
-		if w.amount > alloc-(u.used[i]+nom.used[i]) {
+	alloc := d.s.alloc[base : base+d.s.dims]
+	used, nomUsed := u.used[:len(d.dims)], nom.used[:len(d.dims)]
+	for i, dim := range d.dims {
+		a, amount := alloc[dim], d.amounts[i]
+		if amount > a-(used[i]+nomUsed[i]) {
 			mask |= 1 << i
-			if w.amount > alloc {
+			if amount > a {
 				unresolvable = true
 			}
 		}
@@ -275,14 +287,13 @@ func (d *decision) moreImportant(a, b int32) bool {
 	if ta != tb {
 		return ta < tb
 	}
-	pa, pb := s.pods[a], s.pods[b]
-	if pa.Namespace != pb.Namespace {
-		return pa.Namespace < pb.Namespace
+	if s.podNS[a] != s.podNS[b] {
+		return s.podNS[a] < s.podNS[b]
 	}
-	if pa.Name != pb.Name {
-		return pa.Name < pb.Name
+	if s.podName[a] != s.podName[b] {
+		return s.podName[a] < s.podName[b]
 	}
-	return pa.UID < pb.UID
+	return s.podUID[a] < s.podUID[b]
 }
 
 // sortByImportance is an insertion sort: victim lists are short and this

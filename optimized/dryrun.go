@@ -27,9 +27,7 @@ type dryRun struct {
 	failed       []int32
 	scratches    []*scratch
 
-	mu        sync.Mutex
-	cond      *sync.Cond
-	chunkDone []bool // guarded by mu
+	chunkDone []atomic.Bool
 	next      atomic.Int64
 	stop      atomic.Bool
 }
@@ -86,12 +84,11 @@ func (ev *evaluator) run(d *decision, potential []int32, offset, numCandidates i
 	// dropped.
 	chunks := (n + chunkSize - 1) / chunkSize
 	if cap(dr.chunkDone) < chunks {
-		dr.chunkDone = make([]bool, chunks)
+		dr.chunkDone = make([]atomic.Bool, chunks)
 	}
 	dr.chunkDone = dr.chunkDone[:chunks]
-	clear(dr.chunkDone)
-	if dr.cond == nil {
-		dr.cond = sync.NewCond(&dr.mu)
+	for i := range dr.chunkDone {
+		dr.chunkDone[i].Store(false)
 	}
 	dr.next.Store(0)
 	dr.stop.Store(false)
@@ -99,10 +96,7 @@ func (ev *evaluator) run(d *decision, potential []int32, offset, numCandidates i
 		for i := c * chunkSize; i < min(n, (c+1)*chunkSize); i++ {
 			dr.slots[i] = slot{node: nodeAt(i), res: d.selectVictims(nodeAt(i), sc)}
 		}
-		dr.mu.Lock()
-		dr.chunkDone[c] = true
-		dr.cond.Broadcast()
-		dr.mu.Unlock()
+		dr.chunkDone[c].Store(true) // publishes the chunk's slots
 	}
 	var wg sync.WaitGroup
 	wg.Add(workers - 1)
@@ -121,22 +115,14 @@ func (ev *evaluator) run(d *decision, potential []int32, offset, numCandidates i
 	mine := dr.scratches[0]
 commit:
 	for c := 0; c < chunks; c++ {
-		for {
-			dr.mu.Lock()
-			done := dr.chunkDone[c]
-			dr.mu.Unlock()
-			if done {
-				break
-			}
+		// A chunk takes microseconds: help with the next unclaimed one, or
+		// yield, rather than sleep on a condition variable.
+		for !dr.chunkDone[c].Load() {
 			if claimed := int(dr.next.Add(1) - 1); claimed < chunks {
-				compute(claimed, mine) // help rather than wait
-				continue
+				compute(claimed, mine)
+			} else {
+				runtime.Gosched()
 			}
-			dr.mu.Lock()
-			for !dr.chunkDone[c] {
-				dr.cond.Wait()
-			}
-			dr.mu.Unlock()
 		}
 		for i := c * chunkSize; i < min(n, (c+1)*chunkSize); i++ {
 			if full() {
@@ -187,16 +173,15 @@ func (ev *evaluator) output() preempt.DryRun {
 				sl := &dr.slots[i]
 				first := len(victims)
 				for _, p := range sl.res.victims {
-					pod := s.pods[p]
-					victims = append(victims, preempt.Victim{Namespace: pod.Namespace, Name: pod.Name, Priority: s.priority[p]})
+					victims = append(victims, preempt.Victim{Namespace: s.podNS[p], Name: s.podName[p], Priority: s.priority[p]})
 				}
 				out.Candidates = append(out.Candidates, preempt.Candidate{
-					Node:             s.nodes[sl.node].Name,
+					Node:             s.names[sl.node],
 					NumPDBViolations: int(sl.res.numViolations),
 					Victims:          victims[first:len(victims):len(victims)],
 				})
 				ev.lastStart = append(ev.lastStart, ev.dec.earliestStartOfHighest(sl.res.victims))
-				ev.lastNodes = append(ev.lastNodes, s.nodes[sl.node].Name)
+				ev.lastNodes = append(ev.lastNodes, s.names[sl.node])
 				ev.lastLens = append(ev.lastLens, len(sl.res.victims))
 			}
 		}

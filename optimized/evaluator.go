@@ -98,11 +98,8 @@ func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult
 		}
 		u := &sc.use
 		base := int(n) * s.dims
-		for i, w := range d.wants {
-			u.used[i] = 0
-			if w.dim >= 0 {
-				u.used[i] = s.requested[base+int(w.dim)]
-			}
+		for i, dim := range d.dims {
+			u.used[i] = s.requested[base+int(dim)]
 		}
 		bound := s.bound[s.boundStart[n]:s.boundStart[n+1]]
 		u.pods = int64(len(bound))
@@ -202,8 +199,7 @@ func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request
 	}
 	ev.victimBuf = ev.victimBuf[:0]
 	for _, p := range r.victims {
-		pod := ev.s.pods[p]
-		ev.victimBuf = append(ev.victimBuf, preempt.Victim{Namespace: pod.Namespace, Name: pod.Name, Priority: ev.s.priority[p]})
+		ev.victimBuf = append(ev.victimBuf, preempt.Victim{Namespace: ev.s.podNS[p], Name: ev.s.podName[p], Priority: ev.s.priority[p]})
 	}
 	return ev.victimBuf, int(r.numViolations), preempt.Status{Code: preempt.Success}
 }

@@ -47,7 +47,7 @@ type Snapshot struct {
 	names     []string   // the nodes' names, contiguous: the per-decision scan reads only these
 	nodeIndex map[string]int32
 
-	dims       int
+	dims       int                       // cpu, memory, ephemeral, the scalars, and a zero column (dims-1)
 	scalarDims map[v1.ResourceName]int32 // scalar resource -> dimension
 	scalars    []v1.ResourceName         // dimension-fixedDims -> name, in name order
 
@@ -58,10 +58,18 @@ type Snapshot struct {
 
 	boundStart []int32 // node -> bound[boundStart[n]:boundStart[n+1]]
 	bound      []int32 // pod indices, cluster order per node
-	nomStart   []int32
-	nominated  []int32
+	// byImportance holds each node's bound pods sorted by importance when
+	// every one of them has a start time (the order then does not depend
+	// on Request.Now); presorted[n] says whether node n's slice is.
+	byImportance []int32
+	presorted    []bool
+	nomStart     []int32
+	nominated    []int32
 
 	pods        []*v1.Pod
+	podNS       []string // namespace, name and uid of each pod, contiguous:
+	podName     []string // building results and breaking ties read these,
+	podUID      []string // never the v1.Pod
 	priority    []int32
 	startNanos  []int64 // status.startTime, valid when hasStart
 	hasStart    []bool
@@ -159,7 +167,9 @@ func Prepare(c *preempt.Cluster) (*Snapshot, error) {
 	for i, name := range s.scalars {
 		s.scalarDims[name] = int32(fixedDims + i)
 	}
-	s.dims = fixedDims + len(s.scalars)
+	// One more dimension, zero everywhere, stands for a scalar resource the
+	// preemptor asks for and nothing in the cluster names.
+	s.dims = fixedDims + len(s.scalars) + 1
 
 	nn := len(s.nodes)
 	s.alloc = make([]int64, nn*s.dims)
@@ -175,6 +185,7 @@ func Prepare(c *preempt.Cluster) (*Snapshot, error) {
 
 	np := len(c.Pods)
 	s.pods = c.Pods
+	s.podNS, s.podName, s.podUID = make([]string, np), make([]string, np), make([]string, np)
 	s.priority = make([]int32, np)
 	s.startNanos = make([]int64, np)
 	s.hasStart = make([]bool, np)
@@ -196,6 +207,7 @@ func Prepare(c *preempt.Cluster) (*Snapshot, error) {
 	nomCount := make([]int32, nn+1)
 	for i, p := range c.Pods {
 		s.podIndex[podKey{p.Namespace, p.Name}] = int32(i)
+		s.podNS[i], s.podName[i], s.podUID[i] = p.Namespace, p.Name, string(p.UID)
 		s.priority[i] = corev1helpers.PodPriority(p)
 		if p.Status.StartTime != nil {
 			s.startNanos[i], s.hasStart[i] = p.Status.StartTime.UnixNano(), true
@@ -237,6 +249,22 @@ func Prepare(c *preempt.Cluster) (*Snapshot, error) {
 	}
 	s.boundStart, s.bound = csr(nn, boundCount, c.Pods, func(p *v1.Pod) (string, bool) { return p.Spec.NodeName, preempt.IsBound(p) }, s.nodeIndex)
 	s.nomStart, s.nominated = csr(nn, nomCount, c.Pods, func(p *v1.Pod) (string, bool) { return p.Status.NominatedNodeName, preempt.IsNominated(p) }, s.nodeIndex)
+
+	s.byImportance = append([]int32(nil), s.bound...)
+	s.presorted = make([]bool, nn)
+	noNow := &decision{s: s} // every pod sorted here has a start time
+	for n := range nn {
+		pods := s.byImportance[s.boundStart[n]:s.boundStart[n+1]]
+		s.presorted[n] = true
+		for _, p := range pods {
+			if !s.hasStart[p] {
+				s.presorted[n] = false
+			}
+		}
+		if s.presorted[n] {
+			sort.Slice(pods, func(i, j int) bool { return noNow.moreImportant(pods[i], pods[j]) })
+		}
+	}
 	return s, nil
 }
 

@@ -60,7 +60,7 @@ func (d *decision) nominatedUse(n int32, sc *scratch) {
 	nom.ports = nom.ports[:0]
 	s := d.s
 	for _, p := range s.nominated[s.nomStart[n]:s.nomStart[n+1]] {
-		if s.priority[p] < d.priority || s.pods[p].UID == d.pod.UID {
+		if s.priority[p] < d.priority || s.podUID[p] == string(d.pod.UID) {
 			continue
 		}
 		d.addPod(nom, p, 1)
@@ -73,11 +73,8 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 	u := &sc.use
 	// The node as it is, then without every lower-priority pod.
 	base := int(n) * s.dims
-	for i, w := range d.wants {
-		u.used[i] = 0
-		if w.dim >= 0 {
-			u.used[i] = s.requested[base+int(w.dim)]
-		}
+	for i, dim := range d.dims {
+		u.used[i] = s.requested[base+int(dim)]
 	}
 	bound := s.bound[s.boundStart[n]:s.boundStart[n+1]]
 	u.pods = int64(len(bound))
@@ -87,8 +84,14 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 			u.addPorts(s.ports[s.portStart[p]:s.portStart[p+1]])
 		}
 	}
+	// Potential victims, in importance order when the node's pods are
+	// presorted (removal order does not matter: sums and a port set).
 	sc.potential = sc.potential[:0]
-	for _, p := range bound {
+	ordered := bound
+	if s.presorted[n] {
+		ordered = s.byImportance[s.boundStart[n]:s.boundStart[n+1]]
+	}
+	for _, p := range ordered {
 		if s.priority[p] < d.priority {
 			sc.potential = append(sc.potential, p)
 			d.addPod(u, p, -1)
@@ -105,7 +108,9 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 		return result{code: code, reasons: r, mask: mask}
 	}
 
-	d.sortByImportance(sc.potential)
+	if !s.presorted[n] {
+		d.sortByImportance(sc.potential)
+	}
 	d.splitByPDBViolation(sc)
 
 	first := len(sc.victims)

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# What CI runs. Each step prints a header so a failure is easy to place.
+# What CI runs (.ci/run calls this). Each step prints a header and its time
+# so a failure, or a slow step, is easy to place. Needs only Go; the module
+# proxy provides the rest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n=== %s\n' "$*"; }
+start=$SECONDS
+step() { printf '\n=== %s (at %ds)\n' "$*" "$((SECONDS - start))"; }
 
 step "go version"
 go version
@@ -17,8 +20,24 @@ fi
 step "go vet ./..."
 go vet ./...
 
-step "tests (the README's test command)"
+step "tests: go test ./... (the README's test command)"
 go test ./...
 
 step "race tests on the core packages"
-go test -race ./preempt/... ./reference/... ./scenario/... ./cli/...
+go test -race ./preempt/... ./reference/... ./optimized/... ./agreement/... ./scenario/... ./cli/... ./benchcmp/...
+go test -race ./fuzz/... -rapid.checks=25
+
+step "fuzz targets, capped by iteration count"
+for target in FuzzPreempt FuzzSelectVictimsOnNode FuzzPickOneNode; do
+  go test ./fuzz -run '^$' -fuzz "^${target}\$" -fuzztime 3000x
+done
+
+step "benchmark smoke run (-benchtime=1x)"
+go test ./bench -run '^$' -bench . -benchtime=1x >/tmp/preemptbench-smoke.txt
+tail -n 3 /tmp/preemptbench-smoke.txt
+go run ./compare stat -row .name -col /impl /tmp/preemptbench-smoke.txt >/dev/null
+
+step "speed gate: optimized at least 10x reference on basic/5000, allocation budget held"
+go test ./bench -run '^TestSpeedRatioGate$' -bench.speedgate -v | grep -E 'basic/|^(--- |ok|FAIL)'
+
+step "done in $((SECONDS - start))s"
