@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -427,11 +428,19 @@ func TestNoUID(t *testing.T) {
 	p := preemptor()
 	p.UID = ""
 	req := &preempt.Request{Pod: p, Filter: allUnschedulable(c), Config: preempt.DefaultConfig(), Now: now}
-	d, err := preempt.Run(context.Background(), upstream.Impl{}, c, req)
+	// preempt.Run refuses the request before any implementation runs...
+	if _, err := preempt.Run(context.Background(), upstream.Impl{}, c, req); err == nil || !strings.Contains(err.Error(), "has no uid") {
+		t.Errorf("Run: err = %v, want the missing uid named", err)
+	}
+	// ...and the evaluator, called directly, answers with an Error status.
+	ev, err := upstream.Impl{}.NewEvaluator(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Status != preempt.Error || d.Message == "" || len(d.Actions) != 0 {
+	cs := preempt.NewClientset(c, p)
+	cs.ClearActions()
+	d := ev.Preempt(context.Background(), cs, req)
+	if d.Status != preempt.Error || d.Message == "" || len(preempt.Actions(cs.Actions())) != 0 {
 		t.Errorf("got %+v", d)
 	}
 }
