@@ -46,7 +46,7 @@ type decision struct {
 	// column.
 	dims    []int32
 	amounts []int64
-	ports   []hostPort
+	ports   []preempt.HostPort
 	// node-level filters
 	checkNodes         bool // some node-level filter can fail
 	toleratesUnsched   bool
@@ -60,7 +60,7 @@ func newDecision(s *Snapshot, pod *v1.Pod, now int64) *decision {
 	d := &decision{s: s, pod: pod, priority: corev1helpers.PodPriority(pod), now: now, resourceReasons: map[uint64][]string{}}
 	var r [fixedDims]int64
 	var scalars []want
-	for name, q := range incomingPodRequests(pod) {
+	for name, q := range preempt.IncomingPodRequests(pod) {
 		switch name {
 		case v1.ResourceCPU:
 			r[dimCPU] = q.MilliValue()
@@ -69,7 +69,7 @@ func newDecision(s *Snapshot, pod *v1.Pod, now int64) *decision {
 		case v1.ResourceEphemeralStorage:
 			r[dimEphemeral] = q.Value()
 		default:
-			if !isScalarResource(name) || q.Value() == 0 {
+			if !preempt.IsScalarResource(name) || q.Value() == 0 {
 				continue
 			}
 			dim, ok := s.scalarDims[name]
@@ -95,7 +95,7 @@ func newDecision(s *Snapshot, pod *v1.Pod, now int64) *decision {
 		d.dims = append(d.dims, dim)
 		d.amounts = append(d.amounts, w.amount)
 	}
-	d.ports = hostPortsOf(pod, nil)
+	d.ports = preempt.AppendHostPorts(nil, pod)
 
 	d.toleratesUnsched = corev1helpers.TolerationsTolerateTaint(klog.Background(), pod.Spec.Tolerations,
 		&v1.Taint{Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule}, false)
@@ -106,11 +106,6 @@ func newDecision(s *Snapshot, pod *v1.Pod, now int64) *decision {
 	}
 	d.checkNodes = d.checkAffinity || pod.Spec.NodeName != ""
 	return d
-}
-
-// incomingPodRequests is NodeResourcesFit's PreFilter computation.
-func incomingPodRequests(p *v1.Pod) v1.ResourceList {
-	return podRequests(p)
 }
 
 // nodeFilters runs NodeUnschedulable, NodeName, TaintToleration and
@@ -148,10 +143,10 @@ func (d *decision) nodeFilters(n int32) []string {
 type nodeUse struct {
 	used  []int64 // per want
 	pods  int64
-	ports []hostPort // a set, as upstream's HostPortInfo
+	ports []preempt.HostPort // a set, as upstream's HostPortInfo
 }
 
-func (u *nodeUse) addPorts(ps []hostPort) {
+func (u *nodeUse) addPorts(ps []preempt.HostPort) {
 	for _, p := range ps {
 		found := false
 		for _, q := range u.ports {
@@ -166,7 +161,7 @@ func (u *nodeUse) addPorts(ps []hostPort) {
 	}
 }
 
-func (u *nodeUse) removePorts(ps []hostPort) {
+func (u *nodeUse) removePorts(ps []preempt.HostPort) {
 	for _, p := range ps {
 		for i, q := range u.ports {
 			if q == p {
@@ -178,13 +173,10 @@ func (u *nodeUse) removePorts(ps []hostPort) {
 	}
 }
 
-func conflict(want hostPort, sets ...[]hostPort) bool {
+func conflict(want preempt.HostPort, sets ...[]preempt.HostPort) bool {
 	for _, set := range sets {
 		for _, used := range set {
-			if used.protocol != want.protocol || used.port != want.port {
-				continue
-			}
-			if want.ip == "0.0.0.0" || used.ip == "0.0.0.0" || used.ip == want.ip {
+			if want.Conflicts(used) {
 				return true
 			}
 		}

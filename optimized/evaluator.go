@@ -97,18 +97,7 @@ func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult
 			continue
 		}
 		u := &sc.use
-		base := int(n) * s.dims
-		for i, dim := range d.dims {
-			u.used[i] = s.requested[base+int(dim)]
-		}
-		bound := s.bound[s.boundStart[n]:s.boundStart[n+1]]
-		u.pods = int64(len(bound))
-		u.ports = u.ports[:0]
-		if len(d.ports) > 0 {
-			for _, p := range bound {
-				u.addPorts(s.ports[s.portStart[p]:s.portStart[p+1]])
-			}
-		}
+		d.loadNode(n, u)
 		d.nominatedUse(n, sc)
 		if code, r, mask := d.fits(n, u, &sc.nom); code != preempt.Success {
 			if r == nil {
@@ -297,57 +286,18 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 			return err
 		}
 	}
+	var lower []*v1.Pod
 	if n, ok := s.nodeIndex[c.Node]; ok {
 		prio := corev1helpers.PodPriority(pod)
 		for _, p := range s.nominated[s.nomStart[n]:s.nomStart[n+1]] {
-			np := s.pods[p]
-			if s.priority[p] >= prio || np.Status.NominatedNodeName == "" {
-				continue
+			if s.priority[p] < prio {
+				lower = append(lower, s.pods[p])
 			}
-			newStatus := np.Status.DeepCopy()
-			newStatus.NominatedNodeName = ""
-			_ = preempt.PatchPodStatus(ctx, cs, np, newStatus) // not critical, as upstream
 		}
 	}
-	newStatus := pod.Status.DeepCopy()
-	newStatus.NominatedNodeName = c.Node
-	return preempt.PatchPodStatus(ctx, cs, pod, newStatus)
+	return preempt.ClearAndNominate(ctx, cs, lower, pod, c.Node)
 }
 
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
-	d := preempt.Decision{Victims: []preempt.Victim{}, Candidates: []preempt.Candidate{}, NodeStatuses: []preempt.NodeStatus{}}
-	ok, msg := ev.PodEligibleToPreemptOthers(req)
-	d.Eligible = ok
-	if !ok {
-		d.Status, d.Message = preempt.Unschedulable, msg
-		return d
-	}
-	dr, err := ev.FindCandidates(ctx, req)
-	if dr.Candidates != nil {
-		d.Candidates = dr.Candidates
-	}
-	if dr.NodeStatuses != nil {
-		d.NodeStatuses = dr.NodeStatuses
-	}
-	if err == nil && len(dr.Errors) > 0 {
-		err = fmt.Errorf("%s", preempt.AggregateMessage(dr.Errors))
-	}
-	if err != nil && len(dr.Candidates) == 0 {
-		d.Status, d.Message = preempt.Error, err.Error()
-		return d
-	}
-	if len(dr.Candidates) == 0 {
-		d.Status, d.Message = preempt.Unschedulable, preempt.FitErrorMessage(len(ev.s.nodes), dr.NodeStatuses)
-		return d
-	}
-	best := ev.SelectCandidate(dr.Candidates, req)
-	if err := ev.PrepareCandidate(ctx, cs, best, req); err != nil {
-		d.Status, d.Message = preempt.Error, err.Error()
-		return d
-	}
-	d.Status = preempt.Success
-	d.NominatedNode = best.Node
-	d.Victims = best.Victims
-	d.NumPDBViolations = best.NumPDBViolations
-	return d
+	return preempt.PreemptWithStages(ctx, ev, cs, req, len(ev.s.nodes))
 }

@@ -14,11 +14,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	resourcehelper "k8s.io/component-helpers/resource"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
-	"k8s.io/kubernetes/pkg/features"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -31,12 +27,6 @@ const (
 	dimEphemeral
 	fixedDims
 )
-
-type hostPort struct {
-	ip       string
-	protocol string
-	port     int32
-}
 
 type podKey struct{ namespace, name string }
 
@@ -76,59 +66,11 @@ type Snapshot struct {
 	req         []int64 // pod*dims
 	terminating []bool  // being deleted because the scheduler preempted it
 	portStart   []int32
-	ports       []hostPort
+	ports       []preempt.HostPort
 	pdbStart    []int32 // pod -> pdbOf[pdbStart[p]:pdbStart[p+1]]
 	pdbOf       []int32 // matching PDBs that do not list the pod as disrupted
 	pdbAllowed  []int32
 	podIndex    map[podKey]int32
-}
-
-// isScalarResource is upstream's schedutil.IsScalarResourceName.
-func isScalarResource(name v1.ResourceName) bool {
-	return v1helper.IsExtendedResourceName(name) || v1helper.IsHugePageResourceName(name) ||
-		v1helper.IsPrefixedNativeResource(name) || v1helper.IsAttachableVolumeResourceName(name)
-}
-
-// placedPodRequests is what a pod counts for in a NodeInfo
-// (PodInfo.CalculateResource with v1.36.3's default feature gates).
-func placedPodRequests(p *v1.Pod) v1.ResourceList {
-	return resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{
-		UseStatusResources: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScaling),
-		InPlacePodLevelResourcesVerticalScalingEnabled: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodLevelResourcesVerticalScaling),
-		SkipPodLevelResources:                          !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
-		UseDRANodeAllocatableResourceClaimStatus:       utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources),
-	})
-}
-
-func hostPortsOf(p *v1.Pod, out []hostPort) []hostPort {
-	add := func(cp v1.ContainerPort) {
-		hp := hostPort{ip: cp.HostIP, protocol: string(cp.Protocol), port: cp.HostPort}
-		if hp.ip == "" {
-			hp.ip = "0.0.0.0"
-		}
-		if hp.protocol == "" {
-			hp.protocol = string(v1.ProtocolTCP)
-		}
-		out = append(out, hp)
-	}
-	for _, c := range p.Spec.InitContainers {
-		if c.RestartPolicy == nil || *c.RestartPolicy != v1.ContainerRestartPolicyAlways {
-			continue
-		}
-		for _, cp := range c.Ports {
-			if cp.HostPort > 0 {
-				add(cp)
-			}
-		}
-	}
-	for _, c := range p.Spec.Containers {
-		for _, cp := range c.Ports {
-			if cp.HostPort > 0 {
-				add(cp)
-			}
-		}
-	}
-	return out
 }
 
 // Prepare builds the snapshot of c, which must have passed Validate.
@@ -147,15 +89,15 @@ func Prepare(c *preempt.Cluster) (*Snapshot, error) {
 	seen := map[v1.ResourceName]bool{}
 	for _, n := range s.nodes {
 		for name := range n.Status.Allocatable {
-			if isScalarResource(name) {
+			if preempt.IsScalarResource(name) {
 				seen[name] = true
 			}
 		}
 	}
 	for i, p := range c.Pods {
-		podReqs[i] = placedPodRequests(p)
+		podReqs[i] = preempt.PlacedPodRequests(p)
 		for name := range podReqs[i] {
-			if isScalarResource(name) {
+			if preempt.IsScalarResource(name) {
 				seen[name] = true
 			}
 		}
@@ -213,8 +155,8 @@ func Prepare(c *preempt.Cluster) (*Snapshot, error) {
 			s.startNanos[i], s.hasStart[i] = p.Status.StartTime.UnixNano(), true
 		}
 		s.addList(s.req[i*s.dims:(i+1)*s.dims], podReqs[i], 1)
-		s.terminating[i] = terminatingByPreemption(p)
-		s.ports = hostPortsOf(p, s.ports)
+		s.terminating[i] = preempt.TerminatingByPreemption(p)
+		s.ports = preempt.AppendHostPorts(s.ports, p)
 		s.portStart[i+1] = int32(len(s.ports))
 		if len(p.Labels) > 0 {
 			for j, pdb := range c.PDBs {
@@ -302,24 +244,4 @@ func (s *Snapshot) addList(row []int64, rl v1.ResourceList, sign int64) {
 			}
 		}
 	}
-}
-
-func terminatingByPreemption(p *v1.Pod) bool {
-	if p.DeletionTimestamp == nil {
-		return false
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == v1.DisruptionTarget {
-			return c.Status == v1.ConditionTrue && c.Reason == v1.PodReasonPreemptionByScheduler
-		}
-	}
-	return false
-}
-
-// podRequests is NodeResourcesFit's PreFilter request of the pod being
-// scheduled.
-func podRequests(p *v1.Pod) v1.ResourceList {
-	return resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{
-		SkipPodLevelResources: !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
-	})
 }

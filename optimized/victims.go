@@ -67,11 +67,9 @@ func (d *decision) nominatedUse(n int32, sc *scratch) {
 	}
 }
 
-// selectVictims is SelectVictimsOnNode on node n.
-func (d *decision) selectVictims(n int32, sc *scratch) result {
+// loadNode sets u to node n with its bound pods, and returns them.
+func (d *decision) loadNode(n int32, u *nodeUse) []int32 {
 	s := d.s
-	u := &sc.use
-	// The node as it is, then without every lower-priority pod.
 	base := int(n) * s.dims
 	for i, dim := range d.dims {
 		u.used[i] = s.requested[base+int(dim)]
@@ -84,6 +82,15 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 			u.addPorts(s.ports[s.portStart[p]:s.portStart[p+1]])
 		}
 	}
+	return bound
+}
+
+// selectVictims is SelectVictimsOnNode on node n.
+func (d *decision) selectVictims(n int32, sc *scratch) result {
+	s := d.s
+	u := &sc.use
+	// The node as it is, then without every lower-priority pod.
+	bound := d.loadNode(n, u)
 	// Potential victims, in importance order when the node's pods are
 	// presorted (removal order does not matter: sums and a port set).
 	sc.potential = sc.potential[:0]

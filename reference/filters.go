@@ -75,7 +75,7 @@ func filterNodeAffinity(pod *v1.Pod, s *nodeState) preempt.Status {
 }
 
 func filterNodePorts(pod *v1.Pod, s *nodeState) preempt.Status {
-	for _, want := range hostPorts(pod) {
+	for _, want := range preempt.AppendHostPorts(nil, pod) {
 		if s.portConflict(want) {
 			return preempt.Status{Code: preempt.Unschedulable, Reasons: []string{reasonNodePorts}}
 		}

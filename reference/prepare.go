@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
@@ -33,15 +34,11 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 			return err
 		}
 	}
+	var lower []*v1.Pod
 	for _, np := range ev.nominated[c.Node] {
-		if corev1helpers.PodPriority(np) >= corev1helpers.PodPriority(pod) || np.Status.NominatedNodeName == "" {
-			continue
+		if corev1helpers.PodPriority(np) < corev1helpers.PodPriority(pod) {
+			lower = append(lower, np)
 		}
-		newStatus := np.Status.DeepCopy()
-		newStatus.NominatedNodeName = ""
-		_ = preempt.PatchPodStatus(ctx, cs, np, newStatus) // not critical, as upstream
 	}
-	newStatus := pod.Status.DeepCopy()
-	newStatus.NominatedNodeName = c.Node
-	return preempt.PatchPodStatus(ctx, cs, pod, newStatus)
+	return preempt.ClearAndNominate(ctx, cs, lower, pod, c.Node)
 }

@@ -118,25 +118,11 @@ func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (bool, str
 		return true, ""
 	}
 	for _, p := range ev.bound[nominated] {
-		if corev1helpers.PodPriority(p) < corev1helpers.PodPriority(pod) && terminatingByPreemption(p) {
+		if corev1helpers.PodPriority(p) < corev1helpers.PodPriority(pod) && preempt.TerminatingByPreemption(p) {
 			return false, "not eligible due to a terminating pod on the nominated node."
 		}
 	}
 	return true, ""
-}
-
-// terminatingByPreemption: being deleted, and the first DisruptionTarget
-// condition says the scheduler's preemption did it.
-func terminatingByPreemption(p *v1.Pod) bool {
-	if p.DeletionTimestamp == nil {
-		return false
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == v1.DisruptionTarget {
-			return c.Status == v1.ConditionTrue && c.Reason == v1.PodReasonPreemptionByScheduler
-		}
-	}
-	return false
 }
 
 func (ev *evaluator) FindCandidates(ctx context.Context, req *preempt.Request) (preempt.DryRun, error) {
@@ -395,41 +381,8 @@ func (ev *evaluator) earliestStartOfHighest(c *preempt.Candidate, now time.Time)
 	return earliest
 }
 
-// Preempt is Evaluator.Preempt followed by the nomination.
+// Preempt is Evaluator.Preempt over the stages above, followed by the
+// nomination.
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
-	d := preempt.Decision{Victims: []preempt.Victim{}, Candidates: []preempt.Candidate{}, NodeStatuses: []preempt.NodeStatus{}}
-	ok, msg := ev.PodEligibleToPreemptOthers(req)
-	d.Eligible = ok
-	if !ok {
-		d.Status, d.Message = preempt.Unschedulable, msg
-		return d
-	}
-	dr, err := ev.FindCandidates(ctx, req)
-	if dr.Candidates != nil {
-		d.Candidates = dr.Candidates
-	}
-	if dr.NodeStatuses != nil {
-		d.NodeStatuses = dr.NodeStatuses
-	}
-	if err == nil && len(dr.Errors) > 0 {
-		err = fmt.Errorf("%s", preempt.AggregateMessage(dr.Errors))
-	}
-	if err != nil && len(dr.Candidates) == 0 {
-		d.Status, d.Message = preempt.Error, err.Error()
-		return d
-	}
-	if len(dr.Candidates) == 0 {
-		d.Status, d.Message = preempt.Unschedulable, preempt.FitErrorMessage(len(ev.nodes), dr.NodeStatuses)
-		return d
-	}
-	best := ev.SelectCandidate(dr.Candidates, req)
-	if err := ev.PrepareCandidate(ctx, cs, best, req); err != nil {
-		d.Status, d.Message = preempt.Error, err.Error()
-		return d
-	}
-	d.Status = preempt.Success
-	d.NominatedNode = best.Node
-	d.Victims = best.Victims
-	d.NumPDBViolations = best.NumPDBViolations
-	return d
+	return preempt.PreemptWithStages(ctx, ev, cs, req, len(ev.nodes))
 }

@@ -4,10 +4,8 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	resourcehelper "k8s.io/component-helpers/resource"
-	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
-	"k8s.io/kubernetes/pkg/features"
+
+	"github.com/preemptbench/preemptbench/preempt"
 )
 
 // resources is the scheduler's view of a resource vector: cpu in millicores,
@@ -18,13 +16,6 @@ type resources struct {
 	ephemeralStorage int64
 	allowedPods      int64
 	scalar           map[v1.ResourceName]int64
-}
-
-// isScalarResource is upstream's schedutil.IsScalarResourceName: extended,
-// hugepages, kubernetes.io-prefixed and attachable-volume resources.
-func isScalarResource(name v1.ResourceName) bool {
-	return v1helper.IsExtendedResourceName(name) || v1helper.IsHugePageResourceName(name) ||
-		v1helper.IsPrefixedNativeResource(name) || v1helper.IsAttachableVolumeResourceName(name)
 }
 
 // add adds a ResourceList, as upstream's framework.Resource.Add.
@@ -40,7 +31,7 @@ func (r *resources) add(rl v1.ResourceList, sign int64) {
 		case v1.ResourceEphemeralStorage:
 			r.ephemeralStorage += sign * q.Value()
 		default:
-			if isScalarResource(name) {
+			if preempt.IsScalarResource(name) {
 				if r.scalar == nil {
 					r.scalar = map[v1.ResourceName]int64{}
 				}
@@ -69,23 +60,10 @@ func (r resources) scalarNames() []v1.ResourceName {
 	return names
 }
 
-// placedPodRequests is what a pod in a NodeInfo counts for, as upstream's
-// PodInfo.CalculateResource computes it with v1.36.3's default feature gates.
-func placedPodRequests(p *v1.Pod) v1.ResourceList {
-	return resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{
-		UseStatusResources: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScaling),
-		InPlacePodLevelResourcesVerticalScalingEnabled: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodLevelResourcesVerticalScaling),
-		SkipPodLevelResources:                          !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
-		UseDRANodeAllocatableResourceClaimStatus:       utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources),
-	})
-}
-
 // incomingPodRequests is what NodeResourcesFit's PreFilter computes for the
 // pod being scheduled.
 func incomingPodRequests(p *v1.Pod) resources {
 	var r resources
-	r.add(resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{
-		SkipPodLevelResources: !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
-	}), 1)
+	r.add(preempt.IncomingPodRequests(p), 1)
 	return r
 }
