@@ -3,6 +3,7 @@ package benchcmp
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -258,5 +259,70 @@ func TestStatRejectsBadOptions(t *testing.T) {
 		if _, err := Stat(rs, opts); err == nil {
 			t.Errorf("Stat(%+v) succeeded", opts)
 		}
+	}
+}
+
+// The gate's false-alarm rate over many runs of unchanged code: 200 gates
+// of 20 benchmarks, each timed 10 times with 20% noise. The raw U test at
+// 0.05 would cry wolf in most gates; with the correction, at most about 5%
+// of the gates may (the family-wise alpha). A 30% slowdown of one benchmark
+// is caught in nearly every gate all the same.
+func TestGateMultipleComparisons(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	sample := func(center float64) []float64 {
+		out := make([]float64, 10)
+		for i := range out {
+			out[i] = center * (1 + 0.2*(rng.Float64()-0.5))
+		}
+		return out
+	}
+	gate := func(slowdown float64) (raw bool, g *GateResult) {
+		var base, head strings.Builder
+		for i := range 20 {
+			b, h := sample(1e6), sample(1e6)
+			if i == 0 {
+				h = sample(1e6 * slowdown)
+			}
+			if c := Compare(b, h, 0.05); c.Significant && c.Ratio > 1.05 {
+				raw = true
+			}
+			for k := range b {
+				fmt.Fprintf(&base, "BenchmarkX/n=%d-2\t1\t%.0f ns/op\n", i, b[k])
+				fmt.Fprintf(&head, "BenchmarkX/n=%d-2\t1\t%.0f ns/op\n", i, h[k])
+			}
+		}
+		br, err := Read(strings.NewReader(base.String()), "base")
+		if err != nil {
+			t.Fatal(err)
+		}
+		hr, err := Read(strings.NewReader(head.String()), "head")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw, Gate("base", br, "head", hr, DefaultGateOptions())
+	}
+	const trials = 200
+	rawAlarms, alarms, caught := 0, 0, 0
+	for range trials {
+		raw, g := gate(1)
+		if raw {
+			rawAlarms++
+		}
+		if g.ExitCode() != GatePass {
+			alarms++
+		}
+		if _, g := gate(1.3); g.ExitCode() == GateRegression {
+			caught++
+		}
+	}
+	t.Logf("unchanged code: raw U test alarms in %d of %d gates, corrected gate in %d; 30%% slowdown caught in %d", rawAlarms, trials, alarms, caught)
+	if alarms > trials/10 {
+		t.Errorf("the gate cried wolf in %d of %d runs of unchanged code", alarms, trials)
+	}
+	if rawAlarms < trials/4 {
+		t.Errorf("the raw test alarmed in only %d of %d runs: the noise model no longer shows the problem", rawAlarms, trials)
+	}
+	if caught < trials*95/100 {
+		t.Errorf("a 30%% slowdown was caught in only %d of %d runs", caught, trials)
 	}
 }

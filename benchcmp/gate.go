@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -160,26 +161,29 @@ func Gate(baseName string, base *Results, headName string, head *Results, opts G
 				g.Unpaired = append(g.Unpaired, fmt.Sprintf("%s of %s only in head", unit, name))
 				continue
 			}
-			c := Check{
+			g.Checks = append(g.Checks, Check{
 				Benchmark:  name,
 				Unit:       unit,
 				Base:       Summarize(bv, DefaultConfidence),
 				Head:       Summarize(hv, DefaultConfidence),
 				Comparison: Compare(bv, hv, opts.Alpha),
 				Threshold:  opts.threshold(unit),
-			}
-			pct := c.Comparison.ChangePct()
-			switch {
-			case !c.Comparison.Significant || pct == 0:
-				c.Verdict = NoChange
-			case pct < 0:
-				c.Verdict = Improvement
-			case pct > c.Threshold:
-				c.Verdict = Regression
-			default:
-				c.Verdict = WithinThreshold
-			}
-			g.Checks = append(g.Checks, c)
+			})
+		}
+	}
+	holm(g.Checks, opts.Alpha)
+	for i := range g.Checks {
+		c := &g.Checks[i]
+		pct := c.Comparison.ChangePct()
+		switch {
+		case !c.Comparison.Significant || pct == 0:
+			c.Verdict = NoChange
+		case pct < 0:
+			c.Verdict = Improvement
+		case pct > c.Threshold:
+			c.Verdict = Regression
+		default:
+			c.Verdict = WithinThreshold
 		}
 	}
 	for _, name := range h.names {
@@ -191,6 +195,28 @@ func Gate(baseName string, base *Results, headName string, head *Results, opts G
 		g.Problems = append(g.Problems, "no benchmark is in both files")
 	}
 	return g
+}
+
+// holm makes "significant" hold for the whole gate: a gate asks whether
+// anything regressed, so its checks are one family, and the Holm-Bonferroni
+// step-down keeps the chance of any false alarm below alpha however many
+// benchmarks and units are gated (with the U test on each alone, twenty
+// checks at 0.05 would cry wolf on most runs of unchanged code). Checks of
+// samples that do not vary (Exact) are not tests and keep their verdict.
+func holm(checks []Check, alpha float64) {
+	var tested []int
+	for i, c := range checks {
+		if !c.Comparison.Exact {
+			tested = append(tested, i)
+		}
+	}
+	sort.SliceStable(tested, func(a, b int) bool { return checks[tested[a]].Comparison.P < checks[tested[b]].Comparison.P })
+	rejecting := true
+	for k, i := range tested {
+		c := &checks[i].Comparison
+		rejecting = rejecting && c.P < alpha/float64(len(tested)-k)
+		c.Significant = rejecting
+	}
 }
 
 // Regressions are the failing checks.
@@ -221,7 +247,7 @@ func (g *GateResult) rule() string {
 	for _, u := range GatedUnits {
 		parts = append(parts, fmt.Sprintf("+%s%% %s", strconv.FormatFloat(g.Options.threshold(u), 'f', -1, 64), u))
 	}
-	return fmt.Sprintf("a regression is a change significant at p < %s and worse than %s",
+	return fmt.Sprintf("a regression is a change significant at p < %s (Holm-Bonferroni over the gate's checks) and worse than %s",
 		strconv.FormatFloat(g.Options.Alpha, 'f', -1, 64), strings.Join(parts, ", "))
 }
 

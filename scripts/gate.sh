@@ -12,7 +12,8 @@
 # build or run).
 #
 # Settings (environment):
-#   COUNT=6        runs of each side
+#   COUNT=10       runs of each side (the gate corrects for the number of
+#                  checks; ten runs keep its power for a 25% slowdown)
 #   BENCHTIME=1s   -test.benchtime
 #   BENCH='^BenchmarkDecide$/^shape=basic$/^nodes=(500|5000)$'
 #                  -test.bench regular expression of the gated benchmarks
@@ -30,7 +31,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 base_ref=${1:-HEAD~1}
-COUNT=${COUNT:-6}
+COUNT=${COUNT:-10}
 BENCHTIME=${BENCHTIME:-1s}
 BENCH=${BENCH:-'^BenchmarkDecide$/^shape=basic$/^nodes=(500|5000)$'}
 GATE_FLAGS=${GATE_FLAGS:-}
