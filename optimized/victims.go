@@ -16,12 +16,6 @@ type scratch struct {
 	epoch        uint32
 }
 
-func newScratch(d *decision) *scratch {
-	sc := &scratch{}
-	sc.reset(d)
-	return sc
-}
-
 // reset sizes the scratch for decision d and forgets the last dry run's
 // victims.
 func (sc *scratch) reset(d *decision) {

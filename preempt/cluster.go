@@ -5,6 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	resourcehelper "k8s.io/component-helpers/resource"
 )
@@ -34,13 +35,9 @@ func (c *Cluster) Validate() error {
 		if n == nil {
 			return fmt.Errorf("node #%d is nil", i)
 		}
-		if n.Name == "" {
-			return fmt.Errorf("node #%d has no name", i)
+		if _, err := register("node", i, &n.ObjectMeta, nodes); err != nil {
+			return err
 		}
-		if nodes[n.Name] {
-			return fmt.Errorf("node %q appears twice", n.Name)
-		}
-		nodes[n.Name] = true
 		if err := checkResourceList("node "+n.Name+" allocatable", n.Status.Allocatable); err != nil {
 			return err
 		}
@@ -52,14 +49,10 @@ func (c *Cluster) Validate() error {
 		if p == nil {
 			return fmt.Errorf("pod #%d is nil", i)
 		}
-		if p.Name == "" {
-			return fmt.Errorf("pod #%d has no name", i)
+		key, err := register("pod", i, &p.ObjectMeta, pods)
+		if err != nil {
+			return err
 		}
-		key := Key(p.Namespace, p.Name)
-		if pods[key] {
-			return fmt.Errorf("pod %s appears twice", key)
-		}
-		pods[key] = true
 		if p.UID == "" {
 			return fmt.Errorf("pod %s has no uid", key)
 		}
@@ -91,16 +84,29 @@ func (c *Cluster) Validate() error {
 		if pdb == nil {
 			return fmt.Errorf("poddisruptionbudget #%d is nil", i)
 		}
-		if pdb.Name == "" {
-			return fmt.Errorf("poddisruptionbudget #%d has no name", i)
+		if _, err := register("poddisruptionbudget", i, &pdb.ObjectMeta, pdbs); err != nil {
+			return err
 		}
-		key := Key(pdb.Namespace, pdb.Name)
-		if pdbs[key] {
-			return fmt.Errorf("poddisruptionbudget %s appears twice", key)
-		}
-		pdbs[key] = true
 	}
 	return nil
+}
+
+// register records object #i of kind in seen by its key (namespace/name,
+// or the quoted name of a cluster-scoped object) and fails on an empty or
+// repeated name.
+func register(kind string, i int, m *metav1.ObjectMeta, seen map[string]bool) (string, error) {
+	if m.Name == "" {
+		return "", fmt.Errorf("%s #%d has no name", kind, i)
+	}
+	key, shown := Key(m.Namespace, m.Name), Key(m.Namespace, m.Name)
+	if kind == "node" {
+		key, shown = m.Name, fmt.Sprintf("%q", m.Name)
+	}
+	if seen[key] {
+		return "", fmt.Errorf("%s %s appears twice", kind, shown)
+	}
+	seen[key] = true
+	return key, nil
 }
 
 // ValidatePod checks one pod's quantities and host ports.
