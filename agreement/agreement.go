@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -52,14 +53,14 @@ func Expected(ctx context.Context, refEv preempt.Evaluator, c *preempt.Cluster, 
 	}
 	i := slices.IndexFunc(ref.Candidates, func(c preempt.Candidate) bool { return c.Node == got.NominatedNode })
 	cand := ref.Candidates[i]
-	cs := preempt.NewClientset(c, req.Pod)
+	cs := harness.NewClientset(c, req.Pod)
 	cs.ClearActions()
 	if err := refEv.PrepareCandidate(ctx, cs, &cand, req); err != nil {
 		return ref, "", fmt.Errorf("reference PrepareCandidate(%s): %w", cand.Node, err)
 	}
 	want = ref
 	want.NominatedNode, want.Victims, want.NumPDBViolations = cand.Node, cand.Victims, cand.NumPDBViolations
-	want.Actions = preempt.Actions(cs.Actions())
+	want.Actions = harness.Actions(cs.Actions())
 	note = fmt.Sprintf("%s broke the final tie among the equal-best nodes %v at %s (map order); the reference takes list order, %s", other.Name(), ties, got.NominatedNode, ref.NominatedNode)
 	return want, note, nil
 }

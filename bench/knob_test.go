@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/reference"
+	"github.com/preemptbench/preemptbench/registry"
 )
 
 func TestParseKnob(t *testing.T) {
@@ -105,7 +105,7 @@ func TestFixture(t *testing.T) {
 		t.Error("FixtureFor(round) succeeded")
 	}
 
-	ev, err := EvaluatorFor(reference.Impl{}, f)
+	ev, err := EvaluatorFor(registry.Reference(), f)
 	if err != nil {
 		t.Fatal(err)
 	}

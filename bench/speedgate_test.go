@@ -7,9 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/reference"
+	"github.com/preemptbench/preemptbench/registry"
 )
 
 var speedGate = flag.Bool("bench.speedgate", false, "run TestSpeedRatioGate (CI does)")
@@ -51,7 +50,7 @@ func TestSpeedRatioGate(t *testing.T) {
 			}
 		}
 	}
-	ref, opt := decide(reference.Impl{}), decide(optimized.Impl{})
+	ref, opt := decide(registry.Reference()), decide(mustLookup(t, "optimized"))
 	var refNs, optNs []float64
 	var optAllocs int64
 	for range gateRounds { // interleaved: A B A B ...
@@ -78,4 +77,13 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func mustLookup(t *testing.T, name string) preempt.Implementation {
+	t.Helper()
+	impl, err := registry.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return impl
 }

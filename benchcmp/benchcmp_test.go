@@ -79,7 +79,7 @@ func TestPairs(t *testing.T) {
 		{[]string{"upstream", "optimized"}, []Pair{{"optimized", "upstream"}}},
 		{[]string{"old", "new", "newer"}, []Pair{{"new", "old"}, {"newer", "old"}}},
 	} {
-		if diff := cmp.Diff(tc.want, pairs(tc.cols)); diff != "" {
+		if diff := cmp.Diff(tc.want, pairs(tc.cols, []string{"reference", "upstream"})); diff != "" {
 			t.Errorf("pairs(%q) (-want +got):\n%s", tc.cols, diff)
 		}
 	}

@@ -20,6 +20,10 @@ import (
 type StatOptions struct {
 	Row, Col, Ignore, Filter string
 	Alpha, Confidence        float64
+	// Baselines are the columns the others are compared with, in this
+	// order, when present (the command passes registry.Baselines); when
+	// none is present, the first column is the baseline.
+	Baselines []string
 }
 
 // DefaultStatOptions: one column per implementation (/impl), one row per
@@ -28,10 +32,6 @@ type StatOptions struct {
 func DefaultStatOptions() StatOptions {
 	return StatOptions{Row: ".fullname", Col: "/impl", Ignore: "/gomaxprocs", Filter: "*", Alpha: DefaultAlpha, Confidence: DefaultConfidence}
 }
-
-// Baselines are the columns the others are compared with, in this order,
-// when present; when none is, the first column is the baseline.
-var Baselines = []string{"reference", "upstream"}
 
 // Report is the outcome of Stat: one table per unit.
 type Report struct {
@@ -103,7 +103,7 @@ type cellData struct {
 
 // Stat projects rs into tables: a table per unit, a row per Row key, a
 // column per Col key, and a comparison column for every column against
-// each baseline (see Baselines).
+// each baseline (see StatOptions.Baselines).
 func Stat(rs *Results, opts StatOptions) (*Report, error) {
 	if opts.Alpha <= 0 || opts.Alpha >= 1 {
 		return nil, fmt.Errorf("alpha %v is not in (0, 1)", opts.Alpha)
@@ -205,7 +205,7 @@ func buildTable(unit string, cells map[cellKey]*cellData, rows, cols []benchproc
 			}
 		}
 	}
-	t.Pairs = pairs(t.Columns)
+	t.Pairs = pairs(t.Columns, opts.Baselines)
 	for _, r := range tRows {
 		row := &Row{Name: r.StringValues(), Cells: make([]*Summary, len(tCols)), Comparisons: make([]*Comparison, len(t.Pairs))}
 		values := make([][]float64, len(tCols))
@@ -251,9 +251,9 @@ func columnLabel(k benchproc.Key) string {
 }
 
 // pairs compares every column with each baseline present.
-func pairs(cols []string) []Pair {
+func pairs(cols, baselines []string) []Pair {
 	var bases []string
-	for _, b := range Baselines {
+	for _, b := range baselines {
 		if slices.Contains(cols, b) {
 			bases = append(bases, b)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/preemptbench/preemptbench/bench"
 	"github.com/preemptbench/preemptbench/benchcmp"
+	"github.com/preemptbench/preemptbench/registry"
 	"github.com/preemptbench/preemptbench/scenario"
 )
 
@@ -124,13 +125,7 @@ func benchPlan(stages, shapes []string, nodes []int, impls []string, count int) 
 	return plan
 }
 
-func benchImplNames() []string {
-	var out []string
-	for _, impl := range bench.Impls {
-		out = append(out, impl.Name())
-	}
-	return out
-}
+func benchImplNames() []string { return registry.Names() }
 
 // splitList splits a comma-separated flag, checking each item against
 // known ("all" is every known item).
@@ -151,10 +146,36 @@ func splitList(flagName, v string, known []string) ([]string, error) {
 	return out, nil
 }
 
+// benchOptions are the default job's flags, checked.
+type benchOptions struct {
+	stages, shapes, impls []string
+	nodes                 []int
+	count                 int
+	benchtime, raw        string
+	markdown              bool
+}
+
 // runBench is the default job: build the bench test binary once, run the
 // chosen benchmarks with the implementations interleaved, print the
 // comparison tables and a verdict.
 func runBench(args []string, stdout, stderr io.Writer) int {
+	opts, err := parseBench(args, stderr)
+	if err == nil {
+		var rep *benchcmp.Report
+		if rep, err = runBenchJob(opts, stderr); err == nil {
+			err = renderBench(rep, opts, stdout)
+		}
+	}
+	if err != nil {
+		if err.Error() != "" {
+			fmt.Fprintf(stderr, "compare: %v\n", err)
+		}
+		return ExitBadInput
+	}
+	return ExitOK
+}
+
+func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	stagesFlag := fs.String("bench", "Decide", "benchmarks, comma-separated: "+strings.Join(bench.Stages, ", ")+" or all")
@@ -170,53 +191,52 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return ExitBadInput
+		return benchOptions{}, badInput{} // the flag package said why
 	}
-	bad := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "compare: "+format+"\n", a...)
-		return ExitBadInput
-	}
+	opts := benchOptions{count: *count, benchtime: *benchtime, raw: *raw, markdown: *output == "markdown"}
 	if fs.NArg() > 0 {
-		return bad("unexpected arguments %q", fs.Args())
+		return opts, badf("unexpected arguments %q", fs.Args())
 	}
-	stages, err := splitList("bench", *stagesFlag, bench.Stages)
-	if err != nil {
-		return bad("%v", err)
+	var err error
+	if opts.stages, err = splitList("bench", *stagesFlag, bench.Stages); err != nil {
+		return opts, err
 	}
-	shapes, err := splitList("shape", *shapesFlag, scenario.Shapes())
-	if err != nil {
-		return bad("%v", err)
+	if opts.shapes, err = splitList("shape", *shapesFlag, scenario.Shapes()); err != nil {
+		return opts, err
 	}
-	impls, err := splitList("impl", *implFlag, benchImplNames())
-	if err != nil {
-		return bad("%v", err)
+	if opts.impls, err = splitList("impl", *implFlag, benchImplNames()); err != nil {
+		return opts, err
 	}
-	var nodes []int
 	for _, s := range strings.Split(*nodesFlag, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n <= 0 {
-			return bad("-nodes: %q is not a positive node count", s)
+			return opts, badf("-nodes: %q is not a positive node count", s)
 		}
-		if !slices.Contains(nodes, n) {
-			nodes = append(nodes, n)
+		if !slices.Contains(opts.nodes, n) {
+			opts.nodes = append(opts.nodes, n)
 		}
 	}
 	if *count < 1 {
-		return bad("-count %d: need at least 1", *count)
+		return opts, badf("-count %d: need at least 1", *count)
 	}
 	if *output != "text" && *output != "markdown" {
-		return bad("-o must be text or markdown, not %q", *output)
+		return opts, badf("-o must be text or markdown, not %q", *output)
 	}
+	return opts, nil
+}
 
+// runBenchJob builds the bench binary, runs the plan, writes the raw
+// results and computes the comparison tables.
+func runBenchJob(opts benchOptions, stderr io.Writer) (*benchcmp.Report, error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	runner, err := newBenchRunner()
 	if err != nil {
-		return bad("%v", err)
+		return nil, err
 	}
 	tmp, err := os.MkdirTemp("", "preemptbench-compare-")
 	if err != nil {
-		return bad("%v", err)
+		return nil, err
 	}
 	defer os.RemoveAll(tmp)
 	start := benchClock()
@@ -227,62 +247,75 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	bin := filepath.Join(tmp, "bench.test")
 	fmt.Fprintf(stderr, "compare: building the bench test binary (go test -c ./bench)\n")
 	if err := runner.Build(ctx, bin); err != nil {
-		return bad("%v", err)
+		return nil, err
 	}
-	plan := benchPlan(stages, shapes, nodes, impls, *count)
+	plan := benchPlan(opts.stages, opts.shapes, opts.nodes, opts.impls, opts.count)
 	fmt.Fprintf(stderr, "compare: built in %s; %d runs: %d rounds of %d benchmarks x %d implementations, interleaved\n",
-		elapsed(), len(plan), *count, len(plan) / *count / len(impls), len(impls))
+		elapsed(), len(plan), opts.count, len(plan)/opts.count/len(opts.impls), len(opts.impls))
 	var results bytes.Buffer
 	width := len(strconv.Itoa(len(plan)))
 	for i, r := range plan {
-		fmt.Fprintf(stderr, "[%*d/%d %s] %s, round %d/%d\n", width, i+1, len(plan), elapsed(), r.name(), r.Round, *count)
-		out, err := runner.Run(ctx, bin, r.args(*benchtime))
+		fmt.Fprintf(stderr, "[%*d/%d %s] %s, round %d/%d\n", width, i+1, len(plan), elapsed(), r.name(), r.Round, opts.count)
+		out, err := runner.Run(ctx, bin, r.args(opts.benchtime))
 		if err != nil {
-			return bad("%v", err)
+			return nil, err
 		}
 		if !bytes.Contains(out, []byte("Benchmark"+r.name())) {
-			return bad("run of %s printed no result:\n%s", r.name(), out)
+			return nil, badf("run of %s printed no result:\n%s", r.name(), out)
 		}
 		results.Write(out)
 	}
 	fmt.Fprintf(stderr, "compare: %d runs done in %s\n", len(plan), elapsed())
-
-	rawFile := *raw
-	if rawFile == "" {
-		f, err := os.CreateTemp("", "preemptbench-bench-*.txt")
-		if err != nil {
-			return bad("%v", err)
-		}
-		rawFile = f.Name()
-		f.Close()
+	if err := writeRaw(opts.raw, results.Bytes(), stderr); err != nil {
+		return nil, err
 	}
-	if err := os.WriteFile(rawFile, results.Bytes(), 0o644); err != nil {
-		return bad("%v", err)
-	}
-	fmt.Fprintf(stderr, "compare: raw results in %s (go run ./compare stat %s)\n", rawFile, rawFile)
-
 	rs, err := benchcmp.Read(bytes.NewReader(results.Bytes()), "bench")
 	if err != nil {
-		return bad("%v", err)
+		return nil, err
 	}
-	rep, err := benchcmp.Stat(rs, benchcmp.DefaultStatOptions())
-	if err != nil {
-		return bad("%v", err)
+	return benchcmp.Stat(rs, statOptions())
+}
+
+// writeRaw keeps the raw results in file, or in a new temporary file.
+func writeRaw(file string, data []byte, stderr io.Writer) error {
+	if file == "" {
+		f, err := os.CreateTemp("", "preemptbench-bench-*.txt")
+		if err != nil {
+			return err
+		}
+		file = f.Name()
+		f.Close()
 	}
-	if *output == "markdown" {
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "compare: raw results in %s (go run ./compare stat %s)\n", file, file)
+	return nil
+}
+
+// statOptions are benchcmp's defaults with the registry's baselines.
+func statOptions() benchcmp.StatOptions {
+	o := benchcmp.DefaultStatOptions()
+	o.Baselines = registry.Baselines()
+	return o
+}
+
+func renderBench(rep *benchcmp.Report, opts benchOptions, stdout io.Writer) error {
+	var err error
+	if opts.markdown {
 		err = rep.WriteMarkdown(stdout)
 	} else {
 		err = rep.WriteText(stdout)
 	}
 	if err != nil {
-		return bad("%v", err)
+		return err
 	}
 	fmt.Fprintf(stdout, "\nfull suite (every stage, 5 to 15000 nodes): scripts/bench.sh, then go run ./compare stat FILE\n")
-	for _, st := range stages {
-		row := fmt.Sprintf("%s/shape=%s/nodes=%d", st, shapes[0], slices.Max(nodes))
+	for _, st := range opts.stages {
+		row := fmt.Sprintf("%s/shape=%s/nodes=%d", st, opts.shapes[0], slices.Max(opts.nodes))
 		fmt.Fprintln(stdout, verdict(rep, row))
 	}
-	return ExitOK
+	return nil
 }
 
 // verdict names the fastest implementation on row (by median sec/op) and

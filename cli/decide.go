@@ -16,16 +16,15 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/preemptbench/preemptbench/agreement"
-	"github.com/preemptbench/preemptbench/optimized"
+	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/reference"
+	"github.com/preemptbench/preemptbench/registry"
 	"github.com/preemptbench/preemptbench/scenario"
-	"github.com/preemptbench/preemptbench/upstream"
 )
 
-// Implementations are the implementations decide can run, by name; the
-// first is the one the others are compared with.
-var Implementations = []preempt.Implementation{reference.Impl{}, upstream.Impl{}, optimized.Impl{}}
+// Implementations are the implementations decide can run, by name
+// (registry.All); the first is the one the others are compared with.
+var Implementations = registry.All()
 
 func implByName(name string) (preempt.Implementation, bool) {
 	for _, impl := range Implementations {
@@ -44,6 +43,13 @@ func implNames() string {
 	return strings.Join(names, ", ")
 }
 
+// Outcome is what decide reports for one implementation: the filter phase
+// and, when the pod fits nowhere, the preemption decision.
+type Outcome struct {
+	Implementation string
+	harness.Result
+}
+
 // DecisionJSON is the JSON form of a decision, keys in this order.
 type DecisionJSON struct {
 	Implementation     string              `json:"implementation"`
@@ -58,7 +64,7 @@ type DecisionJSON struct {
 }
 
 // ToJSON converts an outcome, with every list non-nil.
-func ToJSON(o preempt.Outcome) DecisionJSON {
+func ToJSON(o Outcome) DecisionJSON {
 	d := o.Decision
 	out := DecisionJSON{
 		Implementation:     o.Implementation,
@@ -69,7 +75,7 @@ func ToJSON(o preempt.Outcome) DecisionJSON {
 		NumPDBViolations:   d.NumPDBViolations,
 		Victims:            append([]preempt.Victim{}, d.Victims...),
 		Candidates:         []preempt.Candidate{},
-		ClearedNominations: preempt.ClearedNominations(d.Actions),
+		ClearedNominations: harness.ClearedNominations(d.Actions),
 	}
 	sort.Strings(out.FeasibleNodes)
 	for _, c := range d.Candidates {
@@ -79,7 +85,39 @@ func ToJSON(o preempt.Outcome) DecisionJSON {
 	return out
 }
 
+// decideOptions are decide's flags, checked.
+type decideOptions struct {
+	clusterFile, podFile string
+	all                  bool // -impl all: the output is a list
+	impls                []preempt.Implementation
+	offset               int32
+	now                  time.Time
+	text                 bool
+	cfg                  preempt.Config
+}
+
+// badInput is an error on the command's input: exit code 2.
+type badInput struct{ msg string }
+
+func (e badInput) Error() string { return e.msg }
+
+func badf(format string, a ...any) error { return badInput{fmt.Sprintf(format, a...)} }
+
 func runDecide(args []string, stdout, stderr io.Writer) int {
+	opts, err := parseDecide(args, stderr)
+	if err == nil {
+		var res decideResult
+		if res, err = decide(opts, stderr); err == nil {
+			return renderDecide(res, opts, stdout, stderr)
+		}
+	}
+	if err != flag.ErrHelp && err.Error() != "" {
+		fmt.Fprintf(stderr, "compare decide: %v\n", err)
+	}
+	return ExitBadInput
+}
+
+func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	fs := flag.NewFlagSet("decide", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	clusterFile := fs.String("cluster", "", "cluster file: a kubectl List of nodes, pods and pdbs (YAML or JSON)")
@@ -91,145 +129,162 @@ func runDecide(args []string, stdout, stderr io.Writer) int {
 	pct := fs.Int("min-candidate-nodes-percentage", int(preempt.DefaultConfig().MinCandidateNodesPercentage), "DefaultPreemptionArgs.minCandidateNodesPercentage")
 	abs := fs.Int("min-candidate-nodes-absolute", int(preempt.DefaultConfig().MinCandidateNodesAbsolute), "DefaultPreemptionArgs.minCandidateNodesAbsolute")
 	if err := fs.Parse(args); err != nil {
-		return ExitBadInput
+		return decideOptions{}, badInput{} // the flag package said why
 	}
-	bad := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "compare decide: "+format+"\n", a...)
-		return ExitBadInput
+	opts := decideOptions{clusterFile: *clusterFile, podFile: *podFile, text: *output == "text", all: *implName == "all"}
+	switch {
+	case fs.NArg() > 0:
+		return opts, badf("unexpected arguments %q", fs.Args())
+	case *clusterFile == "" || *podFile == "":
+		return opts, badf("-cluster and -pod are required")
+	case *output != "json" && *output != "text":
+		return opts, badf("-o must be json or text, not %q", *output)
+	case *offset < 0 || *offset > 1<<31-1:
+		return opts, badf("-offset %d out of range 0..%d", *offset, 1<<31-1)
+	case *pct < -1<<31 || *pct > 1<<31-1 || *abs < -1<<31 || *abs > 1<<31-1:
+		return opts, badf("candidate settings out of int32 range")
 	}
-	if fs.NArg() > 0 {
-		return bad("unexpected arguments %q", fs.Args())
+	opts.offset = int32(*offset)
+	opts.cfg = preempt.Config{MinCandidateNodesPercentage: int32(*pct), MinCandidateNodesAbsolute: int32(*abs)}
+	if err := opts.cfg.Validate(); err != nil {
+		return opts, badf("invalid candidate settings: %v", err)
 	}
-	if *clusterFile == "" || *podFile == "" {
-		return bad("-cluster and -pod are required")
-	}
-	if *output != "json" && *output != "text" {
-		return bad("-o must be json or text, not %q", *output)
-	}
-	if *offset < 0 || *offset > 1<<31-1 {
-		return bad("-offset %d out of range 0..%d", *offset, 1<<31-1)
-	}
-	if *pct < -1<<31 || *pct > 1<<31-1 || *abs < -1<<31 || *abs > 1<<31-1 {
-		return bad("candidate settings out of int32 range")
-	}
-	cfg := preempt.Config{MinCandidateNodesPercentage: int32(*pct), MinCandidateNodesAbsolute: int32(*abs)}
-	if err := cfg.Validate(); err != nil {
-		return bad("invalid candidate settings: %v", err)
-	}
-	now := time.Now()
+	opts.now = time.Now()
 	if *nowFlag != "" {
 		t, err := time.Parse(time.RFC3339, *nowFlag)
 		if err != nil {
-			return bad("-now: %v", err)
+			return opts, badf("-now: %v", err)
 		}
-		now = t
+		opts.now = t
 	}
-	var impls []preempt.Implementation
-	if *implName == "all" {
-		impls = Implementations
+	if opts.all {
+		opts.impls = Implementations
 	} else {
 		impl, ok := implByName(*implName)
 		if !ok {
-			return bad("unknown implementation %q (known: %s, all)", *implName, implNames())
+			return opts, badf("unknown implementation %q (known: %s, all)", *implName, implNames())
 		}
-		impls = []preempt.Implementation{impl}
+		opts.impls = []preempt.Implementation{impl}
 	}
+	return opts, nil
+}
 
-	clusterData, err := os.ReadFile(*clusterFile)
+// load reads the cluster and the preemptor.
+func (opts decideOptions) load(stderr io.Writer) (*preempt.Cluster, *v1.Pod, error) {
+	clusterData, err := os.ReadFile(opts.clusterFile)
 	if err != nil {
-		return bad("%v", err)
+		return nil, nil, badf("%v", err)
 	}
-	cluster, err := scenario.LoadCluster(*clusterFile, clusterData)
+	cluster, err := scenario.LoadCluster(opts.clusterFile, clusterData)
 	if err != nil {
-		return bad("%v", err)
+		return nil, nil, badf("%v", err)
 	}
-	podData, err := os.ReadFile(*podFile)
+	podData, err := os.ReadFile(opts.podFile)
 	if err != nil {
-		return bad("%v", err)
+		return nil, nil, badf("%v", err)
 	}
-	pod, err := scenario.LoadPod(*podFile, podData)
+	pod, err := scenario.LoadPod(opts.podFile, podData)
 	if err != nil {
-		return bad("%v", err)
+		return nil, nil, badf("%v", err)
 	}
 	cluster = withoutPod(cluster, pod)
 	if err := cluster.Validate(); err != nil {
-		return bad("%v", err)
+		return nil, nil, badf("%v", err)
 	}
 	for _, f := range scenario.Unmodelled(pod) {
 		fmt.Fprintf(stderr, "compare decide: warning: pod %s uses %s, which the filters here do not model; the decision ignores it\n", preempt.Key(pod.Namespace, pod.Name), f)
 	}
+	return cluster, pod, nil
+}
 
-	var outcomes []preempt.Outcome
-	for _, impl := range impls {
-		o, err := preempt.Decide(context.Background(), impl, cluster, pod, cfg, int32(*offset), now)
+// decideResult is every implementation's decision (outs) and what each
+// must equal (wants: the first's, upstream's final tie reconciled), plus
+// the disagreements found on the way.
+type decideResult struct {
+	outs, wants []DecisionJSON
+	diffErrs    []string
+}
+
+func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
+	cluster, pod, err := opts.load(stderr)
+	if err != nil {
+		return decideResult{}, err
+	}
+	ctx := context.Background()
+	var outcomes []Outcome
+	for _, impl := range opts.impls {
+		r, err := harness.Decide(ctx, impl, cluster, pod, opts.cfg, opts.offset, opts.now)
 		if err != nil {
-			return bad("%s: %v", impl.Name(), err)
+			return decideResult{}, badf("%s: %v", impl.Name(), err)
 		}
-		outcomes = append(outcomes, o)
+		outcomes = append(outcomes, Outcome{Implementation: impl.Name(), Result: r})
 	}
-	var outs []DecisionJSON
+	var res decideResult
 	for _, o := range outcomes {
-		outs = append(outs, ToJSON(o))
+		res.outs = append(res.outs, ToJSON(o))
 	}
-	// The first implementation is the reference; the others are compared
-	// with what it decided, the final tie of upstream reconciled.
-	wants := make([]DecisionJSON, len(outs))
-	for i := range wants {
-		wants[i] = outs[0]
+	res.wants = make([]DecisionJSON, len(res.outs))
+	for i := range res.wants {
+		res.wants[i] = res.outs[0]
 	}
-	var diffErrs []string
+	ref := outcomes[0]
 	for i, o := range outcomes[1:] {
-		ref := outcomes[0]
 		if ref.Request == nil || o.Request == nil {
 			continue
 		}
-		refEv, err := impls[0].NewEvaluator(cluster)
+		refEv, err := opts.impls[0].NewEvaluator(cluster)
 		if err != nil {
-			return bad("%v", err)
+			return decideResult{}, badf("%v", err)
 		}
-		want, note, err := agreement.Expected(context.Background(), refEv, cluster, ref.Request, ref.Decision, o.Decision, impls[i+1])
+		want, note, err := agreement.Expected(ctx, refEv, cluster, ref.Request, ref.Decision, o.Decision, opts.impls[i+1])
 		if err != nil {
-			diffErrs = append(diffErrs, err.Error())
+			res.diffErrs = append(res.diffErrs, err.Error())
 			continue
 		}
 		if note != "" {
 			fmt.Fprintf(stderr, "compare decide: note: %s\n", note)
-			ref.Decision = want
-			wants[i+1] = ToJSON(ref)
+			reconciled := ref
+			reconciled.Decision = want
+			res.wants[i+1] = ToJSON(reconciled)
 		}
 	}
+	return res, nil
+}
 
+// renderDecide prints the decisions (JSON, or text for people) and, when
+// they differ, the diffs: on stderr with JSON, inline with text.
+func renderDecide(res decideResult, opts decideOptions, stdout, stderr io.Writer) int {
 	var buf bytes.Buffer
-	if *output == "json" {
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		var v any = outs[0]
-		if *implName == "all" {
-			v = outs
-		}
-		if err := enc.Encode(v); err != nil {
-			return bad("%v", err)
-		}
-	} else {
-		for _, o := range outs {
+	diffOut := io.Writer(&buf)
+	if opts.text {
+		for _, o := range res.outs {
 			writeText(&buf, o)
 		}
-	}
-	code := ExitOK
-	diffOut := io.Writer(&buf)
-	if *output == "json" {
+	} else {
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		var v any = res.outs[0]
+		if opts.all {
+			v = res.outs
+		}
+		if err := enc.Encode(v); err != nil {
+			fmt.Fprintf(stderr, "compare decide: %v\n", err)
+			return ExitBadInput
+		}
 		diffOut = stderr
 	}
-	for _, e := range diffErrs {
+	code := ExitOK
+	for _, e := range res.diffErrs {
 		fmt.Fprintf(diffOut, "%s\n", e)
 		code = ExitDiffer
 	}
-	for i, o := range outs[1:] {
+	first := res.outs[0].Implementation
+	for i, o := range res.outs[1:] {
 		name := o.Implementation
-		ref := wants[i+1]
-		ref.Implementation, o.Implementation = "", ""
-		if diff := cmp.Diff(ref, o); diff != "" {
-			fmt.Fprintf(diffOut, "%s differs from %s (-%s +%s):\n%s", name, outs[0].Implementation, outs[0].Implementation, name, diff)
+		want := res.wants[i+1]
+		want.Implementation, o.Implementation = "", ""
+		if diff := cmp.Diff(want, o); diff != "" {
+			fmt.Fprintf(diffOut, "%s differs from %s (-%s +%s):\n%s", name, first, first, name, diff)
 			code = ExitDiffer
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/preemptbench/preemptbench/benchcmp"
+	"github.com/preemptbench/preemptbench/registry"
 )
 
 // runStat prints benchstat-style tables of benchmark result files.
@@ -45,7 +46,7 @@ func runStat(args []string, stdout, stderr io.Writer) int {
 	if len(rs.Records) == 0 {
 		return bad("no benchmark results in %v", fs.Args())
 	}
-	rep, err := benchcmp.Stat(rs, benchcmp.StatOptions{Row: *row, Col: *col, Ignore: *ignore, Filter: *filter, Alpha: *alpha, Confidence: *confidence})
+	rep, err := benchcmp.Stat(rs, benchcmp.StatOptions{Row: *row, Col: *col, Ignore: *ignore, Filter: *filter, Alpha: *alpha, Confidence: *confidence, Baselines: registry.Baselines()})
 	if err != nil {
 		return bad("%v", err)
 	}

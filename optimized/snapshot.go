@@ -4,7 +4,7 @@
 // on several workers while committing results in visit order, so that it
 // returns exactly the sequential (reference) answer.
 //
-// The decision is the reference's for every input; fuzz/ proves it.
+// The decision is the reference's for every input; preempttest proves it.
 package optimized
 
 import (

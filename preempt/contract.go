@@ -212,8 +212,53 @@ func (f FilterResult) Codes() map[string]Code {
 }
 
 // Evaluator runs the stages of DefaultPreemption on one prepared cluster
-// snapshot. An Evaluator may be used for many requests, one at a time; it
-// never changes the cluster objects it was built from.
+// snapshot.
+//
+// # What an implementation may assume
+//
+//   - The Cluster it was built from passed Cluster.Validate, and every
+//     Request passed Request.Validate with a preemptor that is not in the
+//     cluster (Cluster.ValidatePreemptor). Neither the cluster's objects
+//     nor a request (its Pod and Filter map included) change while the
+//     evaluator is in use: an implementation may keep pointers to them.
+//   - Calls on one Evaluator are sequential: one request at a time. An
+//     implementation may parallelise inside a call, and different
+//     Evaluators (even on one snapshot) may run concurrently.
+//   - Stage arguments (potential nodes, candidate lists) may name nodes or
+//     pods that are not in the cluster; they are answered, not trusted.
+//
+// # What it must promise
+//
+//   - Inputs are read-only: no call modifies the cluster's objects, the
+//     Request (Pod, Filter, Config, ...) or a slice passed in (the
+//     candidates given to SelectCandidate, the potential nodes).
+//   - Answers depend only on the snapshot and the arguments: reusing an
+//     evaluator across requests gives the decisions fresh evaluators give,
+//     whatever the earlier requests were, and so does any GOMAXPROCS.
+//   - Determinism: every tie is broken by the rules of doc.go, except the
+//     final tie of SelectCandidate, which an implementation may break at
+//     random among equal-best candidates if it says so
+//     (agreement.RandomFinalTie, as upstream does).
+//
+// # Who owns what is returned
+//
+//   - The Victims slice SelectVictimsOnNode returns may live in a buffer
+//     the evaluator reuses: it is valid until the next call on the same
+//     Evaluator. Copy it to keep it (optimized does reuse it).
+//   - The *Candidate SelectCandidate returns may point into the slice it
+//     was given (it is one of its elements, unchanged).
+//   - Everything else returned (FilterResult, DryRun, Decision and the
+//     slices inside them) belongs to the caller and is never touched again
+//     by the evaluator.
+//
+// # What may be cached across requests
+//
+// Anything derived from the snapshot alone (indexes, sorted victims,
+// resource vectors). Work derived from a request may be cached only under
+// a key that changes whenever the answer could: optimized keys its
+// per-preemptor work by the *v1.Pod pointer and Request.Now, which is sound
+// because a pod passed in a request is never modified (above); the Filter
+// map, Config and Offset are read afresh on every call.
 type Evaluator interface {
 	// Filter runs the filter phase for pod: the nodes it fits (sorted by
 	// name) and the status of every other node (sorted by name). Filters:

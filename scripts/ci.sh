@@ -23,14 +23,17 @@ go vet ./...
 step "tests: go test ./... (the README's test command)"
 go test ./...
 
-step "race tests on the core packages"
-go test -race ./preempt/... ./reference/... ./optimized/... ./agreement/... ./scenario/... ./cli/... ./benchcmp/...
-go test -race ./fuzz/... -rapid.checks=25
+step "staticcheck"
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
+step "race tests: every package (go list ./...), properties shortened by -short"
+go test -race -short $(go list ./...)
+
+step "the out-of-tree example (examples/ownimpl, a module of its own)"
+(cd examples/ownimpl && go vet ./... && go test ./...)
 
 step "fuzz targets, capped by iteration count"
-for target in FuzzPreempt FuzzSelectVictimsOnNode FuzzPickOneNode; do
-  go test ./fuzz -run '^$' -fuzz "^${target}\$" -fuzztime 3000x
-done
+bash scripts/fuzz.sh 3000x
 
 step "benchmark smoke run (-benchtime=1x)"
 go test ./bench -run '^$' -bench . -benchtime=1x >/tmp/preemptbench-smoke.txt

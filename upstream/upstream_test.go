@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/upstream"
 )
@@ -120,7 +121,7 @@ func TestPreemptSmallCluster(t *testing.T) {
 				Offset: tc.offset,
 				Now:    now,
 			}
-			d, err := preempt.Run(context.Background(), upstream.Impl{}, c, req)
+			d, err := harness.Run(context.Background(), upstream.Impl{}, c, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,7 +160,7 @@ func TestPreemptAllCandidates(t *testing.T) {
 		}
 	}
 	req := &preempt.Request{Pod: preemptor(), Filter: allUnschedulable(c), Config: preempt.DefaultConfig(), Offset: 2, Now: now}
-	d, err := preempt.Run(context.Background(), upstream.Impl{}, c, req)
+	d, err := harness.Run(context.Background(), upstream.Impl{}, c, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestPreemptionPolicyNever(t *testing.T) {
 	never := v1.PreemptNever
 	p.Spec.PreemptionPolicy = &never
 	req := &preempt.Request{Pod: p, Filter: allUnschedulable(c), Config: preempt.DefaultConfig(), Now: now}
-	d, err := preempt.Run(context.Background(), upstream.Impl{}, c, req)
+	d, err := harness.Run(context.Background(), upstream.Impl{}, c, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestPreemptionPolicyNever(t *testing.T) {
 func TestNoResolvableNode(t *testing.T) {
 	c := smallCluster()
 	req := &preempt.Request{Pod: preemptor(), Config: preempt.DefaultConfig(), Now: now}
-	d, err := preempt.Run(context.Background(), upstream.Impl{}, c, req)
+	d, err := harness.Run(context.Background(), upstream.Impl{}, c, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestNoCandidate(t *testing.T) {
 	c := smallCluster()
 	p := pod("preemptor", "", 10, "5", "1Gi")
 	req := &preempt.Request{Pod: p, Filter: map[string]preempt.Code{"node-a": preempt.Unschedulable, "node-c": preempt.Unschedulable}, Config: preempt.DefaultConfig(), Now: now}
-	d, err := preempt.Run(context.Background(), upstream.Impl{}, c, req)
+	d, err := harness.Run(context.Background(), upstream.Impl{}, c, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +264,7 @@ func TestPDBViolation(t *testing.T) {
 		Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: 1},
 	}}
 	req := &preempt.Request{Pod: preemptor(), Filter: map[string]preempt.Code{"node-a": preempt.Unschedulable}, Config: preempt.DefaultConfig(), Now: now}
-	d, err := preempt.Run(context.Background(), upstream.Impl{}, c, req)
+	d, err := harness.Run(context.Background(), upstream.Impl{}, c, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,10 +314,10 @@ func TestInputsUnchanged(t *testing.T) {
 	if best == nil {
 		t.Fatal("no candidate")
 	}
-	if err := ev.PrepareCandidate(ctx, preempt.NewClientset(c, req.Pod), best, req); err != nil {
+	if err := ev.PrepareCandidate(ctx, harness.NewClientset(c, req.Pod), best, req); err != nil {
 		t.Fatal(err)
 	}
-	ev.Preempt(ctx, preempt.NewClientset(c, req.Pod), req)
+	ev.Preempt(ctx, harness.NewClientset(c, req.Pod), req)
 
 	if diff := cmp.Diff(cBefore, c); diff != "" {
 		t.Errorf("cluster changed (-before +after):\n%s", diff)
@@ -339,10 +340,10 @@ func TestSameRequestTwice(t *testing.T) {
 	// upstream picks one in map order.
 	req := &preempt.Request{Pod: preemptor(), Filter: allUnschedulable(c), Config: preempt.Config{MinCandidateNodesAbsolute: 1}, Offset: 1, Now: now}
 	run := func() preempt.Decision {
-		cs := preempt.NewClientset(c, req.Pod)
+		cs := harness.NewClientset(c, req.Pod)
 		cs.ClearActions()
 		d := ev.Preempt(context.Background(), cs, req)
-		d.Actions = preempt.Actions(cs.Actions())
+		d.Actions = harness.Actions(cs.Actions())
 		return d
 	}
 	first := run()
@@ -352,7 +353,7 @@ func TestSameRequestTwice(t *testing.T) {
 	// A request at another time in between rebuilds the framework.
 	other := *req
 	other.Now = now.Add(time.Minute)
-	_ = ev.Preempt(context.Background(), preempt.NewClientset(c, req.Pod), &other)
+	_ = ev.Preempt(context.Background(), harness.NewClientset(c, req.Pod), &other)
 	second := run()
 	if diff := cmp.Diff(first, second); diff != "" {
 		t.Errorf("second decision differs (-first +second):\n%s", diff)
@@ -429,7 +430,7 @@ func TestNoUID(t *testing.T) {
 	p.UID = ""
 	req := &preempt.Request{Pod: p, Filter: allUnschedulable(c), Config: preempt.DefaultConfig(), Now: now}
 	// preempt.Run refuses the request before any implementation runs...
-	if _, err := preempt.Run(context.Background(), upstream.Impl{}, c, req); err == nil || !strings.Contains(err.Error(), "has no uid") {
+	if _, err := harness.Run(context.Background(), upstream.Impl{}, c, req); err == nil || !strings.Contains(err.Error(), "has no uid") {
 		t.Errorf("Run: err = %v, want the missing uid named", err)
 	}
 	// ...and the evaluator, called directly, answers with an Error status.
@@ -437,10 +438,10 @@ func TestNoUID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := preempt.NewClientset(c, p)
+	cs := harness.NewClientset(c, p)
 	cs.ClearActions()
 	d := ev.Preempt(context.Background(), cs, req)
-	if d.Status != preempt.Error || d.Message == "" || len(preempt.Actions(cs.Actions())) != 0 {
+	if d.Status != preempt.Error || d.Message == "" || len(harness.Actions(cs.Actions())) != 0 {
 		t.Errorf("got %+v", d)
 	}
 }
@@ -496,7 +497,7 @@ func TestNominatedPodsCount(t *testing.T) {
 func TestParallelism(t *testing.T) {
 	c := smallCluster()
 	req := &preempt.Request{Pod: preemptor(), Filter: allUnschedulable(c), Config: preempt.DefaultConfig(), Now: now}
-	d, err := preempt.Run(context.Background(), upstream.Impl{Parallelism: 4}, c, req)
+	d, err := harness.Run(context.Background(), upstream.Impl{Parallelism: 4}, c, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -518,7 +519,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		r := *req
 		r.Now = now.Add(time.Duration(i) * time.Second) // a new framework each time
-		ev.Preempt(context.Background(), preempt.NewClientset(c, req.Pod), &r)
+		ev.Preempt(context.Background(), harness.NewClientset(c, req.Pod), &r)
 	}
 	// NewFramework's own metrics recorders notice their cancelled context
 	// within their 1s interval.

@@ -1,4 +1,4 @@
-package fuzz
+package preempttest
 
 import (
 	"crypto/sha256"

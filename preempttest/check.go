@@ -1,4 +1,4 @@
-package fuzz
+package preempttest
 
 import (
 	"context"
@@ -7,8 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/preemptbench/preemptbench/agreement"
+	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/reference"
+	"github.com/preemptbench/preemptbench/registry"
 )
 
 // TB is what the checks need of testing.T, testing.F and rapid.T.
@@ -32,10 +33,7 @@ func CheckAgainstReference(t TB, in Input, other preempt.Implementation) {
 	if err := in.Cluster.Validate(); err != nil {
 		t.Fatalf("generator made an invalid cluster: %v", err)
 	}
-	refEv, err := reference.Impl{}.NewEvaluator(in.Cluster)
-	if err != nil {
-		t.Fatalf("reference: %v", err)
-	}
+	refEv := newReferenceEvaluator(t, in)
 	otherEv, err := other.NewEvaluator(in.Cluster)
 	if err != nil {
 		t.Fatalf("%s: %v", other.Name(), err)
@@ -44,11 +42,11 @@ func CheckAgainstReference(t TB, in Input, other preempt.Implementation) {
 		t.Fatalf("filter phase differs (-reference +%s):\n%s", other.Name(), diff)
 	}
 
-	want, err := preempt.Run(ctx, reference.Impl{}, in.Cluster, in.Request)
+	want, err := harness.Run(ctx, registry.Reference(), in.Cluster, in.Request)
 	if err != nil {
 		t.Fatalf("reference: %v", err)
 	}
-	got, err := preempt.Run(ctx, other, in.Cluster, in.Request)
+	got, err := harness.Run(ctx, other, in.Cluster, in.Request)
 	if err != nil {
 		t.Fatalf("%s: %v", other.Name(), err)
 	}
@@ -63,6 +61,16 @@ func CheckAgainstReference(t TB, in Input, other preempt.Implementation) {
 	if !unchanged(before, in) {
 		t.Fatalf("the input changed during the call:\n%s", cmp.Diff(before.Cluster, in.Cluster))
 	}
+}
+
+// newReferenceEvaluator builds the oracle's evaluator for in.
+func newReferenceEvaluator(t TB, in Input) preempt.Evaluator {
+	t.Helper()
+	ev, err := registry.Reference().NewEvaluator(in.Cluster)
+	if err != nil {
+		t.Fatalf("reference: %v", err)
+	}
+	return ev
 }
 
 func deepCopy(in Input) Input {

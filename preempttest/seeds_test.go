@@ -1,4 +1,4 @@
-package fuzz
+package preempttest
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
@@ -17,7 +18,7 @@ func TestSeedsReachTheirOutcomes(t *testing.T) {
 	want := []preempt.Code{preempt.Success, preempt.Success, preempt.Success, preempt.Success, preempt.Success, preempt.Success, preempt.Unschedulable, preempt.Unschedulable, preempt.Unschedulable}
 	var got []preempt.Code
 	for _, s := range Seeds() {
-		d, err := preempt.Run(context.Background(), reference.Impl{}, s.Build().Cluster, s.Build().Request)
+		d, err := harness.Run(context.Background(), reference.Impl{}, s.Build().Cluster, s.Build().Request)
 		if err != nil {
 			t.Fatal(err)
 		}

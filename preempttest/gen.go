@@ -1,8 +1,4 @@
-// Package fuzz holds the generators and the properties that prove
-// preemptbench's implementations agree: a domain of preemption problems
-// (Spec), drawn by rapid or decoded from fuzzer bytes, and checks shared by
-// property tests and `go test -fuzz` targets.
-package fuzz
+package preempttest
 
 import (
 	"fmt"
@@ -86,7 +82,7 @@ func genPodSpec(t *rapid.T, nodes int) PodSpec {
 	idx := func(table int, label string) int { return rapid.IntRange(0, table-1).Draw(t, label) }
 	ps := PodSpec{
 		Priority: idx(len(priorities), "priority"), CPU: idx(len(podCPUs), "cpu"), Memory: idx(len(podMemMi), "mem"),
-		Ephemeral: idx(len(podEphGi), "eph"), Foo: idx(len(podFoo), "foo"), Port: idx(len(ports), "port"),
+		Ephemeral: idx(len(podEphGi), "eph"), Foo: idx(len(podFoo), "foo"), Port: idx(len(portTable), "port"),
 		App: idx(len(apps), "app"), Start: idx(len(startMinute), "start"), Namespace: idx(len(namespaces), "namespace"),
 		Terminated: idx(len(terminated), "terminated"),
 	}

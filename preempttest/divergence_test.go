@@ -1,4 +1,4 @@
-package fuzz
+package preempttest
 
 // The tests named in docs/divergences.md: each pins one rule the contract
 // fixes where upstream v1.36.3 is left to chance, and shows upstream, driven
@@ -18,6 +18,7 @@ import (
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 
 	"github.com/preemptbench/preemptbench/agreement"
+	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 	"github.com/preemptbench/preemptbench/scenario"
@@ -34,7 +35,7 @@ func allUnschedulable(c *preempt.Cluster) map[string]preempt.Code {
 
 func run(t *testing.T, impl preempt.Implementation, c *preempt.Cluster, req *preempt.Request) preempt.Decision {
 	t.Helper()
-	d, err := preempt.Run(context.Background(), impl, c, req)
+	d, err := harness.Run(context.Background(), impl, c, req)
 	if err != nil {
 		t.Fatalf("%s: %v", impl.Name(), err)
 	}

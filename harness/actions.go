@@ -1,4 +1,4 @@
-package preempt
+package harness
 
 import (
 	"encoding/json"
@@ -7,43 +7,20 @@ import (
 	"strings"
 
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/preemptbench/preemptbench/preempt"
 )
 
-// Action is one API call made while actuating a decision, in the terms a
-// reader compares: the verb, the object and, for a status patch, what it
-// sets. Timestamps and messages inside patches are left out on purpose: they
-// carry the wall clock.
-type Action struct {
-	Verb        string `json:"verb"`
-	Subresource string `json:"subresource,omitempty"`
-	Namespace   string `json:"namespace"`
-	Name        string `json:"name"`
-	// Sets summarises a status patch: "conditions[DisruptionTarget]",
-	// "nominatedNodeName=node-1", "nominatedNodeName=null".
-	Sets []string `json:"sets,omitempty"`
-}
-
-func (a Action) String() string {
-	s := a.Verb + " " + Key(a.Namespace, a.Name)
-	if a.Subresource != "" {
-		s += "/" + a.Subresource
-	}
-	if len(a.Sets) > 0 {
-		s += " " + strings.Join(a.Sets, " ")
-	}
-	return s
-}
-
 // Actions translates the mutating calls a fake clientset recorded on pods.
-func Actions(recorded []k8stesting.Action) []Action {
-	var out []Action
+func Actions(recorded []k8stesting.Action) []preempt.Action {
+	var out []preempt.Action
 	for _, a := range recorded {
 		if a.GetResource().Resource != "pods" {
 			continue
 		}
 		switch a := a.(type) {
 		case k8stesting.PatchAction:
-			out = append(out, Action{
+			out = append(out, preempt.Action{
 				Verb:        "patch",
 				Subresource: a.GetSubresource(),
 				Namespace:   a.GetNamespace(),
@@ -51,11 +28,11 @@ func Actions(recorded []k8stesting.Action) []Action {
 				Sets:        patchSummary(a.GetPatch()),
 			})
 		case k8stesting.DeleteAction:
-			out = append(out, Action{Verb: "delete", Namespace: a.GetNamespace(), Name: a.GetName()})
+			out = append(out, preempt.Action{Verb: "delete", Namespace: a.GetNamespace(), Name: a.GetName()})
 		case k8stesting.UpdateAction:
-			out = append(out, Action{Verb: "update", Subresource: a.GetSubresource(), Namespace: a.GetNamespace()})
+			out = append(out, preempt.Action{Verb: "update", Subresource: a.GetSubresource(), Namespace: a.GetNamespace()})
 		case k8stesting.CreateAction:
-			out = append(out, Action{Verb: "create", Subresource: a.GetSubresource(), Namespace: a.GetNamespace()})
+			out = append(out, preempt.Action{Verb: "create", Subresource: a.GetSubresource(), Namespace: a.GetNamespace()})
 		}
 	}
 	return out
@@ -90,15 +67,15 @@ func patchSummary(patch []byte) []string {
 }
 
 // ClearedNominations lists the pods whose nomination a status patch cleared.
-func ClearedNominations(actions []Action) []PodRef {
-	out := []PodRef{}
+func ClearedNominations(actions []preempt.Action) []preempt.PodRef {
+	out := []preempt.PodRef{}
 	for _, a := range actions {
 		if a.Verb != "patch" {
 			continue
 		}
 		for _, s := range a.Sets {
 			if s == "nominatedNodeName=null" {
-				out = append(out, PodRef{Namespace: a.Namespace, Name: a.Name})
+				out = append(out, preempt.PodRef{Namespace: a.Namespace, Name: a.Name})
 			}
 		}
 	}

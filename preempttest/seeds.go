@@ -1,7 +1,7 @@
-package fuzz
+package preempttest
 
 // Seeds are the fuzz targets' starting points, one per situation the table
-// tests pin (reference/*_test.go): the basic shape, PDB violations, host
+// tests pin (cases_*.go): the basic shape, PDB violations, host
 // ports, nominated pods, ties, extreme priorities, preemptionPolicy Never,
 // a terminating victim on the nominated node, nothing resolvable.
 func Seeds() []Spec {

@@ -1,4 +1,4 @@
-package fuzz
+package preempttest
 
 // Decode reads a Spec from any bytes: each field takes the next byte,
 // reduced into its range; bytes past the end read as zero. Small inputs are
@@ -55,7 +55,7 @@ func (r *byteReader) intn(n int) int {
 func (r *byteReader) pod(nodes int) PodSpec {
 	ps := PodSpec{
 		Priority: r.intn(len(priorities)), CPU: r.intn(len(podCPUs)), Memory: r.intn(len(podMemMi)),
-		Ephemeral: r.intn(len(podEphGi)), Foo: r.intn(len(podFoo)), Port: r.intn(len(ports)),
+		Ephemeral: r.intn(len(podEphGi)), Foo: r.intn(len(podFoo)), Port: r.intn(len(portTable)),
 		App: r.intn(len(apps)), Start: r.intn(len(startMinute)), Namespace: r.intn(len(namespaces)),
 		Terminated: r.intn(len(terminated)),
 	}

@@ -1,4 +1,4 @@
-package reference_test
+package preempttest
 
 // Ports of k8s.io/kubernetes v1.36.3
 // pkg/scheduler/framework/plugins/defaultpreemption/default_preemption_test.go
@@ -66,8 +66,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/reference"
 )
 
 var (
@@ -110,16 +110,16 @@ func outcomeOf(d preempt.Decision) decisionOutcome {
 		NumPDBViolations: d.NumPDBViolations, Victims: d.Victims, Actions: d.Actions}
 }
 
-func runDecision(t *testing.T, c *preempt.Cluster, r *preempt.Request) preempt.Decision {
+func runDecision(t *testing.T, impl preempt.Implementation, c *preempt.Cluster, r *preempt.Request) preempt.Decision {
 	t.Helper()
-	d, err := preempt.Run(context.Background(), reference.Impl{}, c, r)
+	d, err := harness.Run(context.Background(), impl, c, r)
 	if err != nil {
 		t.Fatalf("preempt.Run: %v", err)
 	}
 	return d
 }
 
-func TestUpstreamPostFilter(t *testing.T) {
+func testUpstreamPostFilter(t *testing.T, impl preempt.Implementation) {
 	onePodRes := map[v1.ResourceName]string{v1.ResourcePods: "1"}
 	nodeRes := map[v1.ResourceName]string{v1.ResourceCPU: "200m", v1.ResourceMemory: "400"}
 	def := v1.NamespaceDefault
@@ -250,7 +250,7 @@ func TestUpstreamPostFilter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &preempt.Cluster{Nodes: tt.nodes, Pods: tt.pods, PDBs: tt.pdbs}
 			r := &preempt.Request{Pod: tt.pod, Filter: tt.filter, Config: preempt.DefaultConfig(), Now: now}
-			got := outcomeOf(runDecision(t, c, r))
+			got := outcomeOf(runDecision(t, impl, c, r))
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("PostFilter (-want +got):\n%s", diff)
 			}
@@ -258,7 +258,7 @@ func TestUpstreamPostFilter(t *testing.T) {
 	}
 }
 
-func TestUpstreamDryRunPreemption(t *testing.T) {
+func testUpstreamDryRunPreemption(t *testing.T, impl preempt.Implementation) {
 	type cycle struct {
 		pod          *v1.Pod
 		offset       int32
@@ -472,7 +472,7 @@ func TestUpstreamDryRunPreemption(t *testing.T) {
 			for _, n := range tt.nodeNames {
 				nodes = append(nodes, st.MakeNode().Name(n).Label(labelKeys[0], n).Capacity(veryLargeRes).Obj())
 			}
-			ev := newEvaluator(t, &preempt.Cluster{Nodes: nodes, Pods: tt.initPods, PDBs: tt.pdbs})
+			ev := newEvaluator(t, impl, &preempt.Cluster{Nodes: nodes, Pods: tt.initPods, PDBs: tt.pdbs})
 			cfg := preempt.DefaultConfig()
 			if tt.cfg != nil {
 				cfg = *tt.cfg
@@ -489,7 +489,7 @@ func TestUpstreamDryRunPreemption(t *testing.T) {
 	}
 }
 
-func TestUpstreamSelectBestCandidate(t *testing.T) {
+func testUpstreamSelectBestCandidate(t *testing.T, impl preempt.Implementation) {
 	tests := []struct {
 		name      string
 		nodeNames []string
@@ -640,7 +640,7 @@ func TestUpstreamSelectBestCandidate(t *testing.T) {
 			for _, n := range tt.nodeNames {
 				nodes = append(nodes, st.MakeNode().Name(n).Capacity(veryLargeRes).Obj())
 			}
-			ev := newEvaluator(t, &preempt.Cluster{Nodes: nodes, Pods: tt.pods})
+			ev := newEvaluator(t, impl, &preempt.Cluster{Nodes: nodes, Pods: tt.pods})
 			// rand.New(rand.NewSource(4)).Int31n(n) is 1 for n = 2, 3, 4.
 			r := &preempt.Request{Pod: tt.pod, Filter: unschedulable(tt.nodeNames...), Config: preempt.DefaultConfig(), Offset: 1, Now: now}
 			dr, err := ev.FindCandidates(context.Background(), r)
@@ -651,6 +651,9 @@ func TestUpstreamSelectBestCandidate(t *testing.T) {
 			if got == nil {
 				t.Fatalf("expected %s, but candidate is missing", tt.want.Node)
 			}
+			if tieAllowed(t, impl, &preempt.Cluster{Nodes: nodes, Pods: tt.pods}, dr.Candidates, r, tt.want.Node, got.Node) {
+				return
+			}
 			if diff := cmp.Diff(tt.want, *got); diff != "" {
 				t.Errorf("SelectCandidate (-want +got):\n%s", diff)
 			}
@@ -658,7 +661,7 @@ func TestUpstreamSelectBestCandidate(t *testing.T) {
 	}
 }
 
-func TestUpstreamPodEligibleToPreemptOthers(t *testing.T) {
+func testUpstreamPodEligibleToPreemptOthers(t *testing.T, impl preempt.Implementation) {
 	type result struct {
 		Eligible bool
 		Message  string
@@ -716,7 +719,7 @@ func TestUpstreamPodEligibleToPreemptOthers(t *testing.T) {
 			for _, n := range tt.nodes {
 				nodes = append(nodes, st.MakeNode().Name(n).Obj())
 			}
-			ev := newEvaluator(t, &preempt.Cluster{Nodes: nodes, Pods: tt.pods})
+			ev := newEvaluator(t, impl, &preempt.Cluster{Nodes: nodes, Pods: tt.pods})
 			ok, msg := ev.PodEligibleToPreemptOthers(&preempt.Request{Pod: tt.pod, Filter: tt.filter, Config: preempt.DefaultConfig(), Now: now})
 			if diff := cmp.Diff(tt.want, result{ok, msg}); diff != "" {
 				t.Errorf("PodEligibleToPreemptOthers (-want +got):\n%s", diff)
@@ -725,7 +728,7 @@ func TestUpstreamPodEligibleToPreemptOthers(t *testing.T) {
 	}
 }
 
-func TestUpstreamPreempt(t *testing.T) {
+func testUpstreamPreempt(t *testing.T, impl preempt.Implementation) {
 	def := v1.NamespaceDefault
 	tests := []struct {
 		name      string
@@ -796,7 +799,7 @@ func TestUpstreamPreempt(t *testing.T) {
 				testPods[i] = tt.pods[i].DeepCopy()
 			}
 			r := &preempt.Request{Pod: testPod, Filter: unschedulable(tt.nodeNames...), Config: preempt.DefaultConfig(), Now: now}
-			got := outcomeOf(runDecision(t, &preempt.Cluster{Nodes: nodes, Pods: testPods}, r))
+			got := outcomeOf(runDecision(t, impl, &preempt.Cluster{Nodes: nodes, Pods: testPods}, r))
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("Preempt (-want +got):\n%s", diff)
 			}
@@ -814,7 +817,7 @@ func TestUpstreamPreempt(t *testing.T) {
 				}
 			}
 			r2 := &preempt.Request{Pod: testPod, Filter: map[string]preempt.Code{}, Config: preempt.DefaultConfig(), Now: now}
-			got2 := outcomeOf(runDecision(t, &preempt.Cluster{Nodes: nodes, Pods: testPods}, r2))
+			got2 := outcomeOf(runDecision(t, impl, &preempt.Cluster{Nodes: nodes, Pods: testPods}, r2))
 			want2 := decisionOutcome{Eligible: tt.want.Eligible, Status: preempt.Unschedulable, Message: tt.want.Message}
 			if tt.want.Eligible {
 				want2.Message = "0/3 nodes are available: 3 Preemption is not helpful for scheduling."
@@ -832,7 +835,7 @@ func TestUpstreamPreempt(t *testing.T) {
 // 1000m preemptor every pod goes and NumViolations counts the violating
 // ones; with a 500m preemptor one pod stays, the violating one being
 // reprieved first.
-func TestUpstreamFilterVictimsWithPDBViolation(t *testing.T) {
+func testUpstreamFilterVictimsWithPDBViolation(t *testing.T, impl preempt.Implementation) {
 	def := metav1.NamespaceDefault
 	mk := func(w *st.PodWrapper, age int) *v1.Pod {
 		p := w.Node("n").Priority(1).Req(map[v1.ResourceName]string{v1.ResourceCPU: "500m"}).Obj()
@@ -908,7 +911,7 @@ func TestUpstreamFilterVictimsWithPDBViolation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "cpu", "1000m")}, Pods: tt.victims, PDBs: tt.pdbs}
-			got := selectVictims(t, c, pod(def, "preemptor", 10, cpu(tt.preemptor)), "n")
+			got := selectVictims(t, impl, c, pod(def, "preemptor", 10, cpu(tt.preemptor)), "n")
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("SelectVictimsOnNode (-want +got):\n%s", diff)
 			}

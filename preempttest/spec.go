@@ -1,4 +1,4 @@
-package fuzz
+package preempttest
 
 import (
 	"fmt"
@@ -81,7 +81,7 @@ var (
 	podMemMi       = []int64{0, 256, 1024, 4096}
 	podEphGi       = []int64{0, 0, 1, 20}
 	podFoo         = []int64{0, 0, 0, 1, 2}
-	ports          = []v1.ContainerPort{{}, {}, {}, // mostly none
+	portTable      = []v1.ContainerPort{{}, {}, {}, // mostly none
 		{ContainerPort: 80, HostPort: 80}, {ContainerPort: 80, HostPort: 8080},
 		{ContainerPort: 80, HostPort: 80, HostIP: "10.0.0.1"}, {ContainerPort: 80, HostPort: 80, HostIP: "10.0.0.2", Protocol: v1.ProtocolUDP},
 		{ContainerPort: 80, HostPort: 8080, Protocol: v1.ProtocolTCP}}
@@ -212,7 +212,7 @@ func (s Spec) pod(ps PodSpec, name string) *v1.Pod {
 		req[ExtendedResource] = *resource.NewQuantity(foo, resource.DecimalSI)
 	}
 	ctr := v1.Container{Name: "c", Image: "pause", Resources: v1.ResourceRequirements{Requests: req}}
-	if port := pick(ports, ps.Port); port.HostPort > 0 {
+	if port := pick(portTable, ps.Port); port.HostPort > 0 {
 		ctr.Ports = []v1.ContainerPort{port}
 	}
 	p := &v1.Pod{

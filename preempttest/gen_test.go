@@ -1,10 +1,11 @@
-package fuzz
+package preempttest
 
 import (
 	"context"
 	"testing"
 
 	"github.com/preemptbench/preemptbench/agreement"
+	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 )
@@ -17,7 +18,7 @@ func TestGeneratorCoversOutcomes(t *testing.T) {
 	gen := Gen(64)
 	for i := range 400 {
 		in := gen.Example(i)
-		d, err := preempt.Run(context.Background(), reference.Impl{}, in.Cluster, in.Request)
+		d, err := harness.Run(context.Background(), reference.Impl{}, in.Cluster, in.Request)
 		if err != nil {
 			t.Fatalf("example %d: %v", i, err)
 		}
@@ -37,7 +38,7 @@ func TestGeneratorCoversOutcomes(t *testing.T) {
 				break
 			}
 		}
-		if len(preempt.ClearedNominations(d.Actions)) > 0 {
+		if len(harness.ClearedNominations(d.Actions)) > 0 {
 			seen["cleared nominations"]++
 		}
 		for _, s := range d.NodeStatuses {

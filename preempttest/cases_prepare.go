@@ -1,4 +1,4 @@
-package reference_test
+package preempttest
 
 // PrepareCandidate: upstream's synchronous prepareCandidate (victims patched
 // with DisruptionTarget and deleted, in victim order; lower-priority
@@ -24,6 +24,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -99,7 +100,7 @@ func failOn(name string, err error, times int) k8stesting.ReactionFunc {
 	}
 }
 
-func TestPrepareCandidate(t *testing.T) {
+func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 	tests := []struct {
 		name      string
 		preemptor *v1.Pod
@@ -219,12 +220,12 @@ func TestPrepareCandidate(t *testing.T) {
 			if cand == nil {
 				cand = prepareCandidate()
 			}
-			ev := newEvaluator(t, c)
+			ev := newEvaluator(t, impl, c)
 			api := c
 			if tt.apiPods != nil {
 				api = &preempt.Cluster{Nodes: c.Nodes, Pods: tt.apiPods(c)}
 			}
-			cs := preempt.NewClientset(api, preemptor)
+			cs := harness.NewClientset(api, preemptor)
 			if tt.reactors != nil {
 				tt.reactors(cs)
 			}
@@ -236,7 +237,7 @@ func TestPrepareCandidate(t *testing.T) {
 			case tt.wantErr != nil && !tt.wantErr(err):
 				t.Errorf("PrepareCandidate: error %v, want one matching %s", err, tt.name)
 			}
-			if diff := cmp.Diff(tt.want, preempt.Actions(cs.Actions())); diff != "" {
+			if diff := cmp.Diff(tt.want, harness.Actions(cs.Actions())); diff != "" {
 				t.Errorf("actions (-want +got):\n%s", diff)
 			}
 		})
@@ -247,12 +248,12 @@ func TestPrepareCandidate(t *testing.T) {
 // DisruptionTarget condition (upstream's TestPreempt checks it on the
 // patched pods) and the nomination patches (upstream's
 // TestRemoveNominatedNodeName).
-func TestPrepareCandidatePatches(t *testing.T) {
+func testPrepareCandidatePatches(t *testing.T, impl preempt.Implementation) {
 	c := prepareCluster()
 	preemptor := pod("default", "p", 10, func(p *v1.Pod) { p.Spec.SchedulerName = "my-scheduler" })
-	cs := preempt.NewClientset(c, preemptor)
+	cs := harness.NewClientset(c, preemptor)
 	cs.ClearActions()
-	if err := newEvaluator(t, c).PrepareCandidate(context.Background(), cs, prepareCandidate(), newRequest(preemptor, unschedulable("node1"))); err != nil {
+	if err := newEvaluator(t, impl, c).PrepareCandidate(context.Background(), cs, prepareCandidate(), newRequest(preemptor, unschedulable("node1"))); err != nil {
 		t.Fatal(err)
 	}
 	patches := map[string]string{}
@@ -319,7 +320,7 @@ func TestPrepareCandidatePatches(t *testing.T) {
 // "podgroup preemptor, one victim, but pod deletion failed" (pod groups).
 // Upstream's failVictim, notFoundVictim1 and victim1 share the UID
 // "victim1"; here each has its own, as a cluster requires.
-func TestUpstreamPrepareCandidate(t *testing.T) {
+func testUpstreamPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 	const (
 		node1Name            = "node1"
 		defaultSchedulerName = "default-scheduler"
@@ -393,8 +394,8 @@ func TestUpstreamPrepareCandidate(t *testing.T) {
 				cand.Victims = append(cand.Victims, vic(v.Namespace, v.Name, *v.Spec.Priority))
 			}
 			c := &preempt.Cluster{Nodes: []*v1.Node{st.MakeNode().Name(node1Name).Obj()}, Pods: tt.victims}
-			ev := newEvaluator(t, c)
-			cs := preempt.NewClientset(&preempt.Cluster{Pods: tt.testPods}, preemptor)
+			ev := newEvaluator(t, impl, c)
+			cs := harness.NewClientset(&preempt.Cluster{Pods: tt.testPods}, preemptor)
 			cs.PrependReactor("delete", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
 				switch action.(k8stesting.DeleteAction).GetName() {
 				case "fail-victim":
@@ -422,7 +423,7 @@ func TestUpstreamPrepareCandidate(t *testing.T) {
 			if diff := cmp.Diff(tt.wantErr, gotErr); diff != "" {
 				t.Errorf("PrepareCandidate error (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.want, preempt.Actions(cs.Actions())); diff != "" {
+			if diff := cmp.Diff(tt.want, harness.Actions(cs.Actions())); diff != "" {
 				t.Errorf("actions (-want +got):\n%s", diff)
 			}
 		})
@@ -432,7 +433,7 @@ func TestUpstreamPrepareCandidate(t *testing.T) {
 // TestUpstreamRemoveNominatedNodeName ports executor_test.go's
 // TestRemoveNominatedNodeName through PrepareCandidate (async API calls
 // off).
-func TestUpstreamRemoveNominatedNodeName(t *testing.T) {
+func testUpstreamRemoveNominatedNodeName(t *testing.T, impl preempt.Implementation) {
 	tests := []struct {
 		name                     string
 		currentNominatedNodeName string
@@ -448,9 +449,9 @@ func TestUpstreamRemoveNominatedNodeName(t *testing.T) {
 			foo := pod("", "foo", 0, nominatedTo(tt.currentNominatedNodeName))
 			c := &preempt.Cluster{Nodes: []*v1.Node{node("node1", "cpu", "1")}, Pods: []*v1.Pod{foo}}
 			preemptor := pod("default", "p", 10, nominatedTo("node1"))
-			cs := preempt.NewClientset(c, preemptor)
+			cs := harness.NewClientset(c, preemptor)
 			cs.ClearActions()
-			if err := newEvaluator(t, c).PrepareCandidate(context.Background(), cs, &preempt.Candidate{Node: "node1"},
+			if err := newEvaluator(t, impl, c).PrepareCandidate(context.Background(), cs, &preempt.Candidate{Node: "node1"},
 				newRequest(preemptor, unschedulable("node1"))); err != nil {
 				t.Fatal(err)
 			}
@@ -477,13 +478,13 @@ func TestUpstreamRemoveNominatedNodeName(t *testing.T) {
 // and "victim is in waiting pods, it should be rejected (no calls to
 // apiserver)" (no waiting or preBind pods modelled), and the pod-group
 // variants.
-func TestUpstreamPreemptPod(t *testing.T) {
+func testUpstreamPreemptPod(t *testing.T, impl preempt.Implementation) {
 	preemptorPod := st.MakePod().Name("p").UID("p").Priority(1000).Obj()
 	victimPod := st.MakePod().Name("v").UID("v").Node("fake-node").Priority(100).Obj()
 	c := &preempt.Cluster{Nodes: []*v1.Node{st.MakeNode().Name("fake-node").Obj()}, Pods: []*v1.Pod{victimPod}}
-	cs := preempt.NewClientset(c, preemptorPod)
+	cs := harness.NewClientset(c, preemptorPod)
 	cs.ClearActions()
-	if err := newEvaluator(t, c).PrepareCandidate(context.Background(), cs,
+	if err := newEvaluator(t, impl, c).PrepareCandidate(context.Background(), cs,
 		&preempt.Candidate{Node: "fake-node", Victims: []preempt.Victim{vic("", "v", 100)}},
 		newRequest(preemptorPod, unschedulable("fake-node"))); err != nil {
 		t.Fatal(err)

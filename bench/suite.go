@@ -1,0 +1,351 @@
+package bench
+
+// The suites: one function per stage, each run for every shape, size and
+// implementation, named BenchmarkStage/shape=S/nodes=N/impl=I.
+//
+// Every benchmark reports, besides time and allocations, the domain counts
+// of one op: candidates/op (candidates of the dry run), victims/op (victims
+// of the chosen candidate; for FindCandidates and DryRunPreemption, which
+// choose none, of every candidate; for SelectVictimsOnNode, of the node)
+// and nodes-visited/op (candidates plus node statuses of the dry run; 1 for
+// SelectVictimsOnNode). They are the same for every implementation when the
+// implementations agree, which the tables make easy to see.
+//
+// Run the default suite (shape basic; 5, 500, 5000 and 15000 nodes) with
+//
+//	go test ./bench -run '^$' -bench .
+//
+// The stages are exported so that an implementation in another module is
+// measured under the project's names: Run(b, impl) runs them all as
+// sub-benchmarks (BenchmarkX/Decide/shape=basic/nodes=5000/impl=NAME, which
+// `compare stat` and `compare gate` read unchanged), or call one stage from
+// a benchmark of its own name (func BenchmarkDecide(b *testing.B) {
+// bench.Decide(b, impl) }) to get exactly the project's names.
+//
+// -bench.large adds 65000 nodes, -bench.nodes=N,M runs those node counts
+// instead, and -bench.shapes=all every shape of scenario.Shapes (or a
+// comma-separated list of them).
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/scenario"
+)
+
+var (
+	large      = flag.Bool("bench.large", false, "also run 65000 nodes")
+	shapesFlag = flag.String("bench.shapes", "basic", "shapes to run: basic, all, or a comma-separated list of scenario shapes")
+	nodesFlag  = flag.String("bench.nodes", "", "node counts to run, comma-separated, instead of the default sizes")
+)
+
+// Sizes are the node counts of the default suite; LargeSize runs only under
+// -bench.large.
+var Sizes = []int{5, 500, 5000, 15000}
+
+const LargeSize = 65000
+
+func sizes(b *testing.B) []int {
+	if *nodesFlag != "" {
+		var out []int
+		for _, s := range strings.Split(*nodesFlag, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 0 {
+				b.Fatalf("-bench.nodes: %q is not a node count", s)
+			}
+			out = append(out, n)
+		}
+		return out
+	}
+	if *large {
+		return append(slices.Clone(Sizes), LargeSize)
+	}
+	return Sizes
+}
+
+func shapes(b *testing.B) []string {
+	switch *shapesFlag {
+	case "all":
+		return scenario.Shapes()
+	case "", "basic":
+		return []string{"basic"}
+	}
+	out := strings.Split(*shapesFlag, ",")
+	for _, s := range out {
+		if !slices.Contains(scenario.Shapes(), s) {
+			b.Fatalf("-bench.shapes: unknown shape %q (known: %s, all)", s, strings.Join(scenario.Shapes(), ", "))
+		}
+	}
+	return out
+}
+
+// each runs body as BenchmarkX/shape=S/nodes=N/impl=I for every shape, size
+// and implementation, with the shared fixture of the shape and size.
+func each(b *testing.B, impls []preempt.Implementation, body func(b *testing.B, impl preempt.Implementation, f *Fixture)) {
+	for _, shape := range shapes(b) {
+		b.Run("shape="+shape, func(b *testing.B) {
+			for _, nodes := range sizes(b) {
+				b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+					for _, impl := range impls {
+						b.Run("impl="+impl.Name(), func(b *testing.B) {
+							f, err := FixtureFor(shape, nodes)
+							if err != nil {
+								b.Fatal(err)
+							}
+							body(b, impl, f)
+						})
+					}
+				})
+			}
+		})
+	}
+}
+
+// measure times op under the knobs of stage and reports its counts.
+func measure(b *testing.B, stage string, op func() Counts) {
+	if KnobError != nil {
+		b.Fatal(KnobError)
+	}
+	k := KnobsFor(stage)
+	b.ReportAllocs()
+	var c Counts
+	if k.Active() {
+		for b.Loop() {
+			k.Apply(func() { c = op() })
+		}
+	} else {
+		for b.Loop() {
+			c = op()
+		}
+	}
+	b.ReportMetric(float64(c.Candidates), "candidates/op")
+	b.ReportMetric(float64(c.Victims), "victims/op")
+	if c.NodesVisited >= 0 {
+		b.ReportMetric(float64(c.NodesVisited), "nodes-visited/op")
+	}
+}
+
+// measureNoCounts is measure for a stage without domain counts.
+func measureNoCounts(b *testing.B, stage string, op func()) {
+	if KnobError != nil {
+		b.Fatal(KnobError)
+	}
+	k := KnobsFor(stage)
+	b.ReportAllocs()
+	if k.Active() {
+		for b.Loop() {
+			k.Apply(op)
+		}
+	} else {
+		for b.Loop() {
+			op()
+		}
+	}
+}
+
+func evaluator(b *testing.B, impl preempt.Implementation, f *Fixture) preempt.Evaluator {
+	ev, err := EvaluatorFor(impl, f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ev
+}
+
+// candidates is the dry run's candidate list and the chosen one, outside
+// the timed region; it skips the benchmark when there is none.
+func candidates(b *testing.B, ev preempt.Evaluator, f *Fixture) ([]preempt.Candidate, *preempt.Candidate) {
+	dr, err := ev.FindCandidates(context.Background(), f.Req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(dr.Candidates) == 0 {
+		b.Skipf("shape %s at %d nodes has no candidates", f.Shape, f.Nodes)
+	}
+	return dr.Candidates, ev.SelectCandidate(dr.Candidates, f.Req)
+}
+
+// Preempt is the whole PostFilter with its actuation, through a
+// fresh fake clientset per op; building the clientset (every pod of the
+// cluster) is part of the time, so BenchmarkDecide is the decision's cost.
+func Preempt(b *testing.B, impls ...preempt.Implementation) {
+	each(b, impls, func(b *testing.B, impl preempt.Implementation, f *Fixture) {
+		ev := evaluator(b, impl, f)
+		ctx := context.Background()
+		c, req := f.Scenario.Cluster, f.Req
+		measure(b, "Preempt", func() Counts {
+			d := ev.Preempt(ctx, harness.NewClientset(c, req.Pod), req)
+			if d.Status == preempt.Error {
+				b.Fatalf("%s: %s", d.Status, d.Message)
+			}
+			return Counts{Candidates: len(d.Candidates), Victims: len(d.Victims), NodesVisited: len(d.Candidates) + len(d.NodeStatuses)}
+		})
+	})
+}
+
+// Decide is the full decision without actuation: FindCandidates
+// and SelectCandidate on a prepared evaluator. It is the number the
+// project quotes.
+func Decide(b *testing.B, impls ...preempt.Implementation) {
+	each(b, impls, func(b *testing.B, impl preempt.Implementation, f *Fixture) {
+		ev := evaluator(b, impl, f)
+		ctx := context.Background()
+		measure(b, "Decide", func() Counts {
+			dr, err := ev.FindCandidates(ctx, f.Req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return ChosenCounts(dr, ev.SelectCandidate(dr.Candidates, f.Req))
+		})
+	})
+}
+
+// DecideCold is BenchmarkDecide with the evaluator built in the
+// op: a decision on a snapshot seen for the first time.
+func DecideCold(b *testing.B, impls ...preempt.Implementation) {
+	each(b, impls, func(b *testing.B, impl preempt.Implementation, f *Fixture) {
+		ctx := context.Background()
+		measure(b, "DecideCold", func() Counts {
+			ev, err := impl.NewEvaluator(f.Scenario.Cluster)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dr, err := ev.FindCandidates(ctx, f.Req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return ChosenCounts(dr, ev.SelectCandidate(dr.Candidates, f.Req))
+		})
+	})
+}
+
+// NewEvaluator builds the prepared snapshot, the cold part of a
+// decision. Upstream builds its framework lazily, on the first request, so
+// its cold cost shows in BenchmarkDecideCold, not here.
+func NewEvaluator(b *testing.B, impls ...preempt.Implementation) {
+	each(b, impls, func(b *testing.B, impl preempt.Implementation, f *Fixture) {
+		measureNoCounts(b, "NewEvaluator", func() {
+			if _, err := impl.NewEvaluator(f.Scenario.Cluster); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+func FindCandidates(b *testing.B, impls ...preempt.Implementation) {
+	each(b, impls, func(b *testing.B, impl preempt.Implementation, f *Fixture) {
+		ev := evaluator(b, impl, f)
+		ctx := context.Background()
+		measure(b, "FindCandidates", func() Counts {
+			dr, err := ev.FindCandidates(ctx, f.Req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return DryRunCounts(dr)
+		})
+	})
+}
+
+// DryRunPreemption runs the dry run over the fixture's potential
+// nodes from offset 0 with the default candidate budget.
+func DryRunPreemption(b *testing.B, impls ...preempt.Implementation) {
+	each(b, impls, func(b *testing.B, impl preempt.Implementation, f *Fixture) {
+		if len(f.Potential) == 0 {
+			b.Skipf("shape %s at %d nodes has no potential nodes", f.Shape, f.Nodes)
+		}
+		ev := evaluator(b, impl, f)
+		ctx := context.Background()
+		measure(b, "DryRunPreemption", func() Counts {
+			return DryRunCounts(ev.DryRunPreemption(ctx, f.Req, f.Potential, 0, f.NumCandidates))
+		})
+	})
+}
+
+// SelectVictimsOnNode selects the victims on the first node the
+// dry run visits.
+func SelectVictimsOnNode(b *testing.B, impls ...preempt.Implementation) {
+	each(b, impls, func(b *testing.B, impl preempt.Implementation, f *Fixture) {
+		if len(f.Potential) == 0 {
+			b.Skipf("shape %s at %d nodes has no potential nodes", f.Shape, f.Nodes)
+		}
+		ev := evaluator(b, impl, f)
+		ctx := context.Background()
+		node := f.Potential[0]
+		measure(b, "SelectVictimsOnNode", func() Counts {
+			victims, _, st := ev.SelectVictimsOnNode(ctx, f.Req, node)
+			if st.Code == preempt.Error {
+				b.Fatalf("%s: %s", node, st.Message())
+			}
+			c := Counts{Victims: len(victims), NodesVisited: 1}
+			if st.IsSuccess() && len(victims) > 0 {
+				c.Candidates = 1
+			}
+			return c
+		})
+	})
+}
+
+// SelectCandidate picks among the candidates the implementation's
+// FindCandidates produced.
+func SelectCandidate(b *testing.B, impls ...preempt.Implementation) {
+	each(b, impls, func(b *testing.B, impl preempt.Implementation, f *Fixture) {
+		ev := evaluator(b, impl, f)
+		cands, _ := candidates(b, ev, f)
+		measure(b, "SelectCandidate", func() Counts {
+			best := ev.SelectCandidate(cands, f.Req)
+			c := Counts{Candidates: len(cands), NodesVisited: -1}
+			if best != nil {
+				c.Victims = len(best.Victims)
+			}
+			return c
+		})
+	})
+}
+
+// PrepareCandidate actuates the chosen candidate through a fresh
+// fake clientset per op holding only the pods the actuation touches (the
+// clientset's building is part of the time; it is the same for every
+// implementation).
+func PrepareCandidate(b *testing.B, impls ...preempt.Implementation) {
+	each(b, impls, func(b *testing.B, impl preempt.Implementation, f *Fixture) {
+		ev := evaluator(b, impl, f)
+		cands, best := candidates(b, ev, f)
+		if best == nil {
+			b.Skip("no candidate chosen")
+		}
+		ctx := context.Background()
+		small := ActuationCluster(f.Scenario.Cluster, best)
+		measure(b, "PrepareCandidate", func() Counts {
+			if err := ev.PrepareCandidate(ctx, harness.NewClientset(small, f.Req.Pod), best, f.Req); err != nil {
+				b.Fatal(err)
+			}
+			return Counts{Candidates: len(cands), Victims: len(best.Victims), NodesVisited: -1}
+		})
+	})
+}
+
+// Suite lists the stage benchmarks in the order they run; Stages holds
+// their names.
+var Suite = []struct {
+	Name string
+	Run  func(b *testing.B, impls ...preempt.Implementation)
+}{
+	{"Preempt", Preempt}, {"Decide", Decide}, {"DecideCold", DecideCold},
+	{"NewEvaluator", NewEvaluator}, {"FindCandidates", FindCandidates},
+	{"DryRunPreemption", DryRunPreemption}, {"SelectVictimsOnNode", SelectVictimsOnNode},
+	{"SelectCandidate", SelectCandidate}, {"PrepareCandidate", PrepareCandidate},
+}
+
+// Run runs every stage of the suite for impls, each as a sub-benchmark
+// named after the stage.
+func Run(b *testing.B, impls ...preempt.Implementation) {
+	for _, s := range Suite {
+		b.Run(s.Name, func(b *testing.B) { s.Run(b, impls...) })
+	}
+}

@@ -1,0 +1,49 @@
+package harness
+
+import (
+	"context"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// Result is the filter phase and, when the pod fits nowhere, the
+// preemption decision.
+type Result struct {
+	Feasible []string
+	Decision preempt.Decision
+	// Request is the request Preempt ran with (nil when Schedulable).
+	Request *preempt.Request
+}
+
+// Decide runs the filter phase of impl on c for pod; if the pod fits
+// somewhere the status is Schedulable and nothing else runs, otherwise the
+// filter codes feed Preempt, run through a fake clientset.
+func Decide(ctx context.Context, impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, offset int32, now time.Time) (Result, error) {
+	if err := c.Validate(); err != nil {
+		return Result{}, err
+	}
+	if err := c.ValidatePreemptor(pod); err != nil {
+		return Result{}, err
+	}
+	ev, err := impl.NewEvaluator(c)
+	if err != nil {
+		return Result{}, err
+	}
+	var out Result
+	fr := ev.Filter(ctx, pod)
+	out.Feasible = fr.Feasible
+	if len(fr.Feasible) > 0 {
+		out.Decision = preempt.Decision{Status: preempt.Schedulable, Eligible: true}
+		return out, nil
+	}
+	req := &preempt.Request{Pod: pod, Filter: fr.Codes(), Config: cfg, Offset: offset, Now: now}
+	if err := req.Validate(); err != nil {
+		return Result{}, err
+	}
+	out.Request = req
+	out.Decision = Preempt(ctx, ev, c, req)
+	return out, nil
+}

@@ -1,0 +1,29 @@
+package optimized_test
+
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/preemptbench/preemptbench/optimized"
+	"github.com/preemptbench/preemptbench/preempttest"
+)
+
+// The registry's optimized.Impl{} runs the dry run in parallel only on
+// large clusters; these force the parallel path onto the suite's small
+// ones, with more workers than cores.
+
+func TestConformanceParallelDryRun(t *testing.T) {
+	preempttest.Run(t, optimized.Impl{Workers: 3, ParallelFrom: 1})
+}
+
+func TestConformanceAnyWorkerCount(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		workers := rapid.IntRange(2, 8).Draw(t, "workers")
+		preempttest.CheckAgainstReference(t, preempttest.Gen(preempttest.MaxNodes).Draw(t, "input"), optimized.Impl{Workers: workers, ParallelFrom: 1})
+	})
+}
+
+func FuzzParallelDryRun(f *testing.F) {
+	preempttest.Fuzz(f, optimized.Impl{Workers: 3, ParallelFrom: 1})
+}
