@@ -85,6 +85,7 @@ func TestMutants(t *testing.T) {
 	}
 	defer setFlag(t, "rapid.checks", strconv.Itoa(mutantChecks))()
 	defer setFlag(t, "rapid.nofailfile", "true")()
+	defer setFlag(t, "rapid.shrinktime", "1s")() // a caught mutant needs no minimal example
 	caught := 0
 	for _, m := range mutants {
 		impl := mutantImpl{name: "mutant-" + m.name, bug: m.bug}
