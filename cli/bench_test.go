@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/preemptbench/preemptbench/benchcmp"
+	"github.com/preemptbench/preemptbench/registry"
 )
 
 // fakeRunner stands for the bench test binary: each run prints one result
@@ -101,7 +102,7 @@ func TestBenchDefaultJobGolden(t *testing.T) {
 	var want []string
 	for range 6 {
 		for _, n := range []int{5, 500, 5000} {
-			for _, impl := range []string{"reference", "upstream", "optimized"} {
+			for _, impl := range registry.Names() {
 				want = append(want, fmt.Sprintf("Decide/shape=basic/nodes=%d/impl=%s", n, impl))
 			}
 		}

@@ -18,21 +18,22 @@ func Actions(recorded []k8stesting.Action) []preempt.Action {
 		if a.GetResource().Resource != "pods" {
 			continue
 		}
-		switch a := a.(type) {
-		case k8stesting.PatchAction:
+		switch a.GetVerb() {
+		case "patch":
+			p := a.(k8stesting.PatchAction)
 			out = append(out, preempt.Action{
 				Verb:        "patch",
 				Subresource: a.GetSubresource(),
 				Namespace:   a.GetNamespace(),
-				Name:        a.GetName(),
-				Sets:        patchSummary(a.GetPatch()),
+				Name:        p.GetName(),
+				Sets:        patchSummary(p.GetPatch()),
 			})
-		case k8stesting.DeleteAction:
-			out = append(out, preempt.Action{Verb: "delete", Namespace: a.GetNamespace(), Name: a.GetName()})
-		case k8stesting.UpdateAction:
-			out = append(out, preempt.Action{Verb: "update", Subresource: a.GetSubresource(), Namespace: a.GetNamespace()})
-		case k8stesting.CreateAction:
-			out = append(out, preempt.Action{Verb: "create", Subresource: a.GetSubresource(), Namespace: a.GetNamespace()})
+		case "delete":
+			out = append(out, preempt.Action{Verb: "delete", Namespace: a.GetNamespace(), Name: a.(k8stesting.DeleteAction).GetName()})
+		case "update", "create":
+			// UpdateAction and CreateAction have one method set: tell them
+			// apart by the verb.
+			out = append(out, preempt.Action{Verb: a.GetVerb(), Subresource: a.GetSubresource(), Namespace: a.GetNamespace()})
 		}
 	}
 	return out
