@@ -87,7 +87,8 @@ func ToJSON(o Outcome) DecisionJSON {
 
 // decideOptions are decide's flags, checked.
 type decideOptions struct {
-	clusterFile, podFile string
+	clusterFiles         []string
+	podFile              string
 	all                  bool // -impl all: the output is a list
 	impls                []preempt.Implementation
 	offset               int32
@@ -120,7 +121,8 @@ func runDecide(args []string, stdout, stderr io.Writer) int {
 func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	fs := flag.NewFlagSet("decide", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	clusterFile := fs.String("cluster", "", "cluster file: a kubectl List of nodes, pods and pdbs (YAML or JSON)")
+	var clusterFiles stringList
+	fs.Var(&clusterFiles, "cluster", "cluster `file or directory`: kubectl output (a List, typed lists, objects; YAML or JSON) or a `kubectl cluster-info dump --output-directory`; repeat it to read several as one cluster")
 	podFile := fs.String("pod", "", "the preemptor pod (YAML or JSON)")
 	implName := fs.String("impl", "reference", "implementation: "+implNames()+" or all")
 	offset := fs.Int("offset", 0, "dry-run offset into the potential nodes (upstream draws it at random)")
@@ -131,11 +133,11 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	if err := fs.Parse(args); err != nil {
 		return decideOptions{}, badInput{} // the flag package said why
 	}
-	opts := decideOptions{clusterFile: *clusterFile, podFile: *podFile, text: *output == "text", all: *implName == "all"}
+	opts := decideOptions{clusterFiles: clusterFiles, podFile: *podFile, text: *output == "text", all: *implName == "all"}
 	switch {
 	case fs.NArg() > 0:
 		return opts, badf("unexpected arguments %q", fs.Args())
-	case *clusterFile == "" || *podFile == "":
+	case len(clusterFiles) == 0 || *podFile == "":
 		return opts, badf("-cluster and -pod are required")
 	case *output != "json" && *output != "text":
 		return opts, badf("-o must be json or text, not %q", *output)
@@ -169,15 +171,15 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	return opts, nil
 }
 
-// load reads the cluster and the preemptor.
+// load reads the cluster and the preemptor, and notes on stderr what the
+// loader left out as kube-scheduler would.
 func (opts decideOptions) load(stderr io.Writer) (*preempt.Cluster, *v1.Pod, error) {
-	clusterData, err := os.ReadFile(opts.clusterFile)
+	cluster, notes, err := scenario.LoadPaths(opts.clusterFiles)
 	if err != nil {
 		return nil, nil, badf("%v", err)
 	}
-	cluster, err := scenario.LoadCluster(opts.clusterFile, clusterData)
-	if err != nil {
-		return nil, nil, badf("%v", err)
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "compare decide: note: %s\n", n)
 	}
 	podData, err := os.ReadFile(opts.podFile)
 	if err != nil {
@@ -189,10 +191,7 @@ func (opts decideOptions) load(stderr io.Writer) (*preempt.Cluster, *v1.Pod, err
 	}
 	cluster = withoutPod(cluster, pod)
 	if err := cluster.Validate(); err != nil {
-		return nil, nil, badf("%v", err)
-	}
-	for _, f := range scenario.Unmodelled(pod) {
-		fmt.Fprintf(stderr, "compare decide: warning: pod %s uses %s, which the filters here do not model; the decision ignores it\n", preempt.Key(pod.Namespace, pod.Name), f)
+		return nil, nil, badf("%s: %v", strings.Join(opts.clusterFiles, ", "), err)
 	}
 	return cluster, pod, nil
 }
@@ -330,4 +329,17 @@ func writeText(w io.Writer, d DecisionJSON) {
 		fmt.Fprintf(w, "cleared nomination: %s/%s\n", p.Namespace, p.Name)
 	}
 	fmt.Fprintln(w)
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	if v == "" {
+		return fmt.Errorf("empty path")
+	}
+	*l = append(*l, v)
+	return nil
 }

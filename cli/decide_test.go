@@ -159,18 +159,61 @@ func TestDecideOutcomes(t *testing.T) {
 
 func tcStatus(s string) preempt.Code { return preempt.Code(s) }
 
-func TestDecideWarnsAboutUnmodelledFeatures(t *testing.T) {
+// A feature the implementations do not model is refused, whether the
+// preemptor or an existing pod uses it; preferred terms and ScheduleAnyway
+// constraints only score, and are not.
+func TestDecideRefusesUnmodelledFeatures(t *testing.T) {
 	dir := t.TempDir()
+	antiAffinity := func(kind string) string {
+		return `  affinity:
+    podAntiAffinity:
+      ` + kind + `:
+`
+	}
+	for _, tc := range []struct {
+		name, clusterExtra, podExtra, want string
+	}{
+		{name: "spread DoNotSchedule", podExtra: `  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: x}}}
+`, want: `reference: topology spread is not modelled: pod default/p has a DoNotSchedule topology spread constraint on "zone"`},
+		{name: "required anti-affinity of the preemptor", podExtra: antiAffinity("requiredDuringSchedulingIgnoredDuringExecution") + `      - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: x}}}
+`, want: "reference: inter-pod affinity is not modelled: pod default/p has required pod anti-affinity"},
+		{name: "PVC volume", podExtra: `  volumes:
+  - {name: data, persistentVolumeClaim: {claimName: data}}
+`, want: `reference: volumes is not modelled: pod default/p has volume "data"`},
+		{name: "existing pod's anti-affinity matching the preemptor", clusterExtra: `
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: guard, namespace: default}
+  spec:
+    nodeName: n1
+    containers: [{name: c, image: pause}]
+    affinity:
+      podAntiAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+        - {topologyKey: kubernetes.io/hostname, labelSelector: {matchExpressions: [{key: app, operator: Exists}]}}
+`, podExtra: "", want: `reference: inter-pod affinity is not modelled: pod default/guard has required pod anti-affinity (topology key "kubernetes.io/hostname") whose selector matches the preemptor`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cluster := writeFile(t, dir, "c.yaml", list(okNode+tc.clusterExtra))
+			pod := writeFile(t, dir, "p.yaml", strings.Replace(okPod, "metadata: {", "metadata: {labels: {app: x}, ", 1)+tc.podExtra)
+			stdout, stderr, code := runCLI(t, "decide", "-cluster", cluster, "-pod", pod, "-now", testNow)
+			if code != ExitBadInput || stdout != "" {
+				t.Fatalf("exit %d, stdout %q, want 2 and nothing", code, stdout)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q lacks %q", stderr, tc.want)
+			}
+		})
+	}
+	// Scoring-only terms change no filter: no refusal.
 	cluster := writeFile(t, dir, "c.yaml", list(okNode))
 	pod := writeFile(t, dir, "p.yaml", okPod+`  topologySpreadConstraints:
-  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}
+`+antiAffinity("preferredDuringSchedulingIgnoredDuringExecution")+`      - {weight: 1, podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: x}}}}
 `)
-	_, stderr, code := runCLI(t, "decide", "-cluster", cluster, "-pod", pod, "-now", testNow)
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if !strings.Contains(stderr, "warning: pod default/p uses topology spread constraints") {
-		t.Errorf("stderr %q lacks the warning", stderr)
+	if _, stderr, code := runCLI(t, "decide", "-cluster", cluster, "-pod", pod, "-now", testNow); code != ExitOK {
+		t.Errorf("scoring-only terms: exit %d: %s", code, stderr)
 	}
 }
 
@@ -201,23 +244,15 @@ func TestDecideBadInput(t *testing.T) {
 		{name: "empty file", cluster: "\n", want: "empty file"},
 		{name: "malformed YAML", cluster: "items: [\n  - {", want: "malformed YAML"},
 		{name: "malformed JSON", cluster: `{"kind": "List", "items": [`, want: "malformed"},
-		{name: "unknown kind", cluster: list(okNode + `
-- apiVersion: v1
-  kind: Service
-  metadata: {name: svc, namespace: default}
-`), want: `service default/svc: unsupported kind v1 "Service"`},
+		{name: "known kind, unknown version", cluster: list(okNode + `
+- apiVersion: v2
+  kind: Pod
+  metadata: {name: p9, namespace: default}
+`), want: `pod default/p9: unsupported apiVersion "v2" for kind Pod`},
 		{name: "object without kind", cluster: list(okNode + `
 - apiVersion: v1
   metadata: {name: what}
 `), want: `object "what" has no kind`},
-		{name: "pod bound to unknown node", cluster: list(okNode + podOn("ghost", "p1", "")), want: `pod default/p1 is bound to unknown node "ghost"`},
-		{name: "pod nominated to unknown node", cluster: list(okNode + `
-- apiVersion: v1
-  kind: Pod
-  metadata: {name: q, namespace: default}
-  spec: {containers: [{name: c, image: pause}]}
-  status: {nominatedNodeName: ghost}
-`), want: `pod default/q is nominated to unknown node "ghost"`},
 		{name: "duplicate node", cluster: list(okNode + okNode), want: `node "n1" appears twice`},
 		{name: "duplicate pod", cluster: list(okNode + podOn("n1", "p1", "") + podOn("n1", "p1", "")), want: "pod default/p1 appears twice"},
 		{name: "invalid quantity", cluster: list(okNode + podOn("n1", "p1", `, resources: {requests: {cpu: 12xyz}}`)), want: "pod default/p1: quantities must match the regular expression"},
@@ -251,7 +286,7 @@ func TestDecideBadInput(t *testing.T) {
 - {apiVersion: v1, kind: Pod, metadata: {name: a}}
 - {apiVersion: v1, kind: Pod, metadata: {name: b}}
 `), want: "want exactly one Pod, found 2 objects"},
-		{name: "pod file holds a node", pod: "apiVersion: v1\nkind: Node\nmetadata: {name: node-x}\n", want: "want a Pod, found *v1.Node"},
+		{name: "pod file holds a node", pod: "apiVersion: v1\nkind: Node\nmetadata: {name: node-x}\n", want: "want a Pod, found a Node"},
 		{name: "preemptor already bound", pod: strings.Replace(okPod, "spec:\n", "spec:\n  nodeName: n1\n", 1), want: `pod default/p is already bound to node "n1"`},
 		{name: "preemptor's name bound in the cluster", cluster: list(okNode + podOn("n1", "p", "")), want: `preemptor default/p is also in the cluster (on node "n1")`},
 		{name: "negative offset", args: []string{"-offset", "-1"}, want: "-offset -1 out of range"},
@@ -284,5 +319,51 @@ func TestDecideBadInput(t *testing.T) {
 				t.Errorf("stdout %q, want nothing on bad input", stdout)
 			}
 		})
+	}
+}
+
+// What kube-scheduler never sees is left out with a note, not refused:
+// pods of nodes the dump does not hold, completed pods, kinds the filters
+// do not read.
+func TestDecideLeavesOutWhatTheSchedulerNeverSees(t *testing.T) {
+	dir := t.TempDir()
+	extra := `
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: gone, namespace: default}
+  spec: {nodeName: ghost, containers: [{name: c, image: pause}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: waiting, namespace: default}
+  spec: {containers: [{name: c, image: pause}]}
+  status: {nominatedNodeName: ghost}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: job, namespace: default}
+  spec: {nodeName: n1, priority: 0, containers: [{name: c, image: pause, resources: {requests: {cpu: 3}}}]}
+  status: {phase: Succeeded}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: svc, namespace: default}
+`
+	bigNode := strings.Replace(okNode, `cpu: "1"`, `cpu: "4"`, 1)
+	cluster := writeFile(t, dir, "c.yaml", list(bigNode+extra))
+	pod := writeFile(t, dir, "p.yaml", okPod)
+	stdout, stderr, code := runCLI(t, "decide", "-cluster", cluster, "-pod", pod, "-now", testNow)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"note: left out 1 pods in phase Succeeded or Failed, which kube-scheduler's informer never lists: default/job",
+		"note: left out 2 pods of nodes the dump does not hold, which kube-scheduler's snapshot never holds: default/gone (bound to ghost), default/waiting (nominated to ghost)",
+		"note: skipped 1 objects of kinds the filters do not read: 1 v1 Service",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q lacks %q", stderr, want)
+		}
+	}
+	// The completed pod's 3 cpu are free: the preemptor fits.
+	if !strings.Contains(stdout, `"status": "Schedulable"`) {
+		t.Errorf("stdout %s: want Schedulable (the Succeeded pod frees its cpu)", stdout)
 	}
 }

@@ -67,7 +67,7 @@ func checkVictimsMakeRoom(t *testing.T, dir string, d DecisionJSON) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := scenario.LoadCluster("cluster.yaml", data)
+	c, _, err := scenario.LoadCluster("cluster.yaml", data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,9 @@ func Decide(ctx context.Context, impl preempt.Implementation, c *preempt.Cluster
 	if err := c.ValidatePreemptor(pod); err != nil {
 		return Result{}, err
 	}
+	if err := Refusal(impl, c, pod); err != nil {
+		return Result{}, err
+	}
 	ev, err := impl.NewEvaluator(c)
 	if err != nil {
 		return Result{}, err

@@ -44,6 +44,9 @@ func Run(ctx context.Context, impl preempt.Implementation, c *preempt.Cluster, r
 	if err := c.ValidatePreemptor(req.Pod); err != nil {
 		return preempt.Decision{}, err
 	}
+	if err := Refusal(impl, c, req.Pod); err != nil {
+		return preempt.Decision{}, err
+	}
 	ev, err := impl.NewEvaluator(c)
 	if err != nil {
 		return preempt.Decision{}, err
@@ -59,4 +62,15 @@ func Preempt(ctx context.Context, ev preempt.Evaluator, c *preempt.Cluster, req 
 	d := ev.Preempt(ctx, cs, req)
 	d.Actions = Actions(cs.Actions())
 	return d
+}
+
+// Refusal is the error of an implementation that does not model a feature
+// c or pod uses (preempt.Limited), nil otherwise.
+func Refusal(impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod) error {
+	if l, ok := impl.(preempt.Limited); ok {
+		if u := l.Unmodelled(c, pod); u != nil {
+			return u
+		}
+	}
+	return nil
 }

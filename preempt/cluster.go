@@ -177,7 +177,7 @@ func unit(name v1.ResourceName) string {
 // addRequests adds p's effective requests to sum, failing if a total leaves
 // the range of MaxQuantity.
 func addRequests(sum v1.ResourceList, p *v1.Pod) (v1.ResourceList, error) {
-	reqs := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
+	reqs := resourcehelper.PodRequests(unaliased(p), resourcehelper.PodResourcesOptions{})
 	out := sum.DeepCopy()
 	if out == nil {
 		out = v1.ResourceList{}

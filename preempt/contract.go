@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/client-go/kubernetes"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
@@ -56,6 +57,17 @@ type Cluster struct {
 	Nodes []*v1.Node
 	Pods  []*v1.Pod
 	PDBs  []*policyv1.PodDisruptionBudget
+
+	// The objects only the default profile's volume and inter-pod affinity
+	// filters read: namespaces (namespaceSelector), persistent volume
+	// claims and volumes, storage classes and CSI nodes (attach limits).
+	// An implementation that models none of those filters ignores them
+	// and refuses a pod they could matter to (see Limited).
+	Namespaces     []*v1.Namespace
+	PVCs           []*v1.PersistentVolumeClaim
+	PVs            []*v1.PersistentVolume
+	StorageClasses []*storagev1.StorageClass
+	CSINodes       []*storagev1.CSINode
 }
 
 // Config holds DefaultPreemptionArgs.

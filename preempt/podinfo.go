@@ -22,7 +22,7 @@ func IsScalarResource(name v1.ResourceName) bool {
 // (PodInfo.CalculateResource): init containers, sidecars, overhead,
 // pod-level resources and resized status resources included.
 func PlacedPodRequests(p *v1.Pod) v1.ResourceList {
-	return resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{
+	return resourcehelper.PodRequests(unaliased(p), resourcehelper.PodResourcesOptions{
 		UseStatusResources: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScaling),
 		InPlacePodLevelResourcesVerticalScalingEnabled: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodLevelResourcesVerticalScaling),
 		SkipPodLevelResources:                          !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
@@ -33,9 +33,24 @@ func PlacedPodRequests(p *v1.Pod) v1.ResourceList {
 // IncomingPodRequests is NodeResourcesFit's PreFilter request of the pod
 // being scheduled.
 func IncomingPodRequests(p *v1.Pod) v1.ResourceList {
-	return resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{
+	return resourcehelper.PodRequests(unaliased(p), resourcehelper.PodResourcesOptions{
 		SkipPodLevelResources: !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
 	})
+}
+
+// unaliased returns p, or, when p has pod-level requests, a shallow copy
+// whose pod-level resources are its own: component-helpers v0.36.3's
+// PodRequests copies the pod-level quantities without deep-copying them
+// and then adds the overhead to them in place, so every call on a shared
+// pod would grow that pod's own spec.resources by its overhead
+// (docs/divergences.md, "PodRequests aliasing").
+func unaliased(p *v1.Pod) *v1.Pod {
+	if p.Spec.Resources == nil || len(p.Spec.Resources.Requests) == 0 {
+		return p
+	}
+	q := *p
+	q.Spec.Resources = p.Spec.Resources.DeepCopy()
+	return &q
 }
 
 // TerminatingByPreemption: being deleted, and the first DisruptionTarget

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/preemptbench/preemptbench/preempt"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
 )
 
 func TestBuildIsDeterministicAndValid(t *testing.T) {
@@ -60,12 +62,13 @@ func TestListRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := LoadCluster(shape+".yaml", data)
+		got, _, err := LoadCluster(shape+".yaml", data)
 		if err != nil {
 			t.Fatalf("%s: %v", shape, err)
 		}
-		if !equality.Semantic.DeepEqual(s.Cluster, got) {
-			t.Errorf("%s: cluster changed through YAML:\n%s", shape, cmp.Diff(s.Cluster, got))
+		want := defaulted(s.Cluster)
+		if !equality.Semantic.DeepEqual(want, got) {
+			t.Errorf("%s: cluster changed through YAML (-defaulted +loaded):\n%s", shape, cmp.Diff(want, got))
 		}
 		podData, err := PodYAML(s.Pod)
 		if err != nil {
@@ -75,7 +78,9 @@ func TestListRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !equality.Semantic.DeepEqual(s.Pod.Spec, pod.Spec) {
+		wantPod := s.Pod.DeepCopy()
+		legacyscheme.Scheme.Default(wantPod)
+		if !equality.Semantic.DeepEqual(wantPod.Spec, pod.Spec) {
 			t.Errorf("%s: pod changed through YAML", shape)
 		}
 	}
@@ -83,17 +88,17 @@ func TestListRoundTrip(t *testing.T) {
 
 func TestLoadAcceptsJSONAndMultiDocument(t *testing.T) {
 	jsonList := `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"a"}}]}`
-	c, err := LoadCluster("x.json", []byte(jsonList))
+	c, _, err := LoadCluster("x.json", []byte(jsonList))
 	if err != nil || len(c.Nodes) != 1 {
 		t.Fatalf("json list: %v, %+v", err, c)
 	}
 	multi := "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: b}\n---\n"
-	c, err = LoadCluster("x.yaml", []byte(multi))
+	c, _, err = LoadCluster("x.yaml", []byte(multi))
 	if err != nil || len(c.Nodes) != 2 {
 		t.Fatalf("multi-document: %v, %+v", err, c)
 	}
 	// kubectl names its lists NodeList, PodList...
-	c, err = LoadCluster("x.yaml", []byte("apiVersion: v1\nkind: NodeList\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: a}}\n"))
+	c, _, err = LoadCluster("x.yaml", []byte("apiVersion: v1\nkind: NodeList\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: a}}\n"))
 	if err != nil || len(c.Nodes) != 1 {
 		t.Fatalf("NodeList: %v", err)
 	}
@@ -112,4 +117,26 @@ func TestBuildUnknownShape(t *testing.T) {
 func ExampleShapes() {
 	fmt.Println(strings.Join(Shapes(), " "))
 	// Output: basic heterogeneous hostports mixed nominated pdb ties
+}
+
+// defaulted is c as the API server would store it: the loader applies the
+// same defaulting.
+func defaulted(c *preempt.Cluster) *preempt.Cluster {
+	out := &preempt.Cluster{}
+	for _, n := range c.Nodes {
+		n = n.DeepCopy()
+		legacyscheme.Scheme.Default(n)
+		out.Nodes = append(out.Nodes, n)
+	}
+	for _, p := range c.Pods {
+		p = p.DeepCopy()
+		legacyscheme.Scheme.Default(p)
+		out.Pods = append(out.Pods, p)
+	}
+	for _, pdb := range c.PDBs {
+		pdb = pdb.DeepCopy()
+		legacyscheme.Scheme.Default(pdb)
+		out.PDBs = append(out.PDBs, pdb)
+	}
+	return out
 }

@@ -1,0 +1,102 @@
+package preempt
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Limited is implemented by an implementation that models only part of
+// kube-scheduler's default profile. Unmodelled returns the first use, in c
+// or by the preemptor pod, of a feature the implementation does not model
+// and that could change the decision, or nil. When it is not nil the
+// implementation's answer is not upstream's, and callers (the harness, the
+// command) refuse rather than answer.
+type Limited interface {
+	Unmodelled(c *Cluster, pod *v1.Pod) *Unmodelled
+}
+
+// Unmodelled names a feature an implementation does not model and the
+// object that uses it.
+type Unmodelled struct {
+	Feature string // "inter-pod affinity", "topology spread", ...
+	Object  string // "pod default/p"
+	Detail  string // what the object does with it
+}
+
+func (u *Unmodelled) Error() string {
+	return fmt.Sprintf("%s is not modelled: %s %s", u.Feature, u.Object, u.Detail)
+}
+
+// SixFilterGaps is Unmodelled for an implementation whose filters are
+// NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts and
+// NodeResourcesFit: it reports what the rest of the default profile's
+// filters (InterPodAffinity, PodTopologySpread, the volume filters and
+// DynamicResources) would look at. Preferred affinity terms and
+// ScheduleAnyway spread constraints only score, so they are not reported.
+func SixFilterGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
+	who := "pod " + Key(pod.Namespace, pod.Name)
+	if a := pod.Spec.Affinity; a != nil {
+		if a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			return &Unmodelled{"inter-pod affinity", who, "has required pod affinity"}
+		}
+		if a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			return &Unmodelled{"inter-pod affinity", who, "has required pod anti-affinity"}
+		}
+	}
+	for _, tsc := range pod.Spec.TopologySpreadConstraints {
+		if tsc.WhenUnsatisfiable == v1.DoNotSchedule {
+			return &Unmodelled{"topology spread", who, fmt.Sprintf("has a DoNotSchedule topology spread constraint on %q", tsc.TopologyKey)}
+		}
+	}
+	for _, vol := range pod.Spec.Volumes {
+		switch {
+		case vol.EmptyDir != nil, vol.HostPath != nil, vol.ConfigMap != nil, vol.Secret != nil,
+			vol.DownwardAPI != nil, vol.Projected != nil:
+		default:
+			return &Unmodelled{"volumes", who, fmt.Sprintf("has volume %q, which the volume filters (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) check", vol.Name)}
+		}
+	}
+	if len(pod.Spec.ResourceClaims) > 0 {
+		return &Unmodelled{"dynamic resource allocation", who, "has resource claims"}
+	}
+	for _, p := range c.Pods {
+		if term, ok := antiAffinityAgainst(p, pod); ok {
+			return &Unmodelled{"inter-pod affinity", "pod " + Key(p.Namespace, p.Name),
+				fmt.Sprintf("has required pod anti-affinity (topology key %q) whose selector matches the preemptor", term.TopologyKey)}
+		}
+	}
+	return nil
+}
+
+// antiAffinityAgainst finds a required anti-affinity term of existing that
+// could reject pod: its selector matches pod's labels and its namespaces
+// may hold pod (a namespaceSelector is taken to hold every namespace).
+func antiAffinityAgainst(existing, pod *v1.Pod) (v1.PodAffinityTerm, bool) {
+	a := existing.Spec.Affinity
+	if a == nil || a.PodAntiAffinity == nil {
+		return v1.PodAffinityTerm{}, false
+	}
+	for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		if term.LabelSelector == nil {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
+		if err != nil || !sel.Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		inNamespace := term.NamespaceSelector != nil
+		if len(term.Namespaces) == 0 && term.NamespaceSelector == nil {
+			inNamespace = existing.Namespace == pod.Namespace
+		}
+		for _, ns := range term.Namespaces {
+			inNamespace = inNamespace || ns == pod.Namespace
+		}
+		if inNamespace {
+			return term, true
+		}
+	}
+	return v1.PodAffinityTerm{}, false
+}
