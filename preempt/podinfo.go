@@ -3,9 +3,11 @@ package preempt
 import (
 	v1 "k8s.io/api/core/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
 	"k8s.io/kubernetes/pkg/features"
+	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 )
 
 // What the scheduler reads off a pod, as upstream v1.36.3 computes it with
@@ -21,13 +23,45 @@ func IsScalarResource(name v1.ResourceName) bool {
 // PlacedPodRequests is what a pod on a node counts for in its NodeInfo
 // (PodInfo.CalculateResource): init containers, sidecars, overhead,
 // pod-level resources and resized status resources included.
+//
+// It makes upstream's two PodRequests calls in upstream's order, on a copy
+// of the pod's pod-level resources: component-helpers v0.36.3 adds the
+// overhead into the pod-level quantities in place and the first call's
+// result shares them, so for a pod with pod-level requests, an overhead
+// and a container without a cpu or memory request (which makes
+// CalculateResource call PodRequests a second time, for the non-zero
+// requests), upstream counts the overhead twice. kube-scheduler's cache
+// runs the same code on every pod it adds; docs/divergences.md ("Pod-level
+// requests with overhead") has the details and the test.
 func PlacedPodRequests(p *v1.Pod) v1.ResourceList {
-	return resourcehelper.PodRequests(unaliased(p), resourcehelper.PodResourcesOptions{
+	q := unaliased(p)
+	opts := resourcehelper.PodResourcesOptions{
 		UseStatusResources: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScaling),
 		InPlacePodLevelResourcesVerticalScalingEnabled: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodLevelResourcesVerticalScaling),
 		SkipPodLevelResources:                          !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
 		UseDRANodeAllocatableResourceClaimStatus:       utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources),
-	})
+	}
+	requests := resourcehelper.PodRequests(q, opts)
+	podLevel := !opts.SkipPodLevelResources && resourcehelper.IsPodLevelRequestsSet(q)
+	if nonMissing := nonMissingContainerRequests(requests, podLevel); len(nonMissing) > 0 {
+		opts.NonMissingContainerRequests = nonMissing
+		_ = resourcehelper.PodRequests(q, opts) // upstream's second call; see above
+	}
+	return requests
+}
+
+// nonMissingContainerRequests is upstream's getNonMissingContainerRequests:
+// the default cpu and memory requests for scoring, only for what neither
+// the pod nor its containers request when pod-level requests are set.
+func nonMissingContainerRequests(requests v1.ResourceList, podLevelSet bool) v1.ResourceList {
+	out := v1.ResourceList{}
+	if _, ok := requests[v1.ResourceCPU]; !ok || !podLevelSet {
+		out[v1.ResourceCPU] = *resource.NewMilliQuantity(schedutil.DefaultMilliCPURequest, resource.DecimalSI)
+	}
+	if _, ok := requests[v1.ResourceMemory]; !ok || !podLevelSet {
+		out[v1.ResourceMemory] = *resource.NewQuantity(schedutil.DefaultMemoryRequest, resource.DecimalSI)
+	}
+	return out
 }
 
 // IncomingPodRequests is NodeResourcesFit's PreFilter request of the pod
@@ -42,8 +76,8 @@ func IncomingPodRequests(p *v1.Pod) v1.ResourceList {
 // whose pod-level resources are its own: component-helpers v0.36.3's
 // PodRequests copies the pod-level quantities without deep-copying them
 // and then adds the overhead to them in place, so every call on a shared
-// pod would grow that pod's own spec.resources by its overhead
-// (docs/divergences.md, "PodRequests aliasing").
+// pod would grow that pod's own spec.resources by its overhead, and the
+// caller's objects must never change.
 func unaliased(p *v1.Pod) *v1.Pod {
 	if p.Spec.Resources == nil || len(p.Spec.Resources.Requests) == 0 {
 		return p

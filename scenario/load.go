@@ -483,7 +483,7 @@ func (r *reader) cluster() (*preempt.Cluster, []string, error) {
 	}
 	var notes []string
 	if len(r.inferred) > 0 {
-		notes = append(notes, fmt.Sprintf("objects without kind taken as Node (status.nodeInfo) or Pod (spec.containers) in %s", strings.Join(r.inferred, ", ")))
+		notes = append(notes, fmt.Sprintf("objects without kind taken as Node (they have status.nodeInfo) or Pod (spec.containers) in %d files: %s", len(r.inferred), abbreviate(r.inferred)))
 	}
 	if len(terminal) > 0 {
 		notes = append(notes, fmt.Sprintf("left out %d pods in phase Succeeded or Failed, which kube-scheduler's informer never lists: %s", len(terminal), abbreviate(terminal)))

@@ -167,6 +167,10 @@ func (ev *evaluator) Filter(ctx context.Context, pod *v1.Pod) (res preempt.Filte
 	if err != nil {
 		return res
 	}
+	// Upstream's PreFilter computes the pod's requests with component-
+	// helpers' PodRequests, which adds the overhead into pod-level requests
+	// in place: run it on a copy, as the caller's pod is read-only.
+	pod = pod.DeepCopy()
 	state, status := w.prefilter(ctx, pod)
 	for _, name := range w.nodes {
 		st := status

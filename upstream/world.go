@@ -115,6 +115,18 @@ func withStartTime(p *v1.Pod, now time.Time) *v1.Pod {
 	return c
 }
 
+// ownObject returns p, or a copy of it when computing its requests would
+// change it: component-helpers' PodRequests adds the overhead into
+// pod-level requests in place. Each world then reads its own object once,
+// as kube-scheduler's cache computes the requests of each informer object
+// once (PodInfo caches them).
+func ownObject(p *v1.Pod) *v1.Pod {
+	if p.Spec.Resources == nil || len(p.Spec.Resources.Requests) == 0 || p.Spec.Overhead == nil {
+		return p
+	}
+	return p.DeepCopy()
+}
+
 // filterPlugins registers upstream's default filters in upstream's default
 // order; NodePorts and NodeResourcesFit also run at PreFilter.
 func filterPlugins(fts feature.Features) []tf.RegisterPluginFunc {
@@ -153,7 +165,7 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	}
 	var bound, nominated []*v1.Pod
 	for _, p := range ev.pods {
-		p = withStartTime(p, key.now)
+		p = ownObject(withStartTime(p, key.now))
 		w.podByKey[preempt.Key(p.Namespace, p.Name)] = p
 		switch {
 		case preempt.IsBound(p):
