@@ -87,14 +87,14 @@ func ToJSON(o Outcome) DecisionJSON {
 
 // decideOptions are decide's flags, checked.
 type decideOptions struct {
-	clusterFiles         []string
-	podFile              string
-	all                  bool // -impl all: the output is a list
-	impls                []preempt.Implementation
-	offset               int32
-	now                  time.Time
-	text                 bool
-	cfg                  preempt.Config
+	clusterFiles []string
+	podFile      string
+	all          bool // -impl all: the output is a list
+	impls        []preempt.Implementation
+	offset       int32
+	now          time.Time
+	text         bool
+	cfg          preempt.Config
 }
 
 // badInput is an error on the command's input: exit code 2.
