@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -211,12 +212,30 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 	}
 	ctx := context.Background()
 	var outcomes []Outcome
+	var answered []preempt.Implementation
+	var refusals []string
 	for _, impl := range opts.impls {
 		r, err := harness.Decide(ctx, impl, cluster, pod, opts.cfg, opts.offset, opts.now)
+		var u *preempt.Unmodelled
+		if errors.As(err, &u) {
+			refusals = append(refusals, fmt.Sprintf("%s: %v", impl.Name(), err))
+			continue
+		}
 		if err != nil {
 			return decideResult{}, badf("%s: %v", impl.Name(), err)
 		}
 		outcomes = append(outcomes, Outcome{Implementation: impl.Name(), Result: r})
+		answered = append(answered, impl)
+	}
+	if len(outcomes) == 0 {
+		hint := ""
+		if !opts.all {
+			hint = " (-impl upstream runs kube-scheduler's own filters, the whole default profile)"
+		}
+		return decideResult{}, badf("%s%s", strings.Join(refusals, "; "), hint)
+	}
+	for _, r := range refusals {
+		fmt.Fprintf(stderr, "compare decide: note: %s; the others answer\n", r)
 	}
 	var res decideResult
 	for _, o := range outcomes {
@@ -231,11 +250,11 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 		if ref.Request == nil || o.Request == nil {
 			continue
 		}
-		refEv, err := opts.impls[0].NewEvaluator(cluster)
+		refEv, err := answered[0].NewEvaluator(cluster)
 		if err != nil {
 			return decideResult{}, badf("%v", err)
 		}
-		want, note, err := agreement.Expected(ctx, refEv, cluster, ref.Request, ref.Decision, o.Decision, opts.impls[i+1])
+		want, note, err := agreement.Expected(ctx, refEv, cluster, ref.Request, ref.Decision, o.Decision, answered[i+1])
 		if err != nil {
 			res.diffErrs = append(res.diffErrs, err.Error())
 			continue

@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -421,5 +423,88 @@ func TestDecidePodLevelRequestsWithOverhead(t *testing.T) {
 				t.Errorf("%s: %s says %s (%v), want %s", tc.mem, o.Implementation, o.Status, o.Victims, tc.want)
 			}
 		}
+	}
+}
+
+// The upstream adapter runs the whole default profile: inter-pod affinity
+// and topology spread decide there, with PreFilter state updated as the dry
+// run removes victims; with -impl all the others refuse, with a note, and
+// upstream answers.
+func TestDecideUpstreamDefaultProfile(t *testing.T) {
+	dir := t.TempDir()
+	node := func(name, zone string) string {
+		return `
+- apiVersion: v1
+  kind: Node
+  metadata: {name: ` + name + `, labels: {kubernetes.io/hostname: ` + name + `, zone: ` + zone + `}}
+  status: {allocatable: {cpu: "4", memory: 4Gi, pods: "10"}}`
+	}
+	pod := func(name, node string, prio int, labels, extra string) string {
+		return `
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: ` + name + `, namespace: default, labels: {` + labels + `}}
+  spec:
+    nodeName: ` + node + `
+    priority: ` + fmt.Sprint(prio) + `
+    containers: [{name: c, image: pause, resources: {requests: {cpu: 100m}}}]` + extra
+	}
+	antiX := `
+    affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: db}}}]}}`
+	antiY := strings.Replace(antiX, "app: db", "app: web", 1)
+	preemptor := func(extra string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default, labels: {app: web}}\nspec:\n  priority: 10\n  containers: [{name: c, image: pause, resources: {requests: {cpu: 100m}}}]\n" + extra
+	}
+	for _, tc := range []struct {
+		name, cluster, pod string
+		status             preempt.Code
+		node, message      string
+		victims            []string
+	}{
+		{name: "preemptor's anti-affinity resolved by evicting the matching pod",
+			cluster: list(node("n1", "a") + pod("guard", "n1", 0, "app: db", "")),
+			pod:     preemptor("  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: db}}}]}}\n"),
+			status:  preempt.Success, node: "n1", victims: []string{"guard"}},
+		{name: "an existing higher-priority pod's anti-affinity cannot be preempted",
+			cluster: list(node("n1", "a") + pod("guard", "n1", 100, "app: db", antiY) + pod("filler", "n1", 0, "app: misc", "")),
+			pod:     preemptor(""),
+			status:  preempt.Unschedulable, message: "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules."},
+		{name: "an existing lower-priority pod's anti-affinity is preempted",
+			cluster: list(node("n1", "a") + pod("guard", "n1", 0, "app: db", antiY)),
+			pod:     preemptor(""),
+			status:  preempt.Success, node: "n1", victims: []string{"guard"}},
+		{name: "zonal spread: one pod of the crowded zone goes",
+			cluster: list(node("n1", "a") + node("n2", "b") + pod("y1", "n1", 5, "app: web", "") +
+				strings.Replace(pod("blocker", "n1", 100, "app: misc", ""), "cpu: 100m", "cpu: 3850m", 1) +
+				pod("y2", "n2", 0, "app: web", "") + pod("y3", "n2", 0, "app: web", "")),
+			pod:    preemptor("  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}\n"),
+			status: preempt.Success, node: "n2", victims: []string{"y3"}}, // y2 is reprieved first (more important by name), then y3 cannot be
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cluster := writeFile(t, dir, "c.yaml", tc.cluster)
+			podFile := writeFile(t, dir, "p.yaml", tc.pod)
+			stdout, stderr, code := runCLI(t, "decide", "-cluster", cluster, "-pod", podFile, "-impl", "all", "-now", testNow)
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var outs []DecisionJSON
+			if err := json.Unmarshal([]byte(stdout), &outs); err != nil {
+				t.Fatal(err)
+			}
+			if len(outs) != 1 || outs[0].Implementation != "upstream" {
+				t.Fatalf("want upstream's decision alone, got %s", stdout)
+			}
+			if !strings.Contains(stderr, "note: reference: inter-pod affinity is not modelled") && !strings.Contains(stderr, "note: reference: topology spread is not modelled") {
+				t.Errorf("stderr %q lacks the reference's refusal", stderr)
+			}
+			o := outs[0]
+			var victims []string
+			for _, v := range o.Victims {
+				victims = append(victims, v.Name)
+			}
+			if o.Status != tc.status || o.NominatedNode != tc.node || o.Message != tc.message || !slices.Equal(victims, tc.victims) {
+				t.Errorf("got %s %q on %q, victims %v; want %s %q on %q, victims %v", o.Status, o.Message, o.NominatedNode, victims, tc.status, tc.message, tc.node, tc.victims)
+			}
+		})
 	}
 }

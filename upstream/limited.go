@@ -8,9 +8,14 @@ import (
 
 var _ preempt.Limited = Impl{}
 
-// Unmodelled reports what the filter plugins this adapter does not yet
-// register (InterPodAffinity, PodTopologySpread, the volume filters,
-// DynamicResources) would see.
+// Unmodelled: the adapter runs every filter of the default profile, but
+// its DynamicResources plugin sees no ResourceClaim, DeviceClass or
+// ResourceSlice (the loader reads none), so a preemptor with resource
+// claims is refused rather than answered.
 func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
-	return preempt.SixFilterGaps(c, pod)
+	if len(pod.Spec.ResourceClaims) > 0 {
+		return &preempt.Unmodelled{Feature: "dynamic resource allocation", Object: "pod " + preempt.Key(pod.Namespace, pod.Name),
+			Detail: "has resource claims, and the dump's ResourceClaims, DeviceClasses and ResourceSlices are not read"}
+	}
+	return nil
 }

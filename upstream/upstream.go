@@ -87,6 +87,7 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	for _, pdb := range c.PDBs {
 		ev.pdbs = append(ev.pdbs, pdb.DeepCopy())
 	}
+	ev.volumeObjects = volumeObjects(c)
 	return ev, nil
 }
 
@@ -97,6 +98,10 @@ type evaluator struct {
 	pods          []*v1.Pod
 	pdbs          []*policyv1.PodDisruptionBudget
 	nominatedUIDs map[types.UID]bool
+	// volumeObjects are deep copies of the namespaces, claims, volumes,
+	// storage classes and CSI nodes, for the informers the default
+	// profile's plugins list them from.
+	volumeObjects volumeObjectSet
 
 	// mu serialises requests: the world's pod store and client are shared.
 	mu sync.Mutex

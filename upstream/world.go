@@ -22,18 +22,13 @@ import (
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeaffinity"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodename"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeports"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeunschedulable"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/tainttoleration"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
-	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
+	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -127,21 +122,6 @@ func ownObject(p *v1.Pod) *v1.Pod {
 	return p.DeepCopy()
 }
 
-// filterPlugins registers upstream's default filters in upstream's default
-// order; NodePorts and NodeResourcesFit also run at PreFilter.
-func filterPlugins(fts feature.Features) []tf.RegisterPluginFunc {
-	return []tf.RegisterPluginFunc{
-		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
-		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
-		tf.RegisterFilterPlugin(nodeunschedulable.Name, frameworkruntime.FactoryAdapter(fts, nodeunschedulable.New)),
-		tf.RegisterFilterPlugin(nodename.Name, frameworkruntime.FactoryAdapter(fts, nodename.New)),
-		tf.RegisterFilterPlugin(tainttoleration.Name, frameworkruntime.FactoryAdapter(fts, tainttoleration.New)),
-		tf.RegisterFilterPlugin(nodeaffinity.Name, frameworkruntime.FactoryAdapter(fts, nodeaffinity.New)),
-		tf.RegisterPluginAsExtensions(nodeports.Name, frameworkruntime.FactoryAdapter(fts, nodeports.New), "PreFilter", "Filter"),
-		tf.RegisterPluginAsExtensions(noderesources.Name, frameworkruntime.FactoryAdapter(fts, noderesources.NewFit), "PreFilter", "Filter"),
-	}
-}
-
 // newWorld builds the framework for the evaluator's cluster under key.
 func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	// NewFramework starts a default metrics recorder (replaced by the
@@ -182,6 +162,9 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 			return nil, fmt.Errorf("pod informer: %w", err)
 		}
 	}
+	if err := ev.volumeObjects.addTo(informerFactory); err != nil {
+		return nil, err
+	}
 	for _, pdb := range ev.pdbs {
 		if err := pdbInformer.GetStore().Add(pdb); err != nil {
 			return nil, fmt.Errorf("poddisruptionbudget informer: %w", err)
@@ -206,12 +189,22 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	}
 
 	w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
-	f, err := tf.NewFramework(ctx, filterPlugins(ev.fts), "",
+	profile, err := defaultProfile()
+	if err != nil {
+		return nil, err
+	}
+	// DynamicResources needs a DRA manager; its caches stay empty, which is
+	// right for pods without resource claims (a pod with claims is refused:
+	// Unmodelled).
+	claims := assumecache.NewAssumeCache(logger, informerFactory.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
+	dra := dynamicresources.NewDRAManager(ctx, claims, nil, informerFactory)
+	f, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), profile,
 		frameworkruntime.WithClientSet(w.proxy),
 		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithPodNominator(queue),
 		frameworkruntime.WithSnapshotSharedLister(w.snapshot),
+		frameworkruntime.WithSharedDRAManager(dra),
 		frameworkruntime.WithParallelism(ev.parallelism),
 		frameworkruntime.WithMetricsRecorder(metricsRecorder),
 		frameworkruntime.WithLogger(logger),
