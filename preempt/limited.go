@@ -37,6 +37,16 @@ func (u *Unmodelled) Error() string {
 // DynamicResources) would look at. Preferred affinity terms and
 // ScheduleAnyway spread constraints only score, so they are not reported.
 func SixFilterGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
+	if u := AffinityGaps(c, pod); u != nil {
+		return u
+	}
+	return NonAffinityGaps(c, pod)
+}
+
+// AffinityGaps reports what InterPodAffinity would look at: the
+// preemptor's required pod affinity or anti-affinity, or an existing pod's
+// required anti-affinity that matches it.
+func AffinityGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
 	who := "pod " + Key(pod.Namespace, pod.Name)
 	if a := pod.Spec.Affinity; a != nil {
 		if a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
@@ -46,6 +56,19 @@ func SixFilterGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
 			return &Unmodelled{"inter-pod affinity", who, "has required pod anti-affinity"}
 		}
 	}
+	for _, p := range c.Pods {
+		if term, ok := antiAffinityAgainst(p, pod); ok {
+			return &Unmodelled{"inter-pod affinity", "pod " + Key(p.Namespace, p.Name),
+				fmt.Sprintf("has required pod anti-affinity (topology key %q) whose selector matches the preemptor", term.TopologyKey)}
+		}
+	}
+	return nil
+}
+
+// NonAffinityGaps reports what PodTopologySpread, the volume filters and
+// DynamicResources would look at.
+func NonAffinityGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
+	who := "pod " + Key(pod.Namespace, pod.Name)
 	for _, tsc := range pod.Spec.TopologySpreadConstraints {
 		if tsc.WhenUnsatisfiable == v1.DoNotSchedule {
 			return &Unmodelled{"topology spread", who, fmt.Sprintf("has a DoNotSchedule topology spread constraint on %q", tsc.TopologyKey)}
@@ -61,12 +84,6 @@ func SixFilterGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
 	}
 	if len(pod.Spec.ResourceClaims) > 0 {
 		return &Unmodelled{"dynamic resource allocation", who, "has resource claims"}
-	}
-	for _, p := range c.Pods {
-		if term, ok := antiAffinityAgainst(p, pod); ok {
-			return &Unmodelled{"inter-pod affinity", "pod " + Key(p.Namespace, p.Name),
-				fmt.Sprintf("has required pod anti-affinity (topology key %q) whose selector matches the preemptor", term.TopologyKey)}
-		}
 	}
 	return nil
 }

@@ -28,6 +28,9 @@ type TB interface {
 func CheckAgainstReference(t TB, in Input, other preempt.Implementation) {
 	tieOK := agreement.TieIsRandom(other)
 	t.Helper()
+	if refused(t, in, other) {
+		return
+	}
 	ctx := context.Background()
 	before := deepCopy(in)
 	if err := in.Cluster.Validate(); err != nil {
@@ -61,6 +64,17 @@ func CheckAgainstReference(t TB, in Input, other preempt.Implementation) {
 	if !unchanged(before, in) {
 		t.Fatalf("the input changed during the call:\n%s", cmp.Diff(before.Cluster, in.Cluster))
 	}
+}
+
+// refused reports whether other refuses in (preempt.Limited: it does not
+// model a feature in uses); nothing is compared then. The reference itself
+// must model every generated input.
+func refused(t TB, in Input, other preempt.Implementation) bool {
+	t.Helper()
+	if err := harness.Refusal(registry.Reference(), in.Cluster, in.Request.Pod); err != nil {
+		t.Fatalf("the reference refuses a generated input: %v", err)
+	}
+	return harness.Refusal(other, in.Cluster, in.Request.Pod) != nil
 }
 
 // newReferenceEvaluator builds the oracle's evaluator for in.

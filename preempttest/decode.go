@@ -12,7 +12,7 @@ func Decode(data []byte) Spec {
 	for range n {
 		ns := NodeSpec{
 			CPU: r.intn(len(nodeCPUs)), Memory: r.intn(len(nodeMemGi)), Pods: r.intn(len(nodePods)),
-			Ephemeral: r.intn(len(nodeEphGi)), Foo: r.intn(len(nodeFoo)), Unresolvable: r.intn(5) == 4,
+			Ephemeral: r.intn(len(nodeEphGi)), Foo: r.intn(len(nodeFoo)), Zone: r.intn(len(zones)), Unresolvable: r.intn(5) == 4,
 		}
 		for range r.intn(8) {
 			ns.Bound = append(ns.Bound, r.pod(0))
@@ -57,7 +57,7 @@ func (r *byteReader) pod(nodes int) PodSpec {
 		Priority: r.intn(len(priorities)), CPU: r.intn(len(podCPUs)), Memory: r.intn(len(podMemMi)),
 		Ephemeral: r.intn(len(podEphGi)), Foo: r.intn(len(podFoo)), Port: r.intn(len(portTable)),
 		App: r.intn(len(apps)), Start: r.intn(len(startMinute)), Namespace: r.intn(len(namespaces)),
-		Terminated: r.intn(len(terminated)),
+		Terminated: r.intn(len(terminated)), Affinity: r.intn(len(affinities)),
 	}
 	if nodes > 0 {
 		ps.Node = r.intn(nodes)
@@ -78,7 +78,7 @@ func Encode(s Spec) []byte {
 		}
 	}
 	pod := func(ps PodSpec, nominated bool) {
-		for _, v := range []int{ps.Priority, ps.CPU, ps.Memory, ps.Ephemeral, ps.Foo, ps.Port, ps.App, ps.Start, ps.Namespace, ps.Terminated} {
+		for _, v := range []int{ps.Priority, ps.CPU, ps.Memory, ps.Ephemeral, ps.Foo, ps.Port, ps.App, ps.Start, ps.Namespace, ps.Terminated, ps.Affinity} {
 			put(v)
 		}
 		if nominated {
@@ -87,7 +87,7 @@ func Encode(s Spec) []byte {
 	}
 	put(len(s.Nodes) - 1)
 	for _, ns := range s.Nodes {
-		for _, v := range []int{ns.CPU, ns.Memory, ns.Pods, ns.Ephemeral, ns.Foo} {
+		for _, v := range []int{ns.CPU, ns.Memory, ns.Pods, ns.Ephemeral, ns.Foo, ns.Zone} {
 			put(v)
 		}
 		flag(ns.Unresolvable, 4)

@@ -46,6 +46,9 @@ func FuzzVictims(f *testing.F, impls ...preempt.Implementation) {
 		ref := newReferenceEvaluator(t, in)
 		ctx := context.Background()
 		for _, impl := range impls {
+			if refused(t, in, impl) {
+				continue
+			}
 			ev, err := impl.NewEvaluator(in.Cluster)
 			if err != nil {
 				t.Fatalf("%s: %v", impl.Name(), err)
@@ -77,6 +80,9 @@ func FuzzPick(f *testing.F, impls ...preempt.Implementation) {
 			cands = append(slices.Clone(cands[k:]), cands[:k]...)
 		}
 		for _, impl := range impls {
+			if refused(t, in, impl) {
+				continue
+			}
 			ev, err := impl.NewEvaluator(in.Cluster)
 			if err != nil {
 				t.Fatalf("%s: %v", impl.Name(), err)

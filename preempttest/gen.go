@@ -49,7 +49,7 @@ func GenSpec(maxNodes int) *rapid.Generator[Spec] {
 		for range n {
 			ns := NodeSpec{
 				CPU: idx(len(nodeCPUs), "nodeCPU"), Memory: idx(len(nodeMemGi), "nodeMem"), Pods: idx(len(nodePods), "nodePods"),
-				Ephemeral: idx(len(nodeEphGi), "nodeEph"), Foo: idx(len(nodeFoo), "nodeFoo"),
+				Ephemeral: idx(len(nodeEphGi), "nodeEph"), Foo: idx(len(nodeFoo), "nodeFoo"), Zone: idx(len(zones), "zone"),
 				Unresolvable: rapid.IntRange(0, 4).Draw(t, "unresolvable") == 0,
 			}
 			for range rapid.IntRange(0, MaxPodsOnNode).Draw(t, "podsOnNode") {
@@ -84,7 +84,7 @@ func genPodSpec(t *rapid.T, nodes int) PodSpec {
 		Priority: idx(len(priorities), "priority"), CPU: idx(len(podCPUs), "cpu"), Memory: idx(len(podMemMi), "mem"),
 		Ephemeral: idx(len(podEphGi), "eph"), Foo: idx(len(podFoo), "foo"), Port: idx(len(portTable), "port"),
 		App: idx(len(apps), "app"), Start: idx(len(startMinute), "start"), Namespace: idx(len(namespaces), "namespace"),
-		Terminated: idx(len(terminated), "terminated"),
+		Terminated: idx(len(terminated), "terminated"), Affinity: idx(len(affinities), "affinity"),
 	}
 	if nodes > 0 {
 		ps.Node = rapid.IntRange(0, nodes-1).Draw(t, "nominatedTo")

@@ -2,6 +2,7 @@ package preempttest
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/preemptbench/preemptbench/agreement"
@@ -43,6 +44,19 @@ func TestGeneratorCoversOutcomes(t *testing.T) {
 		}
 		for _, s := range d.NodeStatuses {
 			seen["node status "+string(s.Code)]++
+			for _, r := range s.Reasons {
+				if strings.Contains(r, "affinity") {
+					seen["dry run: "+r]++
+				}
+			}
+		}
+		ev0, _ := reference.Impl{}.NewEvaluator(in.Cluster)
+		for _, s := range ev0.Filter(context.Background(), in.Request.Pod).NodeStatuses {
+			for _, r := range s.Reasons {
+				if strings.Contains(r, "affinity") {
+					seen["filter: "+r]++
+				}
+			}
 		}
 		ev, _ := reference.Impl{}.NewEvaluator(in.Cluster)
 		if d.Status == preempt.Success && len(agreement.EqualBest(ev, d.Candidates, in.Request)) > 1 {
@@ -53,6 +67,10 @@ func TestGeneratorCoversOutcomes(t *testing.T) {
 		"status Success", "status Unschedulable", "status Error", "ineligible", "several candidates",
 		"chosen with PDB violations", "violating candidate", "cleared nominations",
 		"node status Unschedulable", "node status UnschedulableAndUnresolvable", "node status Error", "final tie",
+		"filter: node(s) didn't match pod affinity rules", "filter: node(s) didn't match pod anti-affinity rules",
+		"filter: node(s) didn't satisfy existing pods anti-affinity rules",
+		"dry run: node(s) didn't match pod affinity rules", "dry run: node(s) didn't match pod anti-affinity rules",
+		"dry run: node(s) didn't satisfy existing pods anti-affinity rules",
 	} {
 		if seen[want] == 0 {
 			t.Errorf("no draw reached %q (seen: %v)", want, seen)

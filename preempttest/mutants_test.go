@@ -183,6 +183,12 @@ type mutantImpl struct {
 
 func (m mutantImpl) Name() string { return m.name }
 
+// Unmodelled: the mutants' fit check runs the reference's filters on one
+// node alone, which cannot see inter-pod affinity across nodes.
+func (m mutantImpl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
+	return preempt.SixFilterGaps(c, pod)
+}
+
 func (m mutantImpl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	base, err := registry.Reference().NewEvaluator(c)
 	if err != nil {

@@ -36,9 +36,9 @@ type Spec struct {
 
 // NodeSpec is a node and the pods bound to it.
 type NodeSpec struct {
-	CPU, Memory, Pods, Ephemeral, Foo int // indices into the node tables
-	Unresolvable                      bool
-	Bound                             []PodSpec
+	CPU, Memory, Pods, Ephemeral, Foo, Zone int // indices into the node tables
+	Unresolvable                            bool
+	Bound                                   []PodSpec
 }
 
 // PodSpec is a pod; each field indexes its table.
@@ -46,6 +46,7 @@ type PodSpec struct {
 	Node                                    int
 	Priority, CPU, Memory, Ephemeral, Foo   int
 	Port, App, Start, Namespace, Terminated int
+	Affinity                                int // index into affinities
 }
 
 // PDBSpec is a PodDisruptionBudget.
@@ -94,7 +95,61 @@ var (
 	selectors   = []string{"labels", "labels", "nil", "empty", "invalid", "in"}
 	percentages = []int32{0, 1, 5, 10, 34, 50, 100}
 	absolutes   = []int32{0, 1, 2, 3, 5, 100}
+	zones       = []string{"z1", "z2", "", "z1", "z3"} // "": no zone label
 )
+
+// Topology keys of generated nodes: every node has its hostname, most a
+// zone; no node has a rack.
+const (
+	HostnameKey = "kubernetes.io/hostname"
+	ZoneKey     = "topology.kubernetes.io/zone"
+	RackKey     = "example.com/rack"
+)
+
+// affinities are the pods' required inter-pod (anti-)affinity, none first
+// and most often: edge cases of InterPodAffinity's filter (a topology key
+// no node has, other namespaces, a namespace selector, an empty selector,
+// several terms).
+var affinities = []func() *v1.Affinity{
+	nil, nil, nil, nil, nil, nil,
+	func() *v1.Affinity { return anti(term(HostnameKey, "a")) },
+	func() *v1.Affinity { return anti(term(ZoneKey, "b")) },
+	func() *v1.Affinity { return podAffinity(term(ZoneKey, "a")) },
+	func() *v1.Affinity { return podAffinity(term(HostnameKey, "c")) },
+	func() *v1.Affinity { return podAffinity(term(RackKey, "a")) },
+	func() *v1.Affinity {
+		t := term(HostnameKey, "b")
+		t.Namespaces = []string{"other"}
+		return anti(t)
+	},
+	func() *v1.Affinity {
+		t := term(ZoneKey, "a")
+		t.NamespaceSelector = &metav1.LabelSelector{}
+		return anti(t)
+	},
+	func() *v1.Affinity {
+		t := term(HostnameKey, "")
+		t.LabelSelector = &metav1.LabelSelector{}
+		return anti(t)
+	},
+	func() *v1.Affinity {
+		a := podAffinity(term(ZoneKey, "a"), term(HostnameKey, "a"))
+		a.PodAntiAffinity = anti(term(HostnameKey, "b")).PodAntiAffinity
+		return a
+	},
+}
+
+func term(key, app string) v1.PodAffinityTerm {
+	return v1.PodAffinityTerm{TopologyKey: key, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}
+}
+
+func anti(terms ...v1.PodAffinityTerm) *v1.Affinity {
+	return &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: terms}}
+}
+
+func podAffinity(terms ...v1.PodAffinityTerm) *v1.Affinity {
+	return &v1.Affinity{PodAffinity: &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: terms}}
+}
 
 // Build makes the Input of s. Indices out of range wrap around, so every
 // Spec builds.
@@ -186,8 +241,12 @@ func buildNode(ns NodeSpec, name string) *v1.Node {
 	if foo := pick(nodeFoo, ns.Foo); foo > 0 {
 		alloc[ExtendedResource] = *resource.NewQuantity(foo, resource.DecimalSI)
 	}
+	nodeLabels := map[string]string{HostnameKey: name}
+	if z := pick(zones, ns.Zone); z != "" {
+		nodeLabels[ZoneKey] = z
+	}
 	return &v1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name)},
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name), Labels: nodeLabels},
 		Status:     v1.NodeStatus{Allocatable: alloc, Capacity: alloc},
 	}
 }
@@ -221,6 +280,9 @@ func (s Spec) pod(ps PodSpec, name string) *v1.Pod {
 	}
 	if app := pick(apps, ps.App); app != "" {
 		p.Labels = map[string]string{"app": app}
+	}
+	if a := pick(affinities, ps.Affinity); a != nil {
+		p.Spec.Affinity = a()
 	}
 	if m := pick(startMinute, ps.Start); m >= 0 {
 		st := metav1.NewTime(Base.Add(time.Duration(m) * time.Minute))

@@ -16,6 +16,9 @@ import (
 // (any equal-best candidate when other breaks the final tie at random).
 func CheckStages(t TB, in Input, other preempt.Implementation) {
 	t.Helper()
+	if refused(t, in, other) {
+		return
+	}
 	ctx := context.Background()
 	req := in.Request
 	ref := newReferenceEvaluator(t, in)
@@ -84,6 +87,9 @@ func CheckReuse(t TB, ins []Input, other preempt.Implementation) {
 		t.Fatalf("%v", err)
 	}
 	for i, in := range ins {
+		if refused(t, in, other) {
+			continue
+		}
 		fresh, err := other.NewEvaluator(in.Cluster)
 		if err != nil {
 			t.Fatalf("%v", err)

@@ -20,9 +20,9 @@ const (
 	reasonNoVictims         = "No preemption victims found for incoming pod"
 )
 
-// runFilters runs upstream's default filters, in the default profile's
+// runNodeFilters runs upstream's node-level default filters, in the default profile's
 // order, and returns the first failure.
-func runFilters(pod *v1.Pod, s *nodeState) preempt.Status {
+func runNodeFilters(pod *v1.Pod, s *nodeState) preempt.Status {
 	for _, f := range []func(*v1.Pod, *nodeState) preempt.Status{
 		filterNodeUnschedulable, filterNodeName, filterTaintToleration, filterNodeAffinity,
 		filterNodePorts, filterNodeResourcesFit,

@@ -34,6 +34,7 @@ func (Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 		nominated:  map[string][]*v1.Pod{},
 		podByKey:   map[string]*v1.Pod{},
 		pdbs:       c.PDBs,
+		namespaces: c.Namespaces,
 	}
 	for _, n := range c.Nodes {
 		ev.nodes = append(ev.nodes, n)
@@ -59,6 +60,7 @@ type evaluator struct {
 	nominated  map[string][]*v1.Pod // node -> pods nominated to it, in cluster order
 	podByKey   map[string]*v1.Pod
 	pdbs       []*policyv1.PodDisruptionBudget
+	namespaces []*v1.Namespace
 }
 
 // nodeState builds the NodeInfo of a node from its bound pods.
@@ -70,12 +72,13 @@ func (ev *evaluator) nodeState(name string) *nodeState {
 	return s
 }
 
-// filtersWithNominatedPods is RunFilterPluginsWithNominatedPods for the
-// filters modelled here: nominated pods of equal or higher priority (other
-// than pod itself) count as present. Upstream runs a second pass without
-// them when the first succeeds; for resource and port filters that pass
-// cannot fail once the first succeeded, so it is left out.
-func (ev *evaluator) filtersWithNominatedPods(pod *v1.Pod, s *nodeState) preempt.Status {
+// filtersWithNominatedPods is RunFilterPluginsWithNominatedPods: the
+// filters run with the nominated pods of equal or higher priority (other
+// than pod itself) counted as present and, when that passes, once more
+// without them, since a nominated pod may be what satisfies the pod's
+// affinity (for the resource and port filters the second pass cannot fail
+// once the first passed).
+func (ev *evaluator) filtersWithNominatedPods(pod *v1.Pod, s *nodeState, st *affinityState) preempt.Status {
 	withNominated := s
 	for _, np := range ev.nominated[s.node.Name] {
 		if corev1helpers.PodPriority(np) >= corev1helpers.PodPriority(pod) && np.UID != pod.UID {
@@ -85,13 +88,27 @@ func (ev *evaluator) filtersWithNominatedPods(pod *v1.Pod, s *nodeState) preempt
 			withNominated.addPod(np)
 		}
 	}
-	return runFilters(pod, withNominated)
+	status := ev.runFilters(pod, withNominated, st)
+	if withNominated != s && status.IsSuccess() {
+		status = ev.runFilters(pod, s, st)
+	}
+	return status
+}
+
+// runFilters runs the default profile's filters this implementation
+// models, in upstream's order, up to the first failure.
+func (ev *evaluator) runFilters(pod *v1.Pod, s *nodeState, st *affinityState) preempt.Status {
+	if status := runNodeFilters(pod, s); !status.IsSuccess() {
+		return status
+	}
+	return ev.filterInterPodAffinity(pod, s, st)
 }
 
 func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult {
 	res := preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{}}
+	affinity := ev.affinityStateFor(pod)
 	for _, n := range ev.nodes {
-		st := ev.filtersWithNominatedPods(pod, ev.nodeState(n.Name))
+		st := ev.filtersWithNominatedPods(pod, ev.nodeState(n.Name), affinity)
 		if st.IsSuccess() {
 			res.Feasible = append(res.Feasible, n.Name)
 			continue
@@ -238,7 +255,8 @@ func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request
 	if len(potential) == 0 {
 		return nil, 0, unresolvable(reasonNoVictims)
 	}
-	if st := ev.filtersWithNominatedPods(pod, s); !st.IsSuccess() {
+	affinity := ev.affinityStateFor(pod)
+	if st := ev.filtersWithNominatedPods(pod, s, affinity); !st.IsSuccess() {
 		return nil, 0, st
 	}
 
@@ -248,7 +266,7 @@ func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request
 	var victims []*v1.Pod
 	reprieve := func(p *v1.Pod) (fits bool) {
 		s.addPod(p)
-		if ev.filtersWithNominatedPods(pod, s).IsSuccess() {
+		if ev.filtersWithNominatedPods(pod, s, affinity).IsSuccess() {
 			return true
 		}
 		_ = s.removePod(p) // just added

@@ -30,7 +30,8 @@ step "race tests: every package (go list ./...), properties shortened by -short"
 go test -race -short $(go list ./...)
 
 step "the out-of-tree example (examples/ownimpl, a module of its own)"
-(cd examples/ownimpl && go vet ./... && go test ./...)
+(cd examples/ownimpl && go vet ./... && go test ./... &&
+  go test -run '^$' -bench . -benchtime=1x -bench.nodes=5 ./... | grep -c 'impl=ownimpl')
 
 step "fuzz targets, capped by iteration count"
 bash scripts/fuzz.sh 3000x
