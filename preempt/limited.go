@@ -74,6 +74,13 @@ func NonAffinityGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
 			return &Unmodelled{"topology spread", who, fmt.Sprintf("has a DoNotSchedule topology spread constraint on %q", tsc.TopologyKey)}
 		}
 	}
+	return VolumeAndClaimGaps(c, pod)
+}
+
+// VolumeAndClaimGaps reports what the volume filters and DynamicResources
+// would look at.
+func VolumeAndClaimGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
+	who := "pod " + Key(pod.Namespace, pod.Name)
 	for _, vol := range pod.Spec.Volumes {
 		switch {
 		case vol.EmptyDir != nil, vol.HostPath != nil, vol.ConfigMap != nil, vol.Secret != nil,

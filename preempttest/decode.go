@@ -57,7 +57,7 @@ func (r *byteReader) pod(nodes int) PodSpec {
 		Priority: r.intn(len(priorities)), CPU: r.intn(len(podCPUs)), Memory: r.intn(len(podMemMi)),
 		Ephemeral: r.intn(len(podEphGi)), Foo: r.intn(len(podFoo)), Port: r.intn(len(portTable)),
 		App: r.intn(len(apps)), Start: r.intn(len(startMinute)), Namespace: r.intn(len(namespaces)),
-		Terminated: r.intn(len(terminated)), Affinity: r.intn(len(affinities)),
+		Terminated: r.intn(len(terminated)), Affinity: r.intn(len(affinities)), Spread: r.intn(len(spreads)),
 	}
 	if nodes > 0 {
 		ps.Node = r.intn(nodes)
@@ -78,7 +78,7 @@ func Encode(s Spec) []byte {
 		}
 	}
 	pod := func(ps PodSpec, nominated bool) {
-		for _, v := range []int{ps.Priority, ps.CPU, ps.Memory, ps.Ephemeral, ps.Foo, ps.Port, ps.App, ps.Start, ps.Namespace, ps.Terminated, ps.Affinity} {
+		for _, v := range []int{ps.Priority, ps.CPU, ps.Memory, ps.Ephemeral, ps.Foo, ps.Port, ps.App, ps.Start, ps.Namespace, ps.Terminated, ps.Affinity, ps.Spread} {
 			put(v)
 		}
 		if nominated {

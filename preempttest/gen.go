@@ -85,6 +85,7 @@ func genPodSpec(t *rapid.T, nodes int) PodSpec {
 		Ephemeral: idx(len(podEphGi), "eph"), Foo: idx(len(podFoo), "foo"), Port: idx(len(portTable), "port"),
 		App: idx(len(apps), "app"), Start: idx(len(startMinute), "start"), Namespace: idx(len(namespaces), "namespace"),
 		Terminated: idx(len(terminated), "terminated"), Affinity: idx(len(affinities), "affinity"),
+		Spread: idx(len(spreads), "spread"),
 	}
 	if nodes > 0 {
 		ps.Node = rapid.IntRange(0, nodes-1).Draw(t, "nominatedTo")

@@ -45,7 +45,7 @@ func TestGeneratorCoversOutcomes(t *testing.T) {
 		for _, s := range d.NodeStatuses {
 			seen["node status "+string(s.Code)]++
 			for _, r := range s.Reasons {
-				if strings.Contains(r, "affinity") {
+				if strings.Contains(r, "affinity") || strings.Contains(r, "spread") {
 					seen["dry run: "+r]++
 				}
 			}
@@ -53,7 +53,7 @@ func TestGeneratorCoversOutcomes(t *testing.T) {
 		ev0, _ := reference.Impl{}.NewEvaluator(in.Cluster)
 		for _, s := range ev0.Filter(context.Background(), in.Request.Pod).NodeStatuses {
 			for _, r := range s.Reasons {
-				if strings.Contains(r, "affinity") {
+				if strings.Contains(r, "affinity") || strings.Contains(r, "spread") {
 					seen["filter: "+r]++
 				}
 			}
@@ -71,6 +71,8 @@ func TestGeneratorCoversOutcomes(t *testing.T) {
 		"filter: node(s) didn't satisfy existing pods anti-affinity rules",
 		"dry run: node(s) didn't match pod affinity rules", "dry run: node(s) didn't match pod anti-affinity rules",
 		"dry run: node(s) didn't satisfy existing pods anti-affinity rules",
+		"filter: node(s) didn't match pod topology spread constraints", "filter: node(s) didn't match pod topology spread constraints (missing required label)",
+		"dry run: node(s) didn't match pod topology spread constraints",
 	} {
 		if seen[want] == 0 {
 			t.Errorf("no draw reached %q (seen: %v)", want, seen)

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -46,7 +47,7 @@ type PodSpec struct {
 	Node                                    int
 	Priority, CPU, Memory, Ephemeral, Foo   int
 	Port, App, Start, Namespace, Terminated int
-	Affinity                                int // index into affinities
+	Affinity, Spread                        int // indices into affinities, spreads
 }
 
 // PDBSpec is a PodDisruptionBudget.
@@ -137,6 +138,49 @@ var affinities = []func() *v1.Affinity{
 		a.PodAntiAffinity = anti(term(HostnameKey, "b")).PodAntiAffinity
 		return a
 	},
+}
+
+// spreads are the pods' topology spread constraints, none first and most
+// often: DoNotSchedule on zones and hosts, minDomains, a key no node has,
+// matchLabelKeys, the node inclusion policies, and ScheduleAnyway, which
+// never filters.
+var spreads = []func() []v1.TopologySpreadConstraint{
+	nil, nil, nil, nil, nil, nil,
+	func() []v1.TopologySpreadConstraint { return []v1.TopologySpreadConstraint{spread(ZoneKey, 1, "a")} },
+	func() []v1.TopologySpreadConstraint {
+		return []v1.TopologySpreadConstraint{spread(HostnameKey, 1, "b")}
+	},
+	func() []v1.TopologySpreadConstraint {
+		c := spread(ZoneKey, 1, "a")
+		c.MinDomains = ptr.To[int32](4)
+		return []v1.TopologySpreadConstraint{c}
+	},
+	func() []v1.TopologySpreadConstraint { return []v1.TopologySpreadConstraint{spread(RackKey, 1, "a")} },
+	func() []v1.TopologySpreadConstraint {
+		c := spread(ZoneKey, 2, "")
+		c.LabelSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpExists}}}
+		c.MatchLabelKeys = []string{"app"}
+		return []v1.TopologySpreadConstraint{c}
+	},
+	func() []v1.TopologySpreadConstraint {
+		c := spread(ZoneKey, 1, "c")
+		c.NodeAffinityPolicy = ptr.To(v1.NodeInclusionPolicyIgnore)
+		c.NodeTaintsPolicy = ptr.To(v1.NodeInclusionPolicyHonor)
+		return []v1.TopologySpreadConstraint{c}
+	},
+	func() []v1.TopologySpreadConstraint {
+		c := spread(ZoneKey, 1, "a")
+		c.WhenUnsatisfiable = v1.ScheduleAnyway
+		return []v1.TopologySpreadConstraint{c}
+	},
+	func() []v1.TopologySpreadConstraint {
+		return []v1.TopologySpreadConstraint{spread(ZoneKey, 1, "b"), spread(HostnameKey, 2, "b")}
+	},
+}
+
+func spread(key string, maxSkew int32, app string) v1.TopologySpreadConstraint {
+	return v1.TopologySpreadConstraint{MaxSkew: maxSkew, TopologyKey: key, WhenUnsatisfiable: v1.DoNotSchedule,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}
 }
 
 func term(key, app string) v1.PodAffinityTerm {
@@ -283,6 +327,9 @@ func (s Spec) pod(ps PodSpec, name string) *v1.Pod {
 	}
 	if a := pick(affinities, ps.Affinity); a != nil {
 		p.Spec.Affinity = a()
+	}
+	if sp := pick(spreads, ps.Spread); sp != nil {
+		p.Spec.TopologySpreadConstraints = sp()
 	}
 	if m := pick(startMinute, ps.Start); m >= 0 {
 		st := metav1.NewTime(Base.Add(time.Duration(m) * time.Minute))

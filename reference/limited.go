@@ -8,9 +8,9 @@ import (
 
 var _ preempt.Limited = Impl{}
 
-// Unmodelled reports what the filters modelled here (the node-level ones
-// and InterPodAffinity) cannot see: topology spread, volumes, resource
-// claims.
+// Unmodelled reports what the filters modelled here (the node-level ones,
+// PodTopologySpread and InterPodAffinity) cannot see: volumes and
+// resource claims.
 func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
-	return preempt.NonAffinityGaps(c, pod)
+	return preempt.VolumeAndClaimGaps(c, pod)
 }

@@ -78,7 +78,7 @@ func (ev *evaluator) nodeState(name string) *nodeState {
 // without them, since a nominated pod may be what satisfies the pod's
 // affinity (for the resource and port filters the second pass cannot fail
 // once the first passed).
-func (ev *evaluator) filtersWithNominatedPods(pod *v1.Pod, s *nodeState, st *affinityState) preempt.Status {
+func (ev *evaluator) filtersWithNominatedPods(pod *v1.Pod, s *nodeState, st *preFilterState) preempt.Status {
 	withNominated := s
 	for _, np := range ev.nominated[s.node.Name] {
 		if corev1helpers.PodPriority(np) >= corev1helpers.PodPriority(pod) && np.UID != pod.UID {
@@ -95,20 +95,34 @@ func (ev *evaluator) filtersWithNominatedPods(pod *v1.Pod, s *nodeState, st *aff
 	return status
 }
 
+// preFilterState is what the PreFilter of the plugins that keep state
+// computed for one pod.
+type preFilterState struct {
+	spread   *spreadState
+	affinity *affinityState
+}
+
+func (ev *evaluator) preFilter(pod *v1.Pod) *preFilterState {
+	return &preFilterState{spread: ev.spreadStateFor(pod), affinity: ev.affinityStateFor(pod)}
+}
+
 // runFilters runs the default profile's filters this implementation
 // models, in upstream's order, up to the first failure.
-func (ev *evaluator) runFilters(pod *v1.Pod, s *nodeState, st *affinityState) preempt.Status {
+func (ev *evaluator) runFilters(pod *v1.Pod, s *nodeState, st *preFilterState) preempt.Status {
 	if status := runNodeFilters(pod, s); !status.IsSuccess() {
 		return status
 	}
-	return ev.filterInterPodAffinity(pod, s, st)
+	if status := ev.filterPodTopologySpread(pod, s, st.spread); !status.IsSuccess() {
+		return status
+	}
+	return ev.filterInterPodAffinity(pod, s, st.affinity)
 }
 
 func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult {
 	res := preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{}}
-	affinity := ev.affinityStateFor(pod)
+	prefilter := ev.preFilter(pod)
 	for _, n := range ev.nodes {
-		st := ev.filtersWithNominatedPods(pod, ev.nodeState(n.Name), affinity)
+		st := ev.filtersWithNominatedPods(pod, ev.nodeState(n.Name), prefilter)
 		if st.IsSuccess() {
 			res.Feasible = append(res.Feasible, n.Name)
 			continue
@@ -255,8 +269,8 @@ func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request
 	if len(potential) == 0 {
 		return nil, 0, unresolvable(reasonNoVictims)
 	}
-	affinity := ev.affinityStateFor(pod)
-	if st := ev.filtersWithNominatedPods(pod, s, affinity); !st.IsSuccess() {
+	prefilter := ev.preFilter(pod)
+	if st := ev.filtersWithNominatedPods(pod, s, prefilter); !st.IsSuccess() {
 		return nil, 0, st
 	}
 
@@ -266,7 +280,7 @@ func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request
 	var victims []*v1.Pod
 	reprieve := func(p *v1.Pod) (fits bool) {
 		s.addPod(p)
-		if ev.filtersWithNominatedPods(pod, s, affinity).IsSuccess() {
+		if ev.filtersWithNominatedPods(pod, s, prefilter).IsSuccess() {
 			return true
 		}
 		_ = s.removePod(p) // just added
