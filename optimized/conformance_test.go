@@ -11,7 +11,9 @@ import (
 
 // The registry's optimized.Impl{} runs the dry run in parallel only on
 // large clusters; these force the parallel path onto the suite's small
-// ones, with more workers than cores.
+// ones, with more workers than cores. (Its fuzz target,
+// FuzzOptimizedParallelDryRun, lives with the others in preempttest, so
+// that CI builds one instrumented test binary.)
 
 func TestConformanceParallelDryRun(t *testing.T) {
 	preempttest.Run(t, optimized.Impl{Workers: 3, ParallelFrom: 1})
@@ -22,8 +24,4 @@ func TestConformanceAnyWorkerCount(t *testing.T) {
 		workers := rapid.IntRange(2, 8).Draw(t, "workers")
 		preempttest.CheckAgainstReference(t, preempttest.Gen(preempttest.MaxNodes).Draw(t, "input"), optimized.Impl{Workers: workers, ParallelFrom: 1})
 	})
-}
-
-func FuzzParallelDryRun(f *testing.F) {
-	preempttest.Fuzz(f, optimized.Impl{Workers: 3, ParallelFrom: 1})
 }

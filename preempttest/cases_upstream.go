@@ -10,8 +10,9 @@ package preempttest
 // Int31n(2)=1, Int31n(3)=1, Int31n(4)=1, and for 5 nodes 4, 1, 3 in
 // successive cycles.
 //
-// Skipped cases (the reference models neither extenders, custom plugins,
-// inter-pod affinity, topology spread, pod groups nor async preemption):
+// Skipped cases (the contract models neither extenders, custom plugins,
+// pod groups nor async preemption; the InterPodAffinity and
+// PodTopologySpread cases are in testUpstreamAffinityAndSpread):
 //
 // TestPostFilter:
 //   - "preemption result filtered out by extenders" (extenders)
@@ -27,14 +28,10 @@ package preempttest
 //   - "a pod that fits on one node with no preemption" (MatchFilter)
 //   - "get Unschedulable in the preemption phase when the filter plugins
 //     filtering the nodes" (FakeFilter returning Unschedulable)
-//   - "pod with anti-affinity is preempted" (InterPodAffinity)
-//   - "preemption to resolve pod topology spread filter failure"
-//     (PodTopologySpread)
 //   - expectedNumFilterCalled of every case (the reference has no filter
 //     plugin call counter)
 //
 // TestPreempt:
-//   - "preemption for topology spread constraints" (PodTopologySpread)
 //   - "Scheduler extenders allow only node1, otherwise node3 would have been
 //     chosen", "Scheduler extenders do not allow any preemption", "One
 //     scheduler extender allows only node1, the other returns error but
@@ -54,8 +51,10 @@ package preempttest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +67,7 @@ import (
 
 	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/registry"
 )
 
 var (
@@ -914,6 +914,122 @@ func testUpstreamFilterVictimsWithPDBViolation(t *testing.T, impl preempt.Implem
 			got := selectVictims(t, impl, c, pod(def, "preemptor", 10, cpu(tt.preemptor)), "n")
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("SelectVictimsOnNode (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// testUpstreamAffinityAndSpread ports the InterPodAffinity and
+// PodTopologySpread cases of default_preemption_test.go ("pod with
+// anti-affinity is preempted" and "preemption to resolve pod topology
+// spread filter failure" of TestDryRunPreemption, "preemption for topology
+// spread constraints" of TestPreempt). Node "name/zone" carries the labels
+// hostname=name and zone=zone, as upstream's tests build it. An
+// implementation that does not model a filter must refuse the input
+// (preempt.Limited) rather than answer.
+func testUpstreamAffinityAndSpread(t *testing.T, impl preempt.Implementation) {
+	nodes := func(names ...string) []*v1.Node {
+		var out []*v1.Node
+		for _, nz := range names {
+			name, zone, _ := strings.Cut(nz, "/")
+			n := st.MakeNode().Name(name).Label("hostname", name).Capacity(veryLargeRes).Obj()
+			if zone != "" {
+				n.Labels["zone"] = zone
+			}
+			out = append(out, n)
+		}
+		return out
+	}
+	foo := st.MakeLabelSelector().Exists("foo").Obj()
+	spreadPod := st.MakePod().Name("p").UID("p").Namespace(v1.NamespaceDefault).Label("foo", "").Priority(highPriority).
+		SpreadConstraint(1, "zone", v1.DoNotSchedule, foo, nil, nil, nil, nil).
+		SpreadConstraint(1, "hostname", v1.DoNotSchedule, foo, nil, nil, nil, nil).Obj()
+	tests := []struct {
+		name    string
+		pod     *v1.Pod
+		pods    []*v1.Pod
+		nodes   []*v1.Node
+		want    []preempt.Candidate // dry run over every node from offset 0, all candidates
+		wantPre *decisionOutcome    // or the whole decision
+	}{
+		{
+			name:  "pod with anti-affinity is preempted",
+			pod:   st.MakePod().Name("p").UID("p").Label("foo", "").Priority(highPriority).Req(smallRes).Obj(),
+			nodes: nodes("node1", "node2"),
+			pods: []*v1.Pod{
+				st.MakePod().Name("p1.1").UID("p1.1").Node("node1").Label("foo", "").Priority(lowPriority).Req(smallRes).
+					PodAntiAffinityExists("foo", "hostname", st.PodAntiAffinityWithRequiredReq).Obj(),
+				st.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(midPriority).Req(smallRes).Obj(),
+				st.MakePod().Name("p1.3").UID("p1.3").Node("node1").Priority(highPriority).Req(smallRes).Obj(),
+				st.MakePod().Name("p2").UID("p2").Node("node2").Priority(highPriority).Req(smallRes).Obj(),
+			},
+			want: []preempt.Candidate{{Node: "node1", Victims: []preempt.Victim{vic("", "p1.1", lowPriority)}}},
+		},
+		{
+			name: "preemption to resolve pod topology spread filter failure",
+			pod: st.MakePod().Name("p").UID("p").Label("foo", "").Priority(highPriority).
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, foo, nil, nil, nil, nil).
+				SpreadConstraint(1, "hostname", v1.DoNotSchedule, foo, nil, nil, nil, nil).Obj(),
+			nodes: nodes("node-a/zone1", "node-b/zone1", "node-x/zone2"),
+			pods: []*v1.Pod{
+				st.MakePod().Name("pod-a1").UID("pod-a1").Node("node-a").Label("foo", "").Priority(midPriority).Obj(),
+				st.MakePod().Name("pod-a2").UID("pod-a2").Node("node-a").Label("foo", "").Priority(lowPriority).Obj(),
+				st.MakePod().Name("pod-b1").UID("pod-b1").Node("node-b").Label("foo", "").Priority(lowPriority).Obj(),
+				st.MakePod().Name("pod-x1").UID("pod-x1").Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
+				st.MakePod().Name("pod-x2").UID("pod-x2").Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
+			},
+			want: []preempt.Candidate{
+				{Node: "node-a", Victims: []preempt.Victim{vic("", "pod-a2", lowPriority)}},
+				{Node: "node-b", Victims: []preempt.Victim{vic("", "pod-b1", lowPriority)}},
+			},
+		},
+		{
+			name:  "preemption for topology spread constraints",
+			pod:   spreadPod,
+			nodes: nodes("node-a/zone1", "node-b/zone1", "node-x/zone2"),
+			pods: []*v1.Pod{
+				st.MakePod().Name("p-a1").UID("p-a1").Namespace(v1.NamespaceDefault).Node("node-a").Label("foo", "").Priority(highPriority).Obj(),
+				st.MakePod().Name("p-a2").UID("p-a2").Namespace(v1.NamespaceDefault).Node("node-a").Label("foo", "").Priority(highPriority).Obj(),
+				st.MakePod().Name("p-b1").UID("p-b1").Namespace(v1.NamespaceDefault).Node("node-b").Label("foo", "").Priority(lowPriority).Obj(),
+				st.MakePod().Name("p-x1").UID("p-x1").Namespace(v1.NamespaceDefault).Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
+				st.MakePod().Name("p-x2").UID("p-x2").Namespace(v1.NamespaceDefault).Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
+			},
+			wantPre: &decisionOutcome{Eligible: true, Status: preempt.Success, NominatedNode: "node-b",
+				Victims: []preempt.Victim{vic(v1.NamespaceDefault, "p-b1", lowPriority)},
+				Actions: []preempt.Action{patchOf(v1.NamespaceDefault, "p-b1", setsDisruption), deleteOf(v1.NamespaceDefault, "p-b1"),
+					patchOf(v1.NamespaceDefault, "p", "nominatedNodeName=node-b")}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &preempt.Cluster{Nodes: tt.nodes, Pods: tt.pods}
+			var names []string
+			for _, n := range tt.nodes {
+				names = append(names, n.Name)
+			}
+			if err := harness.Refusal(impl, c, tt.pod); err != nil {
+				var u *preempt.Unmodelled
+				if !errors.As(err, &u) {
+					t.Fatalf("refusal %v is not a preempt.Unmodelled", err)
+				}
+				t.Logf("%s refuses: %v", impl.Name(), err) // allowed: it does not model the filter
+				return
+			}
+			r := &preempt.Request{Pod: tt.pod, Filter: unschedulable(names...), Config: preempt.Config{MinCandidateNodesPercentage: 100, MinCandidateNodesAbsolute: 100}, Now: now}
+			if tt.wantPre != nil {
+				r.Config, r.Offset = preempt.DefaultConfig(), 0
+				got := outcomeOf(runDecision(t, impl, c, r))
+				if got.NominatedNode != tt.wantPre.NominatedNode && tieAllowed(t, impl, c, runDecision(t, registry.Reference(), c, r).Candidates, r, tt.wantPre.NominatedNode, got.NominatedNode) {
+					return
+				}
+				if diff := cmp.Diff(*tt.wantPre, got, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("Preempt (-want +got):\n%s", diff)
+				}
+				return
+			}
+			dr := newEvaluator(t, impl, c).DryRunPreemption(context.Background(), r, names, 0, int32(len(names)))
+			if diff := cmp.Diff(tt.want, dr.Candidates, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("DryRunPreemption candidates (-want +got):\n%s", diff)
 			}
 		})
 	}

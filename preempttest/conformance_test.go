@@ -3,6 +3,7 @@ package preempttest
 import (
 	"testing"
 
+	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/registry"
 )
 
@@ -26,3 +27,9 @@ func FuzzPreempt(f *testing.F) { Fuzz(f, registry.Others()...) }
 func FuzzSelectVictimsOnNode(f *testing.F) { FuzzVictims(f, registry.Others()...) }
 
 func FuzzPickOneNode(f *testing.F) { FuzzPick(f, registry.Others()...) }
+
+// FuzzOptimizedParallelDryRun forces optimized's parallel dry run onto
+// every input, with more workers than cores.
+func FuzzOptimizedParallelDryRun(f *testing.F) {
+	Fuzz(f, optimized.Impl{Workers: 3, ParallelFrom: 1})
+}

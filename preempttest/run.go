@@ -36,6 +36,7 @@ func Tables() []Table {
 		{"UpstreamPodEligibleToPreemptOthers", testUpstreamPodEligibleToPreemptOthers},
 		{"UpstreamPreempt", testUpstreamPreempt},
 		{"UpstreamFilterVictimsWithPDBViolation", testUpstreamFilterVictimsWithPDBViolation},
+		{"UpstreamAffinityAndSpread", testUpstreamAffinityAndSpread},
 		{"UpstreamPrepareCandidate", testUpstreamPrepareCandidate},
 		{"UpstreamRemoveNominatedNodeName", testUpstreamRemoveNominatedNodeName},
 		{"UpstreamPreemptPod", testUpstreamPreemptPod},
