@@ -99,6 +99,9 @@ func each(b *testing.B, impls []preempt.Implementation, body func(b *testing.B, 
 							if err != nil {
 								b.Fatal(err)
 							}
+							if err := harness.Refusal(impl, f.Scenario.Cluster, f.Scenario.Pod); err != nil {
+								b.Skipf("%s: %v", impl.Name(), err)
+							}
 							body(b, impl, f)
 						})
 					}

@@ -36,6 +36,10 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "compare scenario: %v\n", err)
 		return ExitBadInput
 	}
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		fmt.Fprintf(stderr, "compare scenario: -dir: %v\n", err)
+		return ExitBadInput
+	}
 	for name, data := range map[string][]byte{"cluster.yaml": cluster, "pod.yaml": pod} {
 		if err := os.WriteFile(filepath.Join(*dir, name), data, 0o644); err != nil {
 			fmt.Fprintf(stderr, "compare scenario: %v\n", err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -38,8 +39,9 @@ func TestDecideOnEveryShape(t *testing.T) {
 				if err := json.Unmarshal([]byte(stdout), &all); err != nil {
 					t.Fatal(err)
 				}
-				if len(all) != len(Implementations) {
-					t.Fatalf("%d decisions for %d implementations", len(all), len(Implementations))
+				refusals := strings.Count(stderr, "is not modelled")
+				if len(all)+refusals != len(Implementations) || all[0].Implementation != "reference" {
+					t.Fatalf("%d decisions and %d refusals for %d implementations, the first by %s", len(all), refusals, len(Implementations), all[0].Implementation)
 				}
 				for _, d := range all[1:] {
 					if d.Status == preempt.Success {

@@ -42,6 +42,8 @@ var shapes = map[string]builder{
 	"nominated":     buildNominated,
 	"hostports":     buildHostPorts,
 	"ties":          buildTies,
+	"affinity":      buildAffinity,
+	"spread":        buildSpread,
 }
 
 // Shapes lists the shape names in order.
@@ -116,6 +118,12 @@ type PodSpec struct {
 	Extra     v1.ResourceList
 	HostPorts []int32
 	Labels    map[string]string
+	// AntiAffinityApp, when set, gives the pod required anti-affinity
+	// against pods labelled app=AntiAffinityApp on the same host.
+	AntiAffinityApp string
+	// SpreadApp, when set, gives the pod a DoNotSchedule zone spread
+	// constraint (maxSkew 1) over pods labelled app=SpreadApp.
+	SpreadApp string
 	// Age is how long before Now the pod started; a negative age leaves
 	// status.startTime unset.
 	Age time.Duration
@@ -150,6 +158,14 @@ func NewPod(s PodSpec) *v1.Pod {
 			Containers:    []v1.Container{ctr},
 		},
 		Status: v1.PodStatus{NominatedNodeName: s.Nominated},
+	}
+	if s.AntiAffinityApp != "" {
+		p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+			TopologyKey: v1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": s.AntiAffinityApp}}}}}}
+	}
+	if s.SpreadApp != "" {
+		p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.DoNotSchedule,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": s.SpreadApp}}}}
 	}
 	if s.Age >= 0 {
 		t := metav1.NewTime(Base.Add(time.Hour - s.Age))
@@ -322,4 +338,46 @@ func buildTies(b *B, nodes int) {
 		}
 	}
 	b.Preemptor(PodSpec{Priority: 2, MilliCPU: 1500, Memory: gi})
+}
+
+// buildAffinity: services spread one replica per host by required pod
+// anti-affinity, at several priorities. Every node runs a replica of
+// "web" (priority 0) and three pods of other services; the preemptor is a
+// web replica too, so on every node it conflicts with the replica there
+// (InterPodAffinity's costly path: every existing pod has anti-affinity).
+func buildAffinity(b *B, nodes int) {
+	prios := []int32{0, 5, 20}
+	services := max(1, nodes/10)
+	for i := range nodes {
+		n := b.Node(nodeName(i), 4000, 32*gi, 110, nil)
+		b.Pod(PodSpec{Name: fmt.Sprintf("web-%d", i), Node: n.Name, Priority: 0, MilliCPU: 500, Memory: 500 * mi,
+			Labels: map[string]string{"app": "web"}, AntiAffinityApp: "web", Age: time.Duration(b.rng.IntN(3600)) * time.Second})
+		for j := range 3 {
+			app := fmt.Sprintf("svc-%d", b.rng.IntN(services))
+			b.Pod(PodSpec{Name: fmt.Sprintf("svc-%d-%d", i, j), Node: n.Name, Priority: prios[b.rng.IntN(len(prios))], MilliCPU: 1000, Memory: gi,
+				Labels: map[string]string{"app": app}, AntiAffinityApp: app, Age: time.Duration(b.rng.IntN(3600)) * time.Second})
+		}
+	}
+	b.Preemptor(PodSpec{Priority: 10, MilliCPU: 1000, Memory: 500 * mi, Labels: map[string]string{"app": "web"}, AntiAffinityApp: "web"})
+}
+
+// buildSpread: nodes in three zones, full as in basic, with unevenly many
+// pods of "web" per zone (4, 3 and 2 a node); the preemptor is a web pod
+// with a DoNotSchedule zone spread of skew 1, so only evictions that even
+// the zones out help.
+func buildSpread(b *B, nodes int) {
+	for i := range nodes {
+		n := b.Node(nodeName(i), 4000, 32*gi, 110, nil)
+		zone := i % 3
+		n.Labels[v1.LabelTopologyZone] = fmt.Sprintf("zone-%d", zone)
+		for j := range 4 {
+			labels := map[string]string{"app": "batch"}
+			if j < 4-zone {
+				labels["app"] = "web"
+			}
+			b.Pod(PodSpec{Name: fmt.Sprintf("low-%d-%d", i, j), Node: n.Name, Priority: int32(b.rng.IntN(2)), MilliCPU: 900, Memory: 500 * mi,
+				Labels: labels, Age: time.Duration(b.rng.IntN(3600)) * time.Second})
+		}
+	}
+	b.Preemptor(PodSpec{Priority: 10, MilliCPU: 3000, Memory: 500 * mi, Labels: map[string]string{"app": "web"}, SpreadApp: "web"})
 }
