@@ -10,7 +10,9 @@
 package benchcmp
 
 import (
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -23,6 +25,24 @@ type Results struct {
 	Units   benchfmt.UnitMetadataMap
 	// Warnings are the lines the reader could not parse.
 	Warnings []string
+	// invalid are the results with a NaN or infinite value: an error, since
+	// benchstat's statistics are undefined on them (go-moremath's U test
+	// does not even terminate on NaN) and dropping them would let an
+	// infinitely slow head pass the gate.
+	invalid []string
+}
+
+// err reports the invalid values, each with its file and line.
+func (rs *Results) err() error {
+	if len(rs.invalid) == 0 {
+		return nil
+	}
+	const most = 5
+	msg := strings.Join(rs.invalid[:min(most, len(rs.invalid))], "; ")
+	if len(rs.invalid) > most {
+		msg += fmt.Sprintf("; and %d more", len(rs.invalid)-most)
+	}
+	return fmt.Errorf("%s", msg)
 }
 
 // ReadFiles reads Go benchmark format files; a path may be label=path, the
@@ -50,6 +70,9 @@ func ReadFiles(paths []string) (*Results, error) {
 	if err := files.Err(); err != nil {
 		return nil, err
 	}
+	if err := rs.err(); err != nil {
+		return nil, err
+	}
 	rs.Units = files.Units()
 	return rs, nil
 }
@@ -68,6 +91,9 @@ func Read(r io.Reader, name string) (*Results, error) {
 	if err := rd.Err(); err != nil {
 		return nil, err
 	}
+	if err := rs.err(); err != nil {
+		return nil, err
+	}
 	rs.Units = rd.Units()
 	return rs, nil
 }
@@ -77,6 +103,12 @@ func (rs *Results) add(rec benchfmt.Record) {
 	case *benchfmt.SyntaxError:
 		rs.Warnings = append(rs.Warnings, rec.Error())
 	case *benchfmt.Result:
+		for _, v := range rec.Values {
+			if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+				file, line := rec.Pos()
+				rs.invalid = append(rs.invalid, fmt.Sprintf("%s:%d: %s: %s value %v is not a finite number", file, line, rec.Name.Full(), v.Unit, v.Value))
+			}
+		}
 		// The reader reuses its Result; keep a copy.
 		rs.Records = append(rs.Records, rec.Clone())
 	}

@@ -105,10 +105,10 @@ type cellData struct {
 // column per Col key, and a comparison column for every column against
 // each baseline (see StatOptions.Baselines).
 func Stat(rs *Results, opts StatOptions) (*Report, error) {
-	if opts.Alpha <= 0 || opts.Alpha >= 1 {
+	if !(opts.Alpha > 0 && opts.Alpha < 1) { // NaN fails too
 		return nil, fmt.Errorf("alpha %v is not in (0, 1)", opts.Alpha)
 	}
-	if opts.Confidence <= 0 || opts.Confidence >= 1 {
+	if !(opts.Confidence > 0 && opts.Confidence < 1) {
 		return nil, fmt.Errorf("confidence %v is not in (0, 1)", opts.Confidence)
 	}
 	if opts.Filter == "" {

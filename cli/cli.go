@@ -4,6 +4,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 )
 
@@ -12,6 +13,7 @@ const (
 	ExitOK       = 0
 	ExitDiffer   = 1 // implementations disagree (decide -impl all)
 	ExitBadInput = 2
+	ExitBug      = 3 // a crash: recovered, reported on stderr
 )
 
 const usage = `usage: compare [<command>] [flags]
@@ -32,26 +34,36 @@ commands:
   decide  -cluster FILE -pod FILE [-impl NAME|all] [-offset N] [-now RFC3339] [-o json|text]
           run the filter phase and preemption on a cluster and print the decision
   scenario -shape NAME -nodes N [-seed S] [-dir DIR]
-          write a built cluster (shapes: basic, heterogeneous, hostports, mixed,
-          nominated, pdb, ties) as DIR/cluster.yaml and DIR/pod.yaml
+          write a built cluster (shapes: affinity, basic, heterogeneous,
+          hostports, mixed, nominated, pdb, spread, ties) as DIR/cluster.yaml
+          and DIR/pod.yaml
 `
 
+// commands are the subcommands by name.
+var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"bench":    runBench,
+	"stat":     runStat,
+	"gate":     runGate,
+	"decide":   runDecide,
+	"scenario": runScenario,
+}
+
 // Run executes the command line args and returns the exit code.
-func Run(args []string, stdout, stderr io.Writer) int {
+func Run(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		// A crash is a bug, never bad input: exit 3 with what to report.
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "compare: internal error, please report it with the command and its input: %v\n%s", r, debug.Stack())
+			code = ExitBug
+		}
+	}()
 	if len(args) == 0 {
 		return runBench(nil, stdout, stderr)
 	}
+	if cmd, ok := commands[args[0]]; ok {
+		return cmd(args[1:], stdout, stderr)
+	}
 	switch args[0] {
-	case "bench":
-		return runBench(args[1:], stdout, stderr)
-	case "stat":
-		return runStat(args[1:], stdout, stderr)
-	case "gate":
-		return runGate(args[1:], stdout, stderr)
-	case "decide":
-		return runDecide(args[1:], stdout, stderr)
-	case "scenario":
-		return runScenario(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return ExitOK

@@ -47,7 +47,7 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	if *output != "text" && *output != "markdown" {
 		return bad("-o must be text or markdown, not %q", *output)
 	}
-	if *alpha <= 0 || *alpha >= 1 {
+	if !(*alpha > 0 && *alpha < 1) { // NaN fails too
 		return bad("-alpha %v is not in (0, 1)", *alpha)
 	}
 	opts := def

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+// A crash is a bug, not bad input: Run recovers it and exits 3 with a line
+// to report.
+func TestCrashExitsThree(t *testing.T) {
+	commands["crash"] = func([]string, io.Writer, io.Writer) int { panic("boom") }
+	defer delete(commands, "crash")
+	_, stderr, code := runCLI(t, "crash")
+	if code != ExitBug || !strings.Contains(stderr, "compare: internal error, please report it") || !strings.Contains(stderr, "boom") {
+		t.Errorf("exit %d, stderr %q; want 3 and a report line", code, stderr)
+	}
+}
+
+// NaN and infinite samples are refused with the file and line, and NaN
+// options too: before, one NaN sample ran the U test forever (out of
+// memory) and +Inf in head was dropped, so an infinitely slow head passed.
+func TestNonFiniteInputsRefused(t *testing.T) {
+	dir := t.TempDir()
+	six := strings.Repeat("BenchmarkX/impl=reference 1 100 ns/op\n", 6)
+	base := writeFile(t, dir, "base.txt", six)
+	for _, tc := range []struct {
+		name, head string
+		args       []string
+		want       string
+	}{
+		{"NaN sample", strings.Repeat("BenchmarkX/impl=reference 1 100 ns/op\n", 5) + "BenchmarkX/impl=reference 1 NaN ns/op\n", nil, "head.txt:6: X/impl=reference: sec/op value NaN is not a finite number"},
+		{"+Inf samples", strings.Repeat("BenchmarkX/impl=reference 1 +Inf ns/op\n", 6), nil, "head.txt:1: X/impl=reference: ns/op value +Inf is not a finite number"},
+		{"alpha NaN", six, []string{"-alpha", "NaN"}, "-alpha NaN is not in (0, 1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			head := writeFile(t, dir, "head.txt", tc.head)
+			_, stderr, code := runCLI(t, append([]string{"gate", "-base", base, "-head", head}, tc.args...)...)
+			if code != ExitBadInput || !strings.Contains(stderr, tc.want) {
+				t.Errorf("gate: exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+			}
+			if tc.args == nil {
+				_, stderr, code = runCLI(t, "stat", head)
+				if code != ExitBadInput || !strings.Contains(stderr, tc.want) {
+					t.Errorf("stat: exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+				}
+			}
+		})
+	}
+}
