@@ -161,9 +161,8 @@ func TestDecideOutcomes(t *testing.T) {
 
 func tcStatus(s string) preempt.Code { return preempt.Code(s) }
 
-// A feature the implementations do not model is refused, whether the
-// preemptor or an existing pod uses it; preferred terms and ScheduleAnyway
-// constraints only score, and are not.
+// A feature an implementation does not model is refused, never answered;
+// preferred terms and ScheduleAnyway constraints only score, and are not.
 func TestDecideRefusesUnmodelledFeatures(t *testing.T) {
 	dir := t.TempDir()
 	antiAffinity := func(kind string) string {
@@ -175,26 +174,16 @@ func TestDecideRefusesUnmodelledFeatures(t *testing.T) {
 	for _, tc := range []struct {
 		name, clusterExtra, podExtra, impl, want string
 	}{
-		{name: "spread DoNotSchedule", podExtra: `  topologySpreadConstraints:
-  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: x}}}
-`, impl: "optimized", want: `optimized: topology spread is not modelled: pod default/p has a DoNotSchedule topology spread constraint on "zone"`},
-		{name: "required anti-affinity of the preemptor", podExtra: antiAffinity("requiredDuringSchedulingIgnoredDuringExecution") + `      - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: x}}}
-`, impl: "optimized", want: "optimized: inter-pod affinity is not modelled: pod default/p has required pod anti-affinity"},
 		{name: "PVC volume", podExtra: `  volumes:
   - {name: data, persistentVolumeClaim: {claimName: data}}
 `, want: `reference: volumes is not modelled: pod default/p has volume "data"`},
-		{name: "existing pod's anti-affinity matching the preemptor", clusterExtra: `
-- apiVersion: v1
-  kind: Pod
-  metadata: {name: guard, namespace: default}
-  spec:
-    nodeName: n1
-    containers: [{name: c, image: pause}]
-    affinity:
-      podAntiAffinity:
-        requiredDuringSchedulingIgnoredDuringExecution:
-        - {topologyKey: kubernetes.io/hostname, labelSelector: {matchExpressions: [{key: app, operator: Exists}]}}
-`, podExtra: "", impl: "optimized", want: `optimized: inter-pod affinity is not modelled: pod default/guard has required pod anti-affinity (topology key "kubernetes.io/hostname") whose selector matches the preemptor`},
+		{name: "generic ephemeral volume", podExtra: `  volumes:
+  - name: scratch
+    ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}}
+`, impl: "optimized", want: `optimized: volumes is not modelled: pod default/p has volume "scratch"`},
+		{name: "resource claims", podExtra: `  resourceClaims:
+  - {name: gpu, resourceClaimName: gpu-claim}
+`, impl: "upstream", want: "upstream: dynamic resource allocation is not modelled: pod default/p has resource claims"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cluster := writeFile(t, dir, "c.yaml", list(okNode+tc.clusterExtra))
@@ -470,21 +459,21 @@ func TestDecideUpstreamDefaultProfile(t *testing.T) {
 		{name: "preemptor's anti-affinity resolved by evicting the matching pod",
 			cluster: list(node("n1", "a") + pod("guard", "n1", 0, "app: db", "")),
 			pod:     preemptor("  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: db}}}]}}\n"),
-			status:  preempt.Success, node: "n1", victims: []string{"guard"}, answer: []string{"reference", "upstream"}},
+			status:  preempt.Success, node: "n1", victims: []string{"guard"}, answer: []string{"reference", "upstream", "optimized"}},
 		{name: "an existing higher-priority pod's anti-affinity cannot be preempted",
 			cluster: list(node("n1", "a") + pod("guard", "n1", 100, "app: db", antiY) + pod("filler", "n1", 0, "app: misc", "")),
 			pod:     preemptor(""),
-			status:  preempt.Unschedulable, message: "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules.", answer: []string{"reference", "upstream"}},
+			status:  preempt.Unschedulable, message: "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules.", answer: []string{"reference", "upstream", "optimized"}},
 		{name: "an existing lower-priority pod's anti-affinity is preempted",
 			cluster: list(node("n1", "a") + pod("guard", "n1", 0, "app: db", antiY)),
 			pod:     preemptor(""),
-			status:  preempt.Success, node: "n1", victims: []string{"guard"}, answer: []string{"reference", "upstream"}},
+			status:  preempt.Success, node: "n1", victims: []string{"guard"}, answer: []string{"reference", "upstream", "optimized"}},
 		{name: "zonal spread: one pod of the crowded zone goes",
 			cluster: list(node("n1", "a") + node("n2", "b") + pod("y1", "n1", 5, "app: web", "") +
 				strings.Replace(pod("blocker", "n1", 100, "app: misc", ""), "cpu: 100m", "cpu: 3850m", 1) +
 				pod("y2", "n2", 0, "app: web", "") + pod("y3", "n2", 0, "app: web", "")),
 			pod:    preemptor("  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}\n"),
-			status: preempt.Success, node: "n2", victims: []string{"y3"}, answer: []string{"reference", "upstream"}}, // y2 is reprieved first (more important by name), then y3 cannot be
+			status: preempt.Success, node: "n2", victims: []string{"y3"}, answer: []string{"reference", "upstream", "optimized"}}, // y2 is reprieved first (more important by name), then y3 cannot be
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cluster := writeFile(t, dir, "c.yaml", tc.cluster)

@@ -54,6 +54,9 @@ type decision struct {
 	checkAffinity      bool
 	resourceReasons    map[uint64][]string
 	resourceReasonsBig bool // too many wants for a bit mask
+	// topo is PodTopologySpread's and InterPodAffinity's PreFilter state,
+	// nil when both Skip.
+	topo *topology
 }
 
 func newDecision(s *Snapshot, pod *v1.Pod, now int64) *decision {
@@ -105,6 +108,7 @@ func newDecision(s *Snapshot, pod *v1.Pod, now int64) *decision {
 		d.affinity = nodeaffinity.GetRequiredNodeAffinity(pod)
 	}
 	d.checkNodes = d.checkAffinity || pod.Spec.NodeName != ""
+	d.topo = newTopology(s, pod)
 	return d
 }
 
@@ -144,6 +148,8 @@ type nodeUse struct {
 	used  []int64 // per want
 	pods  int64
 	ports []preempt.HostPort // a set, as upstream's HostPortInfo
+	node  int32              // the node checked
+	topo  []int32            // net topology counters of the pods added and removed (see topology)
 }
 
 func (u *nodeUse) addPorts(ps []preempt.HostPort) {
@@ -193,6 +199,9 @@ func (d *decision) addPod(u *nodeUse, p int32, sign int64) {
 		used[i] += sign * req[dim]
 	}
 	u.pods += sign
+	if d.topo != nil {
+		d.topo.contribute(d.s, u.topo, u.node, p, int32(sign))
+	}
 	if len(d.ports) > 0 {
 		ps := d.s.ports[d.s.portStart[p]:d.s.portStart[p+1]]
 		if sign > 0 {
@@ -231,6 +240,20 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 		}
 	}
 	if mask == 0 {
+		if d.topo == nil {
+			return preempt.Success, nil, 0
+		}
+		// PodTopologySpread and InterPodAffinity follow NodeResourcesFit;
+		// with nominated pods counted, then, as upstream's second pass,
+		// without them (a nominated pod may be what satisfies affinity).
+		if code, r := d.topo.check(d.s, n, u, nom); code != preempt.Success {
+			return code, r, 0
+		}
+		if nom.pods > 0 {
+			if code, r := d.topo.check(d.s, n, u, nil); code != preempt.Success {
+				return code, r, 0
+			}
+		}
 		return preempt.Success, nil, 0
 	}
 	code := preempt.Unschedulable

@@ -8,7 +8,9 @@ import (
 
 var _ preempt.Limited = Impl{}
 
-// Unmodelled reports what the six filters modelled here cannot see.
+// Unmodelled reports what the filters modelled here (the node-level ones,
+// PodTopologySpread and InterPodAffinity) cannot see: volumes and
+// resource claims.
 func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
-	return preempt.SixFilterGaps(c, pod)
+	return preempt.VolumeAndClaimGaps(c, pod)
 }

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -57,6 +58,8 @@ type Snapshot struct {
 	nominated    []int32
 
 	pods        []*v1.Pod
+	antiTerms   [][]fwk.AffinityTerm // each pod's required anti-affinity terms
+	namespaces  []*v1.Namespace
 	podNS       []string // namespace, name and uid of each pod, contiguous:
 	podName     []string // building results and breaking ties read these,
 	podUID      []string // never the v1.Pod
@@ -127,6 +130,13 @@ func Prepare(c *preempt.Cluster) (*Snapshot, error) {
 
 	np := len(c.Pods)
 	s.pods = c.Pods
+	s.namespaces = c.Namespaces
+	s.antiTerms = make([][]fwk.AffinityTerm, np)
+	for i, p := range c.Pods {
+		if terms := requiredTerms(p.Spec.Affinity, true); len(terms) > 0 {
+			s.antiTerms[i], _ = fwk.GetAffinityTerms(p, terms) // the API server rejects selectors that fail
+		}
+	}
 	s.podNS, s.podName, s.podUID = make([]string, np), make([]string, np), make([]string, np)
 	s.priority = make([]int32, np)
 	s.startNanos = make([]int64, np)

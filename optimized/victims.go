@@ -21,12 +21,23 @@ type scratch struct {
 func (sc *scratch) reset(d *decision) {
 	sc.use.used = resize(sc.use.used, len(d.wants))
 	sc.nom.used = resize(sc.nom.used, len(d.wants))
+	if d.topo != nil {
+		sc.use.topo = resize32(sc.use.topo, d.topo.counters())
+		sc.nom.topo = resize32(sc.nom.topo, d.topo.counters())
+	}
 	if n := len(d.s.pdbAllowed); len(sc.pdbAllowed) < n {
 		sc.pdbAllowed = make([]int32, n)
 		sc.pdbEpoch = make([]uint32, n)
 		sc.epoch = 0
 	}
 	sc.victims = sc.victims[:0]
+}
+
+func resize32(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n)
+	}
+	return s[:n]
 }
 
 func resize(s []int64, n int) []int64 {
@@ -50,6 +61,8 @@ type result struct {
 func (d *decision) nominatedUse(n int32, sc *scratch) {
 	nom := &sc.nom
 	clear(nom.used)
+	clear(nom.topo)
+	nom.node = n
 	nom.pods = 0
 	nom.ports = nom.ports[:0]
 	s := d.s
@@ -70,6 +83,8 @@ func (d *decision) loadNode(n int32, u *nodeUse) []int32 {
 	}
 	bound := s.bound[s.boundStart[n]:s.boundStart[n+1]]
 	u.pods = int64(len(bound))
+	u.node = n
+	clear(u.topo)
 	u.ports = u.ports[:0]
 	if len(d.ports) > 0 {
 		for _, p := range bound {
