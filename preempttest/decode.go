@@ -35,6 +35,7 @@ func Decode(data []byte) Spec {
 	s.Offset = r.intn(2*n + 1)
 	s.Percentage = r.intn(len(percentages))
 	s.Absolute = r.intn(len(absolutes))
+	s.Topology = r.intn(3) == 2
 	return s
 }
 
@@ -113,5 +114,6 @@ func Encode(s Spec) []byte {
 	put(s.Offset)
 	put(s.Percentage)
 	put(s.Absolute)
+	flag(s.Topology, 2)
 	return out
 }

@@ -44,7 +44,7 @@ func GenMany(maxNodes, maxRequests int) *rapid.Generator[[]Input] {
 func GenSpec(maxNodes int) *rapid.Generator[Spec] {
 	return rapid.Custom(func(t *rapid.T) Spec {
 		idx := func(table int, label string) int { return rapid.IntRange(0, table-1).Draw(t, label) }
-		s := Spec{SameStart: rapid.Bool().Draw(t, "sameStart")}
+		s := Spec{SameStart: rapid.Bool().Draw(t, "sameStart"), Topology: rapid.IntRange(0, 2).Draw(t, "topology") == 0}
 		n := rapid.IntRange(1, min(maxNodes, MaxNodes)).Draw(t, "nodes")
 		for range n {
 			ns := NodeSpec{

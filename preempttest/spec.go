@@ -33,6 +33,10 @@ type Spec struct {
 	Offset     int
 	Percentage int // index into percentages
 	Absolute   int // index into absolutes
+	// Topology turns on the pods' affinity and spread indices; without it
+	// no pod has either, so that implementations and mutants that refuse
+	// those filters still see most problems.
+	Topology bool
 }
 
 // NodeSpec is a node and the pods bound to it.
@@ -325,10 +329,10 @@ func (s Spec) pod(ps PodSpec, name string) *v1.Pod {
 	if app := pick(apps, ps.App); app != "" {
 		p.Labels = map[string]string{"app": app}
 	}
-	if a := pick(affinities, ps.Affinity); a != nil {
+	if a := pick(affinities, ps.Affinity); a != nil && s.Topology {
 		p.Spec.Affinity = a()
 	}
-	if sp := pick(spreads, ps.Spread); sp != nil {
+	if sp := pick(spreads, ps.Spread); sp != nil && s.Topology {
 		p.Spec.TopologySpreadConstraints = sp()
 	}
 	if m := pick(startMinute, ps.Start); m >= 0 {

@@ -116,7 +116,7 @@ func TestBuildUnknownShape(t *testing.T) {
 
 func ExampleShapes() {
 	fmt.Println(strings.Join(Shapes(), " "))
-	// Output: basic heterogeneous hostports mixed nominated pdb ties
+	// Output: affinity basic heterogeneous hostports mixed nominated pdb spread ties
 }
 
 // defaulted is c as the API server would store it: the loader applies the
