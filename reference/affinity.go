@@ -136,7 +136,7 @@ func (ev *evaluator) affinityStateFor(pod *v1.Pod) *affinityState {
 	st.skip = true
 	for _, n := range ev.nodes {
 		for _, e := range ev.bound[n.Name] {
-			for _, t := range termsOf(e, requiredAntiAffinity(e)) {
+			for _, t := range ev.antiTermsOf(e) {
 				if _, ok := n.Labels[t.topologyKey]; ok && t.matches(pod, st.nsLabels) {
 					st.skip = false
 				}
@@ -172,7 +172,7 @@ func (ev *evaluator) filterInterPodAffinity(pod *v1.Pod, s *nodeState, st *affin
 				count(anti, node, t.topologyKey)
 			}
 		}
-		for _, t := range termsOf(e, requiredAntiAffinity(e)) {
+		for _, t := range ev.antiTermsOf(e) {
 			if t.matches(pod, st.nsLabels) {
 				count(existing, node, t.topologyKey)
 			}
@@ -230,4 +230,18 @@ func podMatchesAll(terms []affinityTerm, p *v1.Pod) bool {
 		}
 	}
 	return true
+}
+
+// antiTermsOf are pod p's required anti-affinity terms, parsed once per
+// evaluator (upstream's PodInfo keeps them too).
+func (ev *evaluator) antiTermsOf(p *v1.Pod) []affinityTerm {
+	if len(requiredAntiAffinity(p)) == 0 {
+		return nil
+	}
+	if t, ok := ev.antiTerms[p]; ok {
+		return t
+	}
+	t := termsOf(p, requiredAntiAffinity(p))
+	ev.antiTerms[p] = t
+	return t
 }

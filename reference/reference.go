@@ -35,6 +35,7 @@ func (Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 		podByKey:   map[string]*v1.Pod{},
 		pdbs:       c.PDBs,
 		namespaces: c.Namespaces,
+		antiTerms:  map[*v1.Pod][]affinityTerm{},
 	}
 	for _, n := range c.Nodes {
 		ev.nodes = append(ev.nodes, n)
@@ -61,6 +62,7 @@ type evaluator struct {
 	podByKey   map[string]*v1.Pod
 	pdbs       []*policyv1.PodDisruptionBudget
 	namespaces []*v1.Namespace
+	antiTerms  map[*v1.Pod][]affinityTerm // cache of antiTermsOf
 }
 
 // nodeState builds the NodeInfo of a node from its bound pods.
@@ -188,12 +190,13 @@ func (ev *evaluator) DryRunPreemption(ctx context.Context, req *preempt.Request,
 	var nonViolating, violating []preempt.Candidate
 	var statuses []preempt.NodeStatus
 	var errs []string
+	prefilter := ev.preFilter(req.Pod)
 	for i := range potential {
 		if len(nonViolating) > 0 && int32(len(nonViolating)+len(violating)) >= numCandidates {
 			break
 		}
 		node := potential[(int(offset)+i)%len(potential)]
-		victims, numViolations, st := ev.SelectVictimsOnNode(ctx, req, node)
+		victims, numViolations, st := ev.selectVictimsOnNode(req, node, prefilter)
 		if st.IsSuccess() && len(victims) > 0 {
 			c := preempt.Candidate{Node: node, NumPDBViolations: numViolations, Victims: victims}
 			if numViolations == 0 {
@@ -250,6 +253,13 @@ func startTime(p *v1.Pod, now time.Time) time.Time {
 // down, PDB-violating ones first; the pods that cannot be reprieved are the
 // victims.
 func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request, node string) ([]preempt.Victim, int, preempt.Status) {
+	return ev.selectVictimsOnNode(req, node, ev.preFilter(req.Pod))
+}
+
+// selectVictimsOnNode is SelectVictimsOnNode with the PreFilter state of
+// the request's pod computed by the caller: the dry run computes it once,
+// as upstream's scheduling cycle does.
+func (ev *evaluator) selectVictimsOnNode(req *preempt.Request, node string, prefilter *preFilterState) ([]preempt.Victim, int, preempt.Status) {
 	pod := req.Pod
 	if ev.nodeByName[node] == nil {
 		return nil, 0, preempt.Status{Code: preempt.Error, Reasons: []string{fmt.Sprintf("nodeinfo not found for node name %q", node)}}
@@ -269,7 +279,6 @@ func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request
 	if len(potential) == 0 {
 		return nil, 0, unresolvable(reasonNoVictims)
 	}
-	prefilter := ev.preFilter(pod)
 	if st := ev.filtersWithNominatedPods(pod, s, prefilter); !st.IsSuccess() {
 		return nil, 0, st
 	}
