@@ -46,12 +46,9 @@ func FuzzVictims(f *testing.F, impls ...preempt.Implementation) {
 		ref := newReferenceEvaluator(t, in)
 		ctx := context.Background()
 		for _, impl := range impls {
-			if refused(t, in, impl) {
+			ev := evaluatorUnlessRefused(t, in, impl)
+			if ev == nil {
 				continue
-			}
-			ev, err := impl.NewEvaluator(in.Cluster)
-			if err != nil {
-				t.Fatalf("%s: %v", impl.Name(), err)
 			}
 			for _, n := range in.Cluster.Nodes {
 				vr, nr, sr := ref.SelectVictimsOnNode(ctx, in.Request, n.Name)
@@ -80,12 +77,9 @@ func FuzzPick(f *testing.F, impls ...preempt.Implementation) {
 			cands = append(slices.Clone(cands[k:]), cands[:k]...)
 		}
 		for _, impl := range impls {
-			if refused(t, in, impl) {
+			ev := evaluatorUnlessRefused(t, in, impl)
+			if ev == nil {
 				continue
-			}
-			ev, err := impl.NewEvaluator(in.Cluster)
-			if err != nil {
-				t.Fatalf("%s: %v", impl.Name(), err)
 			}
 			checkSelectCandidate(t, ref, ev, cands, in.Request, impl)
 		}
@@ -106,4 +100,18 @@ func checkSelectCandidate(t TB, ref, ev preempt.Evaluator, cands []preempt.Candi
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("SelectCandidate (-reference +%s):\n%s", impl.Name(), diff)
 	}
+}
+
+// evaluatorUnlessRefused builds impl's evaluator for in; nil when impl
+// refuses in (preempt.Limited).
+func evaluatorUnlessRefused(t TB, in Input, impl preempt.Implementation) preempt.Evaluator {
+	t.Helper()
+	if refused(t, in, impl) {
+		return nil
+	}
+	ev, err := impl.NewEvaluator(in.Cluster)
+	if err != nil {
+		t.Fatalf("%s: %v", impl.Name(), err)
+	}
+	return ev
 }
