@@ -366,8 +366,7 @@ func (t *topology) check(s *Snapshot, n int32, u, nom *nodeUse) (preempt.Code, [
 		if len(c.counts) >= int(c.minDomains) {
 			minMatch = c.min1
 			if isDomain {
-				minMatch = c.min1
-				if c.min1Value == v {
+				if c.min1Value == v { // the node's domain changed: min of the others and it
 					minMatch = c.min2
 				}
 				minMatch = min(minMatch, count)

@@ -37,16 +37,16 @@ func (u *Unmodelled) Error() string {
 // DynamicResources) would look at. Preferred affinity terms and
 // ScheduleAnyway spread constraints only score, so they are not reported.
 func SixFilterGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
-	if u := AffinityGaps(c, pod); u != nil {
+	if u := affinityGaps(c, pod); u != nil {
 		return u
 	}
-	return NonAffinityGaps(c, pod)
+	return nonAffinityGaps(c, pod)
 }
 
-// AffinityGaps reports what InterPodAffinity would look at: the
+// affinityGaps reports what InterPodAffinity would look at: the
 // preemptor's required pod affinity or anti-affinity, or an existing pod's
 // required anti-affinity that matches it.
-func AffinityGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
+func affinityGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
 	who := "pod " + Key(pod.Namespace, pod.Name)
 	if a := pod.Spec.Affinity; a != nil {
 		if a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
@@ -65,9 +65,9 @@ func AffinityGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
 	return nil
 }
 
-// NonAffinityGaps reports what PodTopologySpread, the volume filters and
+// nonAffinityGaps reports what PodTopologySpread, the volume filters and
 // DynamicResources would look at.
-func NonAffinityGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
+func nonAffinityGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
 	who := "pod " + Key(pod.Namespace, pod.Name)
 	for _, tsc := range pod.Spec.TopologySpreadConstraints {
 		if tsc.WhenUnsatisfiable == v1.DoNotSchedule {

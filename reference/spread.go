@@ -151,17 +151,13 @@ func (ev *evaluator) spreadStateFor(pod *v1.Pod) *spreadState {
 	return st
 }
 
-// moved is the state after the changes on the node of s: AddPod for each
-// pod s holds that the node's bound pods do not, RemovePod for each bound
-// pod s no longer holds.
-func (ev *evaluator) moved(st *spreadState, pod *v1.Pod, s *nodeState) []map[string]int {
-	counts := make([]map[string]int, len(st.counts))
-	for i, m := range st.counts {
-		counts[i] = make(map[string]int, len(m))
-		for k, v := range m {
-			counts[i][k] = v
-		}
-	}
+// moved is what the changes on the node of s did to each constraint's
+// count in that node's domain: AddPod for each pod s holds that the node's
+// bound pods do not, RemovePod for each bound pod s no longer holds. Only
+// that domain's count changes, and only when the node is one of the
+// constraint's domains.
+func (ev *evaluator) moved(st *spreadState, pod *v1.Pod, s *nodeState) []int {
+	deltas := make([]int, len(st.constraints))
 	node := s.node
 	update := func(p *v1.Pod, delta int) {
 		if p.Namespace != pod.Namespace || !hasAllKeys(node, st.constraints) {
@@ -169,7 +165,7 @@ func (ev *evaluator) moved(st *spreadState, pod *v1.Pod, s *nodeState) []map[str
 		}
 		for i, c := range st.constraints {
 			if c.selector.Matches(labels.Set(p.Labels)) && c.includes(pod, node) {
-				counts[i][node.Labels[c.topologyKey]] += delta
+				deltas[i] += delta
 			}
 		}
 	}
@@ -185,7 +181,7 @@ func (ev *evaluator) moved(st *spreadState, pod *v1.Pod, s *nodeState) []map[str
 			update(p, 1)
 		}
 	}
-	return counts
+	return deltas
 }
 
 // filterPodTopologySpread is the Filter on the node of s.
@@ -193,17 +189,22 @@ func (ev *evaluator) filterPodTopologySpread(pod *v1.Pod, s *nodeState, st *spre
 	if st == nil {
 		return preempt.Status{}
 	}
-	counts := ev.moved(st, pod, s)
+	deltas := ev.moved(st, pod, s)
 	self := labels.Set(pod.Labels)
 	for i, c := range st.constraints {
 		value, ok := s.node.Labels[c.topologyKey]
 		if !ok {
 			return unresolvable(reasonSpreadMissing)
 		}
+		counts := st.counts[i]
+		count := counts[value] + deltas[i] // deltas[i] != 0 only when value is a domain
 		minMatch := 0
-		if len(counts[i]) >= int(c.minDomains) {
+		if len(counts) >= int(c.minDomains) {
 			first := true
-			for _, n := range counts[i] {
+			for v, n := range counts {
+				if v == value {
+					n = count
+				}
 				if first || n < minMatch {
 					minMatch, first = n, false
 				}
@@ -213,7 +214,7 @@ func (ev *evaluator) filterPodTopologySpread(pod *v1.Pod, s *nodeState, st *spre
 		if c.selector.Matches(self) {
 			selfMatch = 1
 		}
-		if counts[i][value]+selfMatch-minMatch > int(c.maxSkew) {
+		if count+selfMatch-minMatch > int(c.maxSkew) {
 			return preempt.Status{Code: preempt.Unschedulable, Reasons: []string{reasonSpread}}
 		}
 	}
