@@ -98,7 +98,7 @@ func TestFixture(t *testing.T) {
 	if diff := cmp.Diff([]string{"node-0", "node-1", "node-2", "node-3", "node-4"}, f.Potential); diff != "" {
 		t.Errorf("potential nodes (-want +got):\n%s", diff)
 	}
-	if f.NumCandidates != 5 || f.Req.Offset != 0 || !f.Req.Now.Equal(f.Scenario.Now) || f.Req.Config != preempt.DefaultConfig() {
+	if f.NumCandidates != 5 || f.Req.Offset != 0 || !f.Req.Now.Equal(f.Scenario.Now) || !cmp.Equal(f.Req.Config, preempt.DefaultConfig()) {
 		t.Errorf("fixture request %+v, %d candidates", f.Req, f.NumCandidates)
 	}
 	if _, err := FixtureFor("round", 5); err == nil {

@@ -274,17 +274,13 @@ func (ev *evaluator) startOf(v preempt.Victim, now int64) int64 {
 func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interface, c *preempt.Candidate, req *preempt.Request) error {
 	s := ev.s
 	pod := req.Pod
+	victims := make([]*v1.Pod, 0, len(c.Victims))
 	for _, v := range c.Victims {
 		p, ok := s.podIndex[podKey{v.Namespace, v.Name}]
 		if !ok {
 			return fmt.Errorf("victim %s is not in the cluster", preempt.Key(v.Namespace, v.Name))
 		}
-		if s.pods[p].DeletionTimestamp != nil {
-			continue // graceful deletion already started
-		}
-		if err := preempt.PreemptPod(ctx, cs, pod, s.pods[p]); err != nil {
-			return err
-		}
+		victims = append(victims, s.pods[p])
 	}
 	var lower []*v1.Pod
 	if n, ok := s.nodeIndex[c.Node]; ok {
@@ -295,9 +291,9 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 			}
 		}
 	}
-	return preempt.ClearAndNominate(ctx, cs, lower, pod, c.Node)
+	return preempt.Actuate(ctx, cs, pod, c.Node, victims, lower, req.Config.Synchronous)
 }
 
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
-	return preempt.PreemptWithStages(ctx, ev, cs, req, len(ev.s.nodes))
+	return preempt.PreemptWithStages(ctx, ev, cs, req, ev.s.cluster)
 }

@@ -34,8 +34,9 @@ type podKey struct{ namespace, name string }
 // Snapshot is a cluster prepared for many decisions. It is read-only once
 // built and may be shared by evaluators.
 type Snapshot struct {
-	nodes     []*v1.Node // in name order
-	names     []string   // the nodes' names, contiguous: the per-decision scan reads only these
+	cluster   *preempt.Cluster // what it was prepared from (extenders read its pods)
+	nodes     []*v1.Node       // in name order
+	names     []string         // the nodes' names, contiguous: the per-decision scan reads only these
 	nodeIndex map[string]int32
 
 	dims       int                       // cpu, memory, ephemeral, the scalars, and a zero column (dims-1)
@@ -78,7 +79,7 @@ type Snapshot struct {
 
 // Prepare builds the snapshot of c, which must have passed Validate.
 func Prepare(c *preempt.Cluster) (*Snapshot, error) {
-	s := &Snapshot{nodeIndex: make(map[string]int32, len(c.Nodes)), scalarDims: map[v1.ResourceName]int32{}}
+	s := &Snapshot{cluster: c, nodeIndex: make(map[string]int32, len(c.Nodes)), scalarDims: map[v1.ResourceName]int32{}}
 	s.nodes = append([]*v1.Node(nil), c.Nodes...)
 	sort.Slice(s.nodes, func(i, j int) bool { return s.nodes[i].Name < s.nodes[j].Name })
 	s.names = make([]string, len(s.nodes))

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/kubernetes"
@@ -74,4 +75,121 @@ func PatchPodStatus(ctx context.Context, cs kubernetes.Interface, p *v1.Pod, new
 		_, err := cs.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 		return err
 	})
+}
+
+// BackgroundError is what PrepareCandidate returns when the background work
+// of asynchronous preemption failed. Upstream's PostFilter has already
+// succeeded then: the decision stands, the preemptor stays nominated, and
+// upstream moves it back to the active queue (Executor.prepareCandidateAsync
+// calls Activate). PreemptWithStages reports it in the Decision.
+type BackgroundError struct {
+	// Victims holds the errors of preempting victims, in call order.
+	Victims []string
+	// Clearing is set when clearing a lower-priority nomination failed.
+	Clearing bool
+}
+
+func (e *BackgroundError) Error() string {
+	msg := "asynchronous preemption failed"
+	if e.Clearing {
+		msg += ": clearing a lower-priority nomination failed"
+	}
+	for _, v := range e.Victims {
+		msg += ": " + v
+	}
+	return msg
+}
+
+// Actuate is upstream's executor for the chosen node, followed by the
+// scheduler's nomination of the preemptor. victims are the pods to preempt
+// in candidate order; lowerNominated are the pods of lower priority than
+// the preemptor nominated to node, in nominator order.
+//
+// Synchronous (SchedulerAsyncPreemption off, prepareCandidate): each victim
+// not already terminating is preempted (PreemptPod); the first error stops
+// and is returned. Then the lower-priority nominations are cleared (errors
+// ignored) and the preemptor is nominated.
+//
+// Asynchronous (v1.36's default, prepareCandidateAsync): the preemptor is
+// nominated first (its error is returned after the background work ran),
+// then, if any victim is not already terminating: the lower-priority
+// nominations are cleared, the victims but the last are preempted and, if
+// none of them failed, the last one. Upstream preempts all but the last
+// in parallel and cancels the rest at the first error; the contract runs
+// them in candidate order and stops at the first error. A failure is
+// returned as a *BackgroundError, unless the nomination failed.
+func Actuate(ctx context.Context, cs kubernetes.Interface, preemptor *v1.Pod, node string, victims, lowerNominated []*v1.Pod, synchronous bool) error {
+	preemptPod := func(ctx context.Context, victim *v1.Pod) error { return PreemptPod(ctx, cs, preemptor, victim) }
+	return ActuateWith(ctx, cs, preemptPod, preemptor, node, victims, lowerNominated, synchronous)
+}
+
+// ActuateWith is Actuate with another way to preempt one victim (the
+// upstream adapter passes upstream's Executor.PreemptPod).
+func ActuateWith(ctx context.Context, cs kubernetes.Interface, preemptPod func(context.Context, *v1.Pod) error, preemptor *v1.Pod, node string, victims, lowerNominated []*v1.Pod, synchronous bool) error {
+	var live []*v1.Pod
+	for _, v := range victims {
+		if v.DeletionTimestamp == nil { // graceful deletion not started yet
+			live = append(live, v)
+		}
+	}
+	if synchronous {
+		for _, v := range live {
+			if err := preemptPod(ctx, v); err != nil {
+				return err
+			}
+		}
+		clearNominations(ctx, cs, lowerNominated)
+		return nominate(ctx, cs, preemptor, node)
+	}
+	nominateErr := nominate(ctx, cs, preemptor, node)
+	if len(live) == 0 {
+		return nominateErr
+	}
+	var bg BackgroundError
+	bg.Clearing = clearNominations(ctx, cs, lowerNominated) != nil
+	last := true
+	for _, v := range live[:len(live)-1] {
+		if err := preemptPod(ctx, v); err != nil {
+			bg.Victims = append(bg.Victims, err.Error())
+			last = false
+			break
+		}
+	}
+	if last {
+		if err := preemptPod(ctx, live[len(live)-1]); err != nil {
+			bg.Victims = append(bg.Victims, err.Error())
+		}
+	}
+	if nominateErr != nil {
+		return nominateErr
+	}
+	if bg.Clearing || len(bg.Victims) > 0 {
+		return &bg
+	}
+	return nil
+}
+
+// clearNominations is upstream's clearNominatedNodeName without an API
+// cacher: a status patch per nominated pod, errors aggregated.
+func clearNominations(ctx context.Context, cs kubernetes.Interface, pods []*v1.Pod) error {
+	var errs []error
+	for _, np := range pods {
+		if np.Status.NominatedNodeName == "" {
+			continue
+		}
+		newStatus := np.Status.DeepCopy()
+		newStatus.NominatedNodeName = ""
+		if err := PatchPodStatus(ctx, cs, np, newStatus); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return utilerrors.NewAggregate(errs)
+}
+
+// nominate sets the preemptor's status.nominatedNodeName, as the scheduler
+// does after a successful PostFilter.
+func nominate(ctx context.Context, cs kubernetes.Interface, pod *v1.Pod, node string) error {
+	newStatus := pod.Status.DeepCopy()
+	newStatus.NominatedNodeName = node
+	return PatchPodStatus(ctx, cs, pod, newStatus)
 }

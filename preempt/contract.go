@@ -70,10 +70,22 @@ type Cluster struct {
 	CSINodes       []*storagev1.CSINode
 }
 
-// Config holds DefaultPreemptionArgs.
+// Config is the scheduler configuration preemption reads: the
+// DefaultPreemptionArgs, the extenders and the SchedulerAsyncPreemption
+// feature gate.
 type Config struct {
 	MinCandidateNodesPercentage int32
 	MinCandidateNodesAbsolute   int32
+	// Extenders are KubeSchedulerConfiguration.extenders in configuration
+	// order. Those with a preempt verb that are interested in the
+	// preemptor are called by CallExtenders. A configuration whose
+	// extenders would change the filter phase (a filter verb, resources
+	// ignored by the scheduler) is the caller's to refuse.
+	Extenders []schedconfig.Extender
+	// Synchronous selects the synchronous actuation of releases before
+	// v1.33 (SchedulerAsyncPreemption off). The zero value is v1.36's
+	// default, asynchronous preemption (see Actuate).
+	Synchronous bool
 }
 
 // DefaultConfig is upstream's default DefaultPreemptionArgs.
@@ -81,12 +93,19 @@ func DefaultConfig() Config {
 	return Config{MinCandidateNodesPercentage: 10, MinCandidateNodesAbsolute: 100}
 }
 
-// Validate applies upstream's ValidateDefaultPreemptionArgs.
+// Validate applies upstream's ValidateDefaultPreemptionArgs, and upstream's
+// validation of the extenders (ValidateKubeSchedulerConfiguration's).
 func (c Config) Validate() error {
-	return validation.ValidateDefaultPreemptionArgs(nil, &schedconfig.DefaultPreemptionArgs{
+	if err := validation.ValidateDefaultPreemptionArgs(nil, &schedconfig.DefaultPreemptionArgs{
 		MinCandidateNodesPercentage: c.MinCandidateNodesPercentage,
 		MinCandidateNodesAbsolute:   c.MinCandidateNodesAbsolute,
-	})
+	}); err != nil {
+		return err
+	}
+	if len(c.Extenders) == 0 {
+		return nil
+	}
+	return ValidateExtenders(c.Extenders)
 }
 
 // NumCandidates is upstream's calculateNumCandidates:
@@ -206,6 +225,14 @@ type Decision struct {
 	NodeStatuses []NodeStatus
 	// Actions are the API calls made through the client, in order.
 	Actions []Action
+	// ActuationErrors holds, under asynchronous preemption only, the
+	// errors of preempting victims in the background, in call order: the
+	// decision stands (upstream logs them).
+	ActuationErrors []string
+	// PreemptorActivated is set, under asynchronous preemption only, when
+	// the background work failed (a victim or a cleared nomination):
+	// upstream then moves the preemptor back to the active queue.
+	PreemptorActivated bool
 }
 
 // FilterResult is the outcome of the filter phase.

@@ -2,6 +2,7 @@ package preempt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
@@ -11,10 +12,12 @@ import (
 // PreemptWithStages is upstream's Evaluator.Preempt written over the
 // contract's stages: eligibility, FindCandidates (an error with no
 // candidates is an Error; no candidates is upstream's FitError over the dry
-// run's statuses, numAllNodes nodes in all), SelectCandidate, then
-// PrepareCandidate. Implementations that provide the stages use it as
-// their Preempt.
-func PreemptWithStages(ctx context.Context, ev Evaluator, cs kubernetes.Interface, req *Request, numAllNodes int) Decision {
+// run's statuses, all of c's nodes counted), the extenders of
+// req.Config (CallExtenders), SelectCandidate, then PrepareCandidate (a
+// *BackgroundError from it leaves the decision standing and is reported in
+// it). Implementations that provide the stages use it as their Preempt; c
+// is the cluster the evaluator was built from.
+func PreemptWithStages(ctx context.Context, ev Evaluator, cs kubernetes.Interface, req *Request, c *Cluster) Decision {
 	d := Decision{Victims: []Victim{}, Candidates: []Candidate{}, NodeStatuses: []NodeStatus{}}
 	ok, msg := ev.PodEligibleToPreemptOthers(req)
 	d.Eligible = ok
@@ -37,13 +40,30 @@ func PreemptWithStages(ctx context.Context, ev Evaluator, cs kubernetes.Interfac
 		return d
 	}
 	if len(dr.Candidates) == 0 {
-		d.Status, d.Message = Unschedulable, FitErrorMessage(numAllNodes, dr.NodeStatuses)
+		d.Status, d.Message = Unschedulable, FitErrorMessage(len(c.Nodes), dr.NodeStatuses)
 		return d
 	}
-	best := ev.SelectCandidate(dr.Candidates, req)
-	if err := ev.PrepareCandidate(ctx, cs, best, req); err != nil {
-		d.Status, d.Message = Error, err.Error()
+	candidates := dr.Candidates
+	if len(req.Config.Extenders) > 0 {
+		candidates, err = CallExtenders(ctx, req.Config.Extenders, req.Pod, candidates, NodePodsOf(c))
+		if err != nil {
+			d.Status, d.Message = Error, err.Error()
+			return d
+		}
+	}
+	best := ev.SelectCandidate(candidates, req)
+	if best == nil || best.Node == "" {
+		d.Status, d.Message = Unschedulable, "no candidate node for preemption"
 		return d
+	}
+	if err := ev.PrepareCandidate(ctx, cs, best, req); err != nil {
+		var bg *BackgroundError
+		if !errors.As(err, &bg) {
+			d.Status, d.Message = Error, err.Error()
+			return d
+		}
+		d.ActuationErrors = bg.Victims
+		d.PreemptorActivated = true
 	}
 	d.Status = Success
 	d.NominatedNode = best.Node
@@ -52,20 +72,19 @@ func PreemptWithStages(ctx context.Context, ev Evaluator, cs kubernetes.Interfac
 	return d
 }
 
-// ClearAndNominate ends an actuation: each pod in lowerNominated (the pods
-// of lower priority than pod nominated to node, in nominator order) loses
-// its nomination, errors ignored as upstream; then pod is nominated to
-// node.
-func ClearAndNominate(ctx context.Context, cs kubernetes.Interface, lowerNominated []*v1.Pod, pod *v1.Pod, node string) error {
-	for _, np := range lowerNominated {
-		if np.Status.NominatedNodeName == "" {
-			continue
-		}
-		newStatus := np.Status.DeepCopy()
-		newStatus.NominatedNodeName = ""
-		_ = PatchPodStatus(ctx, cs, np, newStatus) // not critical, as upstream
+// NodePodsOf indexes the pods bound to each node of c.
+func NodePodsOf(c *Cluster) NodePods {
+	nodes := make(map[string][]*v1.Pod, len(c.Nodes))
+	for _, n := range c.Nodes {
+		nodes[n.Name] = nil
 	}
-	newStatus := pod.Status.DeepCopy()
-	newStatus.NominatedNodeName = node
-	return PatchPodStatus(ctx, cs, pod, newStatus)
+	for _, p := range c.Pods {
+		if IsBound(p) {
+			nodes[p.Spec.NodeName] = append(nodes[p.Spec.NodeName], p)
+		}
+	}
+	return func(node string) ([]*v1.Pod, bool) {
+		pods, ok := nodes[node]
+		return pods, ok
+	}
 }

@@ -1,8 +1,12 @@
 package preempttest
 
-// PrepareCandidate: upstream's synchronous prepareCandidate (victims patched
-// with DisruptionTarget and deleted, in victim order; lower-priority
-// nominations on the node cleared) followed by the preemptor's nomination.
+// PrepareCandidate, both ways upstream actuates (preempt.Actuate):
+// synchronous prepareCandidate (victims patched with DisruptionTarget and
+// deleted, in victim order; lower-priority nominations on the node cleared;
+// then the preemptor's nomination), and v1.36's default asynchronous
+// prepareCandidateAsync (the nomination first; then, when a victim is not
+// already terminating, the nominations cleared and the victims preempted,
+// the last one only when the others succeeded).
 // Also the ports of executor_test.go's TestPrepareCandidate,
 // TestRemoveNominatedNodeName and TestPreemptPod.
 
@@ -66,6 +70,23 @@ func prepareCandidate() *preempt.Candidate {
 	}}
 }
 
+// prepareAsyncActions is prepareActions under asynchronous preemption.
+var prepareAsyncActions = []preempt.Action{
+	patchOf("default", "p", "nominatedNodeName=node1"),
+	patchOf("other", "n-low2", "nominatedNodeName=null"),
+	patchOf("default", "n-low1", "nominatedNodeName=null"),
+	patchOf("default", "v1", setsDisruption),
+	deleteOf("default", "v1"),
+	patchOf("default", "v2", setsDisruption),
+	deleteOf("default", "v2"),
+}
+
+// isBackground matches a *preempt.BackgroundError.
+func isBackground(err error) bool {
+	var bg *preempt.BackgroundError
+	return errors.As(err, &bg)
+}
+
 var prepareActions = []preempt.Action{
 	patchOf("default", "v1", setsDisruption),
 	deleteOf("default", "v1"),
@@ -110,10 +131,14 @@ func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 		reactors  func(cs *fake.Clientset)
 		wantErr   func(error) bool
 		want      []preempt.Action
+		// Under asynchronous preemption.
+		asyncErr func(error) bool
+		async    []preempt.Action
 	}{
 		{
-			name: "victims in victim order, terminating one skipped, lower nominations cleared in cluster order, preemptor nominated",
-			want: prepareActions,
+			name:  "victims in victim order, terminating one skipped, lower nominations cleared in cluster order, preemptor nominated",
+			want:  prepareActions,
+			async: prepareAsyncActions,
 		},
 		{
 			name: "a delete error stops the step",
@@ -122,6 +147,9 @@ func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 			},
 			wantErr: apierrors.IsForbidden,
 			want:    prepareActions[:4],
+			// v2 is the last victim: the others succeeded, so it is tried.
+			asyncErr: isBackground,
+			async:    prepareAsyncActions,
 		},
 		{
 			name: "a patch error stops the step before the victim's delete",
@@ -130,34 +158,42 @@ func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 			},
 			wantErr: apierrors.IsForbidden,
 			want:    prepareActions[:1],
+			// v1 failing, the last victim is not tried.
+			asyncErr: isBackground,
+			async:    prepareAsyncActions[:4],
 		},
 		{
 			name: "a victim already gone: NotFound on the patch skips its delete",
 			apiPods: func(c *preempt.Cluster) []*v1.Pod {
 				return c.Pods[1:] // no v1
 			},
-			want: append([]preempt.Action{prepareActions[0]}, prepareActions[2:]...),
+			want:  append([]preempt.Action{prepareActions[0]}, prepareActions[2:]...),
+			async: append(append([]preempt.Action{}, prepareAsyncActions[:4]...), prepareAsyncActions[5:]...),
 		},
 		{
 			name: "NotFound on a delete is ignored",
 			reactors: func(cs *fake.Clientset) {
 				cs.PrependReactor("delete", "pods", failOn("v1", apierrors.NewNotFound(v1.Resource("pods"), "v1"), 0))
 			},
-			want: prepareActions,
+			want:  prepareActions,
+			async: prepareAsyncActions,
 		},
 		{
 			name: "a conflict on a patch is retried",
 			reactors: func(cs *fake.Clientset) {
 				cs.PrependReactor("patch", "pods", failOn("v1", apierrors.NewConflict(v1.Resource("pods"), "v1", errors.New("injected")), 1))
 			},
-			want: append([]preempt.Action{prepareActions[0]}, prepareActions...),
+			want:  append([]preempt.Action{prepareActions[0]}, prepareActions...),
+			async: append(append([]preempt.Action{}, prepareAsyncActions[:4]...), prepareAsyncActions[3:]...),
 		},
 		{
 			name: "a failure to clear a nomination is not fatal",
 			reactors: func(cs *fake.Clientset) {
 				cs.PrependReactor("patch", "pods", failOn("n-low2", forbidden("n-low2"), 0))
 			},
-			want: prepareActions,
+			want:     prepareActions,
+			asyncErr: isBackground,
+			async:    prepareAsyncActions,
 		},
 		{
 			name: "a failure to nominate the preemptor is returned",
@@ -166,16 +202,21 @@ func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 			},
 			wantErr: apierrors.IsForbidden,
 			want:    prepareActions,
+			// The background work runs all the same.
+			asyncErr: apierrors.IsForbidden,
+			async:    prepareAsyncActions,
 		},
 		{
 			name:      "a preemptor already nominated to the node is not patched",
 			preemptor: pod("default", "p", 10, nominatedTo("node1")),
 			want:      prepareActions[:6],
+			async:     prepareAsyncActions[1:],
 		},
 		{
 			name:      "a preemptor nominated elsewhere is renominated",
 			preemptor: pod("default", "p", 10, nominatedTo("node2")),
 			want:      prepareActions,
+			async:     prepareAsyncActions,
 		},
 		{
 			name:      "victims are acted on in the candidate's order",
@@ -184,11 +225,15 @@ func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 				patchOf("default", "v2", setsDisruption), deleteOf("default", "v2"),
 				patchOf("default", "v1", setsDisruption), deleteOf("default", "v1"),
 			}, prepareActions[4:]...),
+			async: append(append([]preempt.Action{}, prepareAsyncActions[:3]...),
+				patchOf("default", "v2", setsDisruption), deleteOf("default", "v2"),
+				patchOf("default", "v1", setsDisruption), deleteOf("default", "v1")),
 		},
 		{
 			name:      "a low-priority preemptor clears no nomination",
 			preemptor: pod("default", "p", 0),
 			want:      append(append([]preempt.Action{}, prepareActions[:4]...), prepareActions[6]),
+			async:     append([]preempt.Action{prepareAsyncActions[0]}, prepareAsyncActions[3:]...),
 		},
 		{
 			name:      "a high-priority preemptor clears every lower nomination on the node",
@@ -199,6 +244,13 @@ func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 				patchOf("default", "n-eq", "nominatedNodeName=null"),
 				patchOf("default", "n-low1", "nominatedNodeName=null"),
 				prepareActions[6]),
+			async: append([]preempt.Action{
+				prepareAsyncActions[0],
+				patchOf("default", "n-high", "nominatedNodeName=null"),
+				patchOf("other", "n-low2", "nominatedNodeName=null"),
+				patchOf("default", "n-eq", "nominatedNodeName=null"),
+				patchOf("default", "n-low1", "nominatedNodeName=null"),
+			}, prepareAsyncActions[3:]...),
 		},
 		{
 			name:      "nominations on another node are not cleared",
@@ -207,40 +259,51 @@ func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 				patchOf("default", "n-other", "nominatedNodeName=null"),
 				patchOf("default", "p", "nominatedNodeName=node2"),
 			},
+			// The only victim is already terminating: no background work,
+			// so no nomination is cleared.
+			async: []preempt.Action{patchOf("default", "p", "nominatedNodeName=node2")},
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := prepareCluster()
-			preemptor := tt.preemptor
-			if preemptor == nil {
-				preemptor = pod("default", "p", 10)
+		for _, sync := range []bool{true, false} {
+			mode, wantErr, want := "sync", tt.wantErr, tt.want
+			if !sync {
+				mode, wantErr, want = "async", tt.asyncErr, tt.async
 			}
-			cand := tt.candidate
-			if cand == nil {
-				cand = prepareCandidate()
-			}
-			ev := newEvaluator(t, impl, c)
-			api := c
-			if tt.apiPods != nil {
-				api = &preempt.Cluster{Nodes: c.Nodes, Pods: tt.apiPods(c)}
-			}
-			cs := harness.NewClientset(api, preemptor)
-			if tt.reactors != nil {
-				tt.reactors(cs)
-			}
-			cs.ClearActions()
-			err := ev.PrepareCandidate(context.Background(), cs, cand, newRequest(preemptor, unschedulable("node1", "node2")))
-			switch {
-			case tt.wantErr == nil && err != nil:
-				t.Errorf("PrepareCandidate: unexpected error %v", err)
-			case tt.wantErr != nil && !tt.wantErr(err):
-				t.Errorf("PrepareCandidate: error %v, want one matching %s", err, tt.name)
-			}
-			if diff := cmp.Diff(tt.want, harness.Actions(cs.Actions())); diff != "" {
-				t.Errorf("actions (-want +got):\n%s", diff)
-			}
-		})
+			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				c := prepareCluster()
+				preemptor := tt.preemptor
+				if preemptor == nil {
+					preemptor = pod("default", "p", 10)
+				}
+				cand := tt.candidate
+				if cand == nil {
+					cand = prepareCandidate()
+				}
+				ev := newEvaluator(t, impl, c)
+				api := c
+				if tt.apiPods != nil {
+					api = &preempt.Cluster{Nodes: c.Nodes, Pods: tt.apiPods(c)}
+				}
+				cs := harness.NewClientset(api, preemptor)
+				if tt.reactors != nil {
+					tt.reactors(cs)
+				}
+				cs.ClearActions()
+				req := newRequest(preemptor, unschedulable("node1", "node2"))
+				req.Config.Synchronous = sync
+				err := ev.PrepareCandidate(context.Background(), cs, cand, req)
+				switch {
+				case wantErr == nil && err != nil:
+					t.Errorf("PrepareCandidate: unexpected error %v", err)
+				case wantErr != nil && !wantErr(err):
+					t.Errorf("PrepareCandidate: error %v, want one matching %s", err, tt.name)
+				}
+				if diff := cmp.Diff(want, harness.Actions(cs.Actions())); diff != "" {
+					t.Errorf("actions (-want +got):\n%s", diff)
+				}
+			})
+		}
 	}
 }
 
@@ -388,46 +451,78 @@ func testUpstreamPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cand := &preempt.Candidate{Node: tt.node}
-			for _, v := range tt.victims {
-				cand.Victims = append(cand.Victims, vic(v.Namespace, v.Name, *v.Spec.Priority))
-			}
-			c := &preempt.Cluster{Nodes: []*v1.Node{st.MakeNode().Name(node1Name).Obj()}, Pods: tt.victims}
-			ev := newEvaluator(t, impl, c)
-			cs := harness.NewClientset(&preempt.Cluster{Pods: tt.testPods}, preemptor)
-			cs.PrependReactor("delete", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
-				switch action.(k8stesting.DeleteAction).GetName() {
-				case "fail-victim":
-					return true, nil, errDeletePodFailed
-				case "not-found-victim":
-					return true, nil, apierrors.NewNotFound(v1.Resource("pods"), "not-found-victim")
+		for _, sync := range []bool{true, false} {
+			// Under asynchronous preemption (upstream's test runs both) the
+			// nomination comes first, the victims in the background, and
+			// a failure is reported as a background error (upstream
+			// activates the preemptor) instead of returned.
+			mode, wantErr, want := "sync", tt.wantErr, tt.want
+			if !sync {
+				mode, want = "async", nominateFirst(tt.want, nominate, tt.node)
+				if tt.wantErr != "" {
+					wantErr = (&preempt.BackgroundError{Victims: []string{tt.wantErr}}).Error()
 				}
-				return true, nil, nil
-			})
-			cs.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
-				switch action.(k8stesting.PatchAction).GetName() {
-				case "fail-victim":
-					return true, nil, errPatchStatusFailed
-				case "not-found-victim":
-					return true, nil, apierrors.NewNotFound(v1.Resource("pods"), "not-found-victim")
+			}
+			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				cand := &preempt.Candidate{Node: tt.node}
+				for _, v := range tt.victims {
+					cand.Victims = append(cand.Victims, vic(v.Namespace, v.Name, *v.Spec.Priority))
 				}
-				return true, nil, nil
+				c := &preempt.Cluster{Nodes: []*v1.Node{st.MakeNode().Name(node1Name).Obj()}, Pods: tt.victims}
+				ev := newEvaluator(t, impl, c)
+				cs := harness.NewClientset(&preempt.Cluster{Pods: tt.testPods}, preemptor)
+				cs.PrependReactor("delete", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+					switch action.(k8stesting.DeleteAction).GetName() {
+					case "fail-victim":
+						return true, nil, errDeletePodFailed
+					case "not-found-victim":
+						return true, nil, apierrors.NewNotFound(v1.Resource("pods"), "not-found-victim")
+					}
+					return true, nil, nil
+				})
+				cs.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+					switch action.(k8stesting.PatchAction).GetName() {
+					case "fail-victim":
+						return true, nil, errPatchStatusFailed
+					case "not-found-victim":
+						return true, nil, apierrors.NewNotFound(v1.Resource("pods"), "not-found-victim")
+					}
+					return true, nil, nil
+				})
+				cs.ClearActions()
+				req := newRequest(preemptor, unschedulable(node1Name))
+				req.Config.Synchronous = sync
+				err := ev.PrepareCandidate(context.Background(), cs, cand, req)
+				gotErr := ""
+				if err != nil {
+					gotErr = err.Error()
+				}
+				if diff := cmp.Diff(wantErr, gotErr); diff != "" {
+					t.Errorf("PrepareCandidate error (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(want, harness.Actions(cs.Actions())); diff != "" {
+					t.Errorf("actions (-want +got):\n%s", diff)
+				}
 			})
-			cs.ClearActions()
-			err := ev.PrepareCandidate(context.Background(), cs, cand, newRequest(preemptor, unschedulable(node1Name)))
-			gotErr := ""
-			if err != nil {
-				gotErr = err.Error()
-			}
-			if diff := cmp.Diff(tt.wantErr, gotErr); diff != "" {
-				t.Errorf("PrepareCandidate error (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.want, harness.Actions(cs.Actions())); diff != "" {
-				t.Errorf("actions (-want +got):\n%s", diff)
-			}
-		})
+		}
 	}
+}
+
+// nominateFirst is the synchronous actions want with the nomination moved
+// first; a failed synchronous step (no nomination in want) is nominated
+// first all the same, as asynchronous preemption nominates before any
+// victim is touched.
+func nominateFirst(want []preempt.Action, nominate preempt.Action, node string) []preempt.Action {
+	if node == "" {
+		return want
+	}
+	out := []preempt.Action{nominate}
+	for _, a := range want {
+		if !cmp.Equal(a, nominate) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // TestUpstreamRemoveNominatedNodeName ports executor_test.go's
@@ -452,7 +547,7 @@ func testUpstreamRemoveNominatedNodeName(t *testing.T, impl preempt.Implementati
 			cs := harness.NewClientset(c, preemptor)
 			cs.ClearActions()
 			if err := newEvaluator(t, impl, c).PrepareCandidate(context.Background(), cs, &preempt.Candidate{Node: "node1"},
-				newRequest(preemptor, unschedulable("node1"))); err != nil {
+				synchronous(newRequest(preemptor, unschedulable("node1")))); err != nil {
 				t.Fatal(err)
 			}
 			var got []string

@@ -212,6 +212,14 @@ func newRequest(p *v1.Pod, filter map[string]preempt.Code) *preempt.Request {
 	return &preempt.Request{Pod: p, Filter: filter, Config: preempt.DefaultConfig(), Now: now}
 }
 
+// synchronous sets r to the synchronous actuation (SchedulerAsyncPreemption
+// off), for the tables that pin its order of API calls, as the upstream
+// tests they port do.
+func synchronous(r *preempt.Request) *preempt.Request {
+	r.Config.Synchronous = true
+	return r
+}
+
 const (
 	reasonNoVictims   = "No preemption victims found for incoming pod"
 	reasonNotHelpful  = "Preemption is not helpful for scheduling"
@@ -1321,7 +1329,7 @@ func testDryRunPreemptionErrors(t *testing.T, impl preempt.Implementation) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newRequest(preemptor(), tt.filter)
+			r := synchronous(newRequest(preemptor(), tt.filter))
 			r.Offset = tt.offset
 			got, err := harness.Run(context.Background(), impl, cluster(), r)
 			if err != nil {
@@ -1367,10 +1375,11 @@ func testPreemptDecision(t *testing.T, impl preempt.Implementation) {
 		},
 		NodeStatuses: []preempt.NodeStatus{unresolvableStatus("node-c", reasonNoVictims)},
 		Actions: []preempt.Action{
+			// asynchronous preemption, the default: nominate first
+			{Verb: "patch", Subresource: "status", Namespace: "default", Name: "p", Sets: []string{"nominatedNodeName=node-a"}},
+			{Verb: "patch", Subresource: "status", Namespace: "default", Name: "nom-low", Sets: []string{"nominatedNodeName=null"}},
 			{Verb: "patch", Subresource: "status", Namespace: "default", Name: "a2", Sets: []string{"conditions[DisruptionTarget]"}},
 			{Verb: "delete", Namespace: "default", Name: "a2"},
-			{Verb: "patch", Subresource: "status", Namespace: "default", Name: "nom-low", Sets: []string{"nominatedNodeName=null"}},
-			{Verb: "patch", Subresource: "status", Namespace: "default", Name: "p", Sets: []string{"nominatedNodeName=node-a"}},
 		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -119,6 +119,44 @@ func runDecision(t *testing.T, impl preempt.Implementation, c *preempt.Cluster, 
 	return d
 }
 
+// asyncOrder is a synchronous decision's API calls in the order
+// asynchronous preemption makes them (preempt.Actuate): the preemptor's
+// nomination first then, when a victim is preempted, the cleared
+// nominations and the victims' calls.
+func asyncOrder(sync []preempt.Action, preemptor string) []preempt.Action {
+	var nominate, clears, victims []preempt.Action
+	for _, a := range sync {
+		switch {
+		case a.Name == preemptor && len(a.Sets) == 1 && strings.HasPrefix(a.Sets[0], "nominatedNodeName="):
+			nominate = append(nominate, a)
+		case len(a.Sets) == 1 && a.Sets[0] == "nominatedNodeName=null":
+			clears = append(clears, a)
+		default:
+			victims = append(victims, a)
+		}
+	}
+	out := nominate
+	if len(victims) > 0 {
+		out = append(append(out, clears...), victims...)
+	}
+	return out
+}
+
+// inBothModes runs f for synchronous and asynchronous preemption, with
+// want's actions in the order of each.
+func inBothModes(t *testing.T, r *preempt.Request, want decisionOutcome, f func(t *testing.T, r *preempt.Request, want decisionOutcome)) {
+	for _, sync := range []bool{true, false} {
+		mode, w := "sync", want
+		if !sync {
+			mode = "async"
+			w.Actions = asyncOrder(want.Actions, r.Pod.Name)
+		}
+		rr := *r
+		rr.Config.Synchronous = sync
+		t.Run(mode, func(t *testing.T) { f(t, &rr, w) })
+	}
+}
+
 func testUpstreamPostFilter(t *testing.T, impl preempt.Implementation) {
 	onePodRes := map[v1.ResourceName]string{v1.ResourcePods: "1"}
 	nodeRes := map[v1.ResourceName]string{v1.ResourceCPU: "200m", v1.ResourceMemory: "400"}
@@ -250,10 +288,12 @@ func testUpstreamPostFilter(t *testing.T, impl preempt.Implementation) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &preempt.Cluster{Nodes: tt.nodes, Pods: tt.pods, PDBs: tt.pdbs}
 			r := &preempt.Request{Pod: tt.pod, Filter: tt.filter, Config: preempt.DefaultConfig(), Now: now}
-			got := outcomeOf(runDecision(t, impl, c, r))
-			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("PostFilter (-want +got):\n%s", diff)
-			}
+			inBothModes(t, r, tt.want, func(t *testing.T, r *preempt.Request, want decisionOutcome) {
+				got := outcomeOf(runDecision(t, impl, c, r))
+				if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("PostFilter (-want +got):\n%s", diff)
+				}
+			})
 		})
 	}
 }
@@ -799,10 +839,13 @@ func testUpstreamPreempt(t *testing.T, impl preempt.Implementation) {
 				testPods[i] = tt.pods[i].DeepCopy()
 			}
 			r := &preempt.Request{Pod: testPod, Filter: unschedulable(tt.nodeNames...), Config: preempt.DefaultConfig(), Now: now}
-			got := outcomeOf(runDecision(t, impl, &preempt.Cluster{Nodes: nodes, Pods: testPods}, r))
-			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("Preempt (-want +got):\n%s", diff)
-			}
+			var got decisionOutcome
+			inBothModes(t, r, tt.want, func(t *testing.T, r *preempt.Request, want decisionOutcome) {
+				got = outcomeOf(runDecision(t, impl, &preempt.Cluster{Nodes: nodes, Pods: testPods}, r))
+				if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("Preempt (-want +got):\n%s", diff)
+				}
+			})
 
 			// As upstream: nominate the preemptor, mark the victims
 			// deleted and preempt again with every node absent from the
@@ -1018,6 +1061,7 @@ func testUpstreamAffinityAndSpread(t *testing.T, impl preempt.Implementation) {
 			r := &preempt.Request{Pod: tt.pod, Filter: unschedulable(names...), Config: preempt.Config{MinCandidateNodesPercentage: 100, MinCandidateNodesAbsolute: 100}, Now: now}
 			if tt.wantPre != nil {
 				r.Config, r.Offset = preempt.DefaultConfig(), 0
+				r.Config.Synchronous = true
 				got := outcomeOf(runDecision(t, impl, c, r))
 				if got.NominatedNode != tt.wantPre.NominatedNode && tieAllowed(t, impl, c, runDecision(t, registry.Reference(), c, r).Candidates, r, tt.wantPre.NominatedNode, got.NominatedNode) {
 					return

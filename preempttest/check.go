@@ -110,5 +110,5 @@ func deepCopy(in Input) Input {
 func unchanged(a, b Input) bool {
 	ra, rb := *a.Request, *b.Request
 	return equality.Semantic.DeepEqual(a.Cluster, b.Cluster) && equality.Semantic.DeepEqual(ra.Pod, rb.Pod) &&
-		equality.Semantic.DeepEqual(ra.Filter, rb.Filter) && ra.Config == rb.Config && ra.Offset == rb.Offset && ra.Now.Equal(rb.Now)
+		equality.Semantic.DeepEqual(ra.Filter, rb.Filter) && equality.Semantic.DeepEqual(ra.Config, rb.Config) && ra.Offset == rb.Offset && ra.Now.Equal(rb.Now)
 }

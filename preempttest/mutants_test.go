@@ -216,7 +216,7 @@ type mutantEvaluator struct {
 }
 
 func (ev *mutantEvaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
-	return preempt.PreemptWithStages(ctx, ev, cs, req, len(ev.names))
+	return preempt.PreemptWithStages(ctx, ev, cs, req, ev.c)
 }
 
 func (ev *mutantEvaluator) FindCandidates(ctx context.Context, req *preempt.Request) (preempt.DryRun, error) {

@@ -29,6 +29,7 @@ func (Impl) Name() string { return "reference" }
 // modifies them.
 func (Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	ev := &evaluator{
+		cluster:    c,
 		nodeByName: map[string]*v1.Node{},
 		bound:      map[string][]*v1.Pod{},
 		nominated:  map[string][]*v1.Pod{},
@@ -55,6 +56,7 @@ func (Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 }
 
 type evaluator struct {
+	cluster    *preempt.Cluster
 	nodes      []*v1.Node // in name order
 	nodeByName map[string]*v1.Node
 	bound      map[string][]*v1.Pod // node -> pods bound to it, in cluster order
@@ -425,5 +427,5 @@ func (ev *evaluator) earliestStartOfHighest(c *preempt.Candidate, now time.Time)
 // Preempt is Evaluator.Preempt over the stages above, followed by the
 // nomination.
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
-	return preempt.PreemptWithStages(ctx, ev, cs, req, len(ev.nodes))
+	return preempt.PreemptWithStages(ctx, ev, cs, req, ev.cluster)
 }

@@ -59,13 +59,53 @@ type plugin struct {
 	mu            sync.Mutex
 	numCandidates int32
 	calls         []selectCall
+	// answer is the last extender's answer, nil when none answered: the
+	// victims PostFilter's candidates carry after callExtenders.
+	answer map[string]*extenderv1.Victims
+	// errs are the errors of the executor's PreemptPod, in call order.
+	errs []string
+}
+
+// recordAnswer keeps an extender's answer.
+func (p *plugin) recordAnswer(answer map[string]*extenderv1.Victims) {
+	p.mu.Lock()
+	p.answer = answer
+	p.mu.Unlock()
+}
+
+// victimsOn returns the victims of the candidate on node that PostFilter
+// chose from: the last extender's answer, or else the dry run's last
+// candidate on node (CandidatesToVictimsMap keeps the last).
+func (p *plugin) victimsOn(node string, cands []preempt.Candidate) ([]preempt.Victim, int) {
+	p.mu.Lock()
+	answer := p.answer
+	p.mu.Unlock()
+	if answer != nil {
+		if v := answer[node]; v != nil {
+			return victimsOf(v.Pods), int(v.NumPDBViolations)
+		}
+		return []preempt.Victim{}, 0
+	}
+	for i := len(cands) - 1; i >= 0; i-- {
+		if cands[i].Node == node {
+			return cands[i].Victims, cands[i].NumPDBViolations
+		}
+	}
+	return []preempt.Victim{}, 0
+}
+
+func (p *plugin) actuationErrors() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.errs...)
 }
 
 var _ preemption.Interface = &plugin{}
 
-// GetOffsetAndNumCandidates returns the request's offset instead of a random one.
+// GetOffsetAndNumCandidates is upstream's with the request's offset
+// instead of its random one.
 func (p *plugin) GetOffsetAndNumCandidates(n int32) (int32, int32) {
-	num := p.cfg.NumCandidates(n)
+	_, num := p.DefaultPreemption.GetOffsetAndNumCandidates(n)
 	p.mu.Lock()
 	p.numCandidates = num
 	p.mu.Unlock()
@@ -118,13 +158,27 @@ func (ev *evaluator) newPlugin(ctx context.Context, w *world, req *preempt.Reque
 		MinCandidateNodesPercentage: req.Config.MinCandidateNodesPercentage,
 		MinCandidateNodesAbsolute:   req.Config.MinCandidateNodesAbsolute,
 	}
-	dp, err := defaultpreemption.New(ctx, args, w.fh, ev.fts)
+	fts := ev.fts
+	fts.EnableAsyncPreemption = !req.Config.Synchronous
+	dp, err := defaultpreemption.New(ctx, args, w.fh, fts)
 	if err != nil {
 		return nil, nil, err
 	}
 	dp.MoreImportantPod = moreImportantPod
 	p := &plugin{DefaultPreemption: dp, offset: req.Offset, cfg: req.Config}
-	return p, preemption.NewEvaluator(names.DefaultPreemption, w.fh, p, dp.Executor), nil
+	preemptPod := dp.Executor.PreemptPod
+	dp.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor, victim *v1.Pod, pluginName string) error {
+		err := preemptPod(ctx, c, preemptor, victim, pluginName)
+		if err != nil {
+			p.mu.Lock()
+			p.errs = append(p.errs, err.Error())
+			p.mu.Unlock()
+		}
+		return err
+	}
+	// PostFilter runs the plugin's Evaluator: this one, with the hooks.
+	dp.Evaluator = preemption.NewEvaluator(names.DefaultPreemption, w.fh, p, dp.Executor)
+	return p, dp.Evaluator, nil
 }
 
 // statusReader is framework.NodeToStatus with the potential nodes in node

@@ -28,6 +28,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -419,10 +420,13 @@ func (w *world) victimPod(v preempt.Victim, req *preempt.Request) *v1.Pod {
 	return p
 }
 
-// PrepareCandidate is the executor's synchronous prepareCandidate followed
-// by the nomination: the executor's PreemptPod for each victim in order
-// (skipping victims already being deleted), then the status patches that
-// clear lower-priority nominations on the node, then the preemptor's.
+// PrepareCandidate re-composes the executor's actuation for the candidate
+// with upstream's own pieces, in the order preempt.ActuateWith gives
+// (synchronous prepareCandidate or asynchronous prepareCandidateAsync, as
+// req.Config says, then the scheduler's nomination): upstream's
+// Executor.PreemptPod for each victim, the lower-priority pods nominated
+// to the node from the framework's nominator. Preempt runs the executor
+// itself.
 func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interface, c *preempt.Candidate, req *preempt.Request) (err error) {
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
@@ -437,35 +441,26 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 	}
 	defer r.w.withClient(cs)()
 
-	victims := &extenderv1.Victims{NumPDBViolations: int64(c.NumPDBViolations)}
+	var victims []*v1.Pod
 	for _, v := range c.Victims {
 		p := r.w.podByKey[preempt.Key(v.Namespace, v.Name)]
 		if p == nil {
 			return fmt.Errorf("victim %s is not in the cluster", preempt.Key(v.Namespace, v.Name))
 		}
-		victims.Pods = append(victims.Pods, p)
+		victims = append(victims, p)
 	}
-	cand := &candidate{name: c.Node, victims: victims}
+	cand := &candidate{name: c.Node, victims: &extenderv1.Victims{Pods: victims, NumPDBViolations: int64(c.NumPDBViolations)}}
 	preemptor := &podPreemptor{Pod: r.pod}
-	for _, victim := range victims.Pods {
-		if victim.DeletionTimestamp != nil {
-			continue
-		}
-		if err := r.pl.Executor.PreemptPod(ctx, cand, preemptor, victim, names.DefaultPreemption); err != nil {
-			return err
-		}
+	preemptPod := func(ctx context.Context, victim *v1.Pod) error {
+		return r.pl.Executor.PreemptPod(ctx, cand, preemptor, victim, names.DefaultPreemption)
 	}
-	// clearNominatedNodeName without an API cacher; errors are not fatal.
+	var lower []*v1.Pod
 	for _, pi := range r.w.fh.NominatedPodsForNode(c.Node) {
-		p := pi.GetPod()
-		if corev1helpers.PodPriority(p) >= preemptor.Priority() || p.Status.NominatedNodeName == "" {
-			continue
+		if p := pi.GetPod(); corev1helpers.PodPriority(p) < preemptor.Priority() {
+			lower = append(lower, p)
 		}
-		st := p.Status.DeepCopy()
-		st.NominatedNodeName = ""
-		_ = util.PatchPodStatus(ctx, cs, p.Name, p.Namespace, &p.Status, st)
 	}
-	return nominate(ctx, cs, req.Pod, c.Node)
+	return preempt.ActuateWith(ctx, cs, preemptPod, req.Pod, c.Node, victims, lower, req.Config.Synchronous)
 }
 
 // nominate sets the preemptor's status.nominatedNodeName, as the scheduler
@@ -476,8 +471,13 @@ func nominate(ctx context.Context, cs kubernetes.Interface, pod *v1.Pod, node st
 	return util.PatchPodStatus(ctx, cs, pod.Name, pod.Namespace, &pod.Status, st)
 }
 
-// Preempt is Evaluator.Preempt (the PostFilter without its "preemption: "
-// prefix) through cs, then the nomination.
+// asyncWait bounds the wait for the executor's goroutine.
+const asyncWait = time.Minute
+
+// Preempt is the plugin's PostFilter (its "preemption: " prefix removed
+// from the message) through cs, then the scheduler's nomination. Under
+// asynchronous preemption the executor's goroutine is held until the
+// nomination is sent, and waited for.
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) (d preempt.Decision) {
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
@@ -507,16 +507,25 @@ func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *
 		return d
 	}
 	defer restore()
+	for _, e := range r.w.extenders {
+		e.preemptor, e.answered = req.Pod, r.pl.recordAnswer
+	}
 
 	m := newStatusReader(req)
 	d.Eligible, _ = r.pl.PodEligibleToPreemptOthers(ctx, r.pod, m.Get(r.pod.Status.NominatedNodeName))
 
-	reset := r.w.withClient(cs)
-	result, status := r.pe.Preempt(ctx, r.state, r.pod, m)
-	reset()
+	g := newGate()
+	if req.Config.Synchronous {
+		g.open()
+	}
+	defer g.open()
+	reset := r.w.withClient(gatedClient{Interface: cs, g: g})
+	defer reset()
+	activated := r.w.activated.count()
+	result, status := r.pl.PostFilter(ctx, r.state, r.pod, m)
 
 	d.Status = preempt.Code(status.Code().String())
-	d.Message = status.Message()
+	d.Message = trimPrefix(status.Message())
 	cands, statuses := r.pl.dryRun()
 	if len(cands) > 0 {
 		d.Candidates = cands
@@ -524,19 +533,36 @@ func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *
 	if len(statuses) > 0 {
 		d.NodeStatuses = statuses
 	}
-	if !status.IsSuccess() || result == nil || result.NominatingInfo == nil {
+	var nomErr error
+	if status.IsSuccess() && result != nil && result.NominatingInfo != nil {
+		node := result.NominatedNodeName
+		d.NominatedNode = node
+		d.Victims, d.NumPDBViolations = r.pl.victimsOn(node, cands)
+		nomErr = nominate(ctx, cs, req.Pod, node)
+	}
+	g.open()
+	if err = r.waitAsync(ctx); err != nil {
 		return d
 	}
-	node := result.NominatedNodeName
-	d.NominatedNode = node
-	for _, c := range cands {
-		if c.Node == node {
-			d.Victims = c.Victims
-			d.NumPDBViolations = c.NumPDBViolations
-		}
+	if !req.Config.Synchronous {
+		d.ActuationErrors = r.pl.actuationErrors()
+		d.PreemptorActivated = r.w.activated.count() > activated
 	}
-	err = nominate(ctx, cs, req.Pod, node)
+	err = nomErr
 	return d
+}
+
+// waitAsync waits until the executor no longer runs a preemption for the
+// request's pod.
+func (r *request) waitAsync(ctx context.Context) error {
+	deadline := time.Now().Add(asyncWait)
+	for r.pl.Executor.IsPodRunningPreemption(r.pod.UID) {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("the asynchronous preemption of %s did not finish within %v", preempt.Key(r.pod.Namespace, r.pod.Name), asyncWait)
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	return nil
 }
 
 // victimsOf converts upstream's victims.

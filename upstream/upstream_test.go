@@ -129,11 +129,13 @@ func TestPreemptSmallCluster(t *testing.T) {
 			// the others tie on priority and start time and are ordered
 			// by name.
 			vs := victims(tc.node+"-p1", tc.node+"-p2", tc.node+"-p3")
-			actions := victimActions(tc.node+"-p1", tc.node+"-p2", tc.node+"-p3")
+			// Asynchronous preemption: the nomination first, then the
+			// cleared nominations and the victims.
+			actions := []preempt.Action{{Verb: "patch", Subresource: "status", Namespace: "default", Name: "preemptor", Sets: []string{"nominatedNodeName=" + tc.node}}}
 			if tc.node == "node-b" {
 				actions = append(actions, preempt.Action{Verb: "patch", Subresource: "status", Namespace: "default", Name: "nominated", Sets: []string{"nominatedNodeName=null"}})
 			}
-			actions = append(actions, preempt.Action{Verb: "patch", Subresource: "status", Namespace: "default", Name: "preemptor", Sets: []string{"nominatedNodeName=" + tc.node}})
+			actions = append(actions, victimActions(tc.node+"-p1", tc.node+"-p2", tc.node+"-p3")...)
 			want := preempt.Decision{
 				Status:        preempt.Success,
 				NominatedNode: tc.node,

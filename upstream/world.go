@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sort"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -77,11 +79,14 @@ type proxyClient struct {
 // given to pods without one, and the UID left out of the nominator (the
 // preemptor's, when a nominated pod of the cluster has it).
 type worldKey struct {
-	now     time.Time
-	exclude types.UID
+	now       time.Time
+	exclude   types.UID
+	extenders []config.Extender
 }
 
-func (k worldKey) equal(o worldKey) bool { return k.now.Equal(o.now) && k.exclude == o.exclude }
+func (k worldKey) equal(o worldKey) bool {
+	return k.now.Equal(o.now) && k.exclude == o.exclude && reflect.DeepEqual(k.extenders, o.extenders)
+}
 
 // world is a scheduler framework over one prepared copy of the cluster, the
 // way upstream's default_preemption_test.go builds it.
@@ -96,6 +101,29 @@ type world struct {
 	podByKey map[string]*v1.Pod
 	// nodes are the node names in name order.
 	nodes []string
+	// activated counts the framework's Activate calls (asynchronous
+	// preemption activates the preemptor when its background work fails).
+	activated *activator
+	// extenders are upstream's HTTPExtenders of key.extenders.
+	extenders []*extender
+}
+
+// activator is the framework's PodActivator: it counts the calls.
+type activator struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (a *activator) Activate(_ klog.Logger, _ map[string]*v1.Pod) {
+	a.mu.Lock()
+	a.n++
+	a.mu.Unlock()
+}
+
+func (a *activator) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.n
 }
 
 // withStartTime returns p, or a deep copy of p with status.startTime = now
@@ -137,11 +165,12 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	pdbInformer := informerFactory.Policy().V1().PodDisruptionBudgets().Informer()
 
 	w := &world{
-		key:      key,
-		podStore: podInformer.GetStore(),
-		proxy:    &proxyClient{Interface: internal},
-		internal: internal,
-		podByKey: make(map[string]*v1.Pod, len(ev.pods)),
+		activated: &activator{},
+		key:       key,
+		podStore:  podInformer.GetStore(),
+		proxy:     &proxyClient{Interface: internal},
+		internal:  internal,
+		podByKey:  make(map[string]*v1.Pod, len(ev.pods)),
 	}
 	var bound, nominated []*v1.Pod
 	for _, p := range ev.pods {
@@ -189,6 +218,15 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	}
 
 	w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
+	exts, err := ev.newExtenders(key.extenders)
+	if err != nil {
+		return nil, err
+	}
+	w.extenders = exts
+	fexts := make([]fwk.Extender, len(exts))
+	for i, e := range exts {
+		fexts[i] = e
+	}
 	profile, err := defaultProfile()
 	if err != nil {
 		return nil, err
@@ -210,6 +248,8 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		frameworkruntime.WithLogger(logger),
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
+		frameworkruntime.WithPodActivator(w.activated),
+		frameworkruntime.WithExtenders(fexts),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("building the framework: %w", err)
@@ -242,7 +282,7 @@ func (ev *evaluator) anyWorld() (*world, error) {
 
 // worldFor returns the world a request runs in.
 func (ev *evaluator) worldFor(req *preempt.Request) (*world, error) {
-	key := worldKey{now: req.Now}
+	key := worldKey{now: req.Now, extenders: req.Config.Extenders}
 	if ev.nominatedUIDs[req.Pod.UID] {
 		key.exclude = req.Pod.UID
 	}

@@ -33,7 +33,7 @@ func (Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &evaluator{Evaluator: inner, numNodes: len(c.Nodes)}, nil
+	return &evaluator{Evaluator: inner, cluster: c}, nil
 }
 
 // evaluator answers the stages with the inner evaluator, and composes the
@@ -41,9 +41,9 @@ func (Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 // implementation that overrides a stage would.
 type evaluator struct {
 	preempt.Evaluator
-	numNodes int
+	cluster *preempt.Cluster
 }
 
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
-	return preempt.PreemptWithStages(ctx, ev, cs, req, ev.numNodes)
+	return preempt.PreemptWithStages(ctx, ev, cs, req, ev.cluster)
 }

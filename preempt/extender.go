@@ -1,0 +1,294 @@
+package preempt
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/util/sets"
+	restclient "k8s.io/client-go/rest"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+)
+
+// DefaultExtenderTimeout is upstream's timeout of an extender call when
+// the configuration sets none.
+const DefaultExtenderTimeout = 5 * time.Second
+
+// OrderExtenders returns the extenders in the order kube-scheduler calls
+// them (its buildExtenders): the configured order, with the ignorable ones
+// moved to the tail.
+func OrderExtenders(exts []schedconfig.Extender) []schedconfig.Extender {
+	out := make([]schedconfig.Extender, 0, len(exts))
+	for _, e := range exts {
+		if !e.Ignorable {
+			out = append(out, e)
+		}
+	}
+	for _, e := range exts {
+		if e.Ignorable {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// NodePods returns the pods bound to a node (the scheduler's NodeInfo
+// pods), and false when there is no such node.
+type NodePods func(node string) ([]*v1.Pod, bool)
+
+// extender is upstream's HTTPExtender, preempt verb only.
+type extender struct {
+	cfg     schedconfig.Extender
+	client  *http.Client
+	managed sets.Set[string]
+}
+
+// newExtender is upstream's NewHTTPExtender for the preempt verb: the
+// default timeout, the TLS transport of makeTransport, the managed
+// resources.
+func newExtender(cfg schedconfig.Extender) (*extender, error) {
+	if cfg.HTTPTimeout.Duration == 0 {
+		cfg.HTTPTimeout.Duration = DefaultExtenderTimeout
+	}
+	var rc restclient.Config
+	if cfg.TLSConfig != nil {
+		rc.TLSClientConfig = restclient.TLSClientConfig{
+			Insecure:   cfg.TLSConfig.Insecure,
+			ServerName: cfg.TLSConfig.ServerName,
+			CertFile:   cfg.TLSConfig.CertFile,
+			KeyFile:    cfg.TLSConfig.KeyFile,
+			CAFile:     cfg.TLSConfig.CAFile,
+			CertData:   cfg.TLSConfig.CertData,
+			KeyData:    cfg.TLSConfig.KeyData,
+			CAData:     cfg.TLSConfig.CAData,
+		}
+	}
+	if cfg.EnableHTTPS && len(rc.CAFile) == 0 && len(rc.CAData) == 0 {
+		rc.Insecure = true
+	}
+	tlsConfig, err := restclient.TLSConfigFor(&rc)
+	if err != nil {
+		return nil, err
+	}
+	transport := utilnet.SetTransportDefaults(&http.Transport{TLSClientConfig: tlsConfig})
+	e := &extender{
+		cfg:     cfg,
+		client:  &http.Client{Transport: transport, Timeout: cfg.HTTPTimeout.Duration},
+		managed: sets.New[string](),
+	}
+	for _, r := range cfg.ManagedResources {
+		e.managed.Insert(r.Name)
+	}
+	return e, nil
+}
+
+func (e *extender) close() { e.client.CloseIdleConnections() }
+
+func (e *extender) supportsPreemption() bool { return len(e.cfg.PreemptVerb) > 0 }
+
+// isInterested: no managed resources, or a container or init container
+// requesting or limiting one of them.
+func (e *extender) isInterested(pod *v1.Pod) bool {
+	if e.managed.Len() == 0 {
+		return true
+	}
+	for _, cs := range [][]v1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		for i := range cs {
+			for name := range cs[i].Resources.Requests {
+				if e.managed.Has(string(name)) {
+					return true
+				}
+			}
+			for name := range cs[i].Resources.Limits {
+				if e.managed.Has(string(name)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// processPreemption is HTTPExtender.ProcessPreemption: the victims as
+// pods, or as UIDs for a node-cache-capable extender; the answer is
+// always read from nodeNameToMetaVictims, each UID looked up among the
+// node's pods.
+func (e *extender) processPreemption(ctx context.Context, pod *v1.Pod, victims map[string]*extenderv1.Victims, nodes NodePods) (map[string]*extenderv1.Victims, error) {
+	args := &extenderv1.ExtenderPreemptionArgs{Pod: pod}
+	if e.cfg.NodeCacheCapable {
+		meta := map[string]*extenderv1.MetaVictims{}
+		for node, v := range victims {
+			mv := &extenderv1.MetaVictims{Pods: []*extenderv1.MetaPod{}, NumPDBViolations: v.NumPDBViolations}
+			for _, p := range v.Pods {
+				mv.Pods = append(mv.Pods, &extenderv1.MetaPod{UID: string(p.UID)})
+			}
+			meta[node] = mv
+		}
+		args.NodeNameToMetaVictims = meta
+	} else {
+		args.NodeNameToVictims = victims
+	}
+	var result extenderv1.ExtenderPreemptionResult
+	if err := e.send(ctx, e.cfg.PreemptVerb, args, &result); err != nil {
+		return nil, err
+	}
+	out := map[string]*extenderv1.Victims{}
+	for node, mv := range result.NodeNameToMetaVictims {
+		pods, ok := nodes(node)
+		if !ok {
+			return nil, fmt.Errorf("nodeinfo not found for node name %q", node)
+		}
+		v := &extenderv1.Victims{Pods: []*v1.Pod{}}
+		if mv == nil {
+			// upstream reads mv.NumPDBViolations here and panics; an
+			// answer "node": null is refused instead.
+			return nil, fmt.Errorf("extender: %v answered null victims for node %q", e.cfg.URLPrefix, node)
+		}
+		v.NumPDBViolations = mv.NumPDBViolations
+		for _, mp := range mv.Pods {
+			p := podWithUID(pods, mp)
+			if p == nil {
+				return nil, fmt.Errorf("extender: %v claims to preempt pod (UID: %v) on node: %v, but the pod is not found on that node", e.cfg.URLPrefix, mp, node)
+			}
+			v.Pods = append(v.Pods, p)
+		}
+		out[node] = v
+	}
+	return out, nil
+}
+
+func podWithUID(pods []*v1.Pod, mp *extenderv1.MetaPod) *v1.Pod {
+	if mp == nil {
+		return nil
+	}
+	for _, p := range pods {
+		if string(p.UID) == mp.UID {
+			return p
+		}
+	}
+	return nil
+}
+
+// send is HTTPExtender.send.
+func (e *extender) send(ctx context.Context, action string, args, result any) error {
+	out, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	url := strings.TrimRight(e.cfg.URLPrefix, "/") + "/" + action
+	req, err := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(out))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := e.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("failed %v with extender at URL %v, code %v", action, url, resp.StatusCode)
+	}
+	return json.NewDecoder(resp.Body).Decode(result)
+}
+
+// CallExtenders is upstream's Evaluator.callExtenders: every extender that
+// supports preemption and is interested in pod gets the candidates'
+// victims in turn (each the previous one's answer) and may drop nodes and
+// victims; an error from an ignorable extender skips it, any other error
+// is returned; a node answered without victims is dropped for an ignorable
+// extender and is an error otherwise; an empty answer stops the calls.
+//
+// Upstream returns the surviving candidates in map order; the contract
+// returns them in node-name order, victims in the order the last extender
+// gave. With no extender, or no candidate, candidates is returned as is.
+// exts are in configuration order (OrderExtenders is applied here).
+func CallExtenders(ctx context.Context, exts []schedconfig.Extender, pod *v1.Pod, candidates []Candidate, nodes NodePods) ([]Candidate, error) {
+	if len(exts) == 0 || len(candidates) == 0 {
+		return candidates, nil
+	}
+	victims := map[string]*extenderv1.Victims{}
+	for _, c := range candidates {
+		pods, _ := nodes(c.Node)
+		v := &extenderv1.Victims{NumPDBViolations: int64(c.NumPDBViolations)}
+		for _, vic := range c.Victims {
+			i := slices.IndexFunc(pods, func(p *v1.Pod) bool { return p.Namespace == vic.Namespace && p.Name == vic.Name })
+			if i < 0 {
+				return nil, fmt.Errorf("victim %s is not on node %q", Key(vic.Namespace, vic.Name), c.Node)
+			}
+			v.Pods = append(v.Pods, pods[i])
+		}
+		victims[c.Node] = v // the last candidate of a node wins, as CandidatesToVictimsMap
+	}
+	for _, cfg := range OrderExtenders(exts) {
+		e, err := newExtender(cfg)
+		if err != nil {
+			return nil, err
+		}
+		if !e.supportsPreemption() || !e.isInterested(pod) {
+			continue
+		}
+		answer, err := e.processPreemption(ctx, pod, victims, nodes)
+		e.close()
+		if err != nil {
+			if cfg.Ignorable {
+				continue
+			}
+			return nil, err
+		}
+		for node, v := range answer {
+			if v == nil || len(v.Pods) == 0 {
+				if cfg.Ignorable {
+					delete(answer, node)
+					continue
+				}
+				return nil, fmt.Errorf("expected at least one victim pod on node %q", node)
+			}
+		}
+		victims = answer
+		if len(victims) == 0 {
+			break
+		}
+	}
+	out := make([]Candidate, 0, len(victims))
+	for node, v := range victims {
+		c := Candidate{Node: node, NumPDBViolations: int(v.NumPDBViolations), Victims: make([]Victim, 0, len(v.Pods))}
+		for _, p := range v.Pods {
+			c.Victims = append(c.Victims, Victim{Namespace: p.Namespace, Name: p.Name, Priority: corev1helpers.PodPriority(p)})
+		}
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
+	return out, nil
+}
+
+// ValidateExtenders applies upstream's validation of
+// KubeSchedulerConfiguration.extenders (at most one binder, positive
+// weights for prioritizers, valid managed resource names, no repeated
+// managed resource), with upstream's messages.
+func ValidateExtenders(exts []schedconfig.Extender) error {
+	versioned := &configv1.KubeSchedulerConfiguration{}
+	scheme.Scheme.Default(versioned)
+	cfg := &schedconfig.KubeSchedulerConfiguration{}
+	if err := scheme.Scheme.Convert(versioned, cfg, nil); err != nil {
+		return fmt.Errorf("the default scheduler configuration: %w", err)
+	}
+	cfg.Extenders = exts
+	if err := validation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
+		return err
+	}
+	return nil
+}
