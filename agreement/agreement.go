@@ -6,6 +6,7 @@ package agreement
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -43,24 +44,47 @@ func EqualBest(ev preempt.Evaluator, cands []preempt.Candidate, req *preempt.Req
 // nodes, the decision refEv makes had it chosen that node (its victims and
 // the API calls of actuating it). note says when the tie was reconciled; an
 // error says other chose a node that is not equal-best.
-func Expected(ctx context.Context, refEv preempt.Evaluator, c *preempt.Cluster, req *preempt.Request, ref, got preempt.Decision, other preempt.Implementation) (want preempt.Decision, note string, err error) {
+//
+// The candidates compared are those SelectCandidate saw: the dry run's,
+// after the extenders of req (called again: they must answer the same
+// arguments the same way). The API calls fs name fail, as they did.
+func Expected(ctx context.Context, refEv preempt.Evaluator, c *preempt.Cluster, req *preempt.Request, ref, got preempt.Decision, other preempt.Implementation, fs ...harness.Fault) (want preempt.Decision, note string, err error) {
 	if !TieIsRandom(other) || ref.Status != preempt.Success || got.Status != preempt.Success || got.NominatedNode == ref.NominatedNode {
 		return ref, "", nil
 	}
-	ties := EqualBest(refEv, ref.Candidates, req)
+	cands, err := Selectable(ctx, c, req, ref.Candidates)
+	if err != nil {
+		return ref, "", err
+	}
+	ties := EqualBest(refEv, cands, req)
 	if !slices.Contains(ties, got.NominatedNode) {
 		return ref, "", fmt.Errorf("%s nominated %s, not among the equal-best candidates %v (reference: %s)", other.Name(), got.NominatedNode, ties, ref.NominatedNode)
 	}
-	i := slices.IndexFunc(ref.Candidates, func(c preempt.Candidate) bool { return c.Node == got.NominatedNode })
-	cand := ref.Candidates[i]
-	cs := harness.NewClientset(c, req.Pod)
-	cs.ClearActions()
-	if err := refEv.PrepareCandidate(ctx, cs, &cand, req); err != nil {
-		return ref, "", fmt.Errorf("reference PrepareCandidate(%s): %w", cand.Node, err)
-	}
+	i := slices.IndexFunc(cands, func(c preempt.Candidate) bool { return c.Node == got.NominatedNode })
+	cand := cands[i]
+	cs := harness.NewClient(c, req.Pod, fs...)
 	want = ref
+	want.ActuationErrors, want.PreemptorActivated = nil, false
+	if err := refEv.PrepareCandidate(ctx, cs, &cand, req); err != nil {
+		var bg *preempt.BackgroundError
+		if !errors.As(err, &bg) {
+			return ref, "", fmt.Errorf("reference PrepareCandidate(%s): %w", cand.Node, err)
+		}
+		want.ActuationErrors, want.PreemptorActivated = bg.Victims, true
+	}
 	want.NominatedNode, want.Victims, want.NumPDBViolations = cand.Node, cand.Victims, cand.NumPDBViolations
-	want.Actions = harness.Actions(cs.Actions())
+	want.Actions = cs.Recorded()
 	note = fmt.Sprintf("%s broke the final tie among the equal-best nodes %v at %s (map order); the reference takes list order, %s", other.Name(), ties, got.NominatedNode, ref.NominatedNode)
 	return want, note, nil
+}
+
+// Selectable is the candidates SelectCandidate chooses among: the dry
+// run's, after the extenders of req, called again (they must answer the
+// same arguments the same way).
+func Selectable(ctx context.Context, c *preempt.Cluster, req *preempt.Request, dryRun []preempt.Candidate) ([]preempt.Candidate, error) {
+	cands, err := preempt.CallExtenders(ctx, req.Config.Extenders, req.Pod, dryRun, preempt.NodePodsOf(c))
+	if err != nil {
+		return nil, fmt.Errorf("extenders, called again: %w", err)
+	}
+	return cands, nil
 }

@@ -13,11 +13,18 @@ import (
 
 // Actions translates the mutating calls a fake clientset recorded on pods.
 func Actions(recorded []k8stesting.Action) []preempt.Action {
+	return actions(recorded, nil)
+}
+
+// actions is Actions with the error each failed call got, by its index in
+// recorded.
+func actions(recorded []k8stesting.Action, failed map[int]string) []preempt.Action {
 	var out []preempt.Action
-	for _, a := range recorded {
+	for i, a := range recorded {
 		if a.GetResource().Resource != "pods" {
 			continue
 		}
+		n := len(out)
 		switch a.GetVerb() {
 		case "patch":
 			p := a.(k8stesting.PatchAction)
@@ -34,6 +41,9 @@ func Actions(recorded []k8stesting.Action) []preempt.Action {
 			// UpdateAction and CreateAction have one method set: tell them
 			// apart by the verb.
 			out = append(out, preempt.Action{Verb: a.GetVerb(), Subresource: a.GetSubresource(), Namespace: a.GetNamespace()})
+		}
+		if msg, ok := failed[i]; ok && len(out) > n {
+			out[n].Error = msg
 		}
 	}
 	return out

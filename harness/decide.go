@@ -21,7 +21,7 @@ type Result struct {
 // Decide runs the filter phase of impl on c for pod; if the pod fits
 // somewhere the status is Schedulable and nothing else runs, otherwise the
 // filter codes feed Preempt, run through a fake clientset.
-func Decide(ctx context.Context, impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, offset int32, now time.Time) (Result, error) {
+func Decide(ctx context.Context, impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, offset int32, now time.Time, fs ...Fault) (Result, error) {
 	if err := c.Validate(); err != nil {
 		return Result{}, err
 	}
@@ -47,6 +47,6 @@ func Decide(ctx context.Context, impl preempt.Implementation, c *preempt.Cluster
 		return Result{}, err
 	}
 	out.Request = req
-	out.Decision = Preempt(ctx, ev, c, req)
+	out.Decision = Preempt(ctx, ev, c, req, fs...)
 	return out, nil
 }

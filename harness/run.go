@@ -34,7 +34,7 @@ func NewClientset(c *preempt.Cluster, preemptor *v1.Pod) *fake.Clientset {
 // Run validates the input, builds impl's evaluator for c and runs Preempt
 // through a fresh fake clientset, filling Decision.Actions from the calls it
 // recorded.
-func Run(ctx context.Context, impl preempt.Implementation, c *preempt.Cluster, req *preempt.Request) (preempt.Decision, error) {
+func Run(ctx context.Context, impl preempt.Implementation, c *preempt.Cluster, req *preempt.Request, fs ...Fault) (preempt.Decision, error) {
 	if err := c.Validate(); err != nil {
 		return preempt.Decision{}, err
 	}
@@ -51,18 +51,36 @@ func Run(ctx context.Context, impl preempt.Implementation, c *preempt.Cluster, r
 	if err != nil {
 		return preempt.Decision{}, err
 	}
-	return Preempt(ctx, ev, c, req), nil
+	return Preempt(ctx, ev, c, req, fs...), nil
 }
 
-// Preempt runs ev.Preempt through a fresh fake clientset of c and fills
-// Decision.Actions from the calls it recorded.
-func Preempt(ctx context.Context, ev preempt.Evaluator, c *preempt.Cluster, req *preempt.Request) preempt.Decision {
-	cs := NewClientset(c, req.Pod)
-	cs.ClearActions()
+// Preempt runs ev.Preempt through a fresh fake clientset of c, failing the
+// calls fs name, and fills Decision.Actions from the calls it recorded.
+func Preempt(ctx context.Context, ev preempt.Evaluator, c *preempt.Cluster, req *preempt.Request, fs ...Fault) preempt.Decision {
+	cs := NewClient(c, req.Pod, fs...)
 	d := ev.Preempt(ctx, cs, req)
-	d.Actions = Actions(cs.Actions())
+	d.Actions = cs.Recorded()
 	return d
 }
+
+// Client is a fake clientset holding c's pods and the preemptor
+// (NewClientset) that fails the calls its faults name and records the
+// calls made through it.
+type Client struct {
+	*fake.Clientset
+	failed func() map[int]string
+}
+
+// NewClient returns a Client with nothing recorded yet.
+func NewClient(c *preempt.Cluster, preemptor *v1.Pod, fs ...Fault) *Client {
+	cs := NewClientset(c, preemptor)
+	failed := faults(cs, fs)
+	cs.ClearActions()
+	return &Client{Clientset: cs, failed: failed}
+}
+
+// Recorded is the calls made so far, each with the error it got.
+func (c *Client) Recorded() []preempt.Action { return actions(c.Actions(), c.failed()) }
 
 // Refusal is the error of an implementation that does not model a feature
 // c or pod uses (preempt.Limited), nil otherwise.

@@ -14,6 +14,8 @@ type Action struct {
 	// Sets summarises a status patch: "conditions[DisruptionTarget]",
 	// "nominatedNodeName=node-1", "nominatedNodeName=null".
 	Sets []string `json:"sets,omitempty"`
+	// Error is the error the API server answered, "" for success.
+	Error string `json:"error,omitempty"`
 }
 
 func (a Action) String() string {
@@ -23,6 +25,9 @@ func (a Action) String() string {
 	}
 	if len(a.Sets) > 0 {
 		s += " " + strings.Join(a.Sets, " ")
+	}
+	if a.Error != "" {
+		s += " (failed: " + a.Error + ")"
 	}
 	return s
 }

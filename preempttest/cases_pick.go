@@ -7,6 +7,7 @@ package preempttest
 // criterion deciding alone.
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -320,6 +321,10 @@ func tieAllowed(t TB, impl preempt.Implementation, c *preempt.Cluster, cands []p
 	ref, err := registry.Reference().NewEvaluator(c)
 	if err != nil {
 		t.Fatalf("reference: %v", err)
+	}
+	cands, err = agreement.Selectable(context.Background(), c, req, cands)
+	if err != nil {
+		t.Fatalf("%v", err)
 	}
 	ties := agreement.EqualBest(ref, cands, req)
 	return slices.Contains(ties, want) && slices.Contains(ties, got)

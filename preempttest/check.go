@@ -45,16 +45,16 @@ func CheckAgainstReference(t TB, in Input, other preempt.Implementation) {
 		t.Fatalf("filter phase differs (-reference +%s):\n%s", other.Name(), diff)
 	}
 
-	want, err := harness.Run(ctx, registry.Reference(), in.Cluster, in.Request)
+	want, err := harness.Run(ctx, registry.Reference(), in.Cluster, in.Request, in.Faults...)
 	if err != nil {
 		t.Fatalf("reference: %v", err)
 	}
-	got, err := harness.Run(ctx, other, in.Cluster, in.Request)
+	got, err := harness.Run(ctx, other, in.Cluster, in.Request, in.Faults...)
 	if err != nil {
 		t.Fatalf("%s: %v", other.Name(), err)
 	}
 	if tieOK {
-		if want, _, err = agreement.Expected(ctx, refEv, in.Cluster, in.Request, want, got, other); err != nil {
+		if want, _, err = agreement.Expected(ctx, refEv, in.Cluster, in.Request, want, got, other, in.Faults...); err != nil {
 			t.Fatalf("%v", err)
 		}
 	}
@@ -104,7 +104,7 @@ func deepCopy(in Input) Input {
 	for k, v := range in.Request.Filter {
 		req.Filter[k] = v
 	}
-	return Input{Cluster: c, Request: &req}
+	return Input{Cluster: c, Request: &req, Faults: in.Faults}
 }
 
 func unchanged(a, b Input) bool {

@@ -36,6 +36,14 @@ func Decode(data []byte) Spec {
 	s.Percentage = r.intn(len(percentages))
 	s.Absolute = r.intn(len(absolutes))
 	s.Topology = r.intn(3) == 2
+	s.Synchronous = r.intn(2) == 1
+	for range r.intn(MaxExtenders + 1) {
+		s.Extenders = append(s.Extenders, ExtenderSpec{
+			Behaviour: r.intn(len(ExtenderBehaviours)), Ignorable: r.intn(2) == 1,
+			NodeCache: r.intn(2) == 1, Managed: r.intn(4) == 3,
+		})
+	}
+	s.Fault = r.intn(256)
 	return s
 }
 
@@ -115,5 +123,14 @@ func Encode(s Spec) []byte {
 	put(s.Percentage)
 	put(s.Absolute)
 	flag(s.Topology, 2)
+	flag(s.Synchronous, 1)
+	put(len(s.Extenders))
+	for _, e := range s.Extenders {
+		put(e.Behaviour)
+		flag(e.Ignorable, 1)
+		flag(e.NodeCache, 1)
+		flag(e.Managed, 3)
+	}
+	put(s.Fault)
 	return out
 }

@@ -5,6 +5,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -12,10 +13,12 @@ import (
 type Input struct {
 	Cluster *preempt.Cluster
 	Request *preempt.Request
+	// Faults are the API calls the fake clientset fails.
+	Faults []harness.Fault
 }
 
 func (in Input) String() string {
-	return fmt.Sprintf("%d nodes, %d pods, %d pdbs, offset %d, config %+v", len(in.Cluster.Nodes), len(in.Cluster.Pods), len(in.Cluster.PDBs), in.Request.Offset, in.Request.Config)
+	return fmt.Sprintf("%d nodes, %d pods, %d pdbs, offset %d, config %+v, faults %v", len(in.Cluster.Nodes), len(in.Cluster.Pods), len(in.Cluster.PDBs), in.Request.Offset, in.Request.Config, in.Faults)
 }
 
 // Gen generates valid problems of 1 to maxNodes nodes.
@@ -74,6 +77,20 @@ func GenSpec(maxNodes int) *rapid.Generator[Spec] {
 		s.Offset = rapid.IntRange(0, 2*n).Draw(t, "offset")
 		s.Percentage = idx(len(percentages), "percentage")
 		s.Absolute = idx(len(absolutes), "absolute")
+		s.Synchronous = rapid.Bool().Draw(t, "synchronous")
+		if rapid.IntRange(0, 2).Draw(t, "withExtenders") == 0 {
+			for range rapid.IntRange(1, MaxExtenders).Draw(t, "extenders") {
+				s.Extenders = append(s.Extenders, ExtenderSpec{
+					Behaviour: idx(len(ExtenderBehaviours), "extenderBehaviour"),
+					Ignorable: rapid.Bool().Draw(t, "extenderIgnorable"),
+					NodeCache: rapid.Bool().Draw(t, "extenderNodeCache"),
+					Managed:   rapid.IntRange(0, 3).Draw(t, "extenderManaged") == 0,
+				})
+			}
+		}
+		if rapid.IntRange(0, 3).Draw(t, "withFault") == 0 {
+			s.Fault = rapid.IntRange(1, 1000).Draw(t, "fault")
+		}
 		return s
 	})
 }

@@ -59,6 +59,8 @@ func Tables() []Table {
 		{"PrepareCandidatePatches", testPrepareCandidatePatches},
 		{"PreemptDecision", testPreemptDecision},
 		{"PreemptFitErrorMessage", testPreemptFitErrorMessage},
+		{"Extenders", testExtenders},
+		{"ActuationFaults", testActuationFaults},
 		{"InputsUnchanged", testInputsUnchanged},
 		{"StagesWithUnknownNames", testStagesWithUnknownNames},
 	}

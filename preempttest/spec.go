@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -37,7 +38,19 @@ type Spec struct {
 	// no pod has either, so that implementations and mutants that refuse
 	// those filters still see most problems.
 	Topology bool
+	// Synchronous selects the synchronous actuation (the default is
+	// v1.36's asynchronous preemption).
+	Synchronous bool
+	// Extenders are the scheduler's extenders, in configuration order.
+	Extenders []ExtenderSpec
+	// Fault makes one API call fail (harness.Fault): 0 for none; k in
+	// 1..2P names the ((k-1)/2)-th pod of the cluster, its delete for odd
+	// k, its status patch for even k; 2P+1 the preemptor's status patch.
+	Fault int
 }
+
+// MaxExtenders bounds Spec.Extenders.
+const MaxExtenders = 2
 
 // NodeSpec is a node and the pods bound to it.
 type NodeSpec struct {
@@ -259,8 +272,27 @@ func (s Spec) Build() Input {
 	if cfg.MinCandidateNodesPercentage == 0 && cfg.MinCandidateNodesAbsolute == 0 {
 		cfg.MinCandidateNodesAbsolute = 1 // both zero is invalid
 	}
+	cfg.Synchronous = s.Synchronous
+	managed := false
+	for _, e := range s.Extenders {
+		e.Managed = e.Managed && !managed // upstream refuses a resource managed twice
+		managed = managed || e.Managed
+		cfg.Extenders = append(cfg.Extenders, ExtenderConfig(e))
+	}
 	req := &preempt.Request{Pod: pod, Filter: filter, Config: cfg, Offset: int32(at(s.Offset, 2*n+1)), Now: Base.Add(time.Hour)}
-	return Input{Cluster: c, Request: req}
+	in := Input{Cluster: c, Request: req}
+	if k := at(s.Fault, 2*len(c.Pods)+2); k > 0 {
+		f := harness.Fault{Verb: "patch", Subresource: "status", Namespace: pod.Namespace, Name: pod.Name}
+		if k <= 2*len(c.Pods) {
+			p := c.Pods[(k-1)/2]
+			f.Namespace, f.Name = p.Namespace, p.Name
+			if k%2 == 1 {
+				f.Verb, f.Subresource = "delete", ""
+			}
+		}
+		in.Faults = []harness.Fault{f}
+	}
+	return in
 }
 
 // at wraps i into [0, n).

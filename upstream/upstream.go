@@ -548,7 +548,11 @@ func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *
 		d.ActuationErrors = r.pl.actuationErrors()
 		d.PreemptorActivated = r.w.activated.count() > activated
 	}
-	err = nomErr
+	if nomErr != nil {
+		// As PreemptWithStages: an actuation error leaves no nomination.
+		d.NominatedNode, d.Victims, d.NumPDBViolations = "", []preempt.Victim{}, 0
+		err = nomErr
+	}
 	return d
 }
 
