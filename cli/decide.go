@@ -13,8 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/preemptbench/preemptbench/agreement"
 	"github.com/preemptbench/preemptbench/harness"
@@ -62,6 +64,12 @@ type DecisionJSON struct {
 	Victims            []preempt.Victim    `json:"victims"`
 	Candidates         []preempt.Candidate `json:"candidates"`
 	ClearedNominations []preempt.PodRef    `json:"clearedNominations"`
+	// Under asynchronous preemption, what failed in the background (only
+	// when something did).
+	ActuationErrors    []string `json:"actuationErrors,omitempty"`
+	PreemptorActivated bool     `json:"preemptorActivated,omitempty"`
+	// Actions are the API calls, with -actions or -fail.
+	Actions []preempt.Action `json:"actions,omitempty"`
 }
 
 // ToJSON converts an outcome, with every list non-nil.
@@ -77,6 +85,8 @@ func ToJSON(o Outcome) DecisionJSON {
 		Victims:            append([]preempt.Victim{}, d.Victims...),
 		Candidates:         []preempt.Candidate{},
 		ClearedNominations: harness.ClearedNominations(d.Actions),
+		ActuationErrors:    d.ActuationErrors,
+		PreemptorActivated: d.PreemptorActivated,
 	}
 	sort.Strings(out.FeasibleNodes)
 	for _, c := range d.Candidates {
@@ -96,6 +106,9 @@ type decideOptions struct {
 	now          time.Time
 	text         bool
 	cfg          preempt.Config
+	sched        *schedulerConfig // -config
+	faults       []harness.Fault
+	actions      bool // report the API calls
 }
 
 // badInput is an error on the command's input: exit code 2.
@@ -106,6 +119,9 @@ func (e badInput) Error() string { return e.msg }
 func badf(format string, a ...any) error { return badInput{fmt.Sprintf(format, a...)} }
 
 func runDecide(args []string, stdout, stderr io.Writer) int {
+	// Upstream's asynchronous executor logs the API errors it meets to
+	// klog's global logger; the decision reports them.
+	klog.SetLogger(logr.Discard())
 	opts, err := parseDecide(args, stderr)
 	if err == nil {
 		var res decideResult
@@ -131,9 +147,16 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	output := fs.String("o", "json", "output: json or text")
 	pct := fs.Int("min-candidate-nodes-percentage", int(preempt.DefaultConfig().MinCandidateNodesPercentage), "DefaultPreemptionArgs.minCandidateNodesPercentage")
 	abs := fs.Int("min-candidate-nodes-absolute", int(preempt.DefaultConfig().MinCandidateNodesAbsolute), "DefaultPreemptionArgs.minCandidateNodesAbsolute")
+	configFile := fs.String("config", "", "a KubeSchedulerConfiguration `file` (kube-scheduler's --config): its extenders and the DefaultPreemption args of the pod's profile")
+	async := fs.Bool("async", true, "asynchronous preemption (SchedulerAsyncPreemption, on by default since v1.33); -async=false is the synchronous path of earlier releases")
+	var faults stringList
+	fs.Var(&faults, "fail", "make one API call fail: `VERB:NAMESPACE/NAME[/status]` (delete, or patch of the status); repeatable")
+	actions := fs.Bool("actions", false, "report the API calls in the output (always with -fail)")
 	if err := fs.Parse(args); err != nil {
 		return decideOptions{}, badInput{} // the flag package said why
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	opts := decideOptions{clusterFiles: clusterFiles, podFile: *podFile, text: *output == "text", all: *implName == "all"}
 	switch {
 	case fs.NArg() > 0:
@@ -148,10 +171,28 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 		return opts, badf("candidate settings out of int32 range")
 	}
 	opts.offset = int32(*offset)
-	opts.cfg = preempt.Config{MinCandidateNodesPercentage: int32(*pct), MinCandidateNodesAbsolute: int32(*abs)}
+	opts.cfg = preempt.Config{MinCandidateNodesPercentage: int32(*pct), MinCandidateNodesAbsolute: int32(*abs), Synchronous: !*async}
 	if err := opts.cfg.Validate(); err != nil {
 		return opts, badf("invalid candidate settings: %v", err)
 	}
+	if *configFile != "" {
+		if set["min-candidate-nodes-percentage"] || set["min-candidate-nodes-absolute"] {
+			return opts, badf("-config sets the DefaultPreemption args: drop -min-candidate-nodes-percentage and -min-candidate-nodes-absolute")
+		}
+		sc, err := readSchedulerConfig(*configFile)
+		if err != nil {
+			return opts, badf("-config %v", err)
+		}
+		opts.sched = sc
+	}
+	for _, f := range faults {
+		fault, err := harness.ParseFault(f)
+		if err != nil {
+			return opts, badf("-fail: %v", err)
+		}
+		opts.faults = append(opts.faults, fault)
+	}
+	opts.actions = *actions || len(opts.faults) > 0
 	opts.now = time.Now()
 	if *nowFlag != "" {
 		t, err := time.Parse(time.RFC3339, *nowFlag)
@@ -211,11 +252,22 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 		return decideResult{}, err
 	}
 	ctx := context.Background()
+	cfg := opts.cfg
+	if opts.sched != nil {
+		if cfg, err = opts.sched.preemptConfig(pod, opts.cfg.Synchronous); err != nil {
+			return decideResult{}, badf("-config %v", err)
+		}
+	}
 	var outcomes []Outcome
 	var answered []preempt.Implementation
 	var refusals []string
 	for _, impl := range opts.impls {
-		r, err := harness.Decide(ctx, impl, cluster, pod, opts.cfg, opts.offset, opts.now)
+		r, err := harness.Decide(ctx, impl, cluster, pod, cfg, opts.offset, opts.now, opts.faults...)
+		if err == nil && len(r.Feasible) > 0 {
+			if url := filterExtenderFor(cfg.Extenders, pod); url != "" {
+				return decideResult{}, badf("the filters let %s through; kube-scheduler would then call the filter verb of extender %s, which is not modelled", strings.Join(r.Feasible, ", "), url)
+			}
+		}
 		var u *preempt.Unmodelled
 		if errors.As(err, &u) {
 			refusals = append(refusals, fmt.Sprintf("%s: %v", impl.Name(), err))
@@ -239,7 +291,11 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 	}
 	var res decideResult
 	for _, o := range outcomes {
-		res.outs = append(res.outs, ToJSON(o))
+		j := ToJSON(o)
+		if opts.actions {
+			j.Actions = o.Decision.Actions
+		}
+		res.outs = append(res.outs, j)
 	}
 	res.wants = make([]DecisionJSON, len(res.outs))
 	for i := range res.wants {
@@ -254,7 +310,7 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 		if err != nil {
 			return decideResult{}, badf("%v", err)
 		}
-		want, note, err := agreement.Expected(ctx, refEv, cluster, ref.Request, ref.Decision, o.Decision, answered[i+1])
+		want, note, err := agreement.Expected(ctx, refEv, cluster, ref.Request, ref.Decision, o.Decision, answered[i+1], opts.faults...)
 		if err != nil {
 			res.diffErrs = append(res.diffErrs, err.Error())
 			continue
@@ -264,6 +320,9 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 			reconciled := ref
 			reconciled.Decision = want
 			res.wants[i+1] = ToJSON(reconciled)
+			if opts.actions {
+				res.wants[i+1].Actions = want.Actions
+			}
 		}
 	}
 	return res, nil
@@ -346,6 +405,15 @@ func writeText(w io.Writer, d DecisionJSON) {
 	}
 	for _, p := range d.ClearedNominations {
 		fmt.Fprintf(w, "cleared nomination: %s/%s\n", p.Namespace, p.Name)
+	}
+	for _, e := range d.ActuationErrors {
+		fmt.Fprintf(w, "failed in the background: %s\n", e)
+	}
+	if d.PreemptorActivated {
+		fmt.Fprintf(w, "the preemptor is moved back to the active queue\n")
+	}
+	for _, a := range d.Actions {
+		fmt.Fprintf(w, "api call: %s\n", a)
 	}
 	fmt.Fprintln(w)
 }
