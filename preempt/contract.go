@@ -135,6 +135,45 @@ type Request struct {
 	Offset int32
 	// Now is the start time of every pod without status.startTime.
 	Now time.Time
+	// Preempting, when set, is the scheduler's record of an asynchronous
+	// preemption of Pod still running (upstream's Executor): the pod is
+	// then kept out of the scheduling queue (DefaultPreemption's
+	// PreEnqueue) until it ends. Ignored when Config.Synchronous.
+	Preempting *Preempting
+}
+
+// Preempting is the executor's record of a running asynchronous
+// preemption.
+type Preempting struct {
+	// LastVictim is the victim the executor preempts last, once it has
+	// started on it; nil while it still preempts the others. Once it has
+	// started on the last victim, the preemption counts as finished as soon
+	// as that pod is gone from the cluster or terminating.
+	LastVictim *PodRef
+}
+
+// MessageWaitingForPreemption is PreEnqueue's message for a pod whose
+// preemption is still running.
+const MessageWaitingForPreemption = "waiting for the preemption for this pod to be finished"
+
+// RunningPreemption is upstream's Executor.IsPodRunningPreemption for the
+// request's pod on cluster c: a record, under asynchronous preemption,
+// whose last victim (if the executor has reached it) is still in c and
+// not terminating.
+func RunningPreemption(c *Cluster, req *Request) bool {
+	if req.Preempting == nil || req.Config.Synchronous {
+		return false
+	}
+	last := req.Preempting.LastVictim
+	if last == nil {
+		return true
+	}
+	for _, p := range c.Pods {
+		if p.Namespace == last.Namespace && p.Name == last.Name {
+			return p.DeletionTimestamp == nil
+		}
+	}
+	return false
 }
 
 // FilterCode is the filter code of node, UnschedulableAndUnresolvable when absent.

@@ -10,7 +10,9 @@ import (
 )
 
 // PreemptWithStages is upstream's Evaluator.Preempt written over the
-// contract's stages: eligibility, FindCandidates (an error with no
+// contract's stages, after DefaultPreemption's PreEnqueue (a pod whose
+// asynchronous preemption still runs is answered UnschedulableAndUnresolvable,
+// RunningPreemption): eligibility, FindCandidates (an error with no
 // candidates is an Error; no candidates is upstream's FitError over the dry
 // run's statuses, all of c's nodes counted), the extenders of
 // req.Config (CallExtenders), SelectCandidate, then PrepareCandidate (a
@@ -19,6 +21,11 @@ import (
 // is the cluster the evaluator was built from.
 func PreemptWithStages(ctx context.Context, ev Evaluator, cs kubernetes.Interface, req *Request, c *Cluster) Decision {
 	d := Decision{Victims: []Victim{}, Candidates: []Candidate{}, NodeStatuses: []NodeStatus{}}
+	if RunningPreemption(c, req) {
+		// PreEnqueue keeps the pod out of the queue: nothing else runs.
+		d.Status, d.Message = UnschedulableAndUnresolvable, MessageWaitingForPreemption
+		return d
+	}
 	ok, msg := ev.PodEligibleToPreemptOthers(req)
 	d.Eligible = ok
 	if !ok {

@@ -192,3 +192,47 @@ func testActuationFaults(t *testing.T, impl preempt.Implementation) {
 		})
 	}
 }
+
+// testRunningPreemption: a pod whose asynchronous preemption still runs is
+// kept out of the queue by DefaultPreemption's PreEnqueue (the executor's
+// IsPodRunningPreemption), and only then.
+func testRunningPreemption(t *testing.T, impl preempt.Implementation) {
+	waiting := decisionOutcome{Status: preempt.UnschedulableAndUnresolvable, Message: preempt.MessageWaitingForPreemption}
+	nominate := patchOf("default", "p", "nominatedNodeName=node-b")
+	decided := decisionOutcome{Eligible: true, Status: preempt.Success, NominatedNode: "node-b", Victims: []preempt.Victim{vic("default", "b1", 1)},
+		Actions: []preempt.Action{nominate, patchOf("default", "b1", setsDisruption), deleteOf("default", "b1")}}
+	ref := func(name string) *preempt.PodRef { return &preempt.PodRef{Namespace: "default", Name: name} }
+	tests := []struct {
+		name       string
+		preempting *preempt.Preempting
+		sync       bool
+		terminate  string // a pod of the cluster that is terminating
+		want       decisionOutcome
+	}{
+		{name: "no record: preemption runs", want: decided},
+		{name: "still preempting the first victims", preempting: &preempt.Preempting{}, want: waiting},
+		{name: "preempting the last victim, still in the cluster", preempting: &preempt.Preempting{LastVictim: ref("c1")}, want: waiting},
+		{name: "the last victim is terminating: done", preempting: &preempt.Preempting{LastVictim: ref("c1")}, terminate: "c1",
+			want: decided},
+		{name: "the last victim is gone: done", preempting: &preempt.Preempting{LastVictim: ref("gone")}, want: decided},
+		{name: "synchronous preemption keeps no record", preempting: &preempt.Preempting{}, sync: true,
+			want: decisionOutcome{Eligible: true, Status: preempt.Success, NominatedNode: "node-b", Victims: []preempt.Victim{vic("default", "b1", 1)},
+				Actions: []preempt.Action{patchOf("default", "b1", setsDisruption), deleteOf("default", "b1"), nominate}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := extenderCluster()
+			for _, p := range c.Pods {
+				if p.Name == tt.terminate {
+					ts := metav1.NewTime(now)
+					p.DeletionTimestamp = &ts
+				}
+			}
+			r := newRequest(pod("default", "p", 10, cpu("1000m")), unschedulable("node-a", "node-b", "node-c"))
+			r.Preempting, r.Config.Synchronous = tt.preempting, tt.sync
+			if diff := cmp.Diff(tt.want, outcomeOf(runDecision(t, impl, c, r)), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("decision (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

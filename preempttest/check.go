@@ -100,6 +100,14 @@ func deepCopy(in Input) Input {
 	}
 	req := *in.Request
 	req.Pod = in.Request.Pod.DeepCopy()
+	if p := in.Request.Preempting; p != nil {
+		cp := *p
+		if p.LastVictim != nil {
+			lv := *p.LastVictim
+			cp.LastVictim = &lv
+		}
+		req.Preempting = &cp
+	}
 	req.Filter = map[string]preempt.Code{}
 	for k, v := range in.Request.Filter {
 		req.Filter[k] = v
@@ -110,5 +118,6 @@ func deepCopy(in Input) Input {
 func unchanged(a, b Input) bool {
 	ra, rb := *a.Request, *b.Request
 	return equality.Semantic.DeepEqual(a.Cluster, b.Cluster) && equality.Semantic.DeepEqual(ra.Pod, rb.Pod) &&
-		equality.Semantic.DeepEqual(ra.Filter, rb.Filter) && equality.Semantic.DeepEqual(ra.Config, rb.Config) && ra.Offset == rb.Offset && ra.Now.Equal(rb.Now)
+		equality.Semantic.DeepEqual(ra.Filter, rb.Filter) && equality.Semantic.DeepEqual(ra.Config, rb.Config) && ra.Offset == rb.Offset && ra.Now.Equal(rb.Now) &&
+		equality.Semantic.DeepEqual(ra.Preempting, rb.Preempting)
 }

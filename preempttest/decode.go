@@ -44,6 +44,7 @@ func Decode(data []byte) Spec {
 		})
 	}
 	s.Fault = r.intn(256)
+	s.Preempting = r.intn(256)
 	return s
 }
 
@@ -132,5 +133,6 @@ func Encode(s Spec) []byte {
 		flag(e.Managed, 3)
 	}
 	put(s.Fault)
+	put(s.Preempting)
 	return out
 }

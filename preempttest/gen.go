@@ -88,6 +88,9 @@ func GenSpec(maxNodes int) *rapid.Generator[Spec] {
 				})
 			}
 		}
+		if rapid.IntRange(0, 7).Draw(t, "withPreempting") == 0 {
+			s.Preempting = rapid.IntRange(1, 1000).Draw(t, "preempting")
+		}
 		if rapid.IntRange(0, 3).Draw(t, "withFault") == 0 {
 			s.Fault = rapid.IntRange(1, 1000).Draw(t, "fault")
 		}

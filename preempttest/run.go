@@ -61,6 +61,7 @@ func Tables() []Table {
 		{"PreemptFitErrorMessage", testPreemptFitErrorMessage},
 		{"Extenders", testExtenders},
 		{"ActuationFaults", testActuationFaults},
+		{"RunningPreemption", testRunningPreemption},
 		{"InputsUnchanged", testInputsUnchanged},
 		{"StagesWithUnknownNames", testStagesWithUnknownNames},
 	}

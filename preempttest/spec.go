@@ -47,6 +47,11 @@ type Spec struct {
 	// 1..2P names the ((k-1)/2)-th pod of the cluster, its delete for odd
 	// k, its status patch for even k; 2P+1 the preemptor's status patch.
 	Fault int
+	// Preempting is the executor's record of a running preemption of the
+	// preemptor (Request.Preempting): 0 for none, 1 still at the first
+	// victims, 2 at a last victim no longer in the cluster, k >= 3 at the
+	// (k-3)-th pod of the cluster.
+	Preempting int
 }
 
 // MaxExtenders bounds Spec.Extenders.
@@ -280,6 +285,15 @@ func (s Spec) Build() Input {
 		cfg.Extenders = append(cfg.Extenders, ExtenderConfig(e))
 	}
 	req := &preempt.Request{Pod: pod, Filter: filter, Config: cfg, Offset: int32(at(s.Offset, 2*n+1)), Now: Base.Add(time.Hour)}
+	switch k := at(s.Preempting, len(c.Pods)+3); {
+	case k == 1:
+		req.Preempting = &preempt.Preempting{}
+	case k == 2:
+		req.Preempting = &preempt.Preempting{LastVictim: &preempt.PodRef{Namespace: "default", Name: "gone"}}
+	case k >= 3:
+		p := c.Pods[k-3]
+		req.Preempting = &preempt.Preempting{LastVictim: &preempt.PodRef{Namespace: p.Namespace, Name: p.Name}}
+	}
 	in := Input{Cluster: c, Request: req}
 	if k := at(s.Fault, 2*len(c.Pods)+2); k > 0 {
 		f := harness.Fault{Verb: "patch", Subresource: "status", Namespace: pod.Namespace, Name: pod.Name}

@@ -29,7 +29,12 @@ type extender struct {
 	// Set per request: the request's pod, and who keeps the answers.
 	preemptor *v1.Pod
 	answered  func(map[string]*extenderv1.Victims)
+	// skip hides the extender from callExtenders (the stand-in preemption
+	// of preEnqueue is not sent to extenders).
+	skip bool
 }
+
+func (e *extender) SupportsPreemption() bool { return !e.skip && e.Extender.SupportsPreemption() }
 
 // newExtenders builds upstream's HTTPExtenders in kube-scheduler's order
 // (buildExtenders: the ignorable ones last).
@@ -84,6 +89,17 @@ func (e *extender) ProcessPreemption(pod *v1.Pod, victims map[string]*extenderv1
 type gate struct {
 	once sync.Once
 	ch   chan struct{}
+
+	mu sync.Mutex
+	// clearFailed: a patch clearing a nomination failed (the executor's
+	// goroutine then ends by activating the preemptor).
+	clearFailed bool
+}
+
+func (g *gate) failedClear() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.clearFailed
 }
 
 func newGate() *gate { return &gate{ch: make(chan struct{})} }
@@ -123,7 +139,13 @@ type gatedPods struct {
 
 func (p gatedPods) Patch(ctx context.Context, name string, pt apitypes.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (*v1.Pod, error) {
 	p.g.wait(ctx)
-	return p.PodInterface.Patch(ctx, name, pt, data, opts, subresources...)
+	pod, err := p.PodInterface.Patch(ctx, name, pt, data, opts, subresources...)
+	if err != nil && strings.Contains(string(data), `"nominatedNodeName":null`) {
+		p.g.mu.Lock()
+		p.g.clearFailed = true
+		p.g.mu.Unlock()
+	}
+	return pod, err
 }
 
 func (p gatedPods) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {

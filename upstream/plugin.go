@@ -15,6 +15,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	"k8s.io/kubernetes/pkg/scheduler/util"
@@ -55,6 +56,9 @@ type plugin struct {
 	*defaultpreemption.DefaultPreemption
 	offset int32
 	cfg    preempt.Config
+	// args and fts built the plugin.
+	args config.DefaultPreemptionArgs
+	fts  feature.Features
 
 	mu            sync.Mutex
 	numCandidates int32
@@ -165,7 +169,7 @@ func (ev *evaluator) newPlugin(ctx context.Context, w *world, req *preempt.Reque
 		return nil, nil, err
 	}
 	dp.MoreImportantPod = moreImportantPod
-	p := &plugin{DefaultPreemption: dp, offset: req.Offset, cfg: req.Config}
+	p := &plugin{DefaultPreemption: dp, offset: req.Offset, cfg: req.Config, args: *args, fts: fts}
 	preemptPod := dp.Executor.PreemptPod
 	dp.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor, victim *v1.Pod, pluginName string) error {
 		err := preemptPod(ctx, c, preemptor, victim, pluginName)

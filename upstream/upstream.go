@@ -511,6 +511,18 @@ func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *
 		e.preemptor, e.answered = req.Pod, r.pl.recordAnswer
 	}
 
+	if req.Preempting != nil && !req.Config.Synchronous {
+		st, perr := r.preEnqueue(ctx, req)
+		if perr != nil {
+			err = perr
+			return d
+		}
+		if !st.IsSuccess() {
+			d.Status, d.Message = preempt.Code(st.Code().String()), st.Message()
+			return d
+		}
+	}
+
 	m := newStatusReader(req)
 	d.Eligible, _ = r.pl.PodEligibleToPreemptOthers(ctx, r.pod, m.Get(r.pod.Status.NominatedNodeName))
 
@@ -543,6 +555,13 @@ func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *
 	g.open()
 	if err = r.waitAsync(ctx); err != nil {
 		return d
+	}
+	if !req.Config.Synchronous && (len(r.pl.actuationErrors()) > 0 || g.failedClear()) {
+		// The goroutine ends by activating the preemptor, after it
+		// dropped its record: wait for that too.
+		if err = r.w.activated.waitAbove(ctx, activated); err != nil {
+			return d
+		}
 	}
 	if !req.Config.Synchronous {
 		d.ActuationErrors = r.pl.actuationErrors()

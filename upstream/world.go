@@ -120,6 +120,18 @@ func (a *activator) Activate(_ klog.Logger, _ map[string]*v1.Pod) {
 	a.mu.Unlock()
 }
 
+// waitAbove waits until more than n calls were made.
+func (a *activator) waitAbove(ctx context.Context, n int) error {
+	deadline := time.Now().Add(asyncWait)
+	for a.count() <= n {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("the asynchronous preemption's goroutine did not activate the preemptor within %v", asyncWait)
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	return nil
+}
+
 func (a *activator) count() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()

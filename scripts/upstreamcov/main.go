@@ -4,6 +4,7 @@
 //
 //   - functions whose name holds "PodGroup", and the methods of
 //     podGroupExecutorPreemptor;
+//   - functions only pod-group code calls (podGroupOnly);
 //   - the bodies of if statements whose condition reads
 //     Spec.SchedulingGroup or the workload-aware feature flags
 //     (EnableWorkloadAwarePreemption, EnableTopologyAwareWorkloadScheduling).
@@ -36,6 +37,10 @@ var files = []string{
 	"pkg/scheduler/framework/preemption/executor.go",
 	"pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go",
 }
+
+// podGroupOnly are the functions of the three files that only
+// podgrouppreemption.go calls.
+var podGroupOnly = map[string]bool{"filterVictimsWithPDBViolation": true}
 
 type block struct {
 	startLine, startCol, endLine, endCol int
@@ -197,7 +202,7 @@ func podGroupSpans(file string) ([]span, error) {
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncDecl:
-			if strings.Contains(n.Name.Name, "PodGroup") || receiver(n) == "podGroupExecutorPreemptor" {
+			if strings.Contains(n.Name.Name, "PodGroup") || receiver(n) == "podGroupExecutorPreemptor" || podGroupOnly[n.Name.Name] {
 				add(n)
 				return false
 			}
