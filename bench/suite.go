@@ -35,8 +35,11 @@ import (
 	"strings"
 	"testing"
 
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+
 	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/preempttest"
 	"github.com/preemptbench/preemptbench/scenario"
 )
 
@@ -184,6 +187,38 @@ func Preempt(b *testing.B, impls ...preempt.Implementation) {
 		c, req := f.Scenario.Cluster, f.Req
 		measure(b, "Preempt", func() Counts {
 			d := ev.Preempt(ctx, harness.NewClientset(c, req.Pod), req)
+			if d.Status == preempt.Error {
+				b.Fatalf("%s: %s", d.Status, d.Message)
+			}
+			return Counts{Candidates: len(d.Candidates), Victims: len(d.Victims), NodesVisited: len(d.Candidates) + len(d.NodeStatuses)}
+		})
+	})
+}
+
+// PreemptExtender is Preempt with one extender of the preempt verb, served
+// on loopback, that answers the victims it is sent (preempttest's "keep"):
+// the difference with Preempt is the cost an extender adds (the JSON of
+// every candidate's victims both ways, one HTTP round trip, the answer
+// resolved on the nodes' pods). PreemptExtenderNodeCache is the same with
+// a node-cache-capable extender (UIDs instead of pods).
+func PreemptExtender(b *testing.B, impls ...preempt.Implementation) {
+	preemptExtender(b, "PreemptExtender", false, impls)
+}
+
+// PreemptExtenderNodeCache: see PreemptExtender.
+func PreemptExtenderNodeCache(b *testing.B, impls ...preempt.Implementation) {
+	preemptExtender(b, "PreemptExtenderNodeCache", true, impls)
+}
+
+func preemptExtender(b *testing.B, stage string, nodeCache bool, impls []preempt.Implementation) {
+	each(b, impls, func(b *testing.B, impl preempt.Implementation, f *Fixture) {
+		ev := evaluator(b, impl, f)
+		ctx := context.Background()
+		req := *f.Req
+		req.Config.Extenders = []schedconfig.Extender{preempttest.ExtenderConfig(preempttest.ExtenderSpec{NodeCache: nodeCache})}
+		c := f.Scenario.Cluster
+		measure(b, stage, func() Counts {
+			d := ev.Preempt(ctx, harness.NewClientset(c, req.Pod), &req)
 			if d.Status == preempt.Error {
 				b.Fatalf("%s: %s", d.Status, d.Message)
 			}
@@ -343,6 +378,7 @@ var Suite = []struct {
 	{"NewEvaluator", NewEvaluator}, {"FindCandidates", FindCandidates},
 	{"DryRunPreemption", DryRunPreemption}, {"SelectVictimsOnNode", SelectVictimsOnNode},
 	{"SelectCandidate", SelectCandidate}, {"PrepareCandidate", PrepareCandidate},
+	{"PreemptExtender", PreemptExtender}, {"PreemptExtenderNodeCache", PreemptExtenderNodeCache},
 }
 
 // Run runs every stage of the suite for impls, each as a sub-benchmark

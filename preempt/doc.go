@@ -9,7 +9,6 @@
 // Upstream k8s.io/kubernetes v1.36.3 leaves a few choices to chance. The
 // contract fixes each of them; docs/divergences.md lists them with the test
 // that shows each one.
-//
 //   - Offset. Upstream draws the dry-run offset with rand.Int31n. Here it is
 //     Request.Offset (>= 0), used exactly as upstream uses its random value:
 //     node i of the dry run is potential[(offset+i) % len(potential)].
@@ -40,11 +39,17 @@
 //     every comparison.
 //   - Reasons of a NodeResourcesFit failure list extended, hugepages and other
 //     scalar resources in name order (upstream ranges over a map).
+//   - Extenders. Upstream's callExtenders rebuilds the candidates from a map;
+//     here the survivors come in node-name order (CallExtenders).
+//   - Asynchronous actuation (v1.36's default; Actuate). Upstream's
+//     nomination patch races with the executor's goroutine, which preempts
+//     all victims but the last in parallel. Here: the nomination first, then
+//     the cleared nominations, the victims in candidate order (stopping at
+//     the first error), the last one unless one failed. Config.Synchronous
+//     selects the synchronous prepareCandidate: victims, cleared
+//     nominations, then the nomination.
+//   - A still-running asynchronous preemption, upstream's in-memory record,
+//     is an input (Request.Preempting).
 //
-// Actuation follows upstream with SchedulerAsyncPreemption off (the
-// synchronous prepareCandidate): victims are patched with the DisruptionTarget
-// condition and deleted in victim order, then lower-priority pods nominated to
-// the chosen node lose their nomination, and finally the preemptor's
-// status.nominatedNodeName is set (the step the scheduler performs after the
-// PostFilter returns).
+// docs/divergences.md gives each rule with its test.
 package preempt

@@ -511,11 +511,16 @@ func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *
 		e.preemptor, e.answered = req.Pod, r.pl.recordAnswer
 	}
 
-	if req.Preempting != nil && !req.Config.Synchronous {
-		st, perr := r.preEnqueue(ctx, req)
-		if perr != nil {
-			err = perr
-			return d
+	if req.Preempting != nil {
+		// Without asynchronous preemption PreEnqueue lets every pod
+		// through (and the executor keeps no record).
+		st := r.pl.PreEnqueue(ctx, r.pod)
+		if !req.Config.Synchronous {
+			var perr error
+			if st, perr = r.preEnqueue(ctx, req); perr != nil {
+				err = perr
+				return d
+			}
 		}
 		if !st.IsSuccess() {
 			d.Status, d.Message = preempt.Code(st.Code().String()), st.Message()
