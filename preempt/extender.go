@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -95,7 +96,26 @@ func newExtender(cfg schedconfig.Extender) (*extender, error) {
 	return e, nil
 }
 
-func (e *extender) close() { e.client.CloseIdleConnections() }
+// extenders caches the clients by configuration, so that calls reuse
+// their connections, as kube-scheduler's extenders (built once) do.
+var extenders sync.Map // JSON of schedconfig.Extender -> *extender
+
+// extenderFor returns the cached client of cfg, building it on first use.
+func extenderFor(cfg schedconfig.Extender) (*extender, error) {
+	key, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := extenders.Load(string(key)); ok {
+		return e.(*extender), nil
+	}
+	e, err := newExtender(cfg)
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := extenders.LoadOrStore(string(key), e)
+	return actual.(*extender), nil
+}
 
 func (e *extender) supportsPreemption() bool { return len(e.cfg.PreemptVerb) > 0 }
 
@@ -234,7 +254,7 @@ func CallExtenders(ctx context.Context, exts []schedconfig.Extender, pod *v1.Pod
 		victims[c.Node] = v // the last candidate of a node wins, as CandidatesToVictimsMap
 	}
 	for _, cfg := range OrderExtenders(exts) {
-		e, err := newExtender(cfg)
+		e, err := extenderFor(cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -242,7 +262,6 @@ func CallExtenders(ctx context.Context, exts []schedconfig.Extender, pod *v1.Pod
 			continue
 		}
 		answer, err := e.processPreemption(ctx, pod, victims, nodes)
-		e.close()
 		if err != nil {
 			if cfg.Ignorable {
 				continue
