@@ -70,6 +70,8 @@ type DecisionJSON struct {
 	PreemptorActivated bool     `json:"preemptorActivated,omitempty"`
 	// Actions are the API calls, with -actions or -fail.
 	Actions []preempt.Action `json:"actions,omitempty"`
+	// Explanation is why, with -explain.
+	Explanation *Explanation `json:"explanation,omitempty"`
 }
 
 // ToJSON converts an outcome, with every list non-nil.
@@ -109,6 +111,7 @@ type decideOptions struct {
 	sched        *schedulerConfig // -config
 	faults       []harness.Fault
 	actions      bool // report the API calls
+	explain      bool
 }
 
 // badInput is an error on the command's input: exit code 2.
@@ -152,6 +155,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	var faults stringList
 	fs.Var(&faults, "fail", "make one API call fail: `VERB:NAMESPACE/NAME[/status]` (delete, or patch of the status); repeatable")
 	actions := fs.Bool("actions", false, "report the API calls in the output (always with -fail)")
+	explainFlag := fs.Bool("explain", false, "explain the decision: the dry run's sampling window, every candidate's five criteria and the one that eliminated it, why every other node is not a candidate, the events upstream would record")
 	if err := fs.Parse(args); err != nil {
 		return decideOptions{}, badInput{} // the flag package said why
 	}
@@ -193,6 +197,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 		opts.faults = append(opts.faults, fault)
 	}
 	opts.actions = *actions || len(opts.faults) > 0
+	opts.explain = *explainFlag
 	opts.now = time.Now()
 	if *nowFlag != "" {
 		t, err := time.Parse(time.RFC3339, *nowFlag)
@@ -295,6 +300,10 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 		if opts.actions {
 			j.Actions = o.Decision.Actions
 		}
+		if opts.explain {
+			ex := explain(o, cluster, pod, cfg)
+			j.Explanation = &ex
+		}
 		res.outs = append(res.outs, j)
 	}
 	res.wants = make([]DecisionJSON, len(res.outs))
@@ -360,6 +369,8 @@ func renderDecide(res decideResult, opts decideOptions, stdout, stderr io.Writer
 		name := o.Implementation
 		want := res.wants[i+1]
 		want.Implementation, o.Implementation = "", ""
+		// Each explains its own decision; the decisions are compared.
+		want.Explanation, o.Explanation = nil, nil
 		if diff := cmp.Diff(want, o); diff != "" {
 			fmt.Fprintf(diffOut, "%s differs from %s (-%s +%s):\n%s", name, first, first, name, diff)
 			code = ExitDiffer
@@ -414,6 +425,9 @@ func writeText(w io.Writer, d DecisionJSON) {
 	}
 	for _, a := range d.Actions {
 		fmt.Fprintf(w, "api call: %s\n", a)
+	}
+	if d.Explanation != nil {
+		writeExplanation(w, *d.Explanation)
 	}
 	fmt.Fprintln(w)
 }

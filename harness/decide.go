@@ -13,6 +13,9 @@ import (
 // preemption decision.
 type Result struct {
 	Feasible []string
+	// Filter is the whole filter phase (every node that failed, with its
+	// status).
+	Filter   preempt.FilterResult
 	Decision preempt.Decision
 	// Request is the request Preempt ran with (nil when Schedulable).
 	Request *preempt.Request
@@ -38,6 +41,7 @@ func Decide(ctx context.Context, impl preempt.Implementation, c *preempt.Cluster
 	var out Result
 	fr := ev.Filter(ctx, pod)
 	out.Feasible = fr.Feasible
+	out.Filter = fr
 	if len(fr.Feasible) > 0 {
 		out.Decision = preempt.Decision{Status: preempt.Schedulable, Eligible: true}
 		return out, nil
