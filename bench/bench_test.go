@@ -11,6 +11,7 @@ import (
 
 func BenchmarkPreempt(b *testing.B)                  { Preempt(b, registry.All()...) }
 func BenchmarkDecide(b *testing.B)                   { Decide(b, registry.All()...) }
+func BenchmarkDecideCachedPreemptor(b *testing.B)    { DecideCachedPreemptor(b, registry.All()...) }
 func BenchmarkDecideCold(b *testing.B)               { DecideCold(b, registry.All()...) }
 func BenchmarkNewEvaluator(b *testing.B)             { NewEvaluator(b, registry.All()...) }
 func BenchmarkFindCandidates(b *testing.B)           { FindCandidates(b, registry.All()...) }

@@ -28,7 +28,19 @@ type Fixture struct {
 	// order, and NumCandidates the dry run's candidate budget for them.
 	Potential     []string
 	NumCandidates int32
+	// Requests are copies of Req, each with its own deep copy of the
+	// preemptor: benchmarks pass Request(i) to op i, so that no op sees the
+	// preemptor object of the op before it (an implementation may cache
+	// per-preemptor work by the object, as optimized does).
+	Requests []*preempt.Request
 }
+
+// requestPool is the number of preemptor copies a fixture cycles through.
+const requestPool = 8
+
+// Request is the request of op i: Req with a preemptor object other than
+// op i-1's.
+func (f *Fixture) Request(i int) *preempt.Request { return f.Requests[i%len(f.Requests)] }
 
 var fixtures struct {
 	sync.Mutex
@@ -68,6 +80,11 @@ func FixtureFor(shape string, nodes int) (*Fixture, error) {
 	}
 	sort.Strings(f.Potential)
 	f.NumCandidates = req.Config.NumCandidates(int32(len(f.Potential)))
+	for range requestPool {
+		r := *req
+		r.Pod = req.Pod.DeepCopy()
+		f.Requests = append(f.Requests, &r)
+	}
 	if fixtures.m == nil {
 		fixtures.m = map[string]*Fixture{}
 	}

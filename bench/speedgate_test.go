@@ -42,9 +42,12 @@ func TestSpeedRatioGate(t *testing.T) {
 		}
 		return func(b *testing.B) {
 			b.ReportAllocs()
+			i := 0
 			for b.Loop() {
-				dr, err := ev.FindCandidates(context.Background(), f.Req)
-				if err != nil || ev.SelectCandidate(dr.Candidates, f.Req) == nil {
+				i++
+				req := f.Request(i) // its own preemptor object, as BenchmarkDecide
+				dr, err := ev.FindCandidates(context.Background(), req)
+				if err != nil || ev.SelectCandidate(dr.Candidates, req) == nil {
 					b.Fatalf("no decision: %v", err)
 				}
 			}

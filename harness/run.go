@@ -11,6 +11,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -91,4 +92,14 @@ func Refusal(impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod) error
 		}
 	}
 	return nil
+}
+
+// NewAcceptingClientset returns a fake clientset that answers every call
+// with success and stores nothing: the benchmarks' client, so that
+// actuation is timed without a fixture of the cluster's pods. It records
+// the calls; clear them (ClearActions) between uses.
+func NewAcceptingClientset() *fake.Clientset {
+	cs := fake.NewClientset()
+	cs.PrependReactor("*", "*", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, nil })
+	return cs
 }
