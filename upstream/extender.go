@@ -16,7 +16,6 @@ import (
 
 	"github.com/preemptbench/preemptbench/preempt"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	apitypes "k8s.io/apimachinery/pkg/types"
 )
 
 // extender is upstream's HTTPExtender, sent the cluster's pod objects as
@@ -137,7 +136,7 @@ type gatedPods struct {
 	g *gate
 }
 
-func (p gatedPods) Patch(ctx context.Context, name string, pt apitypes.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (*v1.Pod, error) {
+func (p gatedPods) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (*v1.Pod, error) {
 	p.g.wait(ctx)
 	pod, err := p.PodInterface.Patch(ctx, name, pt, data, opts, subresources...)
 	if err != nil && strings.Contains(string(data), `"nominatedNodeName":null`) {
