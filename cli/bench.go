@@ -153,6 +153,7 @@ type benchOptions struct {
 	count                 int
 	benchtime, raw        string
 	markdown              bool
+	plot                  string // -plot: an SVG of the results
 }
 
 // runBench is the default job: build the bench test binary once, run the
@@ -186,6 +187,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	benchtime := fs.String("benchtime", "1s", "-test.benchtime of each run")
 	output := fs.String("o", "text", "output: text or markdown")
 	raw := fs.String("raw", "", "file to write the raw results to (default: a new file in the temp directory)")
+	plot := fs.String("plot", "", "also draw time/op and allocs/op against node count (log-log, one line per implementation) to this SVG `file`")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: compare [bench] [flags]\n\n%s", benchHelp)
 		fs.PrintDefaults()
@@ -193,7 +195,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	if err := fs.Parse(args); err != nil {
 		return benchOptions{}, badInput{} // the flag package said why
 	}
-	opts := benchOptions{count: *count, benchtime: *benchtime, raw: *raw, markdown: *output == "markdown"}
+	opts := benchOptions{count: *count, benchtime: *benchtime, raw: *raw, markdown: *output == "markdown", plot: *plot}
 	if fs.NArg() > 0 {
 		return opts, badf("unexpected arguments %q", fs.Args())
 	}
@@ -272,6 +274,12 @@ func runBenchJob(opts benchOptions, stderr io.Writer) (*benchcmp.Report, error) 
 	rs, err := benchcmp.Read(bytes.NewReader(results.Bytes()), "bench")
 	if err != nil {
 		return nil, err
+	}
+	if opts.plot != "" {
+		if err := writePlot(opts.plot, rs, ""); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(stderr, "compare: plot in %s\n", opts.plot)
 	}
 	return benchcmp.Stat(rs, statOptions())
 }

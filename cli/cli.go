@@ -24,14 +24,17 @@ nodes) for every implementation, interleaved, 6 rounds; print the tables and
 a verdict. The full suite is scripts/bench.sh.
 
 commands:
-  bench   [-bench NAMES] [-shape NAMES] [-nodes N,...] [-impl NAMES|all] [-count N] [-benchtime D] [-o text|markdown] [-raw FILE]
+  bench   [-bench NAMES] [-shape NAMES] [-nodes N,...] [-impl NAMES|all] [-count N] [-benchtime D] [-o text|markdown] [-raw FILE] [-plot FILE.svg]
           the default benchmark job, with its choices
+  plot    [-o FILE.svg] [-filter F] FILE...
+          draw time/op and allocs/op against node count (log-log, a line per
+          implementation) from benchmark results
   stat    [-row P] [-col P] [-filter F] [-alpha A] [-o text|markdown|csv|json] FILE...
           benchstat-style tables of benchmark results: a column per
           implementation, ratios and p-values against reference and upstream
   gate    -base FILE -head FILE [-max-time 5%] [-max-bytes 0%] [-max-allocs 0%] [-alpha 0.05] [-o text|markdown]
           fail (exit 1) on a significant regression of head against base
-  decide  -cluster FILE -pod FILE [-impl NAME|all] [-offset N] [-now RFC3339] [-o json|text]
+  decide  -cluster FILE -pod FILE [-impl NAME|all] [-offset N] [-now RFC3339] [-config FILE] [-async=false] [-fail CALL] [-actions] [-explain] [-o json|text]
           run the filter phase and preemption on a cluster and print the decision
   scenario -shape NAME -nodes N [-seed S] [-dir DIR]
           write a built cluster (shapes: affinity, basic, heterogeneous,
@@ -46,6 +49,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"gate":     runGate,
 	"decide":   runDecide,
 	"scenario": runScenario,
+	"plot":     runPlot,
 }
 
 // Run executes the command line args and returns the exit code.
