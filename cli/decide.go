@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -122,9 +123,7 @@ func (e badInput) Error() string { return e.msg }
 func badf(format string, a ...any) error { return badInput{fmt.Sprintf(format, a...)} }
 
 func runDecide(args []string, stdout, stderr io.Writer) int {
-	// Upstream's asynchronous executor logs the API errors it meets to
-	// klog's global logger; the decision reports them.
-	klog.SetLogger(logr.Discard())
+	quietKlog()
 	opts, err := parseDecide(args, stderr)
 	if err == nil {
 		var res decideResult
@@ -137,6 +136,12 @@ func runDecide(args []string, stdout, stderr io.Writer) int {
 	}
 	return ExitBadInput
 }
+
+// quietKlog silences klog's global logger, once: upstream's asynchronous
+// executor logs the API errors it meets to it (the decision reports them),
+// and its goroutine may still log after a decision returned, so the logger
+// is set before any decision and never again.
+var quietKlog = sync.OnceFunc(func() { klog.SetLogger(logr.Discard()) })
 
 func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	fs := flag.NewFlagSet("decide", flag.ContinueOnError)
