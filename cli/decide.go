@@ -8,7 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -113,6 +113,7 @@ type decideOptions struct {
 	faults       []harness.Fault
 	actions      bool // report the API calls
 	explain      bool
+	loadOpts     scenario.Options
 }
 
 // badInput is an error on the command's input: exit code 2.
@@ -160,6 +161,8 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	var faults stringList
 	fs.Var(&faults, "fail", "make one API call fail: `VERB:NAMESPACE/NAME[/status]` (delete, or patch of the status); repeatable")
 	actions := fs.Bool("actions", false, "report the API calls in the output (always with -fail)")
+	strict := fs.Bool("strict", false, "refuse unknown and duplicate fields (by default each is named in a note on stderr), as the API server's strict field validation")
+	maxInput := fs.Int64("max-input-bytes", scenario.MaxInputBytes, "the largest input file read, in bytes")
 	explainFlag := fs.Bool("explain", false, "explain the decision: the dry run's sampling window, every candidate's five criteria and the one that eliminated it, why every other node is not a candidate, the events upstream would record")
 	if err := fs.Parse(args); err != nil {
 		return decideOptions{}, badInput{} // the flag package said why
@@ -203,6 +206,13 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	}
 	opts.actions = *actions || len(opts.faults) > 0
 	opts.explain = *explainFlag
+	if *maxInput <= 0 {
+		return opts, badf("-max-input-bytes %d: want a positive size", *maxInput)
+	}
+	opts.loadOpts = scenario.Options{Strict: *strict, MaxBytes: *maxInput}
+	if *podFile == "-" && slices.Contains(clusterFiles, "-") {
+		return opts, badf("-cluster - and -pod - cannot both read standard input")
+	}
 	opts.now = time.Now()
 	if *nowFlag != "" {
 		t, err := time.Parse(time.RFC3339, *nowFlag)
@@ -226,20 +236,27 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 // load reads the cluster and the preemptor, and notes on stderr what the
 // loader left out as kube-scheduler would.
 func (opts decideOptions) load(stderr io.Writer) (*preempt.Cluster, *v1.Pod, error) {
-	cluster, notes, err := scenario.LoadPaths(opts.clusterFiles)
+	cluster, notes, err := scenario.LoadPathsWith(opts.clusterFiles, opts.loadOpts)
 	if err != nil {
 		return nil, nil, badf("%v", err)
 	}
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "compare decide: note: %s\n", n)
 	}
-	podData, err := os.ReadFile(opts.podFile)
+	podData, err := scenario.ReadInput(opts.podFile, opts.loadOpts)
 	if err != nil {
 		return nil, nil, badf("%v", err)
 	}
-	pod, err := scenario.LoadPod(opts.podFile, podData)
+	podName := opts.podFile
+	if podName == "-" {
+		podName = "standard input"
+	}
+	pod, podNotes, err := scenario.LoadPodWith(podName, podData, opts.loadOpts)
 	if err != nil {
 		return nil, nil, badf("%v", err)
+	}
+	for _, n := range podNotes {
+		fmt.Fprintf(stderr, "compare decide: note: %s\n", n)
 	}
 	cluster = withoutPod(cluster, pod)
 	if err := cluster.Validate(); err != nil {

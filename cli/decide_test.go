@@ -264,7 +264,7 @@ func TestDecideBadInput(t *testing.T) {
   kind: Pod
   metadata: {name: big, namespace: default}
   spec: {nodeName: n1, priority: 2147483648, containers: [{name: c, image: pause}]}
-`), want: "pod default/big: json: cannot unmarshal number 2147483648"},
+`), want: "pod default/big: field spec.priority: 2147483648 is out of range (a 32-bit int)"},
 		{name: "host port out of range", cluster: list(okNode + podOn("n1", "p1", `, ports: [{containerPort: 80, hostPort: 70000}]`)), want: `pod default/p1 container "c": host port 70000 out of range`},
 		{name: "invalid PDB selector", cluster: list(okNode + `
 - apiVersion: policy/v1

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -26,6 +28,7 @@ import (
 	"k8s.io/kubernetes/pkg/apis/policy"
 	_ "k8s.io/kubernetes/pkg/apis/policy/install" // policy/v1beta1 <-> v1 conversion
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
+	k8sjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/preemptbench/preemptbench/preempt"
@@ -51,30 +54,155 @@ import (
 //   - objects of kinds the filters do not read (Services, Events, ...) are
 //     skipped, with a note.
 //
+// Decoding is the API server's: field names are matched case-sensitively;
+// unknown fields (a field in the wrong case among them) and duplicate
+// fields are reported in a note naming the file, the object and the field
+// (an error under Options.Strict). Every YAML document is read, whatever
+// its separator style (---, --- # comment, --- with content, ... end
+// markers, %YAML directives). A file larger than Options.MaxBytes
+// (MaxInputBytes by default) is refused without being read further; the
+// path "-" is standard input.
+//
 // Errors name the file and the object.
 func LoadPaths(paths []string) (*preempt.Cluster, []string, error) {
-	var r reader
+	return LoadPathsWith(paths, Options{})
+}
+
+// MaxInputBytes is the default limit on one input file: some four times a
+// kubectl dump of 5000 nodes and 20000 pods in YAML.
+const MaxInputBytes = 256 << 20
+
+// Options change how LoadPathsWith reads.
+type Options struct {
+	// Strict makes unknown and duplicate fields errors, not notes.
+	Strict bool
+	// MaxBytes bounds each input file; 0 is MaxInputBytes.
+	MaxBytes int64
+	// Stdin is what the path "-" reads; nil is os.Stdin.
+	Stdin io.Reader
+}
+
+func (o Options) maxBytes() int64 {
+	if o.MaxBytes > 0 {
+		return o.MaxBytes
+	}
+	return MaxInputBytes
+}
+
+// LoadPathsWith is LoadPaths with options.
+func LoadPathsWith(paths []string, opts Options) (*preempt.Cluster, []string, error) {
+	r := reader{opts: opts}
 	for _, p := range paths {
 		if err := r.readPath(p); err != nil {
 			return nil, nil, err
 		}
 	}
-	return r.cluster()
+	c, notes, err := r.cluster()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(c.Nodes) == 0 {
+		return nil, nil, fmt.Errorf("%s: no nodes: a cluster to preempt on needs at least one Node", strings.Join(paths, ", "))
+	}
+	return c, notes, nil
 }
 
 // LoadCluster is LoadPaths on one file's contents.
 func LoadCluster(name string, data []byte) (*preempt.Cluster, []string, error) {
-	var r reader
+	return LoadClusterWith(name, data, Options{})
+}
+
+// LoadClusterWith is LoadCluster with options (MaxBytes bounds data too).
+// Unlike LoadPaths it accepts a file without nodes (one file of several).
+func LoadClusterWith(name string, data []byte, opts Options) (*preempt.Cluster, []string, error) {
+	r := reader{opts: opts}
+	if int64(len(data)) > opts.maxBytes() {
+		return nil, nil, tooLarge(name, opts.maxBytes())
+	}
 	if err := r.readFile(name, data); err != nil {
 		return nil, nil, err
 	}
 	return r.cluster()
 }
 
+func tooLarge(name string, max int64) error {
+	return fmt.Errorf("%s: larger than %d bytes, the limit on an input file (raise it with -max-input-bytes)", name, max)
+}
+
+// readAll reads at most max bytes of rd; more is an error, and so is
+// binary data (a NUL byte in the first 4 KiB), which no kubectl output
+// holds.
+func readAll(name string, rd io.Reader, max int64) ([]byte, error) {
+	br := bufio.NewReaderSize(io.LimitReader(rd, max+1), 4096)
+	head, err := br.Peek(4096)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return nil, fmt.Errorf("%s: binary data (a NUL byte in its first %d bytes), not a kubectl dump", name, len(head))
+	}
+	data, err := io.ReadAll(br)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(data)) > max {
+		return nil, tooLarge(name, max)
+	}
+	return data, nil
+}
+
+// readFileLimited reads a file (or standard input for "-") through the
+// limit.
+func (r *reader) readFileLimited(path string) ([]byte, error) {
+	if path == "-" {
+		in := r.opts.Stdin
+		if in == nil {
+			in = os.Stdin
+		}
+		return readAll("standard input", in, r.opts.maxBytes())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readAll(path, f, r.opts.maxBytes())
+}
+
 // LoadPod reads exactly one Pod (alone or as the only item of a List),
 // defaulted as the API server would.
 func LoadPod(name string, data []byte) (*v1.Pod, error) {
-	var r reader
+	p, _, err := LoadPodWith(name, data, Options{})
+	return p, err
+}
+
+// ReadInput reads the file at path, or standard input for "-", through
+// opts' size limit.
+func ReadInput(path string, opts Options) ([]byte, error) {
+	r := reader{opts: opts}
+	return r.readFileLimited(path)
+}
+
+// LoadPodWith is LoadPod with options; it also returns the notes on
+// unknown and duplicate fields.
+func LoadPodWith(name string, data []byte, opts Options) (*v1.Pod, []string, error) {
+	p, err := loadPod(name, data, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.pod, p.warnings, nil
+}
+
+type loadedPod struct {
+	pod      *v1.Pod
+	warnings []string
+}
+
+func loadPod(name string, data []byte, opts Options) (*loadedPod, error) {
+	r := reader{opts: opts}
+	if int64(len(data)) > opts.maxBytes() {
+		return nil, tooLarge(name, opts.maxBytes())
+	}
 	if err := r.readFile(name, data); err != nil {
 		return nil, err
 	}
@@ -91,7 +219,62 @@ func LoadPod(name string, data []byte) (*v1.Pod, error) {
 	if err := preempt.ValidatePod(p); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return p, nil
+	return &loadedPod{pod: p, warnings: r.warnings}, nil
+}
+
+// goTypeError is encoding/json's type error, which names Go types.
+var goTypeError = regexp.MustCompile(`json: cannot unmarshal (\w+)(?: (\S+))? into Go (?:struct field \S*?\.([^ .]\S*)|value) of type (\S+)`)
+
+// friendly rewrites a JSON decoding error in terms of fields and JSON
+// types, without Go type names.
+func friendly(err error) string {
+	msg := err.Error()
+	m := goTypeError.FindStringSubmatch(msg)
+	if m == nil {
+		return strings.TrimPrefix(msg, "json: ")
+	}
+	got, value, field, goType := m[1], m[2], m[3], m[4]
+	what := fmt.Sprintf("%s where %s is wanted", article(got), jsonKind(goType))
+	if got == "number" && value != "" && jsonKind(goType) == "a number" {
+		bits := strings.TrimLeft(goType, "uintfloat")
+		if bits == "" {
+			bits = "64"
+		}
+		what = fmt.Sprintf("%s is out of range (a %s-bit %s)", value, bits, strings.TrimRight(goType, "0123456789"))
+	}
+	if field == "" {
+		return what
+	}
+	return fmt.Sprintf("field %s: %s", field, what)
+}
+
+func article(jsonType string) string {
+	switch jsonType {
+	case "object", "array":
+		return "an " + jsonType
+	}
+	return "a " + jsonType
+}
+
+// jsonKind names what a Go type decodes from.
+func jsonKind(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "[]"):
+		return "a list"
+	case strings.HasPrefix(goType, "map["):
+		return "an object"
+	case goType == "string" || strings.HasSuffix(goType, "Name") || strings.HasSuffix(goType, "Protocol") || strings.HasSuffix(goType, "Policy") || strings.HasSuffix(goType, "Phase"):
+		return "a string"
+	case goType == "bool":
+		return "a boolean"
+	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint") || strings.HasPrefix(goType, "float"):
+		return "a number"
+	case strings.HasSuffix(goType, "Quantity"):
+		return "a quantity (a string such as \"500m\" or \"1Gi\", or a number)"
+	case strings.HasSuffix(goType, "Time"):
+		return "a time (RFC 3339)"
+	}
+	return "an object"
 }
 
 func kindOf(o runtime.Object) string {
@@ -108,18 +291,27 @@ func kindOf(o runtime.Object) string {
 
 // reader collects the objects of every file read.
 type reader struct {
+	opts     Options
+	warnings []string // unknown and duplicate fields, named
 	objects  []runtime.Object
 	skipped  []string // "v1 Service default/svc"
 	inferred []string // files whose kind-less objects got their kind from their fields
 }
 
 func (r *reader) readPath(path string) error {
+	if path == "-" {
+		data, err := r.readFileLimited(path)
+		if err != nil {
+			return err
+		}
+		return r.readFile("standard input", data)
+	}
 	info, err := os.Stat(path)
 	if err != nil {
 		return err
 	}
 	if !info.IsDir() {
-		data, err := os.ReadFile(path)
+		data, err := r.readFileLimited(path)
 		if err != nil {
 			return err
 		}
@@ -145,7 +337,7 @@ func (r *reader) readPath(path string) error {
 		return fmt.Errorf("%s: no .json, .yaml or .yml file in the directory", path)
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := r.readFileLimited(f)
 		if err != nil {
 			return err
 		}
@@ -158,7 +350,7 @@ func (r *reader) readPath(path string) error {
 
 // readFile splits a file into documents and decodes each.
 func (r *reader) readFile(file string, data []byte) error {
-	docs, err := documents(file, data)
+	docs, err := r.documents(file, data)
 	if err != nil {
 		return err
 	}
@@ -176,7 +368,7 @@ func (r *reader) readFile(file string, data []byte) error {
 
 // documents splits a file: a JSON array, a stream of JSON values, or YAML
 // documents.
-func documents(file string, data []byte) ([]json.RawMessage, error) {
+func (r *reader) documents(file string, data []byte) ([]json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("%s: empty file", file)
@@ -213,12 +405,26 @@ func documents(file string, data []byte) ([]json.RawMessage, error) {
 		}
 	}
 	for _, d := range splitYAML(data) {
-		j, err := yaml.YAMLToJSON(d)
-		if err != nil {
-			return nil, fmt.Errorf("%s: malformed YAML: %w", file, err)
+		j, strictErr := yaml.YAMLToJSONStrict(d)
+		if strictErr != nil {
+			// A duplicate key is a strict finding; any other error is fatal.
+			lax, err := yaml.YAMLToJSON(d)
+			if err != nil {
+				return nil, fmt.Errorf("%s: malformed YAML: %s", file, oneLine(err))
+			}
+			j = lax
 		}
-		if s := strings.TrimSpace(string(j)); s != "null" && s != "" {
-			docs = append(docs, j)
+		if s := strings.TrimSpace(string(j)); s == "null" || s == "" {
+			continue
+		}
+		docs = append(docs, j)
+		if strictErr != nil {
+			var tm typeMeta
+			_ = json.Unmarshal(j, &tm)
+			what := strings.TrimSpace(strings.ToLower(tm.Kind) + " " + preempt.Key(tm.Metadata.Namespace, tm.Metadata.Name))
+			if err := r.strictf("%s: document %d (%s): duplicate field: %s", file, len(docs), what, oneLine(strictErr)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if len(docs) == 0 {
@@ -227,18 +433,60 @@ func documents(file string, data []byte) ([]json.RawMessage, error) {
 	return docs, nil
 }
 
+// splitYAML splits a YAML stream into its documents as a YAML parser
+// does: a line starting with "---" followed by nothing, a space or a tab
+// (a comment or content may follow) starts a document, a "..." line ends
+// one, and directive lines ("%YAML 1.2") before a "---" are dropped.
 func splitYAML(data []byte) [][]byte {
 	var docs [][]byte
 	var cur []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.TrimRight(line, " \t\r") == "---" {
-			docs = append(docs, []byte(strings.Join(cur, "\n")))
-			cur = nil
-			continue
-		}
-		cur = append(cur, line)
+	flush := func() {
+		docs = append(docs, []byte(strings.Join(cur, "\n")))
+		cur = nil
 	}
-	return append(docs, []byte(strings.Join(cur, "\n")))
+	for _, line := range strings.Split(string(data), "\n") {
+		trimmed := strings.TrimRight(line, " \t\r")
+		switch {
+		case trimmed == "---" || strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "---\t"):
+			flush()
+			if rest := strings.TrimSpace(line[3:]); rest != "" && !strings.HasPrefix(rest, "#") {
+				cur = append(cur, rest) // content on the marker line: "--- {a: 1}"
+			}
+		case trimmed == "...":
+			flush()
+		case strings.HasPrefix(line, "%") && len(strings.TrimSpace(strings.Join(cur, ""))) == 0:
+			// a directive: "%YAML 1.2", "%TAG ..."
+		default:
+			cur = append(cur, line)
+		}
+	}
+	flush()
+	return docs
+}
+
+// oneLine joins a multi-line YAML error: "yaml: unmarshal errors:\n  line
+// 4: key ..." becomes "line 4 of the document: key ...".
+func oneLine(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+	msg = strings.TrimPrefix(msg, "yaml: unmarshal errors:")
+	var parts []string
+	for _, l := range strings.Split(msg, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// strictf records a strict-decoding finding: a note, or an error under
+// Options.Strict.
+func (r *reader) strictf(format string, a ...any) error {
+	msg := fmt.Sprintf(format, a...)
+	if r.opts.Strict {
+		return errors.New(msg)
+	}
+	r.warnings = append(r.warnings, msg)
+	return nil
 }
 
 type typeMeta struct {
@@ -258,7 +506,7 @@ func (r *reader) readDocument(file, where string, doc json.RawMessage) error {
 	}
 	var tm typeMeta
 	if err := json.Unmarshal(doc, &tm); err != nil {
-		return fmt.Errorf("%s: malformed: %w", where, err)
+		return fmt.Errorf("%s: malformed: %s", where, friendly(err))
 	}
 	if tm.Kind == "" {
 		if _, internal := fields["Items"]; internal {
@@ -273,7 +521,7 @@ func (r *reader) readDocument(file, where string, doc json.RawMessage) error {
 		Items []json.RawMessage `json:"items"`
 	}
 	if err := json.Unmarshal(doc, &list); err != nil {
-		return fmt.Errorf("%s: %s: malformed: %w", where, tm.Kind, err)
+		return fmt.Errorf("%s: %s: malformed: %s", where, tm.Kind, friendly(err))
 	}
 	itemKind := strings.TrimSuffix(tm.Kind, "List") // "" for a plain List
 	for j, item := range list.Items {
@@ -289,7 +537,7 @@ func (r *reader) readDocument(file, where string, doc json.RawMessage) error {
 func (r *reader) readObject(file, where string, raw json.RawMessage, listAPIVersion, listKind string) error {
 	var tm typeMeta
 	if err := json.Unmarshal(raw, &tm); err != nil {
-		return fmt.Errorf("%s: malformed object: %w", where, err)
+		return fmt.Errorf("%s: malformed object: %s", where, friendly(err))
 	}
 	if tm.Kind == "" && listKind != "" {
 		tm.Kind = listKind
@@ -343,8 +591,16 @@ func (r *reader) readObject(file, where string, raw json.RawMessage, listAPIVers
 			return fmt.Errorf("%s: %s: %w", where, what, err)
 		}
 		obj = pdb
-	} else if err := json.Unmarshal(raw, obj); err != nil {
-		return fmt.Errorf("%s: %s: %w", where, what, err)
+	} else {
+		strictErrs, err := k8sjson.UnmarshalStrict(raw, obj)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %s", where, what, friendly(err))
+		}
+		for _, e := range strictErrs {
+			if err := r.strictf("%s: %s: %s", where, what, e); err != nil {
+				return err
+			}
+		}
 	}
 	if err := admit(obj); err != nil {
 		return fmt.Errorf("%s: %s: %w", where, what, err)
@@ -481,7 +737,7 @@ func (r *reader) cluster() (*preempt.Cluster, []string, error) {
 			c.CSINodes = append(c.CSINodes, o)
 		}
 	}
-	var notes []string
+	notes := append([]string(nil), r.warnings...)
 	if len(r.inferred) > 0 {
 		notes = append(notes, fmt.Sprintf("objects without kind taken as Node (they have status.nodeInfo) or Pod (spec.containers) in %d files: %s", len(r.inferred), abbreviate(r.inferred)))
 	}
