@@ -326,3 +326,38 @@ func TestGateMultipleComparisons(t *testing.T) {
 		t.Errorf("a 30%% slowdown was caught in only %d of %d runs", caught, trials)
 	}
 }
+
+func TestGateConfigurations(t *testing.T) {
+	six := func(header, name, value string) string {
+		out := header
+		for range 6 {
+			out += name + " 10 " + value + " ns/op\n"
+		}
+		return out
+	}
+	amd := "goos: linux\ngoarch: amd64\npkg: p\n"
+	arm := "goos: linux\ngoarch: arm64\npkg: p\n"
+	read := func(s string) *Results {
+		rs, err := Read(strings.NewReader(s), "f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+	// The GOMAXPROCS suffix is not part of the name.
+	g := Gate("base", read(six(amd, "BenchmarkX-2", "10")), "head", read(six(amd, "BenchmarkX-8", "10")), DefaultGateOptions())
+	if len(g.Checks) != 1 || g.Checks[0].Benchmark != "X" || g.ExitCode() != GatePass {
+		t.Errorf("-2 against -8: %d checks %+v, exit %d; want X compared and passing", len(g.Checks), g.Checks, g.ExitCode())
+	}
+	// Base and head from different architectures are refused.
+	g = Gate("base", read(six(amd, "BenchmarkX-2", "10")), "head", read(six(arm, "BenchmarkX-2", "30")), DefaultGateOptions())
+	if g.ExitCode() != GateBadInput || !strings.Contains(strings.Join(g.Problems, "\n"), `base has goarch "amd64", head "arm64"`) {
+		t.Errorf("amd64 against arm64: exit %d, problems %q", g.ExitCode(), g.Problems)
+	}
+	// One file mixing packages is refused.
+	mixed := six(amd, "BenchmarkX-2", "10") + six("pkg: q\n", "BenchmarkX-2", "10")
+	g = Gate("base", read(mixed), "head", read(six(amd, "BenchmarkX-2", "10")), DefaultGateOptions())
+	if g.ExitCode() != GateBadInput || !strings.Contains(strings.Join(g.Problems, "\n"), `base: X mixes samples of pkg "p" and "q"`) {
+		t.Errorf("mixed packages: exit %d, problems %q", g.ExitCode(), g.Problems)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,7 +98,19 @@ const (
 type benchSamples struct {
 	runs   int
 	values map[string][]float64
+	// config holds, per configuration key that must not vary
+	// (ConfigKeys), the values the samples were measured with.
+	config map[string][]string
 }
+
+// ConfigKeys are the configuration keys whose values must be the same for
+// every sample of a benchmark, in base and head: samples measured on
+// another OS, architecture or CPU, or of another package, are not samples
+// of the same thing.
+var ConfigKeys = []string{"goos", "goarch", "cpu", "pkg"}
+
+// gomaxprocs is the -N suffix go test adds to a benchmark's name.
+var gomaxprocs = regexp.MustCompile(`-\d+$`)
 
 type side struct {
 	names []string
@@ -106,14 +120,21 @@ type side struct {
 func collect(rs *Results) side {
 	s := side{by: map[string]*benchSamples{}}
 	for _, rec := range rs.Records {
-		name := string(rec.Name.Full())
+		// BenchmarkX-2 and BenchmarkX-8 are one benchmark, as for benchstat.
+		name := gomaxprocs.ReplaceAllString(string(rec.Name.Full()), "")
 		b := s.by[name]
 		if b == nil {
-			b = &benchSamples{values: map[string][]float64{}}
+			b = &benchSamples{values: map[string][]float64{}, config: map[string][]string{}}
 			s.by[name] = b
 			s.names = append(s.names, name)
 		}
 		b.runs++
+		for _, key := range ConfigKeys {
+			v := rec.GetConfig(key)
+			if !slices.Contains(b.config[key], v) {
+				b.config[key] = append(b.config[key], v)
+			}
+		}
 		for _, v := range rec.Values {
 			b.values[v.Unit] = append(b.values[v.Unit], v.Value)
 		}
@@ -140,6 +161,18 @@ func Gate(baseName string, base *Results, headName string, head *Results, opts G
 			}
 		}
 	}
+	for _, f := range []struct {
+		name string
+		s    side
+	}{{baseName, b}, {headName, h}} {
+		for _, n := range f.s.names {
+			for _, key := range ConfigKeys {
+				if vs := f.s.by[n].config[key]; len(vs) > 1 {
+					g.Problems = append(g.Problems, fmt.Sprintf("%s: %s mixes samples of %s %s: split the file, or gate each %s on its own", f.name, n, key, quoteAll(vs), key))
+				}
+			}
+		}
+	}
 	matched := 0
 	for _, name := range b.names {
 		hb := h.by[name]
@@ -149,6 +182,12 @@ func Gate(baseName string, base *Results, headName string, head *Results, opts G
 		}
 		matched++
 		bb := b.by[name]
+		for _, key := range ConfigKeys {
+			bv, hv := bb.config[key], hb.config[key]
+			if len(bv) == 1 && len(hv) == 1 && bv[0] != hv[0] {
+				g.Problems = append(g.Problems, fmt.Sprintf("%s: base has %s %q, head %q: measurements of another %s are not comparable", name, key, bv[0], hv[0], key))
+			}
+		}
 		for _, unit := range GatedUnits {
 			bv, hv := bb.values[unit], hb.values[unit]
 			switch {
@@ -195,6 +234,14 @@ func Gate(baseName string, base *Results, headName string, head *Results, opts G
 		g.Problems = append(g.Problems, "no benchmark is in both files")
 	}
 	return g
+}
+
+func quoteAll(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, " and ")
 }
 
 // holm makes "significant" hold for the whole gate: a gate asks whether

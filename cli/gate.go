@@ -83,6 +83,11 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bad("%v", err)
 	}
+	// The report is on stdout; what makes the input unusable is an error,
+	// on stderr too.
+	for _, p := range g.Problems {
+		fmt.Fprintf(stderr, "compare gate: %s\n", p)
+	}
 	return g.ExitCode()
 }
 
@@ -92,6 +97,9 @@ in a unit (sec/op, B/op, allocs/op) only when the change is significant
 does, different values are significant and equal ones are not) and worse
 than the unit's threshold. Benchmarks of one side only are listed, not
 compared. Exit 0 pass, 1 regression, 2 bad input (unreadable file, a file
-without results, fewer than 6 samples of any benchmark, nothing in common).
+without results, fewer than 6 samples of any benchmark, nothing in common,
+samples of one benchmark from different goos, goarch, cpu or pkg, within a
+file or between base and head). BenchmarkX-2 and BenchmarkX-8 are one
+benchmark (the GOMAXPROCS suffix is not part of the name).
 
 `
