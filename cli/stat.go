@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/preemptbench/preemptbench/benchcmp"
 	"github.com/preemptbench/preemptbench/registry"
@@ -61,6 +62,14 @@ func runStat(args []string, stdout, stderr io.Writer) int {
 		for _, n := range rep.Notes() {
 			fmt.Fprintf(stderr, "compare stat: note: %s\n", n)
 		}
+	} else {
+		// Cells that pool samples of different configurations (benchstat's
+		// "benchmarks vary in ..." footnote) are also a warning on stderr.
+		for _, n := range rep.Notes() {
+			if strings.Contains(n, "benchmarks vary in") && varyInConfig(n) {
+				fmt.Fprintf(stderr, "compare stat: warning: %s: samples of different configurations pooled in one cell; split them with -row or -col (e.g. -col /impl,goarch)\n", n)
+			}
+		}
 	}
 	return ExitOK
 }
@@ -77,4 +86,17 @@ var statWriters = map[string]func(*benchcmp.Report, io.Writer) error{
 	"markdown": (*benchcmp.Report).WriteMarkdown,
 	"csv":      (*benchcmp.Report).WriteCSV,
 	"json":     (*benchcmp.Report).WriteJSON,
+}
+
+// varyInConfig: a "benchmarks vary in" note names a configuration key
+// whose mixing makes samples incomparable.
+func varyInConfig(note string) bool {
+	_, keys, _ := strings.Cut(note, "benchmarks vary in ")
+	for _, k := range strings.Split(keys, ", ") {
+		switch k {
+		case "goos", "goarch", "cpu", "pkg", ".file":
+			return true
+		}
+	}
+	return false
 }

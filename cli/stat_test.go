@@ -74,3 +74,16 @@ func TestStatGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args...) })
 	}
 }
+
+func TestStatWarnsOnPooledConfigurations(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "mixed.txt", "goos: linux\ngoarch: amd64\npkg: a\nBenchmarkDecide/nodes=5/impl=reference-2 10 100 ns/op\ngoarch: arm64\nBenchmarkDecide/nodes=5/impl=reference-8 10 300 ns/op\n")
+	_, stderr, code := runCLI(t, "stat", file)
+	if code != ExitOK || !strings.Contains(stderr, "benchmarks vary in goarch: samples of different configurations pooled") {
+		t.Errorf("exit %d, stderr %q; want a warning naming goarch", code, stderr)
+	}
+	_, stderr, _ = runCLI(t, "stat", "-col", "/impl,goarch", file)
+	if strings.Contains(stderr, "pooled") {
+		t.Errorf("split by goarch, still warned: %q", stderr)
+	}
+}
