@@ -3,6 +3,7 @@ package scenario
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzLoadCluster: any bytes give a cluster or an error, never a panic,
@@ -25,6 +26,12 @@ func FuzzLoadCluster(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		start := time.Now()
+		defer func() {
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("%d bytes took %v", len(data), d)
+			}
+		}()
 		c, _, err := LoadClusterWith("fuzz.yaml", data, Options{MaxBytes: 1 << 20})
 		if err != nil {
 			if strings.Contains(err.Error(), "Go struct") || strings.Contains(err.Error(), "typeMeta") {
