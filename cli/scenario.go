@@ -15,7 +15,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scenario", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	shape := fs.String("shape", "basic", "shape to build")
-	nodes := fs.Int("nodes", 5, "number of nodes")
+	nodes := fs.Int("nodes", 5, fmt.Sprintf("number of nodes (at most %d)", scenario.MaxNodes))
 	seed := fs.Uint64("seed", 1, "seed")
 	dir := fs.String("dir", ".", "directory to write cluster.yaml and pod.yaml to")
 	if err := fs.Parse(args); err != nil {

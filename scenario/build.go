@@ -56,6 +56,10 @@ func Shapes() []string {
 	return out
 }
 
+// MaxNodes bounds a built scenario: at four pods a node, 100000 nodes take
+// a few GiB to build and write.
+const MaxNodes = 100000
+
 // Build makes the named shape with the given number of nodes; the same
 // arguments always give the same scenario.
 func Build(shape string, nodes int, seed uint64) (*Scenario, error) {
@@ -65,6 +69,9 @@ func Build(shape string, nodes int, seed uint64) (*Scenario, error) {
 	}
 	if nodes < 0 {
 		return nil, fmt.Errorf("shape %s: negative node count %d", shape, nodes)
+	}
+	if nodes > MaxNodes {
+		return nil, fmt.Errorf("shape %s: %d nodes, more than the %d a scenario may have (kube-scheduler is tested up to 5000 nodes, the project up to 65000)", shape, nodes, MaxNodes)
 	}
 	b := &B{rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), cluster: &preempt.Cluster{}}
 	f(b, nodes)
