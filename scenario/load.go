@@ -420,7 +420,7 @@ func (r *reader) documents(file string, data []byte) ([]json.RawMessage, error) 
 		docs = append(docs, j)
 		if strictErr != nil {
 			var tm typeMeta
-			_ = json.Unmarshal(j, &tm)
+			_ = k8sjson.UnmarshalCaseSensitivePreserveInts(j, &tm)
 			what := strings.TrimSpace(strings.ToLower(tm.Kind) + " " + preempt.Key(tm.Metadata.Namespace, tm.Metadata.Name))
 			if err := r.strictf("%s: document %d (%s): duplicate field: %s", file, len(docs), what, oneLine(strictErr)); err != nil {
 				return nil, err
@@ -501,11 +501,11 @@ type typeMeta struct {
 // readDocument decodes a list (its items) or a single object.
 func (r *reader) readDocument(file, where string, doc json.RawMessage) error {
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(doc, &fields); err != nil {
+	if err := k8sjson.UnmarshalCaseSensitivePreserveInts(doc, &fields); err != nil {
 		return fmt.Errorf("%s: malformed: want an object: %w", where, err)
 	}
 	var tm typeMeta
-	if err := json.Unmarshal(doc, &tm); err != nil {
+	if err := k8sjson.UnmarshalCaseSensitivePreserveInts(doc, &tm); err != nil {
 		return fmt.Errorf("%s: malformed: %s", where, friendly(err))
 	}
 	if tm.Kind == "" {
@@ -520,7 +520,7 @@ func (r *reader) readDocument(file, where string, doc json.RawMessage) error {
 	var list struct {
 		Items []json.RawMessage `json:"items"`
 	}
-	if err := json.Unmarshal(doc, &list); err != nil {
+	if err := k8sjson.UnmarshalCaseSensitivePreserveInts(doc, &list); err != nil {
 		return fmt.Errorf("%s: %s: malformed: %s", where, tm.Kind, friendly(err))
 	}
 	itemKind := strings.TrimSuffix(tm.Kind, "List") // "" for a plain List
@@ -536,7 +536,7 @@ func (r *reader) readDocument(file, where string, doc json.RawMessage) error {
 // typed list's, which an item without its own takes.
 func (r *reader) readObject(file, where string, raw json.RawMessage, listAPIVersion, listKind string) error {
 	var tm typeMeta
-	if err := json.Unmarshal(raw, &tm); err != nil {
+	if err := k8sjson.UnmarshalCaseSensitivePreserveInts(raw, &tm); err != nil {
 		return fmt.Errorf("%s: malformed object: %s", where, friendly(err))
 	}
 	if tm.Kind == "" && listKind != "" {
@@ -585,21 +585,23 @@ func (r *reader) readObject(file, where string, raw json.RawMessage, listAPIVers
 		r.skipped = append(r.skipped, strings.TrimSpace(tm.APIVersion+" "+tm.Kind))
 		return nil
 	}
+	var strictErrs []error
 	if tm.APIVersion == "policy/v1beta1" {
-		pdb, err := convertV1beta1PDB(raw)
+		pdb, errs, err := convertV1beta1PDB(raw)
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", where, what, err)
 		}
-		obj = pdb
+		obj, strictErrs = pdb, errs
 	} else {
-		strictErrs, err := k8sjson.UnmarshalStrict(raw, obj)
+		errs, err := k8sjson.UnmarshalStrict(raw, obj)
 		if err != nil {
 			return fmt.Errorf("%s: %s: %s", where, what, friendly(err))
 		}
-		for _, e := range strictErrs {
-			if err := r.strictf("%s: %s: %s", where, what, e); err != nil {
-				return err
-			}
+		strictErrs = errs
+	}
+	for _, e := range strictErrs {
+		if err := r.strictf("%s: %s: %s", where, what, e); err != nil {
+			return err
 		}
 	}
 	if err := admit(obj); err != nil {
@@ -621,7 +623,7 @@ func inferKind(raw json.RawMessage) (string, bool) {
 			NodeInfo json.RawMessage `json:"nodeInfo"`
 		} `json:"status"`
 	}
-	if json.Unmarshal(raw, &o) != nil {
+	if k8sjson.UnmarshalCaseSensitivePreserveInts(raw, &o) != nil {
 		return "", false
 	}
 	switch {
@@ -636,21 +638,22 @@ func inferKind(raw json.RawMessage) (string, bool) {
 // convertV1beta1PDB converts as the API server does: v1beta1 to the
 // internal form to v1 (an empty v1beta1 selector matches no pod, and
 // stays so in v1).
-func convertV1beta1PDB(raw json.RawMessage) (*policyv1.PodDisruptionBudget, error) {
+func convertV1beta1PDB(raw json.RawMessage) (*policyv1.PodDisruptionBudget, []error, error) {
 	in := &policyv1beta1.PodDisruptionBudget{}
-	if err := json.Unmarshal(raw, in); err != nil {
-		return nil, err
+	strictErrs, err := k8sjson.UnmarshalStrict(raw, in)
+	if err != nil {
+		return nil, nil, errors.New(friendly(err))
 	}
 	legacyscheme.Scheme.Default(in)
 	internal := &policy.PodDisruptionBudget{}
 	if err := legacyscheme.Scheme.Convert(in, internal, nil); err != nil {
-		return nil, fmt.Errorf("converting policy/v1beta1 to policy/v1: %w", err)
+		return nil, nil, fmt.Errorf("converting policy/v1beta1 to policy/v1: %w", err)
 	}
 	out := &policyv1.PodDisruptionBudget{}
 	if err := legacyscheme.Scheme.Convert(internal, out, nil); err != nil {
-		return nil, fmt.Errorf("converting policy/v1beta1 to policy/v1: %w", err)
+		return nil, nil, fmt.Errorf("converting policy/v1beta1 to policy/v1: %w", err)
 	}
-	return out, nil
+	return out, strictErrs, nil
 }
 
 // admit applies the API server's defaulting and the checks the API server
