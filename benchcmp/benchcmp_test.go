@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -196,8 +197,10 @@ func TestGateBadInput(t *testing.T) {
 	}
 }
 
-func TestStatWarnsWhenCellsMerge(t *testing.T) {
-	// Two commits' results land in one cell: the residue tells.
+// Two commits' results: a table each, as benchstat's -table .config makes
+// them, with a warning; pooled with -table "", with a footnote and a
+// warning naming the key and its values.
+func TestStatConfigurations(t *testing.T) {
 	in := "commit: a\n"
 	for range 3 {
 		in += "BenchmarkX/impl=reference 1 10 ns/op\n"
@@ -214,6 +217,29 @@ func TestStatWarnsWhenCellsMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(rep.Tables) != 2 {
+		t.Fatalf("%d tables, want one per commit", len(rep.Tables))
+	}
+	for i, commit := range []string{"a", "b"} {
+		tb := rep.Tables[i]
+		if diff := cmp.Diff([]ConfigValue{{"commit", commit}}, tb.Config); diff != "" {
+			t.Errorf("table %d config (-want +got):\n%s", i, diff)
+		}
+		if n := tb.Rows[0].Cells[0].N; n != 3 {
+			t.Errorf("table %d: n = %d, want 3", i, n)
+		}
+	}
+	want := []string{`results of different commit "a" and "b": 1 benchmark was measured in more than one of them, shown in a table per configuration, not pooled (-filter keeps one, e.g. -filter 'commit:a')`}
+	if diff := cmp.Diff(want, rep.Mixed); diff != "" {
+		t.Errorf("mixed (-want +got):\n%s", diff)
+	}
+
+	opts := DefaultStatOptions()
+	opts.Table = ""
+	rep, err = Stat(rs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cell := rep.Tables[0].Rows[0].Cells[0]
 	if diff := cmp.Diff([]string{"benchmarks vary in commit"}, cell.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
@@ -223,6 +249,77 @@ func TestStatWarnsWhenCellsMerge(t *testing.T) {
 	}
 	if len(rep.Config) != 0 {
 		t.Errorf("config %v, want none shared", rep.Config)
+	}
+	want = []string{`sec/op X (column reference) pools samples of commit "a" and "b": add commit to -row, -col or -table to split them, or -ignore commit to pool them on purpose`}
+	if diff := cmp.Diff(want, rep.Mixed); diff != "" {
+		t.Errorf("mixed (-want +got):\n%s", diff)
+	}
+	// Ignored, the variation is neither footnoted nor warned of.
+	opts.Ignore = "commit"
+	if rep, err = Stat(rs, opts); err != nil {
+		t.Fatal(err)
+	}
+	if w := rep.Tables[0].Rows[0].Cells[0].Warnings; len(rep.Mixed) != 0 || slices.Contains(w, "benchmarks vary in commit") {
+		t.Errorf("-ignore commit: mixed %q, cell warnings %q", rep.Mixed, w)
+	}
+}
+
+// Different configurations whose benchmarks differ are apart (as in one
+// run of several packages), with nothing to warn of.
+func TestStatPackagesApart(t *testing.T) {
+	in := "pkg: a\n" + strings.Repeat("BenchmarkX 1 10 ns/op\n", 6) + "pkg: b\n" + strings.Repeat("BenchmarkY 1 10 ns/op\n", 6)
+	rs, err := Read(strings.NewReader(in), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Stat(rs, DefaultStatOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Tables) != 2 || len(rep.Mixed) != 0 {
+		t.Errorf("%d tables, mixed %q; want 2 and none", len(rep.Tables), rep.Mixed)
+	}
+}
+
+// BenchmarkX-2, BenchmarkX-8 and BenchmarkX are the row X; a cell pooling
+// GOMAXPROCS 1, 2 and 8 says so, unless /gomaxprocs is ignored or
+// projected.
+func TestStatGOMAXPROCS(t *testing.T) {
+	in := strings.Repeat("BenchmarkX-2 1 10 ns/op\n", 2) + strings.Repeat("BenchmarkX-8 1 10 ns/op\n", 2) + strings.Repeat("BenchmarkX 1 10 ns/op\n", 2)
+	rs, err := Read(strings.NewReader(in), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Stat(rs, DefaultStatOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := rep.Tables[0]
+	if len(tb.Rows) != 1 || tb.Rows[0].Name != "X" || tb.Rows[0].Cells[0].N != 6 {
+		t.Fatalf("rows %+v, want X with 6 samples", tb.Rows)
+	}
+	if diff := cmp.Diff([]string{"benchmarks vary in /gomaxprocs"}, tb.Rows[0].Cells[0].Warnings); diff != "" {
+		t.Errorf("cell warnings (-want +got):\n%s", diff)
+	}
+	want := []string{`sec/op X (column none) pools samples of /gomaxprocs "2", "8" and "1": add /gomaxprocs to -row, -col or -table to split them, or -ignore /gomaxprocs to pool them on purpose`}
+	if diff := cmp.Diff(want, rep.Mixed); diff != "" {
+		t.Errorf("mixed (-want +got):\n%s", diff)
+	}
+	opts := DefaultStatOptions()
+	opts.Ignore = "/gomaxprocs"
+	if rep, err = Stat(rs, opts); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Mixed) != 0 || len(rep.Tables[0].Rows) != 1 || rep.Tables[0].Rows[0].Name != "X" {
+		t.Errorf("-ignore /gomaxprocs: mixed %q, rows %d", rep.Mixed, len(rep.Tables[0].Rows))
+	}
+	opts = DefaultStatOptions()
+	opts.Col = "/gomaxprocs"
+	if rep, err = Stat(rs, opts); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"2", "8", "none"}, rep.Tables[0].Columns); len(rep.Mixed) != 0 || diff != "" {
+		t.Errorf("-col /gomaxprocs: mixed %q, columns (-want +got):\n%s", rep.Mixed, diff)
 	}
 }
 
@@ -359,5 +456,84 @@ func TestGateConfigurations(t *testing.T) {
 	g = Gate("base", read(mixed), "head", read(six(amd, "BenchmarkX-2", "10")), DefaultGateOptions())
 	if g.ExitCode() != GateBadInput || !strings.Contains(strings.Join(g.Problems, "\n"), `base: X mixes samples of pkg "p" and "q"`) {
 		t.Errorf("mixed packages: exit %d, problems %q", g.ExitCode(), g.Problems)
+	}
+}
+
+// A file of another machine is one problem naming the benchmarks, not one
+// per benchmark; GOMAXPROCS and other keys are warnings.
+func TestGateConfigurationMessages(t *testing.T) {
+	six := func(header string, names ...string) *Results {
+		in := header
+		for _, n := range names {
+			in += strings.Repeat(n+" 10 10 ns/op\n", 6)
+		}
+		rs, err := Read(strings.NewReader(in), "f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+	amd := "goos: linux\ngoarch: amd64\npkg: p\n"
+	g := Gate("base", six(amd, "BenchmarkA", "BenchmarkB", "BenchmarkC", "BenchmarkD"), "head", six("goos: linux\npkg: p\n", "BenchmarkA", "BenchmarkB", "BenchmarkC", "BenchmarkD"), DefaultGateOptions())
+	want := []string{`A, B, C and 1 more benchmark: base has goarch "amd64", head (none): measurements of another goarch are not comparable`}
+	if diff := cmp.Diff(want, g.Problems); diff != "" || g.ExitCode() != GateBadInput {
+		t.Errorf("exit %d, problems (-want +got):\n%s", g.ExitCode(), diff)
+	}
+
+	// Base at GOMAXPROCS 2, head at 8 and 1: compared, with warnings.
+	g = Gate("base", six(amd, "BenchmarkA-2"), "head", six(amd, "BenchmarkA-8", "BenchmarkA"), DefaultGateOptions())
+	want = []string{`head: A pools samples of GOMAXPROCS 8 and 1`}
+	if diff := cmp.Diff(want, g.Warnings); diff != "" || g.ExitCode() != GatePass || len(g.Checks) != 1 {
+		t.Errorf("exit %d, %d checks, warnings (-want +got):\n%s", g.ExitCode(), len(g.Checks), diff)
+	}
+	g = Gate("base", six(amd, "BenchmarkA-2"), "head", six(amd, "BenchmarkA-8"), DefaultGateOptions())
+	want = []string{`A: base ran at GOMAXPROCS 2, head at 8: compared all the same (the -N suffix is not part of the name)`}
+	if diff := cmp.Diff(want, g.Warnings); diff != "" || g.ExitCode() != GatePass {
+		t.Errorf("exit %d, warnings (-want +got):\n%s", g.ExitCode(), diff)
+	}
+
+	// Commits differ between base and head (the point of a gate); two
+	// commits pooled in one file are warned of.
+	g = Gate("base", six(amd+"commit: a\n", "BenchmarkA"), "head", six(amd+"commit: b\n", "BenchmarkA"), DefaultGateOptions())
+	if len(g.Warnings) != 0 || len(g.Problems) != 0 {
+		t.Errorf("commit a against b: warnings %q, problems %q", g.Warnings, g.Problems)
+	}
+	pooled := six(amd+"commit: a\n", "BenchmarkA")
+	pooled.Records = append(pooled.Records, six(amd+"commit: b\n", "BenchmarkA").Records...)
+	g = Gate("base", pooled, "head", six(amd, "BenchmarkA"), DefaultGateOptions())
+	want = []string{`base: A pools samples of commit "a" and "b"`}
+	if diff := cmp.Diff(want, g.Warnings); diff != "" || g.ExitCode() != GatePass {
+		t.Errorf("exit %d, warnings (-want +got):\n%s", g.ExitCode(), diff)
+	}
+}
+
+func TestGateOptionsValidate(t *testing.T) {
+	ok := DefaultGateOptions()
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		change func(*GateOptions)
+		want   string
+	}{
+		{func(o *GateOptions) { o.Alpha = 0 }, "alpha 0 is not in (0, 1)"},
+		{func(o *GateOptions) { o.Alpha = 1 }, "alpha 1 is not in (0, 1)"},
+		{func(o *GateOptions) { o.Alpha = math.NaN() }, "alpha NaN is not in (0, 1)"},
+		{func(o *GateOptions) { o.Alpha = math.Inf(1) }, "alpha +Inf is not in (0, 1)"},
+		{func(o *GateOptions) { o.MaxTime = -1 }, "max-time -1 is not a finite percentage >= 0"},
+		{func(o *GateOptions) { o.MaxBytes = math.Inf(1) }, "max-bytes +Inf is not a finite percentage >= 0"},
+		{func(o *GateOptions) { o.MaxAllocs = math.NaN() }, "max-allocs NaN is not a finite percentage >= 0"},
+		{func(o *GateOptions) { o.MinSamples = 0 }, "min-samples 0 is not at least 1"},
+	} {
+		o := DefaultGateOptions()
+		tc.change(&o)
+		err := o.Validate()
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("Validate = %v, want %q", err, tc.want)
+		}
+		g := Gate("base", results(t, "A ns/op 1 2 3 4 5 6"), "head", results(t, "A ns/op 1 2 3 4 5 6"), o)
+		if g.ExitCode() != GateBadInput || len(g.Problems) != 1 || g.Problems[0] != tc.want {
+			t.Errorf("Gate: exit %d, problems %q; want 2 and %q", g.ExitCode(), g.Problems, tc.want)
+		}
 	}
 }

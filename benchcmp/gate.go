@@ -1,14 +1,16 @@
 package benchcmp
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"golang.org/x/perf/benchproc"
 )
 
 // GateOptions configure Gate. Max* are how much worse, in percent, a
@@ -83,9 +85,13 @@ type GateResult struct {
 	// Unpaired are gated units measured on one side only ("B/op of X only
 	// in head").
 	Unpaired []string
-	// Problems are what makes the input unusable: a file without results,
-	// too few samples, no benchmark in common.
+	// Problems are what makes the input unusable: invalid options, a file
+	// without results, too few samples, no benchmark in common, samples of
+	// different machines or packages.
 	Problems []string
+	// Warnings are what the gate did with a doubt: samples of different
+	// GOMAXPROCS or of another configuration key pooled.
+	Warnings []string
 }
 
 // Gate exit codes.
@@ -98,56 +104,197 @@ const (
 type benchSamples struct {
 	runs   int
 	values map[string][]float64
-	// config holds, per configuration key that must not vary
-	// (ConfigKeys), the values the samples were measured with.
+	// config holds, per file configuration key ("goos", "commit", ...),
+	// the values the samples were measured with ("" for samples without
+	// the key), in the order seen.
 	config map[string][]string
+	// gomaxprocs are the GOMAXPROCS of the samples ("1" without suffix).
+	gomaxprocs []string
 }
 
 // ConfigKeys are the configuration keys whose values must be the same for
 // every sample of a benchmark, in base and head: samples measured on
 // another OS, architecture or CPU, or of another package, are not samples
-// of the same thing.
+// of the same thing. Other keys ("commit", "go", ...) may differ between
+// base and head, that being the point of a gate; within one file, a
+// benchmark whose samples differ in one is gated with a warning.
 var ConfigKeys = []string{"goos", "goarch", "cpu", "pkg"}
-
-// gomaxprocs is the -N suffix go test adds to a benchmark's name.
-var gomaxprocs = regexp.MustCompile(`-\d+$`)
 
 type side struct {
 	names []string
 	by    map[string]*benchSamples
 }
 
+// collect groups results by benchmark as benchstat does, with benchproc:
+// the name is .fullname without the GOMAXPROCS suffix (BenchmarkX-2,
+// BenchmarkX-8 and BenchmarkX are X), which is /gomaxprocs; the file
+// configuration is .config.
 func collect(rs *Results) side {
-	s := side{by: map[string]*benchSamples{}}
+	var parser benchproc.ProjectionParser
+	nameBy, err1 := parser.Parse(".fullname", nil)
+	gmpBy, err2 := parser.Parse("/gomaxprocs", nil)
+	configBy, err3 := parser.Parse(".config", nil)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		panic(err) // constant projections
+	}
+	gmpField := gmpBy.Fields()[0]
+	type entry struct {
+		b       *benchSamples
+		configs []benchproc.Key
+	}
+	byKey := map[benchproc.Key]*entry{}
+	var order []benchproc.Key
 	for _, rec := range rs.Records {
-		// BenchmarkX-2 and BenchmarkX-8 are one benchmark, as for benchstat.
-		name := gomaxprocs.ReplaceAllString(string(rec.Name.Full()), "")
-		b := s.by[name]
-		if b == nil {
-			b = &benchSamples{values: map[string][]float64{}, config: map[string][]string{}}
-			s.by[name] = b
-			s.names = append(s.names, name)
+		nk := nameBy.Project(rec)
+		e := byKey[nk]
+		if e == nil {
+			e = &entry{b: &benchSamples{values: map[string][]float64{}, config: map[string][]string{}}}
+			byKey[nk] = e
+			order = append(order, nk)
 		}
+		b := e.b
 		b.runs++
-		for _, key := range ConfigKeys {
-			v := rec.GetConfig(key)
-			if !slices.Contains(b.config[key], v) {
-				b.config[key] = append(b.config[key], v)
-			}
+		gmp := gmpBy.Project(rec).Get(gmpField)
+		if gmp == "" {
+			gmp = "1" // go test omits the suffix when GOMAXPROCS is 1
+		}
+		if !slices.Contains(b.gomaxprocs, gmp) {
+			b.gomaxprocs = append(b.gomaxprocs, gmp)
+		}
+		if ck := configBy.Project(rec); !slices.Contains(e.configs, ck) {
+			e.configs = append(e.configs, ck)
 		}
 		for _, v := range rec.Values {
 			b.values[v.Unit] = append(b.values[v.Unit], v.Value)
 		}
 	}
+	// Names and configuration fields are read once every result is
+	// projected (a projection's fields grow as keys are seen).
+	s := side{by: map[string]*benchSamples{}}
+	fields := configBy.FlattenedFields()
+	for _, nk := range order {
+		e := byKey[nk]
+		for _, f := range fields {
+			for _, ck := range e.configs {
+				if v := ck.Get(f); !slices.Contains(e.b.config[f.Name], v) {
+					e.b.config[f.Name] = append(e.b.config[f.Name], v)
+				}
+			}
+		}
+		// One key, one name: .fullname is the only field.
+		name := nk.StringValues()
+		s.by[name] = e.b
+		s.names = append(s.names, name)
+	}
 	return s
+}
+
+// configKeys are the keys of b.config, ConfigKeys first, then the others
+// sorted.
+func (b *benchSamples) configKeys() []string {
+	var out, rest []string
+	for _, k := range ConfigKeys {
+		if _, ok := b.config[k]; ok {
+			out = append(out, k)
+		}
+	}
+	for k := range b.config {
+		if !slices.Contains(ConfigKeys, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
+}
+
+// Validate refuses options the gate cannot apply: alpha outside (0, 1),
+// a threshold that is negative, infinite or NaN, fewer than 1 sample. The
+// names are the command's flags.
+func (o GateOptions) Validate() error {
+	if err := checkUnitInterval("alpha", o.Alpha); err != nil {
+		return err
+	}
+	for _, t := range []struct {
+		name string
+		v    float64
+	}{{"max-time", o.MaxTime}, {"max-bytes", o.MaxBytes}, {"max-allocs", o.MaxAllocs}} {
+		if !(t.v >= 0) || math.IsInf(t.v, 0) {
+			return fmt.Errorf("%s %v is not a finite percentage >= 0", t.name, t.v)
+		}
+	}
+	if o.MinSamples < 1 {
+		return fmt.Errorf("min-samples %d is not at least 1", o.MinSamples)
+	}
+	return nil
+}
+
+// byBenchmarks gathers messages that differ only in the benchmarks they
+// concern, so that a file of another machine is one message, not one per
+// benchmark. A message is a template in which nameMark stands for the
+// benchmarks.
+type byBenchmarks struct {
+	order []string
+	names map[string][]string
+}
+
+const nameMark = "\x00"
+
+func (bb *byBenchmarks) add(template, name string) {
+	if bb.names == nil {
+		bb.names = map[string][]string{}
+	}
+	if _, ok := bb.names[template]; !ok {
+		bb.order = append(bb.order, template)
+	}
+	bb.names[template] = append(bb.names[template], name)
+}
+
+func (bb *byBenchmarks) messages() []string {
+	var out []string
+	for _, t := range bb.order {
+		out = append(out, strings.ReplaceAll(t, nameMark, benchmarkList(bb.names[t])))
+	}
+	return out
+}
+
+// benchmarkList is "X", "X and Y", "X, Y, Z and 4 more benchmarks".
+func benchmarkList(names []string) string {
+	const most = 3
+	switch {
+	case len(names) == 1:
+		return names[0]
+	case len(names) <= most:
+		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+	return strings.Join(names[:most], ", ") + " and " + plural(len(names)-most, "more benchmark", "more benchmarks")
+}
+
+// joinAnd is "a", "a and b", "a, b and c".
+func joinAnd(vs []string) string {
+	if len(vs) <= 1 {
+		return strings.Join(vs, "")
+	}
+	return strings.Join(vs[:len(vs)-1], ", ") + " and " + vs[len(vs)-1]
 }
 
 // Gate compares head with base. A check regresses when its change is
 // significant (see Compare) and worse than the unit's threshold; lower is
 // better in every gated unit.
+//
+// Benchmarks are grouped as benchstat groups them (see collect). Samples
+// of different configurations are never pooled without a word: a
+// benchmark whose samples differ in a ConfigKeys key, within a file or
+// between base and head, is a problem (bad input); one whose samples
+// within a file differ in another key or in GOMAXPROCS, or whose base and
+// head ran at different GOMAXPROCS, is gated with a warning.
 func Gate(baseName string, base *Results, headName string, head *Results, opts GateOptions) *GateResult {
 	g := &GateResult{Base: baseName, Head: headName, Options: opts}
+	if err := opts.Validate(); err != nil {
+		g.Problems = append(g.Problems, err.Error())
+		return g
+	}
 	b, h := collect(base), collect(head)
+	var problems, warnings byBenchmarks
 	for _, f := range []struct {
 		name string
 		s    side
@@ -166,10 +313,20 @@ func Gate(baseName string, base *Results, headName string, head *Results, opts G
 		s    side
 	}{{baseName, b}, {headName, h}} {
 		for _, n := range f.s.names {
-			for _, key := range ConfigKeys {
-				if vs := f.s.by[n].config[key]; len(vs) > 1 {
-					g.Problems = append(g.Problems, fmt.Sprintf("%s: %s mixes samples of %s %s: split the file, or gate each %s on its own", f.name, n, key, quoteAll(vs), key))
+			bs := f.s.by[n]
+			for _, key := range bs.configKeys() {
+				vs := bs.config[key]
+				if len(vs) < 2 {
+					continue
 				}
+				if slices.Contains(ConfigKeys, key) {
+					problems.add(fmt.Sprintf("%s: %s mixes samples of %s %s: split the file, or gate each %s on its own", f.name, nameMark, key, quoteValues(vs), key), n)
+				} else {
+					warnings.add(fmt.Sprintf("%s: %s pools samples of %s %s", f.name, nameMark, key, quoteValues(vs)), n)
+				}
+			}
+			if len(bs.gomaxprocs) > 1 {
+				warnings.add(fmt.Sprintf("%s: %s pools samples of GOMAXPROCS %s", f.name, nameMark, joinAnd(bs.gomaxprocs)), n)
 			}
 		}
 	}
@@ -184,9 +341,18 @@ func Gate(baseName string, base *Results, headName string, head *Results, opts G
 		bb := b.by[name]
 		for _, key := range ConfigKeys {
 			bv, hv := bb.config[key], hb.config[key]
-			if len(bv) == 1 && len(hv) == 1 && bv[0] != hv[0] {
-				g.Problems = append(g.Problems, fmt.Sprintf("%s: base has %s %q, head %q: measurements of another %s are not comparable", name, key, bv[0], hv[0], key))
+			if bv == nil {
+				bv = []string{""}
 			}
+			if hv == nil {
+				hv = []string{""}
+			}
+			if len(bv) == 1 && len(hv) == 1 && bv[0] != hv[0] {
+				problems.add(fmt.Sprintf("%s: base has %s %s, head %s: measurements of another %s are not comparable", nameMark, key, quoteValues(bv), quoteValues(hv), key), name)
+			}
+		}
+		if bg, hg := bb.gomaxprocs, hb.gomaxprocs; len(bg) == 1 && len(hg) == 1 && bg[0] != hg[0] {
+			warnings.add(fmt.Sprintf("%s: base ran at GOMAXPROCS %s, head at %s: compared all the same (the -N suffix is not part of the name)", nameMark, bg[0], hg[0]), name)
 		}
 		for _, unit := range GatedUnits {
 			bv, hv := bb.values[unit], hb.values[unit]
@@ -210,6 +376,8 @@ func Gate(baseName string, base *Results, headName string, head *Results, opts G
 			})
 		}
 	}
+	g.Problems = append(g.Problems, problems.messages()...)
+	g.Warnings = append(g.Warnings, warnings.messages()...)
 	holm(g.Checks, opts.Alpha)
 	for i := range g.Checks {
 		c := &g.Checks[i]
@@ -234,14 +402,6 @@ func Gate(baseName string, base *Results, headName string, head *Results, opts G
 		g.Problems = append(g.Problems, "no benchmark is in both files")
 	}
 	return g
-}
-
-func quoteAll(vs []string) string {
-	q := make([]string, len(vs))
-	for i, v := range vs {
-		q[i] = strconv.Quote(v)
-	}
-	return strings.Join(q, " and ")
 }
 
 // holm makes "significant" hold for the whole gate: a gate asks whether
@@ -333,7 +493,8 @@ func (c Check) cells() []string {
 var checkHeader = []string{"benchmark", "unit", "base", "head", "change", "p", "verdict"}
 
 // WriteText writes the report for a terminal; it ends with a one-line
-// summary (PASS, FAIL or BAD INPUT).
+// summary (PASS, FAIL or BAD INPUT with the problems). Warnings are not
+// part of it: the command prints them, and the problems, on stderr.
 func (g *GateResult) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "gate: base %s, head %s\n%s\n", g.Base, g.Head, g.rule())
@@ -352,7 +513,8 @@ func (g *GateResult) WriteText(w io.Writer) error {
 		{"only in base (not compared)", g.OnlyBase},
 		{"only in head (not compared)", g.OnlyHead},
 		{"not compared", g.Unpaired},
-		{"bad input", g.Problems},
+		// Problems are errors, for the command to print on stderr; the
+		// summary line below is the verdict.
 	}
 	for _, l := range lists {
 		if len(l.items) == 0 {
@@ -412,7 +574,10 @@ func (g *GateResult) WriteMarkdown(w io.Writer) error {
 		{"Only in base (not compared)", g.OnlyBase},
 		{"Only in head (not compared)", g.OnlyHead},
 		{"Not compared", g.Unpaired},
+		// A pull-request comment has no stderr: problems and warnings
+		// are part of it.
 		{"Bad input", g.Problems},
+		{"Warnings", g.Warnings},
 	}
 	for _, l := range lists {
 		if len(l.items) == 0 {

@@ -10,10 +10,13 @@
 package benchcmp
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -68,13 +71,34 @@ func ReadFiles(paths []string) (*Results, error) {
 		rs.add(files.Result())
 	}
 	if err := files.Err(); err != nil {
-		return nil, err
+		return nil, readErr(err)
 	}
 	if err := rs.err(); err != nil {
 		return nil, err
 	}
 	rs.Units = files.Units()
 	return rs, nil
+}
+
+// MaxLineBytes is the longest line benchfmt reads (bufio.Scanner's
+// default buffer): a longer line ends the input with an error.
+const MaxLineBytes = bufio.MaxScanTokenSize
+
+// readErr says in words what the reader's errors mean: benchfmt reads with
+// a bufio.Scanner, whose error for a long line names the package
+// ("file:3: bufio.Scanner: token too long").
+func readErr(err error) error {
+	if errors.Is(err, bufio.ErrTooLong) {
+		pos := strings.TrimSuffix(strings.TrimSuffix(err.Error(), bufio.ErrTooLong.Error()), ": ")
+		// The position is the last line read; the long one is the next.
+		if i := strings.LastIndexByte(pos, ':'); i >= 0 {
+			if n, err := strconv.Atoi(pos[i+1:]); err == nil {
+				pos = pos[:i+1] + strconv.Itoa(n+1)
+			}
+		}
+		return fmt.Errorf("%s: a line is longer than %d bytes, the most a results file may have (is it a results file?)", pos, MaxLineBytes)
+	}
+	return err
 }
 
 func cutLabel(p string) (label, path string, ok bool) {
@@ -89,7 +113,7 @@ func Read(r io.Reader, name string) (*Results, error) {
 		rs.add(rd.Result())
 	}
 	if err := rd.Err(); err != nil {
-		return nil, err
+		return nil, readErr(err)
 	}
 	if err := rs.err(); err != nil {
 		return nil, err

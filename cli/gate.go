@@ -22,10 +22,10 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	base := fs.String("base", "", "result file of the base (required)")
 	head := fs.String("head", "", "result file of the head (required)")
-	maxTime := fs.String("max-time", "5%", "allowed worsening of sec/op")
-	maxBytes := fs.String("max-bytes", "0%", "allowed worsening of B/op")
-	maxAllocs := fs.String("max-allocs", "0%", "allowed worsening of allocs/op")
-	alpha := fs.Float64("alpha", def.Alpha, "a change is significant when p < alpha")
+	maxTime := fs.String("max-time", "5%", "allowed worsening of sec/op, a finite percentage >= 0")
+	maxBytes := fs.String("max-bytes", "0%", "allowed worsening of B/op, a finite percentage >= 0")
+	maxAllocs := fs.String("max-allocs", "0%", "allowed worsening of allocs/op, a finite percentage >= 0")
+	alpha := fs.Float64("alpha", def.Alpha, "a change is significant when p < alpha, in (0, 1)")
 	output := fs.String("o", "text", "output: text or markdown")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: compare gate -base FILE -head FILE [flags]\n\n%s", gateHelp)
@@ -39,16 +39,13 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 		return ExitBadInput
 	}
 	if fs.NArg() > 0 {
-		return bad("unexpected arguments %q", fs.Args())
+		return bad("unexpected argument %q (the files go with -base and -head)", fs.Arg(0))
 	}
 	if *base == "" || *head == "" {
 		return bad("-base and -head are required")
 	}
 	if *output != "text" && *output != "markdown" {
 		return bad("-o must be text or markdown, not %q", *output)
-	}
-	if !(*alpha > 0 && *alpha < 1) { // NaN fails too
-		return bad("-alpha %v is not in (0, 1)", *alpha)
 	}
 	opts := def
 	opts.Alpha = *alpha
@@ -63,18 +60,31 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 		}
 		*t.dst = v
 	}
+	// -alpha in (0, 1), NaN and infinities refused; thresholds finite and
+	// not negative (ParsePercent already says so).
+	if err := opts.Validate(); err != nil {
+		return bad("-%v", err)
+	}
 	baseRes, err := benchcmp.ReadFiles([]string{*base})
 	if err != nil {
-		return bad("%v", err)
+		return bad("-base: %v", err)
 	}
 	headRes, err := benchcmp.ReadFiles([]string{*head})
 	if err != nil {
-		return bad("%v", err)
+		return bad("-head: %v", err)
 	}
 	for _, w := range append(baseRes.Warnings, headRes.Warnings...) {
 		fmt.Fprintf(stderr, "compare gate: warning: %s\n", w)
 	}
 	g := benchcmp.Gate(*base, baseRes, *head, headRes, opts)
+	// The report and its verdict on stdout; every error and warning on
+	// stderr.
+	for _, w := range g.Warnings {
+		fmt.Fprintf(stderr, "compare gate: warning: %s\n", w)
+	}
+	for _, p := range g.Problems {
+		fmt.Fprintf(stderr, "compare gate: %s\n", p)
+	}
 	if *output == "markdown" {
 		err = g.WriteMarkdown(stdout)
 	} else {
@@ -82,11 +92,6 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		return bad("%v", err)
-	}
-	// The report is on stdout; what makes the input unusable is an error,
-	// on stderr too.
-	for _, p := range g.Problems {
-		fmt.Fprintf(stderr, "compare gate: %s\n", p)
 	}
 	return g.ExitCode()
 }
@@ -99,7 +104,10 @@ than the unit's threshold. Benchmarks of one side only are listed, not
 compared. Exit 0 pass, 1 regression, 2 bad input (unreadable file, a file
 without results, fewer than 6 samples of any benchmark, nothing in common,
 samples of one benchmark from different goos, goarch, cpu or pkg, within a
-file or between base and head). BenchmarkX-2 and BenchmarkX-8 are one
-benchmark (the GOMAXPROCS suffix is not part of the name).
+file or between base and head; -alpha outside (0, 1), a threshold negative
+or not finite). BenchmarkX-2 and BenchmarkX-8 are one benchmark (the
+GOMAXPROCS suffix is not part of the name): samples of different GOMAXPROCS,
+or of another "key: value" line within a file, are compared with a warning.
+The report and its verdict go to stdout, errors and warnings to stderr.
 
 `
