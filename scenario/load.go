@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -236,11 +237,11 @@ func friendly(err error) string {
 	got, value, field, goType := m[1], m[2], m[3], m[4]
 	what := fmt.Sprintf("%s where %s is wanted", article(got), jsonKind(goType))
 	if got == "number" && value != "" && jsonKind(goType) == "a number" {
-		bits := strings.TrimLeft(goType, "uintfloat")
+		bits := strings.TrimLeftFunc(goType, unicode.IsLetter)
 		if bits == "" {
 			bits = "64"
 		}
-		what = fmt.Sprintf("%s is out of range (a %s-bit %s)", value, bits, strings.TrimRight(goType, "0123456789"))
+		what = fmt.Sprintf("%s is out of range (a %s-bit %s)", value, bits, strings.TrimRightFunc(goType, unicode.IsDigit))
 	}
 	if field == "" {
 		return what
