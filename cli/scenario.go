@@ -1,52 +1,119 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/preemptbench/preemptbench/scenario"
 )
+
+// maxScenarioNodes is the most nodes `compare scenario` writes, below
+// scenario.MaxNodes (what Build makes): rendering a cluster as YAML takes
+// about 450 KB of memory a node for the largest shape (heterogeneous: 4.5
+// GB and 43 MB of YAML at 10000 nodes), so 20000 nodes take up to about 9
+// GB and write up to about 90 MB, within what `compare decide` reads by
+// default (256 MiB). The default benchmark suite goes up to 15000 nodes.
+const maxScenarioNodes = 20000
 
 // runScenario writes a built shape as cluster.yaml and pod.yaml.
 func runScenario(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scenario", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	shape := fs.String("shape", "basic", "shape to build")
-	nodes := fs.Int("nodes", 5, fmt.Sprintf("number of nodes (at most %d)", scenario.MaxNodes))
-	seed := fs.Uint64("seed", 1, "seed")
+	shape := fs.String("shape", "basic", "shape to build: "+strings.Join(scenario.Shapes(), ", "))
+	nodes := nodesFlag(5)
+	fs.Var(&nodes, "nodes", fmt.Sprintf("number of nodes, 1 to %d", maxScenarioNodes))
+	seed := seedFlag(1)
+	fs.Var(&seed, "seed", "seed, a whole number from 0 to 18446744073709551615")
 	dir := fs.String("dir", ".", "directory to write cluster.yaml and pod.yaml to")
 	if err := fs.Parse(args); err != nil {
 		return ExitBadInput
 	}
-	s, err := scenario.Build(*shape, *nodes, *seed)
-	if err != nil {
-		fmt.Fprintf(stderr, "compare scenario: %v\n", err)
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "compare scenario: "+format+"\n", a...)
 		return ExitBadInput
+	}
+	if fs.NArg() > 0 {
+		return bad("unexpected argument %q (the directory goes with -dir)", fs.Arg(0))
+	}
+	// Bounded before anything is built: -nodes 100000000 would take the
+	// machine's memory.
+	switch {
+	case nodes < 1:
+		return bad("-nodes %d: a scenario has at least 1 node", nodes)
+	case nodes > maxScenarioNodes:
+		return bad("-nodes %d is above the maximum of %d (the YAML of a node takes up to 450 KB of memory to write)", nodes, maxScenarioNodes)
+	}
+	s, err := scenario.Build(*shape, int(nodes), uint64(seed))
+	if err != nil {
+		return bad("%v", err)
 	}
 	cluster, err := scenario.ListYAML(s.Cluster)
 	if err != nil {
-		fmt.Fprintf(stderr, "compare scenario: %v\n", err)
-		return ExitBadInput
+		return bad("%v", err)
 	}
 	pod, err := scenario.PodYAML(s.Pod)
 	if err != nil {
-		fmt.Fprintf(stderr, "compare scenario: %v\n", err)
-		return ExitBadInput
+		return bad("%v", err)
 	}
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "compare scenario: -dir: %v\n", err)
-		return ExitBadInput
+		return bad("-dir: %v", err)
 	}
-	for name, data := range map[string][]byte{"cluster.yaml": cluster, "pod.yaml": pod} {
-		if err := os.WriteFile(filepath.Join(*dir, name), data, 0o644); err != nil {
-			fmt.Fprintf(stderr, "compare scenario: %v\n", err)
-			return ExitBadInput
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"cluster.yaml", cluster}, {"pod.yaml", pod}} {
+		if err := os.WriteFile(filepath.Join(*dir, f.name), f.data, 0o644); err != nil {
+			return bad("%v", err)
 		}
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s (shape %s, %d nodes, seed %d; decide with -now %s)\n",
-		filepath.Join(*dir, "cluster.yaml"), filepath.Join(*dir, "pod.yaml"), *shape, *nodes, *seed, s.Now.Format("2006-01-02T15:04:05Z07:00"))
+		filepath.Join(*dir, "cluster.yaml"), filepath.Join(*dir, "pod.yaml"), *shape, nodes, uint64(seed), s.Now.Format("2006-01-02T15:04:05Z07:00"))
 	return ExitOK
+}
+
+// nodesFlag is -nodes: a whole number, its range checked once parsed
+// (flag.Int says "parse error" of 1e9 and "value out of range" of a
+// number past int64).
+type nodesFlag int64
+
+func (n *nodesFlag) String() string { return strconv.FormatInt(int64(*n), 10) }
+
+func (n *nodesFlag) Set(v string) error {
+	i, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err == nil:
+		*n = nodesFlag(i)
+		return nil
+	case errors.Is(err, strconv.ErrRange) && strings.HasPrefix(v, "-"):
+		return errors.New("a scenario has at least 1 node")
+	case errors.Is(err, strconv.ErrRange):
+		return fmt.Errorf("above the maximum of %d", maxScenarioNodes)
+	}
+	return fmt.Errorf("not a whole number of nodes (1 to %d)", maxScenarioNodes)
+}
+
+// seedFlag is -seed: a whole number from 0 to the largest uint64, with
+// errors that say which (flag.Uint64 says "parse error" of -1).
+type seedFlag uint64
+
+func (s *seedFlag) String() string { return strconv.FormatUint(uint64(*s), 10) }
+
+func (s *seedFlag) Set(v string) error {
+	n, err := strconv.ParseUint(v, 10, 64)
+	switch {
+	case err == nil:
+		*s = seedFlag(n)
+		return nil
+	case strings.HasPrefix(v, "-"):
+		return errors.New("negative; a seed is a whole number from 0 to 18446744073709551615")
+	case errors.Is(err, strconv.ErrRange):
+		return errors.New("above the largest seed, 18446744073709551615")
+	}
+	return errors.New("not a whole number; a seed is a whole number from 0 to 18446744073709551615")
 }

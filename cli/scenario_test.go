@@ -1,22 +1,73 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/preemptbench/preemptbench/scenario"
 )
 
+// Every numeric flag of scenario is bounded before anything is built:
+// exit 2, the flag, the value and the limit on stderr, nothing written.
+// (-nodes 100000000 used to take the machine's memory.)
 func TestScenarioBounded(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"scenario", "-nodes", "100000000", "-dir", t.TempDir()}, "100000000 nodes, more than the 100000 a scenario may have"},
-		{[]string{"scenario", "-nodes", "-3", "-dir", t.TempDir()}, "negative node count -3"},
-		{[]string{"scenario", "-shape", "round", "-dir", t.TempDir()}, `unknown shape "round"`},
+		{[]string{"-nodes", "100000000"}, "compare scenario: -nodes 100000000 is above the maximum of 20000"},
+		{[]string{"-nodes", "20001"}, "compare scenario: -nodes 20001 is above the maximum of 20000"},
+		{[]string{"-nodes", "0"}, "compare scenario: -nodes 0: a scenario has at least 1 node"},
+		{[]string{"-nodes", "-3"}, "compare scenario: -nodes -3: a scenario has at least 1 node"},
+		{[]string{"-nodes", "99999999999999999999"}, `invalid value "99999999999999999999" for flag -nodes: above the maximum of 20000`},
+		{[]string{"-nodes", "-99999999999999999999"}, `invalid value "-99999999999999999999" for flag -nodes: a scenario has at least 1 node`},
+		{[]string{"-nodes", "1e9"}, `invalid value "1e9" for flag -nodes: not a whole number of nodes (1 to 20000)`},
+		{[]string{"-seed", "-1"}, `invalid value "-1" for flag -seed: negative; a seed is a whole number from 0 to 18446744073709551615`},
+		{[]string{"-seed", "18446744073709551616"}, `invalid value "18446744073709551616" for flag -seed: above the largest seed, 18446744073709551615`},
+		{[]string{"-seed", "0x10"}, `invalid value "0x10" for flag -seed: not a whole number`},
+		{[]string{"-shape", "round"}, `compare scenario: unknown shape "round" (known: affinity, basic,`},
+		{[]string{"-nodes", "3", "extra"}, `compare scenario: unexpected argument "extra" (the directory goes with -dir)`},
 	} {
-		stdout, stderr, code := runCLI(t, tc.args...)
-		if code != ExitBadInput || !strings.Contains(stderr, tc.want) || stdout != "" {
-			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 2 and %q on stderr", tc.args, code, stderr, stdout, tc.want)
-		}
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			start := time.Now()
+			stdout, stderr, code := runCLI(t, append([]string{"scenario", "-dir", dir}, tc.args...)...)
+			if code != ExitBadInput || !strings.Contains(stderr, tc.want) || stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q on stderr", code, stdout, stderr, tc.want)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %v: refused after building?", d)
+			}
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("%s written (%v)", dir, err)
+			}
+		})
+	}
+}
+
+// The smallest scenario and the largest seed are accepted (the largest
+// scenario takes 4 GB and half a minute to write: not a unit test).
+func TestScenarioLimits(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := runCLI(t, "scenario", "-nodes", "1", "-seed", "18446744073709551615", "-dir", dir)
+	if code != ExitOK || stderr != "" || !strings.Contains(stdout, "1 nodes, seed 18446744073709551615") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// Build has its own maximum, scenario.MaxNodes, above the command's.
+func TestBuildBounded(t *testing.T) {
+	if maxScenarioNodes > scenario.MaxNodes {
+		t.Fatalf("the command writes up to %d nodes, Build makes up to %d", maxScenarioNodes, scenario.MaxNodes)
+	}
+	_, err := scenario.Build("basic", scenario.MaxNodes+1, 1)
+	if err == nil || !strings.Contains(err.Error(), "100001 nodes, more than the 100000") {
+		t.Errorf("Build(MaxNodes+1) = %v", err)
+	}
+	if _, err := scenario.Build("basic", -1, 1); err == nil {
+		t.Errorf("Build(-1) succeeded")
 	}
 }
