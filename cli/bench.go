@@ -281,7 +281,14 @@ func runBenchJob(opts benchOptions, stderr io.Writer) (*benchcmp.Report, error) 
 		}
 		fmt.Fprintf(stderr, "compare: plot in %s\n", opts.plot)
 	}
-	return benchcmp.Stat(rs, statOptions())
+	rep, err := benchcmp.Stat(rs, statOptions())
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range append(append([]string(nil), rep.Warnings...), rep.Mixed...) {
+		fmt.Fprintf(stderr, "compare: warning: %s\n", w)
+	}
+	return rep, nil
 }
 
 // writeRaw keeps the raw results in file, or in a new temporary file.

@@ -29,14 +29,14 @@ commands:
   plot    [-o FILE.svg] [-filter F] FILE...
           draw time/op and allocs/op against node count (log-log, a line per
           implementation) from benchmark results
-  stat    [-row P] [-col P] [-filter F] [-alpha A] [-o text|markdown|csv|json] FILE...
+  stat    [-table P] [-row P] [-col P] [-ignore P] [-filter F] [-alpha A] [-confidence C] [-o text|markdown|csv|json] FILE...
           benchstat-style tables of benchmark results: a column per
           implementation, ratios and p-values against reference and upstream
   gate    -base FILE -head FILE [-max-time 5%] [-max-bytes 0%] [-max-allocs 0%] [-alpha 0.05] [-o text|markdown]
           fail (exit 1) on a significant regression of head against base
   decide  -cluster FILE -pod FILE [-impl NAME|all] [-offset N] [-now RFC3339] [-config FILE] [-async=false] [-fail CALL] [-actions] [-explain] [-o json|text]
           run the filter phase and preemption on a cluster and print the decision
-  scenario -shape NAME -nodes N [-seed S] [-dir DIR]
+  scenario -shape NAME -nodes N (1 to 20000) [-seed S] [-dir DIR]
           write a built cluster (shapes: affinity, basic, heterogeneous,
           hostports, mixed, nominated, pdb, spread, ties) as DIR/cluster.yaml
           and DIR/pod.yaml
