@@ -39,7 +39,7 @@ bash scripts/fuzz.sh 3000x
 step "benchmark smoke run (-benchtime=1x)"
 go test ./bench -run '^$' -bench . -benchtime=1x >/tmp/preemptbench-smoke.txt
 tail -n 3 /tmp/preemptbench-smoke.txt
-go run ./compare stat -row .name -col /impl /tmp/preemptbench-smoke.txt >/dev/null
+go run ./compare stat -row .fullname -col /impl /tmp/preemptbench-smoke.txt >/dev/null
 
 step "speed gate: optimized at least 10x reference on basic/5000, allocation budget held"
 go test ./bench -run '^TestSpeedRatioGate$' -bench.speedgate -v | grep -E 'basic/|^(--- |ok|FAIL)'
