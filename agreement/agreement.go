@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -49,33 +50,73 @@ func EqualBest(ev preempt.Evaluator, cands []preempt.Candidate, req *preempt.Req
 // after the extenders of req (called again: they must answer the same
 // arguments the same way). The API calls fs name fail, as they did.
 func Expected(ctx context.Context, refEv preempt.Evaluator, c *preempt.Cluster, req *preempt.Request, ref, got preempt.Decision, other preempt.Implementation, fs ...harness.Fault) (want preempt.Decision, note string, err error) {
-	if !TieIsRandom(other) || ref.Status != preempt.Success || got.Status != preempt.Success || got.NominatedNode == ref.NominatedNode {
+	if !TieIsRandom(other) || !actuated(ref) || !actuated(got) {
 		return ref, "", nil
 	}
 	cands, err := Selectable(ctx, c, req, ref.Candidates)
 	if err != nil {
-		return ref, "", err
+		if ref.Status == preempt.Success && got.Status == preempt.Success {
+			return ref, "", err
+		}
+		return ref, "", nil // the extenders' error is the decision itself
+	}
+	refNode, gotNode := chosenNode(ref, cands), chosenNode(got, cands)
+	if gotNode == "" || gotNode == refNode {
+		return ref, "", nil
 	}
 	ties := EqualBest(refEv, cands, req)
-	if !slices.Contains(ties, got.NominatedNode) {
-		return ref, "", fmt.Errorf("%s nominated %s, not among the equal-best candidates %v (reference: %s)", other.Name(), got.NominatedNode, ties, ref.NominatedNode)
+	if !slices.Contains(ties, gotNode) {
+		return ref, "", fmt.Errorf("%s chose %s, not among the equal-best candidates %v (reference: %s)", other.Name(), gotNode, ties, refNode)
 	}
-	i := slices.IndexFunc(cands, func(c preempt.Candidate) bool { return c.Node == got.NominatedNode })
+	i := slices.IndexFunc(cands, func(c preempt.Candidate) bool { return c.Node == gotNode })
 	cand := cands[i]
 	cs := harness.NewClient(c, req.Pod, fs...)
 	want = ref
+	want.Status, want.Message = preempt.Success, ""
 	want.ActuationErrors, want.PreemptorActivated = nil, false
+	want.NominatedNode, want.Victims, want.NumPDBViolations = cand.Node, cand.Victims, cand.NumPDBViolations
 	if err := refEv.PrepareCandidate(ctx, cs, &cand, req); err != nil {
 		var bg *preempt.BackgroundError
-		if !errors.As(err, &bg) {
-			return ref, "", fmt.Errorf("reference PrepareCandidate(%s): %w", cand.Node, err)
+		if errors.As(err, &bg) {
+			want.ActuationErrors, want.PreemptorActivated = bg.Victims, true
+		} else {
+			// As PreemptWithStages: an actuation error leaves no nomination.
+			want.Status, want.Message = preempt.Error, err.Error()
+			want.NominatedNode, want.Victims, want.NumPDBViolations = "", []preempt.Victim{}, 0
 		}
-		want.ActuationErrors, want.PreemptorActivated = bg.Victims, true
 	}
-	want.NominatedNode, want.Victims, want.NumPDBViolations = cand.Node, cand.Victims, cand.NumPDBViolations
 	want.Actions = cs.Recorded()
-	note = fmt.Sprintf("%s broke the final tie among the equal-best nodes %v at %s (map order); the reference takes list order, %s", other.Name(), ties, got.NominatedNode, ref.NominatedNode)
+	note = fmt.Sprintf("%s broke the final tie among the equal-best nodes %v at %s (map order); the reference takes list order, %s", other.Name(), ties, gotNode, refNode)
 	return want, note, nil
+}
+
+// actuated reports whether d reached actuation: a node was chosen (a
+// Success, or an Error of the actuation once candidates were found).
+func actuated(d preempt.Decision) bool {
+	return d.Eligible && len(d.Candidates) > 0 && (d.Status == preempt.Success || d.Status == preempt.Error)
+}
+
+// chosenNode is the node d chose: its nomination, or, when actuation failed
+// before it, the candidate holding the first pod its API calls touched.
+func chosenNode(d preempt.Decision, cands []preempt.Candidate) string {
+	if d.NominatedNode != "" {
+		return d.NominatedNode
+	}
+	for _, a := range d.Actions {
+		for _, c := range cands {
+			for _, v := range c.Victims {
+				if v.Namespace == a.Namespace && v.Name == a.Name {
+					return c.Node
+				}
+			}
+		}
+		for _, s := range a.Sets {
+			if node, ok := strings.CutPrefix(s, "nominatedNodeName="); ok && node != "null" && a.Name == "" {
+				return node
+			}
+		}
+	}
+	return ""
 }
 
 // Selectable is the candidates SelectCandidate chooses among: the dry
