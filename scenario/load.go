@@ -10,9 +10,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -30,7 +32,6 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/policy/install" // policy/v1beta1 <-> v1 conversion
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	k8sjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -55,16 +56,31 @@ import (
 //   - objects of kinds the filters do not read (Services, Events, ...) are
 //     skipped, with a note.
 //
-// Decoding is the API server's: field names are matched case-sensitively;
-// unknown fields (a field in the wrong case among them) and duplicate
-// fields are reported in a note naming the file, the object and the field
-// (an error under Options.Strict). Every YAML document is read, whatever
-// its separator style (---, --- # comment, --- with content, ... end
-// markers, %YAML directives). A file larger than Options.MaxBytes
-// (MaxInputBytes by default) is refused without being read further; the
-// path "-" is standard input.
+// Decoding is the API server's under strict field validation: field
+// names are matched case-sensitively (a field in the wrong case is never
+// taken for the right one); unknown fields (the wrong case among them,
+// with the right name) and duplicate fields, of objects and of lists, in
+// JSON and in YAML (and YAML keys such as 1 and "1" that are one JSON
+// key), are reported in a note naming the file, the object and the field
+// path, the last value of a duplicate taken as the API server takes it;
+// under Options.Strict they are errors.
 //
-// Errors name the file and the object.
+// YAML is read as kubectl reads it (go-yaml v2, YAML 1.1: yes and y are
+// true), every document whatever its separator style (---, --- # comment,
+// --- with content, ... end markers with or without a comment, %YAML
+// directives, CR LF, CR or NEL line breaks, a byte order mark, UTF-16).
+// JSON values separated by --- lines are YAML documents. A YAML document
+// whose aliases would make its JSON form over 16 times its size (plus 64
+// KiB) is refused, as an alias bomb.
+//
+// A file larger than Options.MaxBytes (MaxInputBytes by default) is
+// refused naming the file, having read no more than the limit and a byte
+// (a device or a FIFO too: -cluster /dev/zero ends at once, as binary
+// data). The path "-" is standard input (Options.Stdin), read once. A
+// cluster without nodes is an error naming the inputs.
+//
+// Errors and notes name the file (and the document or list item) and the
+// object ("pod default/a"), never a Go type.
 func LoadPaths(paths []string) (*preempt.Cluster, []string, error) {
 	return LoadPathsWith(paths, Options{})
 }
@@ -92,6 +108,12 @@ func (o Options) maxBytes() int64 {
 
 // LoadPathsWith is LoadPaths with options.
 func LoadPathsWith(paths []string, opts Options) (*preempt.Cluster, []string, error) {
+	if len(paths) == 0 {
+		return nil, nil, errors.New("no input: name a file, a directory or - (standard input)")
+	}
+	if n := countStdin(paths); n > 1 {
+		return nil, nil, fmt.Errorf("standard input (-) named %d times: it can be read once", n)
+	}
 	r := reader{opts: opts}
 	for _, p := range paths {
 		if err := r.readPath(p); err != nil {
@@ -103,9 +125,26 @@ func LoadPathsWith(paths []string, opts Options) (*preempt.Cluster, []string, er
 		return nil, nil, err
 	}
 	if len(c.Nodes) == 0 {
-		return nil, nil, fmt.Errorf("%s: no nodes: a cluster to preempt on needs at least one Node", strings.Join(paths, ", "))
+		names := make([]string, len(paths))
+		for i, p := range paths {
+			names[i] = p
+			if p == "-" {
+				names[i] = "standard input"
+			}
+		}
+		return nil, nil, fmt.Errorf("no nodes in %s: a cluster to preempt on needs at least one Node (an empty List, or one without items, holds none)", strings.Join(names, ", "))
 	}
 	return c, notes, nil
+}
+
+func countStdin(paths []string) int {
+	n := 0
+	for _, p := range paths {
+		if p == "-" {
+			n++
+		}
+	}
+	return n
 }
 
 // LoadCluster is LoadPaths on one file's contents.
@@ -139,7 +178,7 @@ func readAll(name string, rd io.Reader, max int64) ([]byte, error) {
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if bytes.IndexByte(head, 0) >= 0 {
+	if bytes.IndexByte(head, 0) >= 0 && !hasUTF16BOM(head) {
 		return nil, fmt.Errorf("%s: binary data (a NUL byte in its first %d bytes), not a kubectl dump", name, len(head))
 	}
 	data, err := io.ReadAll(br)
@@ -225,6 +264,9 @@ func loadPod(name string, data []byte, opts Options) (*loadedPod, error) {
 
 // goTypeError is encoding/json's type error, which names Go types.
 var goTypeError = regexp.MustCompile(`json: cannot unmarshal (\w+)(?: (\S+))? into Go (?:struct field \S*?\.([^ .]\S*)|value) of type (\S+)`)
+
+// goTimeError is time.Parse's error, which names Go's layout.
+var goTimeError = regexp.MustCompile(`^parsing time ("(?:[^"\\]|\\.)*") as "[^"]*"`)
 
 // friendly rewrites a JSON decoding error in terms of fields and JSON
 // types, without Go type names.
@@ -351,7 +393,7 @@ func (r *reader) readPath(path string) error {
 
 // readFile splits a file into documents and decodes each.
 func (r *reader) readFile(file string, data []byte) error {
-	docs, err := r.documents(file, data)
+	docs, err := r.documents(file, normalizeText(data))
 	if err != nil {
 		return err
 	}
@@ -360,7 +402,12 @@ func (r *reader) readFile(file string, data []byte) error {
 		if len(docs) == 1 {
 			where = file
 		}
-		if err := r.readDocument(file, where, doc); err != nil {
+		for _, d := range doc.dups {
+			if err := r.strictf("%s", describeDup(where, doc.json, d)); err != nil {
+				return err
+			}
+		}
+		if err := r.readDocument(file, where, doc.json); err != nil {
 			return err
 		}
 	}
@@ -368,64 +415,92 @@ func (r *reader) readFile(file string, data []byte) error {
 }
 
 // documents splits a file: a JSON array, a stream of JSON values, or YAML
-// documents.
-func (r *reader) documents(file string, data []byte) ([]json.RawMessage, error) {
+// documents (empty and null ones left out). JSON values separated by YAML
+// markers ("---") are YAML documents.
+func (r *reader) documents(file string, data []byte) ([]yamlDoc, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("%s: empty file", file)
 	}
-	var docs []json.RawMessage
-	switch trimmed[0] {
-	case '[':
-		if err := json.Unmarshal(trimmed, &docs); err != nil {
-			return nil, fmt.Errorf("%s: malformed JSON array: %w", file, err)
+	if trimmed[0] == '[' || trimmed[0] == '{' {
+		docs, err := jsonDocuments(file, trimmed)
+		if err == nil || !yamlMarker.Match(data) {
+			return docs, err
+		}
+		if docs, yerr := yamlDocuments(file, data); yerr == nil {
+			return docs, nil
+		}
+		return nil, err
+	}
+	return yamlDocuments(file, data)
+}
+
+// yamlMarker matches a line YAML reads as a document marker.
+var yamlMarker = regexp.MustCompile(`(?m)^(---|\.\.\.)([ \t\r]|$)`)
+
+func jsonDocuments(file string, trimmed []byte) ([]yamlDoc, error) {
+	var docs []yamlDoc
+	if trimmed[0] == '[' {
+		var raws []json.RawMessage
+		if err := json.Unmarshal(trimmed, &raws); err != nil {
+			return nil, fmt.Errorf("%s: malformed JSON array: %s", file, friendly(err))
+		}
+		for _, raw := range raws {
+			docs = append(docs, yamlDoc{json: raw})
 		}
 		return docs, nil
-	case '{':
-		dec := json.NewDecoder(bytes.NewReader(trimmed))
-		for {
-			var doc json.RawMessage
-			err := dec.Decode(&doc)
-			if err == io.EOF {
-				return docs, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	for {
+		var doc json.RawMessage
+		err := dec.Decode(&doc)
+		if err == io.EOF {
+			return docs, nil
+		}
+		if err != nil {
+			off := dec.InputOffset()
+			var syn *json.SyntaxError
+			if errors.As(err, &syn) {
+				off = syn.Offset
 			}
-			if err != nil {
-				off := dec.InputOffset()
-				var syn *json.SyntaxError
-				if errors.As(err, &syn) {
-					off = syn.Offset
-				}
-				if len(docs) > 0 {
-					line := 1 + bytes.Count(trimmed[:min(int(off), len(trimmed))], []byte("\n"))
-					return nil, fmt.Errorf("%s: not a kubectl dump: %d JSON documents, then text that is not JSON at line %d (%v); "+
-						"`kubectl cluster-info dump` writes container logs into its output stream: run it with --output-directory DIR and pass DIR", file, len(docs), line, err)
-				}
-				return nil, fmt.Errorf("%s: malformed JSON: %w", file, err)
+			if len(docs) > 0 {
+				line := 1 + bytes.Count(trimmed[:min(int(off), len(trimmed))], []byte("\n"))
+				return nil, fmt.Errorf("%s: not a kubectl dump: %d JSON documents, then text that is not JSON at line %d (%s); "+
+					"`kubectl cluster-info dump` writes container logs into its output stream: run it with --output-directory DIR and pass DIR", file, len(docs), line, friendly(err))
 			}
-			docs = append(docs, doc)
+			return nil, fmt.Errorf("%s: malformed JSON: %s", file, friendly(err))
+		}
+		docs = append(docs, yamlDoc{json: doc})
+	}
+}
+
+func yamlDocuments(file string, data []byte) ([]yamlDoc, error) {
+	var docs []yamlDoc
+	pieces := splitYAML(data)
+	content := 0
+	for _, p := range pieces {
+		if p.hasContent() {
+			content++
 		}
 	}
-	for _, d := range splitYAML(data) {
-		j, strictErr := yaml.YAMLToJSONStrict(d)
-		if strictErr != nil {
-			// A duplicate key is a strict finding; any other error is fatal.
-			lax, err := yaml.YAMLToJSON(d)
-			if err != nil {
-				return nil, fmt.Errorf("%s: malformed YAML: %s", file, oneLine(err))
-			}
-			j = lax
+	for _, piece := range pieces {
+		where := fmt.Sprintf("%s: document %d", file, len(docs)+1)
+		if content <= 1 {
+			where = file
 		}
-		if s := strings.TrimSpace(string(j)); s == "null" || s == "" {
-			continue
-		}
-		docs = append(docs, j)
-		if strictErr != nil {
-			var tm typeMeta
-			_ = k8sjson.UnmarshalCaseSensitivePreserveInts(j, &tm)
-			what := strings.TrimSpace(strings.ToLower(tm.Kind) + " " + preempt.Key(tm.Metadata.Namespace, tm.Metadata.Name))
-			if err := r.strictf("%s: document %d (%s): duplicate field: %s", file, len(docs), what, oneLine(strictErr)); err != nil {
-				return nil, err
+		if bytes.Contains(piece.data, []byte("\u2028")) || bytes.Contains(piece.data, []byte("\u2029")) {
+			// go-yaml takes these for line breaks, and would read only
+			// the first of the documents they separate.
+			if n, err := countYAMLDocuments(piece.data); err == nil && n > 1 {
+				return nil, fmt.Errorf("%s: holds %d YAML documents, separated by a line break go-yaml sees in a Unicode line or paragraph separator (U+2028, U+2029): use a plain line break", where, n)
 			}
+		}
+		doc, err := readYAMLDocument(piece.data, piece.line)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		if doc.json != nil {
+			docs = append(docs, doc)
 		}
 	}
 	if len(docs) == 0 {
@@ -434,35 +509,49 @@ func (r *reader) documents(file string, data []byte) ([]json.RawMessage, error) 
 	return docs, nil
 }
 
-// splitYAML splits a YAML stream into its documents as a YAML parser
-// does: a line starting with "---" followed by nothing, a space or a tab
-// (a comment or content may follow) starts a document, a "..." line ends
-// one, and directive lines ("%YAML 1.2") before a "---" are dropped.
-func splitYAML(data []byte) [][]byte {
-	var docs [][]byte
-	var cur []string
-	flush := func() {
-		docs = append(docs, []byte(strings.Join(cur, "\n")))
-		cur = nil
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		trimmed := strings.TrimRight(line, " \t\r")
-		switch {
-		case trimmed == "---" || strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "---\t"):
-			flush()
-			if rest := strings.TrimSpace(line[3:]); rest != "" && !strings.HasPrefix(rest, "#") {
-				cur = append(cur, rest) // content on the marker line: "--- {a: 1}"
+// describeDup names a duplicate field found in a YAML document by the
+// object holding it: the document, or the list item.
+func describeDup(where string, doc json.RawMessage, d yamlDup) string {
+	var tm typeMeta
+	_ = k8sjson.UnmarshalCaseSensitivePreserveInts(doc, &tm)
+	path := d.path
+	if rest, ok := strings.CutPrefix(path, "items["); ok && strings.HasSuffix(tm.Kind, "List") {
+		if n, tail, ok := strings.Cut(rest, "]"); ok {
+			var list struct {
+				Items []json.RawMessage `json:"items"`
 			}
-		case trimmed == "...":
-			flush()
-		case strings.HasPrefix(line, "%") && len(strings.TrimSpace(strings.Join(cur, ""))) == 0:
-			// a directive: "%YAML 1.2", "%TAG ..."
-		default:
-			cur = append(cur, line)
+			_ = k8sjson.UnmarshalCaseSensitivePreserveInts(doc, &list)
+			if i, err := strconv.Atoi(n); err == nil && i < len(list.Items) && tail != "" {
+				var item typeMeta
+				_ = k8sjson.UnmarshalCaseSensitivePreserveInts(list.Items[i], &item)
+				if item.Kind == "" {
+					item.Kind = strings.TrimSuffix(tm.Kind, "List")
+				}
+				where, tm, path = fmt.Sprintf("%s: item %d", where, i), item, strings.TrimPrefix(tail, ".")
+			}
 		}
 	}
-	flush()
-	return docs
+	what := describe(tm.Kind, tm.Metadata.Namespace, tm.Metadata.Name)
+	if path == "" {
+		return fmt.Sprintf("%s: %s: duplicate field: %s", where, what, d.message)
+	}
+	return fmt.Sprintf("%s: %s: duplicate field %q", where, what, path)
+}
+
+// describe names an object: "pod default/a", "node n1", "object" (no kind
+// nor name).
+func describe(kind, namespace, name string) string {
+	what := strings.ToLower(kind)
+	if what == "" {
+		what = "object"
+	}
+	switch {
+	case name != "" && namespace != "":
+		return what + " " + preempt.Key(namespace, name)
+	case name != "":
+		return what + " " + name
+	}
+	return what
 }
 
 // oneLine joins a multi-line YAML error: "yaml: unmarshal errors:\n  line
@@ -503,7 +592,7 @@ type typeMeta struct {
 func (r *reader) readDocument(file, where string, doc json.RawMessage) error {
 	var fields map[string]json.RawMessage
 	if err := k8sjson.UnmarshalCaseSensitivePreserveInts(doc, &fields); err != nil {
-		return fmt.Errorf("%s: malformed: want an object: %w", where, err)
+		return fmt.Errorf("%s: malformed: %s", where, friendly(err))
 	}
 	var tm typeMeta
 	if err := k8sjson.UnmarshalCaseSensitivePreserveInts(doc, &tm); err != nil {
@@ -518,11 +607,22 @@ func (r *reader) readDocument(file, where string, doc json.RawMessage) error {
 	if !strings.HasSuffix(tm.Kind, "List") {
 		return r.readObject(file, where, doc, "", "")
 	}
+	// The list itself is decoded as strictly as its items: an "ITEMS" or
+	// a second "items" is named, never taken or dropped silently.
 	var list struct {
-		Items []json.RawMessage `json:"items"`
+		APIVersion string            `json:"apiVersion"`
+		Kind       string            `json:"kind"`
+		Metadata   metav1.ListMeta   `json:"metadata"`
+		Items      []json.RawMessage `json:"items"`
 	}
-	if err := k8sjson.UnmarshalCaseSensitivePreserveInts(doc, &list); err != nil {
-		return fmt.Errorf("%s: %s: malformed: %s", where, tm.Kind, friendly(err))
+	strictErrs, err := decodeStrict(doc, &list)
+	if err != nil {
+		return fmt.Errorf("%s: %s: malformed: %s", where, describe(tm.Kind, "", ""), err)
+	}
+	for _, e := range strictErrs {
+		if err := r.strictf("%s: %s: %s", where, describe(tm.Kind, "", ""), e); err != nil {
+			return err
+		}
 	}
 	itemKind := strings.TrimSuffix(tm.Kind, "List") // "" for a plain List
 	for j, item := range list.Items {
@@ -556,10 +656,7 @@ func (r *reader) readObject(file, where string, raw json.RawMessage, listAPIVers
 			r.inferred = append(r.inferred, file)
 		}
 	}
-	what := strings.ToLower(tm.Kind) + " " + tm.Metadata.Name
-	if tm.Metadata.Namespace != "" {
-		what = strings.ToLower(tm.Kind) + " " + preempt.Key(tm.Metadata.Namespace, tm.Metadata.Name)
-	}
+	what := describe(tm.Kind, tm.Metadata.Namespace, tm.Metadata.Name)
 	var obj runtime.Object
 	switch tm.APIVersion + " " + tm.Kind {
 	case "v1 Node":
@@ -586,7 +683,7 @@ func (r *reader) readObject(file, where string, raw json.RawMessage, listAPIVers
 		r.skipped = append(r.skipped, strings.TrimSpace(tm.APIVersion+" "+tm.Kind))
 		return nil
 	}
-	var strictErrs []error
+	var strictErrs []string
 	if tm.APIVersion == "policy/v1beta1" {
 		pdb, errs, err := convertV1beta1PDB(raw)
 		if err != nil {
@@ -594,9 +691,9 @@ func (r *reader) readObject(file, where string, raw json.RawMessage, listAPIVers
 		}
 		obj, strictErrs = pdb, errs
 	} else {
-		errs, err := k8sjson.UnmarshalStrict(raw, obj)
+		errs, err := decodeStrict(raw, obj)
 		if err != nil {
-			return fmt.Errorf("%s: %s: %s", where, what, friendly(err))
+			return fmt.Errorf("%s: %s: %w", where, what, err)
 		}
 		strictErrs = errs
 	}
@@ -610,6 +707,32 @@ func (r *reader) readObject(file, where string, raw json.RawMessage, listAPIVers
 	}
 	r.objects = append(r.objects, obj)
 	return nil
+}
+
+// decodeStrict decodes raw into obj as the API server does under strict
+// field validation: an error names the field (never a Go type), and the
+// findings, unknown and duplicate fields, name theirs.
+func decodeStrict(raw []byte, obj any) ([]string, error) {
+	errs, err := k8sjson.UnmarshalStrict(raw, obj)
+	if err != nil {
+		if !goTypeError.MatchString(err.Error()) {
+			// A value the type decodes itself, a quantity or a time, gives
+			// an error without its field.
+			if path, e := badField(raw, reflect.TypeOf(obj)); path != "" && e != nil {
+				msg := strings.TrimPrefix(e.Error(), "json: ")
+				if m := goTimeError.FindStringSubmatch(msg); m != nil {
+					msg = m[1] + " is not a time in RFC 3339 form (2006-01-02T15:04:05Z)"
+				}
+				return nil, fmt.Errorf("%s (field %s)", msg, path)
+			}
+		}
+		return nil, errors.New(friendly(err))
+	}
+	findings := make([]string, len(errs))
+	for i, e := range errs {
+		findings[i] = e.Error() + caseHint(e.Error(), reflect.TypeOf(obj))
+	}
+	return findings, nil
 }
 
 // inferKind names the kind of an object that carries none (the Insights
@@ -639,11 +762,11 @@ func inferKind(raw json.RawMessage) (string, bool) {
 // convertV1beta1PDB converts as the API server does: v1beta1 to the
 // internal form to v1 (an empty v1beta1 selector matches no pod, and
 // stays so in v1).
-func convertV1beta1PDB(raw json.RawMessage) (*policyv1.PodDisruptionBudget, []error, error) {
+func convertV1beta1PDB(raw json.RawMessage) (*policyv1.PodDisruptionBudget, []string, error) {
 	in := &policyv1beta1.PodDisruptionBudget{}
-	strictErrs, err := k8sjson.UnmarshalStrict(raw, in)
+	strictErrs, err := decodeStrict(raw, in)
 	if err != nil {
-		return nil, nil, errors.New(friendly(err))
+		return nil, nil, err
 	}
 	legacyscheme.Scheme.Default(in)
 	internal := &policy.PodDisruptionBudget{}

@@ -1,0 +1,509 @@
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
+	yaml "go.yaml.in/yaml/v2"
+)
+
+// This file reads YAML as kubectl does (sigs.k8s.io/yaml: go-yaml v2,
+// YAML 1.1, then JSON), with three things sigs.k8s.io/yaml.YAMLToJSON
+// does not give: the path of every duplicate field, keys that collide in
+// JSON (1 and "1") resolved in document order rather than in Go's map
+// order, and a bound on what YAML aliases may expand a document to.
+
+// aliasExpansion bounds a YAML document's JSON form: at most this many
+// times the document's size, plus aliasSlack. A document without aliases
+// stays far below it (a JSON form is at most some 12 times its YAML in
+// this count, for documents of one-character list items); aliases to
+// aliases grow exponentially ("billion laughs") and to a long string
+// linearly in the number of aliases, and are refused beyond it.
+const (
+	aliasExpansion = 16
+	aliasSlack     = 64 << 10
+)
+
+// normalizeText returns data as UTF-8 without a byte order mark: UTF-16
+// with a byte order mark (what PowerShell's > writes) is converted, as
+// go-yaml converts it.
+func normalizeText(data []byte) []byte {
+	switch {
+	case bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}):
+		return data[3:]
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}), bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		little := data[0] == 0xFF
+		data = data[2:]
+		u := make([]uint16, len(data)/2)
+		for i := range u {
+			if little {
+				u[i] = uint16(data[2*i]) | uint16(data[2*i+1])<<8
+			} else {
+				u[i] = uint16(data[2*i])<<8 | uint16(data[2*i+1])
+			}
+		}
+		return []byte(string(utf16.Decode(u)))
+	}
+	return data
+}
+
+// hasUTF16BOM reports data starting with a UTF-16 byte order mark.
+func hasUTF16BOM(data []byte) bool {
+	return bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF})
+}
+
+// yamlPiece is one document of a YAML stream, and the line of the file
+// it starts on.
+type yamlPiece struct {
+	data []byte
+	line int
+}
+
+// splitYAML splits a YAML stream into its documents as a YAML parser
+// does: a line starting with "---" followed by nothing, a space or a tab
+// (a comment or content may follow) starts a document, a "..." line (a
+// comment may follow) ends one, and directive lines ("%YAML 1.2") before
+// a document are dropped. Line breaks are YAML's: CR LF, CR and NEL
+// (U+0085) are taken as LF, as go-yaml reads them.
+func splitYAML(data []byte) []yamlPiece {
+	text := string(data)
+	if strings.ContainsAny(text, "\r\u0085") {
+		text = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u0085", "\n").Replace(text)
+	}
+	var docs []yamlPiece
+	var cur []string
+	start := 1
+	flush := func(next int) {
+		docs = append(docs, yamlPiece{[]byte(strings.Join(cur, "\n")), start})
+		cur, start = nil, next
+	}
+	marker := func(line, m string) (rest string, ok bool) {
+		if line == m || strings.HasPrefix(line, m+" ") || strings.HasPrefix(line, m+"\t") {
+			return strings.TrimSpace(line[len(m):]), true
+		}
+		return "", false
+	}
+	for i, line := range strings.Split(text, "\n") {
+		n := i + 1
+		rest, ok := marker(line, "---")
+		if !ok {
+			rest, ok = marker(line, "...")
+		}
+		if ok {
+			flush(n + 1)
+			if rest != "" && !strings.HasPrefix(rest, "#") {
+				cur, start = append(cur, rest), n // content on the marker line: "--- {a: 1}"
+			}
+			continue
+		}
+		if strings.HasPrefix(line, "%") && len(strings.TrimSpace(strings.Join(cur, ""))) == 0 {
+			cur, start = nil, n+1 // a directive: "%YAML 1.2", "%TAG ..."
+			continue
+		}
+		cur = append(cur, line)
+	}
+	flush(0)
+	return docs
+}
+
+// hasContent reports a piece holding more than blank lines and comments.
+func (p yamlPiece) hasContent() bool {
+	for _, l := range strings.Split(string(p.data), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			return true
+		}
+	}
+	return false
+}
+
+// countYAMLDocuments counts the documents go-yaml finds in data, without
+// decoding them.
+func countYAMLDocuments(data []byte) (int, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	n := 0
+	for {
+		var s skipDocument
+		err := dec.Decode(&s)
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+}
+
+type skipDocument struct{}
+
+func (*skipDocument) UnmarshalYAML(func(any) error) error { return nil }
+
+// yamlDoc is one YAML document read: its JSON form (nil for an empty or
+// null document) and its duplicate fields.
+type yamlDoc struct {
+	json []byte
+	dups []yamlDup
+}
+
+// yamlDup is a duplicate field: its path in the document ("spec.priority",
+// "items[3].metadata.name"), or go-yaml's own words when the document's
+// merge keys ("<<") make the path unknown.
+type yamlDup struct {
+	path, message string
+}
+
+// topDocument decodes a document's top level: a mapping as a MapSlice
+// (nested mappings then decode as MapSlices too, keeping every key in
+// order, duplicates included), anything else as itself.
+type topDocument struct {
+	seen, isMap bool
+	m           yaml.MapSlice
+	other       any
+}
+
+func (t *topDocument) UnmarshalYAML(unmarshal func(any) error) error {
+	t.seen = true // not called for a null document
+	err := unmarshal(&t.m)
+	if err == nil {
+		t.isMap = true
+		return nil
+	}
+	if e := unmarshal(&t.other); e != nil {
+		return e
+	}
+	if _, isMap := t.other.(map[any]any); isMap {
+		return err
+	}
+	return nil
+}
+
+// readYAMLDocument converts one YAML document to JSON as
+// sigs.k8s.io/yaml.YAMLToJSON does, finding duplicate fields and bounding
+// alias expansion.
+//
+// firstLine is the line of the file the document starts on, which go-yaml's
+// line numbers are made relative to.
+func readYAMLDocument(doc []byte, firstLine int) (yamlDoc, error) {
+	if bytes.Contains(doc, []byte("<<")) {
+		return readYAMLMerging(doc, firstLine)
+	}
+	var top topDocument
+	if err := yaml.Unmarshal(doc, &top); err != nil {
+		return yamlDoc{}, yamlError(err, firstLine)
+	}
+	if !top.seen {
+		return yamlDoc{}, nil
+	}
+	c := newConverter(doc)
+	var v any = top.m
+	if !top.isMap {
+		v = top.other
+	}
+	out, err := c.value(v)
+	if err != nil {
+		return yamlDoc{}, nameObject(v, err)
+	}
+	j, err := json.Marshal(out)
+	if err != nil {
+		return yamlDoc{}, fmt.Errorf("malformed YAML: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return yamlDoc{json: j, dups: c.dups}, nil
+}
+
+// readYAMLMerging reads a document that may hold merge keys ("<<"), which
+// go-yaml applies only when decoding into maps: duplicates are go-yaml's
+// strict findings, by line.
+func readYAMLMerging(doc []byte, firstLine int) (yamlDoc, error) {
+	var v any
+	var dups []yamlDup
+	if err := yaml.UnmarshalStrict(doc, &v); err != nil {
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			return yamlDoc{}, yamlError(err, firstLine)
+		}
+		for _, e := range te.Errors {
+			if !strings.Contains(e, "already set in map") {
+				return yamlDoc{}, yamlError(err, firstLine)
+			}
+			e = fileLines(e, firstLine)
+			if !slices.Contains(dups, yamlDup{message: e}) {
+				dups = append(dups, yamlDup{message: e})
+			}
+		}
+		v = nil
+		if err := yaml.Unmarshal(doc, &v); err != nil { // the last value wins
+			return yamlDoc{}, yamlError(err, firstLine)
+		}
+	}
+	if v == nil {
+		return yamlDoc{}, nil
+	}
+	c := newConverter(doc)
+	out, err := c.value(v)
+	if err != nil {
+		return yamlDoc{}, nameObject(v, err)
+	}
+	j, err := json.Marshal(out)
+	if err != nil {
+		return yamlDoc{}, fmt.Errorf("malformed YAML: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return yamlDoc{json: j, dups: append(dups, c.dups...)}, nil
+}
+
+// yamlError rewrites go-yaml's errors without Go types, and with the
+// file's line numbers.
+func yamlError(err error, firstLine int) error {
+	if strings.Contains(err.Error(), "invalid map key: ") {
+		return errors.New("malformed YAML: a list or a mapping used as a key")
+	}
+	return fmt.Errorf("malformed YAML: %s", fileLines(strings.TrimPrefix(oneLine(err), "yaml: "), firstLine))
+}
+
+var yamlLine = regexp.MustCompile(`\bline (\d+)\b`)
+
+// fileLines makes go-yaml's line numbers, of a document starting at line
+// firstLine of a file, the file's.
+func fileLines(msg string, firstLine int) string {
+	return yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
+		n, err := strconv.Atoi(strings.TrimPrefix(m, "line "))
+		if err != nil {
+			return m
+		}
+		return "line " + strconv.Itoa(n+firstLine-1)
+	})
+}
+
+// converter turns go-yaml's values into JSON's, as sigs.k8s.io/yaml's
+// convertToJSONableObject does without a target type, recording
+// duplicate keys and spending a budget of JSON bytes.
+type converter struct {
+	budget, limit int64
+	path          []string
+	dups          []yamlDup
+}
+
+func newConverter(doc []byte) *converter {
+	limit := aliasExpansion*int64(len(doc)) + aliasSlack
+	return &converter{budget: limit, limit: limit}
+}
+
+func (c *converter) pathString() string { return joinPath(c.path) }
+
+// joinPath writes a path as sigs.k8s.io/json's strict errors do:
+// "spec.containers[0].name".
+func joinPath(path []string) string {
+	var b strings.Builder
+	for _, p := range path {
+		if b.Len() > 0 && !strings.HasPrefix(p, "[") {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+func (c *converter) errorf(format string, a ...any) error {
+	return &fieldError{path: append([]string(nil), c.path...), msg: fmt.Sprintf(format, a...)}
+}
+
+// fieldError is a conversion error at a path of the document.
+type fieldError struct {
+	path []string
+	msg  string
+}
+
+func (e *fieldError) Error() string {
+	if p := joinPath(e.path); p != "" {
+		return fmt.Sprintf("field %s: %s", p, e.msg)
+	}
+	return e.msg
+}
+
+// nameObject prefixes a conversion error with the object it is in: the
+// document's, or the list item's ("item 3: pod default/a: field ...").
+func nameObject(doc any, err error) error {
+	fe, ok := err.(*fieldError)
+	if !ok {
+		return err
+	}
+	kind := lookup(doc, "kind")
+	if strings.HasSuffix(kind, "List") && len(fe.path) >= 2 && fe.path[0] == "items" {
+		if i, err := strconv.Atoi(strings.Trim(fe.path[1], "[]")); err == nil {
+			var item any
+			if items, ok := lookupValue(doc, "items").([]any); ok && i < len(items) {
+				item = items[i]
+			}
+			itemKind := lookup(item, "kind")
+			if itemKind == "" {
+				itemKind = strings.TrimSuffix(kind, "List")
+			}
+			meta := lookupValue(item, "metadata")
+			return fmt.Errorf("item %d: %s: %w", i, describe(itemKind, lookup(meta, "namespace"), lookup(meta, "name")), &fieldError{fe.path[2:], fe.msg})
+		}
+	}
+	meta := lookupValue(doc, "metadata")
+	return fmt.Errorf("%s: %w", describe(kind, lookup(meta, "namespace"), lookup(meta, "name")), fe)
+}
+
+// lookupValue is a mapping's value for key, as go-yaml decoded it.
+func lookupValue(v any, key string) any {
+	switch m := v.(type) {
+	case yaml.MapSlice:
+		var found any
+		for _, it := range m {
+			if k, ok := it.Key.(string); ok && k == key {
+				found = it.Value // the last one wins, as in JSON
+			}
+		}
+		return found
+	case map[any]any:
+		return m[key]
+	}
+	return nil
+}
+
+// lookup is a mapping's string value for key, or "".
+func lookup(v any, key string) string {
+	s, _ := lookupValue(v, key).(string)
+	return s
+}
+
+func (c *converter) spend(n int) error {
+	c.budget -= int64(n)
+	if c.budget < 0 {
+		return fmt.Errorf("its YAML aliases expand it past %d bytes of JSON (%d times its size, and %d KiB): refused as an alias bomb", c.limit, aliasExpansion, aliasSlack>>10)
+	}
+	return nil
+}
+
+func (c *converter) value(v any) (any, error) {
+	switch v := v.(type) {
+	case yaml.MapSlice:
+		if err := c.spend(2); err != nil {
+			return nil, err
+		}
+		m := make(map[string]any, len(v))
+		for _, item := range v {
+			k, err := c.key(item.Key)
+			if err != nil {
+				return nil, err
+			}
+			e, err := c.entry(m, k, item.Value)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = e
+		}
+		return m, nil
+	case map[any]any:
+		if err := c.spend(2); err != nil {
+			return nil, err
+		}
+		// go-yaml's map has no order: keys that become the same JSON key
+		// (1 and "1") are taken in a fixed order, a string last.
+		type kv struct {
+			json string
+			str  bool
+			v    any
+		}
+		items := make([]kv, 0, len(v))
+		for k, e := range v {
+			s, err := c.key(k)
+			if err != nil {
+				return nil, err
+			}
+			_, str := k.(string)
+			items = append(items, kv{s, str, e})
+		}
+		sort.Slice(items, func(i, j int) bool {
+			if items[i].json != items[j].json {
+				return items[i].json < items[j].json
+			}
+			return !items[i].str && items[j].str
+		})
+		m := make(map[string]any, len(v))
+		for _, it := range items {
+			e, err := c.entry(m, it.json, it.v)
+			if err != nil {
+				return nil, err
+			}
+			m[it.json] = e
+		}
+		return m, nil
+	case []any:
+		if err := c.spend(2); err != nil {
+			return nil, err
+		}
+		out := make([]any, len(v))
+		for i, e := range v {
+			c.path = append(c.path, "["+strconv.Itoa(i)+"]")
+			x, err := c.value(e)
+			if err != nil {
+				return nil, err
+			}
+			c.path = c.path[:len(c.path)-1]
+			out[i] = x
+		}
+		return out, nil
+	case string:
+		return v, c.spend(len(v) + 3)
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, c.errorf("%v is not a JSON number", v)
+		}
+	}
+	return v, c.spend(24)
+}
+
+// entry converts a mapping's value, noting a duplicate key.
+func (c *converter) entry(m map[string]any, k string, v any) (any, error) {
+	c.path = append(c.path, k)
+	defer func() { c.path = c.path[:len(c.path)-1] }()
+	if _, dup := m[k]; dup {
+		c.dups = append(c.dups, yamlDup{path: c.pathString()})
+	}
+	if err := c.spend(len(k) + 4); err != nil {
+		return nil, err
+	}
+	return c.value(v)
+}
+
+// key is the JSON key of a YAML key, as sigs.k8s.io/yaml writes it.
+func (c *converter) key(k any) (string, error) {
+	switch k := k.(type) {
+	case string:
+		return k, nil
+	case int:
+		return strconv.Itoa(k), nil
+	case int64:
+		return strconv.FormatInt(k, 10), nil
+	case float64:
+		s := strconv.FormatFloat(k, 'g', -1, 32)
+		switch s {
+		case "+Inf":
+			s = ".inf"
+		case "-Inf":
+			s = "-.inf"
+		case "NaN":
+			s = ".nan"
+		}
+		return s, nil
+	case bool:
+		return strconv.FormatBool(k), nil
+	case nil:
+		return "", c.errorf("a null key")
+	case uint64:
+		return "", c.errorf("key %d is out of range (a 64-bit int)", k)
+	}
+	return "", c.errorf("a list or a mapping used as a key")
+}
