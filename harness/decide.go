@@ -28,6 +28,13 @@ func Decide(ctx context.Context, impl preempt.Implementation, c *preempt.Cluster
 	if err := c.Validate(); err != nil {
 		return Result{}, err
 	}
+	return DecideValid(ctx, impl, c, pod, cfg, offset, now, fs...)
+}
+
+// DecideValid is Decide on a cluster that has passed Validate (a loader's
+// output, say): it validates the pod and the request, not the cluster
+// again, which takes a tenth of a second at 20000 pods.
+func DecideValid(ctx context.Context, impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, offset int32, now time.Time, fs ...Fault) (Result, error) {
 	if err := c.ValidatePreemptor(pod); err != nil {
 		return Result{}, err
 	}

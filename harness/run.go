@@ -7,29 +7,122 @@ package harness
 
 import (
 	"context"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
-// NewClientset returns a fake clientset holding every pod of c and the
-// preemptor, as the API server would hold them when the scheduler acts.
+// NewClientset returns a fake clientset that answers as if it held every
+// pod of c, the preemptor and c's PDBs, as the API server would hold them
+// when the scheduler acts. The pods are copied in lazily: a pod of c enters
+// the clientset's store the first time a call names it (a list or a watch
+// of pods brings in every pod not yet there), so a decision on a cluster
+// of 20000 pods copies the few it touches, not all of them. What a call
+// sees and returns is the same as with every pod stored up front.
 func NewClientset(c *preempt.Cluster, preemptor *v1.Pod) *fake.Clientset {
-	objs := make([]runtime.Object, 0, len(c.Pods)+len(c.PDBs)+1)
-	for _, p := range c.Pods {
-		objs = append(objs, p.DeepCopy())
-	}
+	objs := make([]runtime.Object, 0, len(c.PDBs)+1)
 	if preemptor != nil {
 		objs = append(objs, preemptor.DeepCopy())
 	}
 	for _, pdb := range c.PDBs {
 		objs = append(objs, pdb.DeepCopy())
 	}
-	return fake.NewSimpleClientset(objs...)
+	cs := fake.NewSimpleClientset(objs...)
+	l := &lazyPods{tracker: cs.Tracker(), pods: c.Pods, seen: map[types.NamespacedName]bool{}}
+	if preemptor != nil {
+		l.seen[types.NamespacedName{Namespace: preemptor.Namespace, Name: preemptor.Name}] = true
+	}
+	cs.PrependReactor("*", "pods", l.react)
+	cs.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.all()
+		return false, nil, nil
+	})
+	return cs
+}
+
+// lazyPods brings a cluster's pods into a fake clientset's store when a
+// call first names them.
+type lazyPods struct {
+	mu      sync.Mutex
+	tracker k8stesting.ObjectTracker
+	pods    []*v1.Pod
+	byName  map[types.NamespacedName]*v1.Pod // built on first use
+	seen    map[types.NamespacedName]bool    // brought in (or the preemptor)
+	allIn   bool
+}
+
+// react is a reactor that never handles the call: it stores the pod the
+// call names, if it is one of the cluster's and not yet stored, and lets
+// the clientset's own reactor answer.
+func (l *lazyPods) react(a k8stesting.Action) (bool, runtime.Object, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.allIn {
+		return false, nil, nil
+	}
+	name := ""
+	switch a := a.(type) {
+	case interface{ GetName() string }:
+		name = a.GetName()
+	case interface{ GetObject() runtime.Object }:
+		if m, ok := a.GetObject().(metav1.Object); ok {
+			name = m.GetName()
+		}
+	}
+	if name == "" {
+		l.all()
+		return false, nil, nil
+	}
+	l.one(types.NamespacedName{Namespace: a.GetNamespace(), Name: name})
+	return false, nil, nil
+}
+
+func (l *lazyPods) one(k types.NamespacedName) {
+	if l.seen[k] {
+		return
+	}
+	l.seen[k] = true
+	if l.byName == nil {
+		l.byName = make(map[types.NamespacedName]*v1.Pod, len(l.pods))
+		for _, p := range l.pods {
+			l.byName[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}] = p
+		}
+	}
+	if p := l.byName[k]; p != nil {
+		l.add(p)
+	}
+}
+
+// all stores every pod not yet stored (a list, a watch, a collection).
+func (l *lazyPods) all() {
+	if l.allIn {
+		return
+	}
+	l.allIn = true
+	for _, p := range l.pods {
+		k := types.NamespacedName{Namespace: p.Namespace, Name: p.Name}
+		if !l.seen[k] {
+			l.seen[k] = true
+			l.add(p)
+		}
+	}
+}
+
+func (l *lazyPods) add(p *v1.Pod) {
+	// Validate rejects a cluster with two pods of one name; a failed add
+	// can only be that, and the first copy stays, as with every pod
+	// stored up front.
+	_ = l.tracker.Add(p.DeepCopy())
 }
 
 // Run validates the input, builds impl's evaluator for c and runs Preempt
@@ -39,7 +132,7 @@ func Run(ctx context.Context, impl preempt.Implementation, c *preempt.Cluster, r
 	if err := c.Validate(); err != nil {
 		return preempt.Decision{}, err
 	}
-	if err := req.Validate(); err != nil {
+	if err := req.ValidateFor(c); err != nil {
 		return preempt.Decision{}, err
 	}
 	if err := c.ValidatePreemptor(req.Pod); err != nil {

@@ -263,6 +263,28 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 	return code, nil, mask
 }
 
+// sumsFit is fits' code for node n as it is, with no nominated pod and
+// no host port: NodeResourcesFit on the node's sums alone.
+func (d *decision) sumsFit(n int32) preempt.Code {
+	s := d.s
+	base := int(n) * s.dims
+	alloc, used := s.alloc[base:base+s.dims], s.requested[base:base+s.dims]
+	code := preempt.Success
+	if int64(len(s.boundOf[n]))+1 > s.allowedPods[n] {
+		code = preempt.Unschedulable
+	}
+	for i, dim := range d.dims {
+		a, amount := alloc[dim], d.amounts[i]
+		if amount > a-used[dim] {
+			if amount > a {
+				return preempt.UnschedulableAndUnresolvable
+			}
+			code = preempt.Unschedulable
+		}
+	}
+	return code
+}
+
 // reasons returns the interned reason list of a failure mask (bit 63: too
 // many pods; bit i: want i). Not safe for concurrent use: the dry run calls
 // it when committing, on one goroutine.

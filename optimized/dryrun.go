@@ -204,7 +204,7 @@ func (ev *evaluator) output() preempt.DryRun {
 
 // failure is the dry-run status of a node that is not a candidate.
 func (ev *evaluator) failure(sl *slot) preempt.NodeStatus {
-	name := ev.s.nodes[sl.node].Name
+	name := ev.s.names[sl.node]         // not the Node object: a cache miss per node
 	if sl.res.code == preempt.Success { // no victims needed: upstream's error
 		return preempt.NodeStatus{Node: name, Code: preempt.Error, Reasons: []string{fmt.Sprintf("expected at least one victim pod on node %q", name)}}
 	}

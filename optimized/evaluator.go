@@ -32,6 +32,7 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 		return nil, err
 	}
 	ev := s.NewEvaluator(i.Workers).(*evaluator)
+	ev.owned = true
 	if i.ParallelFrom > 0 {
 		ev.parallelFrom = i.ParallelFrom
 	}
@@ -51,18 +52,16 @@ func (s *Snapshot) NewEvaluator(workers int) preempt.Evaluator {
 
 type evaluator struct {
 	s            *Snapshot
+	owned        bool // s is this evaluator's alone: Update changes it in place
 	workers      int
 	parallelFrom int
 
-	dec       *decision // for decPod at decNow
+	dec       *decision // for decPod (its now set per request)
 	decPod    *v1.Pod
-	decNow    int64
 	dr        dryRun
 	potential []int32
 	single    scratch // for the single-node stages
 	victimBuf []preempt.Victim
-	pickA     []int32
-	pickB     []int32
 	// lastCands are the candidates of the last dry run's output, and
 	// lastStart their latest-start-time scores, computed from pod indices:
 	// SelectCandidate on that very list (at the same Now) needs no lookups.
@@ -74,9 +73,10 @@ type evaluator struct {
 }
 
 func (ev *evaluator) decision(pod *v1.Pod, now int64) *decision {
-	if ev.dec == nil || ev.decPod != pod || ev.decNow != now {
-		ev.dec, ev.decPod, ev.decNow = newDecision(ev.s, pod, now), pod, now
+	if ev.dec == nil || ev.decPod != pod {
+		ev.dec, ev.decPod = newDecision(ev.s, pod, now), pod
 	}
+	ev.dec.now = now // nothing a decision keeps depends on it
 	return ev.dec
 }
 
@@ -111,19 +111,61 @@ func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult
 	return res
 }
 
+var _ preempt.CodeFilter = (*evaluator)(nil)
+
+// FilterCodes is Filter's outcome as codes in the cluster's node order,
+// without the reasons.
+func (ev *evaluator) FilterCodes(_ context.Context, pod *v1.Pod, dst []preempt.Code) []preempt.Code {
+	s := ev.s
+	if cap(dst) < len(s.nodes) {
+		dst = make([]preempt.Code, len(s.nodes))
+	}
+	dst = dst[:len(s.nodes)]
+	d := ev.decision(pod, 0)
+	sc := &ev.single
+	sc.reset(d)
+	// The common node needs only its sums: no node filter can fail, no
+	// host port, no nominated pod, neither topology plugin.
+	simple := !d.checkNodes && len(d.ports) == 0 && d.topo == nil
+	for n := range int32(len(s.nodes)) {
+		if simple && !s.tainted[n] && len(s.nomOf[n]) == 0 {
+			dst[s.clusterIdx[n]] = d.sumsFit(n)
+			continue
+		}
+		code := preempt.Success
+		if d.nodeFilters(n) != nil {
+			code = preempt.UnschedulableAndUnresolvable
+		} else {
+			d.loadNode(n, &sc.use)
+			d.nominatedUse(n, sc)
+			code, _, _ = d.fits(n, &sc.use, &sc.nom)
+		}
+		dst[s.clusterIdx[n]] = code
+	}
+	return dst
+}
+
 func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (bool, string) {
 	pod := req.Pod
 	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == v1.PreemptNever {
 		return false, "not eligible due to preemptionPolicy=Never."
 	}
 	nominated := pod.Status.NominatedNodeName
-	if nominated == "" || req.FilterCode(nominated) == preempt.UnschedulableAndUnresolvable {
+	if nominated == "" {
 		return true, ""
 	}
 	s := ev.s
-	if n, ok := s.nodeIndex[nominated]; ok {
+	n, ok := s.nodeIndex[nominated]
+	if req.Codes != nil {
+		if !ok || int(s.clusterIdx[n]) >= len(req.Codes) || req.Codes[s.clusterIdx[n]] == preempt.UnschedulableAndUnresolvable {
+			return true, ""
+		}
+	} else if req.FilterCode(nominated) == preempt.UnschedulableAndUnresolvable {
+		return true, ""
+	}
+	if ok {
 		prio := corev1helpers.PodPriority(pod)
-		for _, p := range s.bound[s.boundStart[n]:s.boundStart[n+1]] {
+		for _, p := range s.boundOf[n] {
 			if s.priority[p] < prio && s.terminating[p] {
 				return false, "not eligible due to a terminating pod on the nominated node."
 			}
@@ -138,11 +180,22 @@ func (ev *evaluator) FindCandidates(_ context.Context, req *preempt.Request) (pr
 		return preempt.DryRun{}, fmt.Errorf("no nodes available")
 	}
 	ev.potential = ev.potential[:0]
-	for n, name := range s.names {
-		// Load, then compare: `req.Filter[name] == preempt.Unschedulable`
-		// written in one expression measured 12x slower here (go1.26).
-		if code := req.Filter[name]; code == preempt.Unschedulable {
-			ev.potential = append(ev.potential, int32(n))
+	if codes := req.Codes; codes != nil {
+		if len(codes) != len(s.nodes) {
+			return preempt.DryRun{}, fmt.Errorf("request: %d filter codes for %d nodes", len(codes), len(s.nodes))
+		}
+		for n, i := range s.clusterIdx {
+			if codes[i] == preempt.Unschedulable {
+				ev.potential = append(ev.potential, int32(n))
+			}
+		}
+	} else {
+		for n, name := range s.names {
+			// Load, then compare: `req.Filter[name] == preempt.Unschedulable`
+			// written in one expression measured 12x slower here (go1.26).
+			if code := req.Filter[name]; code == preempt.Unschedulable {
+				ev.potential = append(ev.potential, int32(n))
+			}
 		}
 	}
 	if len(ev.potential) == 0 {
@@ -193,8 +246,11 @@ func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request
 	return ev.victimBuf, int(r.numViolations), preempt.Status{Code: preempt.Success}
 }
 
-// SelectCandidate is pickOneNodeForPreemption over candidate indices in two
-// reused buffers (the minNodes1/minNodes2 idea), one pass per criterion.
+// SelectCandidate is pickOneNodeForPreemption in one pass: keeping the
+// best set criterion after criterion, then the first in the list, picks the
+// lexicographic maximum of the five scores, the first such in the list.
+// Each candidate's later scores are computed only when it ties the best so
+// far on the earlier ones.
 func (ev *evaluator) SelectCandidate(cands []preempt.Candidate, req *preempt.Request) *preempt.Candidate {
 	switch len(cands) {
 	case 0:
@@ -204,35 +260,32 @@ func (ev *evaluator) SelectCandidate(cands []preempt.Candidate, req *preempt.Req
 	}
 	now := req.Now.UnixNano()
 	known := len(cands) == len(ev.lastCands) && &cands[0] == &ev.lastCands[0] && now == ev.lastNow
-	a := ev.pickA[:0]
-	for i := range cands {
-		a = append(a, int32(i))
+	scoreOf := func(i, criterion int) int64 {
+		if criterion == 4 && known && ev.lastNodes[i] == cands[i].Node && ev.lastLens[i] == len(cands[i].Victims) {
+			return ev.lastStart[i]
+		}
+		return ev.score(criterion, &cands[i], now)
 	}
-	b := ev.pickB[:0]
-	defer func() { ev.pickA, ev.pickB = a[:0], b[:0] }()
-	for criterion := range 5 {
-		best := int64(math.MinInt64)
-		b = b[:0]
-		for _, i := range a {
-			var score int64
-			if criterion == 4 && known && ev.lastNodes[i] == cands[i].Node && ev.lastLens[i] == len(cands[i].Victims) {
-				score = ev.lastStart[i]
-			} else {
-				score = ev.score(criterion, &cands[i], now)
+	var best [5]int64
+	computed := 0 // scores of the best candidate known so far: best[:computed]
+	bi := 0
+	for i := 1; i < len(cands); i++ {
+		for criterion := range 5 {
+			if criterion == computed {
+				best[criterion] = scoreOf(bi, criterion)
+				computed++
 			}
-			if score > best {
-				best, b = score, b[:0]
+			sc := scoreOf(i, criterion)
+			if sc < best[criterion] {
+				break
 			}
-			if score == best {
-				b = append(b, i)
+			if sc > best[criterion] {
+				bi, best[criterion], computed = i, sc, criterion+1
+				break
 			}
 		}
-		if len(b) == 1 {
-			return &cands[b[0]]
-		}
-		a, b = b, a
 	}
-	return &cands[a[0]]
+	return &cands[bi]
 }
 
 func (ev *evaluator) score(criterion int, c *preempt.Candidate, now int64) int64 {
@@ -285,7 +338,7 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 	var lower []*v1.Pod
 	if n, ok := s.nodeIndex[c.Node]; ok {
 		prio := corev1helpers.PodPriority(pod)
-		for _, p := range s.nominated[s.nomStart[n]:s.nomStart[n+1]] {
+		for _, p := range s.nomOf[n] {
 			if s.priority[p] < prio {
 				lower = append(lower, s.pods[p])
 			}

@@ -38,6 +38,9 @@ type Snapshot struct {
 	nodes     []*v1.Node       // in name order
 	names     []string         // the nodes' names, contiguous: the per-decision scan reads only these
 	nodeIndex map[string]int32
+	// clusterIdx[n] is node n's position in the cluster's Nodes (the
+	// index of its code in Request.Codes)
+	clusterIdx []int32
 
 	dims       int                       // cpu, memory, ephemeral, the scalars, and a zero column (dims-1)
 	scalarDims map[v1.ResourceName]int32 // scalar resource -> dimension
@@ -48,18 +51,22 @@ type Snapshot struct {
 	requested   []int64 // node*dims, sum of the bound pods
 	tainted     []bool  // node has taints or is unschedulable
 
-	boundStart []int32 // node -> bound[boundStart[n]:boundStart[n+1]]
-	bound      []int32 // pod indices, cluster order per node
-	// byImportance holds each node's bound pods sorted by importance when
-	// every one of them has a start time (the order then does not depend
-	// on Request.Now); presorted[n] says whether node n's slice is.
-	byImportance []int32
-	presorted    []bool
-	nomStart     []int32
-	nominated    []int32
+	// boundOf[n] lists node n's bound pods in cluster order, sortedOf[n]
+	// the same pods by importance, valid when presorted[n]: when every one
+	// of them has a start time (the order then does not depend on
+	// Request.Now). nomOf[n] lists the pods nominated to n. Each is a
+	// window of one array with its capacity cut at its end, so that Update
+	// can grow one node's list without touching the others.
+	boundOf   [][]int32
+	sortedOf  [][]int32
+	presorted []bool
+	nomOf     [][]int32
 
 	pods        []*v1.Pod
 	antiTerms   [][]fwk.AffinityTerm // each pod's required anti-affinity terms
+	withAnti    []int32              // the bound pods with such terms, in cluster order
+	podNode     []int32              // the node a pod is bound to, -1 if none
+	podNom      []int32              // the node an unbound pod is nominated to, -1 if none
 	namespaces  []*v1.Namespace
 	podNS       []string // namespace, name and uid of each pod, contiguous:
 	podName     []string // building results and breaking ties read these,
@@ -74,16 +81,23 @@ type Snapshot struct {
 	pdbStart    []int32 // pod -> pdbOf[pdbStart[p]:pdbStart[p+1]]
 	pdbOf       []int32 // matching PDBs that do not list the pod as disrupted
 	pdbAllowed  []int32
+	pdbSel      []labels.Selector // nil: matches nothing
 	podIndex    map[podKey]int32
 }
 
 // Prepare builds the snapshot of c, which must have passed Validate.
 func Prepare(c *preempt.Cluster) (*Snapshot, error) {
 	s := &Snapshot{cluster: c, nodeIndex: make(map[string]int32, len(c.Nodes)), scalarDims: map[v1.ResourceName]int32{}}
-	s.nodes = append([]*v1.Node(nil), c.Nodes...)
-	sort.Slice(s.nodes, func(i, j int) bool { return s.nodes[i].Name < s.nodes[j].Name })
+	s.clusterIdx = make([]int32, len(c.Nodes))
+	for i := range s.clusterIdx {
+		s.clusterIdx[i] = int32(i)
+	}
+	sort.Slice(s.clusterIdx, func(i, j int) bool { return c.Nodes[s.clusterIdx[i]].Name < c.Nodes[s.clusterIdx[j]].Name })
+	s.nodes = make([]*v1.Node, len(c.Nodes))
 	s.names = make([]string, len(s.nodes))
-	for i, n := range s.nodes {
+	for i, ci := range s.clusterIdx {
+		n := c.Nodes[ci]
+		s.nodes[i] = n
 		s.nodeIndex[n.Name] = int32(i)
 		s.names[i] = n.Name
 	}
@@ -130,114 +144,153 @@ func Prepare(c *preempt.Cluster) (*Snapshot, error) {
 	}
 
 	np := len(c.Pods)
-	s.pods = c.Pods
+	s.pods = make([]*v1.Pod, 0, np)
 	s.namespaces = c.Namespaces
-	s.antiTerms = make([][]fwk.AffinityTerm, np)
-	for i, p := range c.Pods {
-		if terms := requiredTerms(p.Spec.Affinity, true); len(terms) > 0 {
-			s.antiTerms[i], _ = fwk.GetAffinityTerms(p, terms) // the API server rejects selectors that fail
-		}
-	}
-	s.podNS, s.podName, s.podUID = make([]string, np), make([]string, np), make([]string, np)
-	s.priority = make([]int32, np)
-	s.startNanos = make([]int64, np)
-	s.hasStart = make([]bool, np)
-	s.req = make([]int64, np*s.dims)
-	s.terminating = make([]bool, np)
-	s.portStart = make([]int32, np+1)
-	s.pdbStart = make([]int32, np+1)
 	s.podIndex = make(map[podKey]int32, np)
+	s.portStart = append(make([]int32, 0, np+1), 0)
+	s.pdbStart = append(make([]int32, 0, np+1), 0)
+	s.req = make([]int64, 0, np*s.dims)
 	s.pdbAllowed = make([]int32, len(c.PDBs))
-	selectors := make([]labels.Selector, len(c.PDBs))
+	s.pdbSel = make([]labels.Selector, len(c.PDBs))
 	for i, pdb := range c.PDBs {
 		s.pdbAllowed[i] = pdb.Status.DisruptionsAllowed
 		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
 		if err == nil && !sel.Empty() {
-			selectors[i] = sel // an invalid or empty selector matches nothing
+			s.pdbSel[i] = sel // an invalid or empty selector matches nothing
 		}
 	}
-	boundCount := make([]int32, nn+1)
-	nomCount := make([]int32, nn+1)
+	boundCount := make([]int32, nn)
+	nomCount := make([]int32, nn)
 	for i, p := range c.Pods {
-		s.podIndex[podKey{p.Namespace, p.Name}] = int32(i)
-		s.podNS[i], s.podName[i], s.podUID[i] = p.Namespace, p.Name, string(p.UID)
-		s.priority[i] = corev1helpers.PodPriority(p)
-		if p.Status.StartTime != nil {
-			s.startNanos[i], s.hasStart[i] = p.Status.StartTime.UnixNano(), true
+		if err := s.appendPod(p, podReqs[i]); err != nil {
+			return nil, err
 		}
-		s.addList(s.req[i*s.dims:(i+1)*s.dims], podReqs[i], 1)
-		s.terminating[i] = preempt.TerminatingByPreemption(p)
-		s.ports = preempt.AppendHostPorts(s.ports, p)
-		s.portStart[i+1] = int32(len(s.ports))
-		if len(p.Labels) > 0 {
-			for j, pdb := range c.PDBs {
-				if selectors[j] == nil || pdb.Namespace != p.Namespace || !selectors[j].Matches(labels.Set(p.Labels)) {
-					continue
-				}
-				if _, disrupted := pdb.Status.DisruptedPods[p.Name]; disrupted {
-					continue
-				}
-				s.pdbOf = append(s.pdbOf, int32(j))
-			}
+		if n := s.podNode[i]; n >= 0 {
+			boundCount[n]++
 		}
-		s.pdbStart[i+1] = int32(len(s.pdbOf))
-		switch {
-		case preempt.IsBound(p):
-			n, ok := s.nodeIndex[p.Spec.NodeName]
-			if !ok {
-				return nil, fmt.Errorf("pod %s is bound to unknown node %q", preempt.Key(p.Namespace, p.Name), p.Spec.NodeName)
-			}
-			boundCount[n+1]++
-			row := s.requested[int(n)*s.dims : int(n+1)*s.dims]
-			for d := range row {
-				row[d] += s.req[i*s.dims+d]
-			}
-		case preempt.IsNominated(p):
-			n, ok := s.nodeIndex[p.Status.NominatedNodeName]
-			if !ok {
-				return nil, fmt.Errorf("pod %s is nominated to unknown node %q", preempt.Key(p.Namespace, p.Name), p.Status.NominatedNodeName)
-			}
-			nomCount[n+1]++
+		if n := s.podNom[i]; n >= 0 {
+			nomCount[n]++
 		}
 	}
-	s.boundStart, s.bound = csr(nn, boundCount, c.Pods, func(p *v1.Pod) (string, bool) { return p.Spec.NodeName, preempt.IsBound(p) }, s.nodeIndex)
-	s.nomStart, s.nominated = csr(nn, nomCount, c.Pods, func(p *v1.Pod) (string, bool) { return p.Status.NominatedNodeName, preempt.IsNominated(p) }, s.nodeIndex)
-
-	s.byImportance = append([]int32(nil), s.bound...)
+	s.boundOf = windows(boundCount)
+	s.nomOf = windows(nomCount)
+	for i := range int32(np) {
+		if n := s.podNode[i]; n >= 0 {
+			s.boundOf[n] = append(s.boundOf[n], i)
+		}
+		if n := s.podNom[i]; n >= 0 {
+			s.nomOf[n] = append(s.nomOf[n], i)
+		}
+	}
+	s.sortedOf = windows(boundCount)
 	s.presorted = make([]bool, nn)
-	noNow := &decision{s: s} // every pod sorted here has a start time
-	for n := range nn {
-		pods := s.byImportance[s.boundStart[n]:s.boundStart[n+1]]
-		s.presorted[n] = true
-		for _, p := range pods {
-			if !s.hasStart[p] {
-				s.presorted[n] = false
-			}
-		}
-		if s.presorted[n] {
-			sort.Slice(pods, func(i, j int) bool { return noNow.moreImportant(pods[i], pods[j]) })
-		}
+	for n := range int32(nn) {
+		s.sortNode(n)
 	}
 	return s, nil
 }
 
-// csr lays out, per node, the indices of the pods that belong to it, in
-// cluster order.
-func csr(nn int, counts []int32, pods []*v1.Pod, nodeOf func(*v1.Pod) (string, bool), index map[string]int32) ([]int32, []int32) {
-	start := make([]int32, nn+1)
-	for i := 1; i <= nn; i++ {
-		start[i] = start[i-1] + counts[i]
+// windows returns, for each count, an empty slice with that capacity,
+// all of them cut from one array.
+func windows(counts []int32) [][]int32 {
+	total := 0
+	for _, c := range counts {
+		total += int(c)
 	}
-	out := make([]int32, start[nn])
-	fill := append([]int32(nil), start[:nn]...)
-	for i, p := range pods {
-		if name, ok := nodeOf(p); ok {
-			n := index[name]
-			out[fill[n]] = int32(i)
-			fill[n]++
+	all := make([]int32, total)
+	out := make([][]int32, len(counts))
+	at := 0
+	for n, c := range counts {
+		out[n] = all[at : at : at+int(c)]
+		at += int(c)
+	}
+	return out
+}
+
+// appendPod adds p, with its requests reqs, as the next pod index: every
+// per-pod vector, the pod index, the requested sums of its node. It does
+// not touch the per-node lists.
+func (s *Snapshot) appendPod(p *v1.Pod, reqs v1.ResourceList) error {
+	i := int32(len(s.pods))
+	key := preempt.Key(p.Namespace, p.Name)
+	node, nom := int32(-1), int32(-1)
+	switch {
+	case preempt.IsBound(p):
+		n, ok := s.nodeIndex[p.Spec.NodeName]
+		if !ok {
+			return fmt.Errorf("pod %s is bound to unknown node %q", key, p.Spec.NodeName)
+		}
+		node = n
+	case preempt.IsNominated(p):
+		n, ok := s.nodeIndex[p.Status.NominatedNodeName]
+		if !ok {
+			return fmt.Errorf("pod %s is nominated to unknown node %q", key, p.Status.NominatedNodeName)
+		}
+		nom = n
+	}
+	s.pods = append(s.pods, p)
+	s.podNode = append(s.podNode, node)
+	s.podNom = append(s.podNom, nom)
+	var anti []fwk.AffinityTerm
+	if terms := requiredTerms(p.Spec.Affinity, true); len(terms) > 0 {
+		anti, _ = fwk.GetAffinityTerms(p, terms) // the API server rejects selectors that fail
+	}
+	s.antiTerms = append(s.antiTerms, anti)
+	if node >= 0 && len(anti) > 0 {
+		s.withAnti = append(s.withAnti, i)
+	}
+	s.podIndex[podKey{p.Namespace, p.Name}] = i
+	s.podNS, s.podName, s.podUID = append(s.podNS, p.Namespace), append(s.podName, p.Name), append(s.podUID, string(p.UID))
+	s.priority = append(s.priority, corev1helpers.PodPriority(p))
+	var start int64
+	if p.Status.StartTime != nil {
+		start = p.Status.StartTime.UnixNano()
+	}
+	s.startNanos, s.hasStart = append(s.startNanos, start), append(s.hasStart, p.Status.StartTime != nil)
+	s.req = append(s.req, make([]int64, s.dims)...)
+	s.addList(s.req[int(i)*s.dims:int(i+1)*s.dims], reqs, 1)
+	s.terminating = append(s.terminating, preempt.TerminatingByPreemption(p))
+	s.ports = preempt.AppendHostPorts(s.ports, p)
+	s.portStart = append(s.portStart, int32(len(s.ports)))
+	if len(p.Labels) > 0 {
+		for j, pdb := range s.cluster.PDBs {
+			if s.pdbSel[j] == nil || pdb.Namespace != p.Namespace || !s.pdbSel[j].Matches(labels.Set(p.Labels)) {
+				continue
+			}
+			if _, disrupted := pdb.Status.DisruptedPods[p.Name]; disrupted {
+				continue
+			}
+			s.pdbOf = append(s.pdbOf, int32(j))
 		}
 	}
-	return start, out
+	s.pdbStart = append(s.pdbStart, int32(len(s.pdbOf)))
+	if node >= 0 {
+		s.addRequested(node, i, 1)
+	}
+	return nil
+}
+
+// addRequested adds sign times pod p's requests to node n's sums.
+func (s *Snapshot) addRequested(n, p int32, sign int64) {
+	row := s.requested[int(n)*s.dims : int(n+1)*s.dims]
+	for d := range row {
+		row[d] += sign * s.req[int(p)*s.dims+d]
+	}
+}
+
+// sortNode rebuilds sortedOf[n] from boundOf[n] and presorted[n].
+func (s *Snapshot) sortNode(n int32) {
+	pods := append(s.sortedOf[n][:0], s.boundOf[n]...)
+	s.sortedOf[n] = pods
+	s.presorted[n] = true
+	for _, p := range pods {
+		if !s.hasStart[p] {
+			s.presorted[n] = false
+			return
+		}
+	}
+	noNow := &decision{s: s} // every pod sorted here has a start time
+	sort.Slice(pods, func(i, j int) bool { return noNow.moreImportant(pods[i], pods[j]) })
 }
 
 func (s *Snapshot) addList(row []int64, rl v1.ResourceList, sign int64) {

@@ -138,7 +138,7 @@ func (t *topology) prepareSpread(s *Snapshot) {
 			}
 			count := 0
 			if !c.selector.Empty() {
-				for _, p := range s.bound[s.boundStart[n]:s.boundStart[n+1]] {
+				for _, p := range s.boundOf[n] {
 					if s.pods[p].DeletionTimestamp == nil && s.podNS[p] == pod.Namespace && c.selector.Matches(labels.Set(s.pods[p].Labels)) {
 						count++
 					}
@@ -244,14 +244,15 @@ func (t *topology) prepareAffinity(s *Snapshot) {
 			t.nsLabels = labels.Set(ns.Labels)
 		}
 	}
+	if len(s.withAnti) == 0 && len(t.aff) == 0 && len(t.anti) == 0 {
+		return // InterPodAffinity's PreFilter Skips
+	}
 	t.existBase = map[pair]int{}
-	for n := range int32(len(s.nodes)) {
-		l := s.nodeLabels(n)
-		for _, p := range s.bound[s.boundStart[n]:s.boundStart[n+1]] {
-			for _, e := range s.antiTerms[p] {
-				if v, ok := l[e.TopologyKey]; ok && e.Matches(pod, t.nsLabels) {
-					t.existBase[pair{e.TopologyKey, v}]++
-				}
+	for _, p := range s.withAnti {
+		l := s.nodeLabels(s.podNode[p])
+		for _, e := range s.antiTerms[p] {
+			if v, ok := l[e.TopologyKey]; ok && e.Matches(pod, t.nsLabels) {
+				t.existBase[pair{e.TopologyKey, v}]++
 			}
 		}
 	}
@@ -279,7 +280,7 @@ func (t *topology) prepareAffinity(s *Snapshot) {
 	t.affBase, t.antiBase = map[pair]int{}, map[pair]int{}
 	for n := range int32(len(s.nodes)) {
 		l := s.nodeLabels(n)
-		for _, p := range s.bound[s.boundStart[n]:s.boundStart[n+1]] {
+		for _, p := range s.boundOf[n] {
 			e := s.pods[p]
 			if matchesAll(t.aff, e) {
 				for _, term := range t.aff {

@@ -66,7 +66,7 @@ func (d *decision) nominatedUse(n int32, sc *scratch) {
 	nom.pods = 0
 	nom.ports = nom.ports[:0]
 	s := d.s
-	for _, p := range s.nominated[s.nomStart[n]:s.nomStart[n+1]] {
+	for _, p := range s.nomOf[n] {
 		if s.priority[p] < d.priority || s.podUID[p] == string(d.pod.UID) {
 			continue
 		}
@@ -81,7 +81,7 @@ func (d *decision) loadNode(n int32, u *nodeUse) []int32 {
 	for i, dim := range d.dims {
 		u.used[i] = s.requested[base+int(dim)]
 	}
-	bound := s.bound[s.boundStart[n]:s.boundStart[n+1]]
+	bound := s.boundOf[n]
 	u.pods = int64(len(bound))
 	u.node = n
 	clear(u.topo)
@@ -97,6 +97,9 @@ func (d *decision) loadNode(n int32, u *nodeUse) []int32 {
 // selectVictims is SelectVictimsOnNode on node n.
 func (d *decision) selectVictims(n int32, sc *scratch) result {
 	s := d.s
+	if d.topo == nil && len(d.ports) == 0 && len(d.dims) <= maxSimpleDims && s.presorted[n] && len(s.nomOf[n]) == 0 {
+		return d.selectVictimsSimple(n, sc)
+	}
 	u := &sc.use
 	// The node as it is, then without every lower-priority pod.
 	bound := d.loadNode(n, u)
@@ -105,7 +108,7 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 	sc.potential = sc.potential[:0]
 	ordered := bound
 	if s.presorted[n] {
-		ordered = s.byImportance[s.boundStart[n]:s.boundStart[n+1]]
+		ordered = s.sortedOf[n]
 	}
 	for _, p := range ordered {
 		if s.priority[p] < d.priority {
@@ -184,4 +187,99 @@ func (d *decision) splitByPDBViolation(sc *scratch) {
 			sc.nonViolating = append(sc.nonViolating, p)
 		}
 	}
+}
+
+// maxSimpleDims bounds the wants of selectVictimsSimple's fixed arrays.
+const maxSimpleDims = 4
+
+// selectVictimsSimple is selectVictims for the common node: no nominated
+// pod on it, its pods presorted, and a preemptor without host ports or
+// topology state. The node's free amounts of the wanted dimensions live
+// in a fixed array; fits is the comparison of the wants with them.
+func (d *decision) selectVictimsSimple(n int32, sc *scratch) result {
+	s := d.s
+	nd := len(d.dims)
+	dims, amounts := d.dims[:nd], d.amounts[:nd]
+	base := int(n) * s.dims
+	alloc, used := s.alloc[base:base+s.dims], s.requested[base:base+s.dims]
+	var free, total [maxSimpleDims]int64
+	for i, dim := range dims {
+		total[i] = alloc[dim]
+		free[i] = alloc[dim] - used[dim]
+	}
+	pods, allowed := int64(len(s.boundOf[n])), s.allowedPods[n]
+	sc.potential = sc.potential[:0]
+	for _, p := range s.sortedOf[n] {
+		if s.priority[p] < d.priority {
+			sc.potential = append(sc.potential, p)
+			req := s.req[int(p)*s.dims : int(p+1)*s.dims]
+			for i, dim := range dims {
+				free[i] += req[dim]
+			}
+			pods--
+		}
+	}
+	if len(sc.potential) == 0 {
+		return result{code: preempt.UnschedulableAndUnresolvable, reasons: reasonsNoVictims}
+	}
+	if r := d.nodeFilters(n); r != nil {
+		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}
+	}
+	// fits, as decision.fits computes it with no nominated pod.
+	var mask uint64
+	unresolvable := false
+	if pods+1 > allowed {
+		mask |= 1 << 63
+	}
+	for i, amount := range amounts {
+		if amount > free[i] {
+			mask |= 1 << i
+			if amount > total[i] {
+				unresolvable = true
+			}
+		}
+	}
+	if mask != 0 {
+		code := preempt.Unschedulable
+		if unresolvable {
+			code = preempt.UnschedulableAndUnresolvable
+		}
+		return result{code: code, mask: mask}
+	}
+	d.splitByPDBViolation(sc)
+	first := len(sc.victims)
+	numViolations := int32(0)
+	// reprieve puts p back when the preemptor still fits beside it.
+	reprieve := func(p int32) bool {
+		if pods+2 > allowed {
+			return false
+		}
+		req := s.req[int(p)*s.dims : int(p+1)*s.dims]
+		for i, dim := range dims {
+			if amounts[i] > free[i]-req[dim] {
+				return false
+			}
+		}
+		for i, dim := range dims {
+			free[i] -= req[dim]
+		}
+		pods++
+		return true
+	}
+	for _, p := range sc.violating {
+		if !reprieve(p) {
+			sc.victims = append(sc.victims, p)
+			numViolations++
+		}
+	}
+	for _, p := range sc.nonViolating {
+		if !reprieve(p) {
+			sc.victims = append(sc.victims, p)
+		}
+	}
+	victims := sc.victims[first:len(sc.victims):len(sc.victims)]
+	if len(sc.violating) > 0 && len(sc.nonViolating) > 0 {
+		d.sortByImportance(victims)
+	}
+	return result{code: preempt.Success, victims: victims, numViolations: numViolations}
 }

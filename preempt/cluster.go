@@ -2,6 +2,8 @@ package preempt
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -42,6 +44,11 @@ func (c *Cluster) Validate() error {
 			return err
 		}
 	}
+	// Each pod's own checks and requests first, on every core (a tenth of
+	// a second at 20000 pods on one); then, in order, what relates pods to
+	// each other and to nodes. The first error in that order is returned,
+	// as if the checks ran pod by pod.
+	own := podChecks(c.Pods)
 	pods := make(map[string]bool, len(c.Pods))
 	uids := make(map[types.UID]string, len(c.Pods))
 	perNode := make(map[string]v1.ResourceList)
@@ -60,7 +67,7 @@ func (c *Cluster) Validate() error {
 			return fmt.Errorf("pod %s has the uid %q of pod %s", key, p.UID, other)
 		}
 		uids[p.UID] = key
-		if err := ValidatePod(p); err != nil {
+		if err := own[i].err; err != nil {
 			return err
 		}
 		switch {
@@ -68,11 +75,14 @@ func (c *Cluster) Validate() error {
 			if !nodes[p.Spec.NodeName] {
 				return fmt.Errorf("pod %s is bound to unknown node %q", key, p.Spec.NodeName)
 			}
-			sum, err := addRequests(perNode[p.Spec.NodeName], p)
-			if err != nil {
+			sum := perNode[p.Spec.NodeName]
+			if sum == nil {
+				sum = v1.ResourceList{}
+				perNode[p.Spec.NodeName] = sum
+			}
+			if err := addInto(sum, own[i].reqs, p); err != nil {
 				return fmt.Errorf("node %s: %w", p.Spec.NodeName, err)
 			}
-			perNode[p.Spec.NodeName] = sum
 		case IsNominated(p):
 			if !nodes[p.Status.NominatedNodeName] {
 				return fmt.Errorf("pod %s is nominated to unknown node %q", key, p.Status.NominatedNodeName)
@@ -111,57 +121,107 @@ func register(kind string, i int, m *metav1.ObjectMeta, seen map[string]bool) (s
 
 // ValidatePod checks one pod's quantities and host ports.
 func ValidatePod(p *v1.Pod) error {
-	key := Key(p.Namespace, p.Name)
+	_, err := validatePod(p)
+	return err
+}
+
+// podCheck is one pod's ValidatePod outcome and its effective requests.
+type podCheck struct {
+	reqs v1.ResourceList
+	err  error
+}
+
+// podChecks runs validatePod on every non-nil pod, on every core when
+// there are many.
+func podChecks(ps []*v1.Pod) []podCheck {
+	out := make([]podCheck, len(ps))
+	check := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if ps[i] != nil {
+				out[i].reqs, out[i].err = validatePod(ps[i])
+			}
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if len(ps) < 2048 || workers < 2 {
+		check(0, len(ps))
+		return out
+	}
+	var wg sync.WaitGroup
+	chunk := (len(ps) + workers - 1) / workers
+	for lo := 0; lo < len(ps); lo += chunk {
+		wg.Go(func() { check(lo, min(lo+chunk, len(ps))) })
+	}
+	wg.Wait()
+	return out
+}
+
+// validatePod is ValidatePod, returning the pod's effective requests.
+func validatePod(p *v1.Pod) (v1.ResourceList, error) {
+	key := func() string { return Key(p.Namespace, p.Name) }
 	for _, cs := range [][]v1.Container{p.Spec.InitContainers, p.Spec.Containers} {
 		for _, ctr := range cs {
-			what := fmt.Sprintf("pod %s container %q", key, ctr.Name)
-			if err := checkResourceList(what+" requests", ctr.Resources.Requests); err != nil {
-				return err
+			what := func() string { return fmt.Sprintf("pod %s container %q", key(), ctr.Name) }
+			if err := checkResources(what, " requests", ctr.Resources.Requests); err != nil {
+				return nil, err
 			}
-			if err := checkResourceList(what+" limits", ctr.Resources.Limits); err != nil {
-				return err
+			if err := checkResources(what, " limits", ctr.Resources.Limits); err != nil {
+				return nil, err
 			}
 			for _, port := range ctr.Ports {
 				if port.HostPort < 0 || port.HostPort > 65535 {
-					return fmt.Errorf("%s: host port %d out of range 0..65535", what, port.HostPort)
+					return nil, fmt.Errorf("%s: host port %d out of range 0..65535", what(), port.HostPort)
 				}
 			}
 		}
 	}
-	if err := checkResourceList("pod "+key+" overhead", p.Spec.Overhead); err != nil {
-		return err
+	pod := func() string { return "pod " + key() }
+	if err := checkResources(pod, " overhead", p.Spec.Overhead); err != nil {
+		return nil, err
 	}
 	if p.Spec.Resources != nil {
-		if err := checkResourceList("pod "+key+" pod-level requests", p.Spec.Resources.Requests); err != nil {
-			return err
+		if err := checkResources(pod, " pod-level requests", p.Spec.Resources.Requests); err != nil {
+			return nil, err
 		}
 	}
-	if _, err := addRequests(nil, p); err != nil {
-		return err
+	reqs := resourcehelper.PodRequests(unaliased(p), resourcehelper.PodResourcesOptions{})
+	for name, q := range reqs {
+		if v, ok := scaled(name, q); !ok || v > MaxQuantity || v < 0 {
+			return nil, fmt.Errorf("pod %s: total %s request %s is too large (at most %d %s)", key(), name, q.String(), MaxQuantity, unit(name))
+		}
 	}
-	return nil
+	return reqs, nil
 }
+
+// maxMilli and maxUnits are MaxQuantity as millicores and as units.
+var maxMilli, maxUnits = *resource.NewMilliQuantity(MaxQuantity, resource.DecimalSI), *resource.NewQuantity(MaxQuantity, resource.DecimalSI)
 
 func scaled(name v1.ResourceName, q resource.Quantity) (int64, bool) {
 	if name == v1.ResourceCPU {
-		if q.Cmp(*resource.NewMilliQuantity(MaxQuantity, resource.DecimalSI)) > 0 {
+		if q.Cmp(maxMilli) > 0 {
 			return 0, false
 		}
 		return q.MilliValue(), true
 	}
-	if q.Cmp(*resource.NewQuantity(MaxQuantity, resource.DecimalSI)) > 0 {
+	if q.Cmp(maxUnits) > 0 {
 		return 0, false
 	}
 	return q.Value(), true
 }
 
 func checkResourceList(what string, rl v1.ResourceList) error {
+	return checkResources(func() string { return what }, "", rl)
+}
+
+// checkResources is checkResourceList naming the list what()+suffix,
+// built only for an error.
+func checkResources(what func() string, suffix string, rl v1.ResourceList) error {
 	for name, q := range rl {
 		if q.Sign() < 0 {
-			return fmt.Errorf("%s: %s is negative (%s)", what, name, q.String())
+			return fmt.Errorf("%s%s: %s is negative (%s)", what(), suffix, name, q.String())
 		}
 		if _, ok := scaled(name, q); !ok {
-			return fmt.Errorf("%s: %s is too large (%s; at most %d %s)", what, name, q.String(), MaxQuantity, unit(name))
+			return fmt.Errorf("%s%s: %s is too large (%s; at most %d %s)", what(), suffix, name, q.String(), MaxQuantity, unit(name))
 		}
 	}
 	return nil
@@ -174,23 +234,18 @@ func unit(name v1.ResourceName) string {
 	return "units"
 }
 
-// addRequests adds p's effective requests to sum, failing if a total leaves
-// the range of MaxQuantity.
-func addRequests(sum v1.ResourceList, p *v1.Pod) (v1.ResourceList, error) {
-	reqs := resourcehelper.PodRequests(unaliased(p), resourcehelper.PodResourcesOptions{})
-	out := sum.DeepCopy()
-	if out == nil {
-		out = v1.ResourceList{}
-	}
+// addInto adds reqs, p's effective requests, to sum in place, failing if
+// a total leaves the range of MaxQuantity.
+func addInto(sum, reqs v1.ResourceList, p *v1.Pod) error {
 	for name, q := range reqs {
-		t := out[name]
+		t := sum[name]
 		t.Add(q)
 		if v, ok := scaled(name, t); !ok || v > MaxQuantity || v < 0 {
-			return nil, fmt.Errorf("pod %s: total %s request %s is too large (at most %d %s)", Key(p.Namespace, p.Name), name, t.String(), MaxQuantity, unit(name))
+			return fmt.Errorf("pod %s: total %s request %s is too large (at most %d %s)", Key(p.Namespace, p.Name), name, t.String(), MaxQuantity, unit(name))
 		}
-		out[name] = t
+		sum[name] = t
 	}
-	return out, nil
+	return nil
 }
 
 // ValidatePreemptor checks that p can be the preemptor on c: a valid pod

@@ -3,6 +3,7 @@ package preempt
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -130,6 +131,14 @@ type Request struct {
 	// Nodes absent from it are UnschedulableAndUnresolvable, as in upstream's
 	// NodeToStatus whose absent-node status is UnschedulableAndUnresolvable.
 	Filter map[string]Code
+	// Codes, when not nil, is the filter outcome as a slice instead of
+	// Filter: Codes[i] is the code of the i-th node of the cluster the
+	// evaluator was built from (Cluster.Nodes[i]), Unschedulable or
+	// UnschedulableAndUnresolvable, and Filter is ignored. A scheduler has
+	// its filter results in its node list's order; an implementation reads
+	// one code per node instead of one map lookup per node. NodeOrder
+	// turns a FilterResult into Codes.
+	Codes  []Code
 	Config Config
 	// Offset is the dry run's start in the list of potential nodes (>= 0).
 	Offset int32
@@ -176,12 +185,41 @@ func RunningPreemption(c *Cluster, req *Request) bool {
 	return false
 }
 
-// FilterCode is the filter code of node, UnschedulableAndUnresolvable when absent.
+// FilterCode is the filter code of node, UnschedulableAndUnresolvable when
+// absent, from Filter. A request with Codes needs the cluster: see
+// FilterCodes.
 func (r *Request) FilterCode(node string) Code {
 	if c, ok := r.Filter[node]; ok {
 		return c
 	}
 	return UnschedulableAndUnresolvable
+}
+
+// FilterCodes is the request's filter outcome as a map, on cluster c (the
+// evaluator's): Filter itself, or a map made from Codes.
+func (r *Request) FilterCodes(c *Cluster) map[string]Code {
+	if r.Codes == nil {
+		return r.Filter
+	}
+	m := make(map[string]Code, len(r.Codes))
+	for i, code := range r.Codes {
+		if i < len(c.Nodes) {
+			m[c.Nodes[i].Name] = code
+		}
+	}
+	return m
+}
+
+// ValidateFor is Validate plus the checks that need the cluster: Codes has
+// one code per node of c.
+func (r *Request) ValidateFor(c *Cluster) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	if r.Codes != nil && len(r.Codes) != len(c.Nodes) {
+		return fmt.Errorf("request: %d filter codes for %d nodes", len(r.Codes), len(c.Nodes))
+	}
+	return nil
 }
 
 // Validate checks the parts of a request an implementation relies on.
@@ -197,6 +235,13 @@ func (r *Request) Validate() error {
 		case Unschedulable, UnschedulableAndUnresolvable:
 		default:
 			return fmt.Errorf("request: node %q has filter code %q, want Unschedulable or UnschedulableAndUnresolvable", node, c)
+		}
+	}
+	for i, c := range r.Codes {
+		switch c {
+		case Unschedulable, UnschedulableAndUnresolvable:
+		default:
+			return fmt.Errorf("request: node #%d has filter code %q, want Unschedulable or UnschedulableAndUnresolvable", i, c)
 		}
 	}
 	if err := r.Config.Validate(); err != nil {
@@ -278,6 +323,56 @@ type Decision struct {
 type FilterResult struct {
 	Feasible     []string
 	NodeStatuses []NodeStatus
+}
+
+// NodeOrder maps a cluster's node names to their positions in
+// Cluster.Nodes, to turn filter results into Request.Codes without a map
+// lookup per node.
+type NodeOrder struct {
+	names []string // sorted
+	index []int    // names[k] is Cluster.Nodes[index[k]]
+}
+
+// NewNodeOrder returns the order of c's nodes.
+func NewNodeOrder(c *Cluster) *NodeOrder {
+	o := &NodeOrder{names: make([]string, len(c.Nodes)), index: make([]int, len(c.Nodes))}
+	for i := range c.Nodes {
+		o.index[i] = i
+	}
+	sort.Slice(o.index, func(a, b int) bool { return c.Nodes[o.index[a]].Name < c.Nodes[o.index[b]].Name })
+	for k, i := range o.index {
+		o.names[k] = c.Nodes[i].Name
+	}
+	return o
+}
+
+// Codes writes f's code of every node into dst (resized to the node count)
+// in cluster order: the code of each NodeStatus, Success for a feasible
+// node, UnschedulableAndUnresolvable for a node f does not name. f's
+// NodeStatuses and Feasible must be sorted by name, as Filter returns them.
+func (o *NodeOrder) Codes(f FilterResult, dst []Code) []Code {
+	if cap(dst) < len(o.names) {
+		dst = make([]Code, len(o.names))
+	}
+	dst = dst[:len(o.names)]
+	s, fe := 0, 0
+	for k, name := range o.names {
+		code := UnschedulableAndUnresolvable
+		for s < len(f.NodeStatuses) && f.NodeStatuses[s].Node < name {
+			s++
+		}
+		for fe < len(f.Feasible) && f.Feasible[fe] < name {
+			fe++
+		}
+		switch {
+		case s < len(f.NodeStatuses) && f.NodeStatuses[s].Node == name:
+			code = f.NodeStatuses[s].Code
+		case fe < len(f.Feasible) && f.Feasible[fe] == name:
+			code = Success
+		}
+		dst[o.index[k]] = code
+	}
+	return dst
 }
 
 // Codes returns the filter codes of the failed nodes, for Request.Filter.
@@ -374,4 +469,88 @@ type Implementation interface {
 	Name() string
 	// NewEvaluator prepares a snapshot of c. c must have passed Validate.
 	NewEvaluator(c *Cluster) (Evaluator, error)
+}
+
+// Change is what a scheduling cycle did to a cluster: pods that left it
+// (deleted victims, pods whose nomination was cleared) and pods that
+// joined it (a preemptor bound to its node).
+type Change struct {
+	Removed []PodRef
+	Added   []*v1.Pod
+}
+
+// Apply returns the pods of c after ch: c.Pods without the removed pods,
+// in their order, then the added ones. It fails when a removed pod is not
+// in c or an added one already is.
+func (ch Change) Apply(pods []*v1.Pod) ([]*v1.Pod, error) {
+	gone := make(map[PodRef]bool, len(ch.Removed))
+	for _, r := range ch.Removed {
+		gone[r] = true
+	}
+	out := make([]*v1.Pod, 0, len(pods)-len(ch.Removed)+len(ch.Added))
+	seen := make(map[PodRef]bool, len(ch.Added))
+	for _, p := range ch.Added {
+		seen[PodRef{p.Namespace, p.Name}] = true
+	}
+	found := 0
+	for _, p := range pods {
+		ref := PodRef{p.Namespace, p.Name}
+		if gone[ref] {
+			found++
+			continue
+		}
+		if seen[ref] {
+			return nil, fmt.Errorf("pod %s is already in the cluster", ref)
+		}
+		out = append(out, p)
+	}
+	if found != len(gone) {
+		return nil, fmt.Errorf("%d of the %d removed pods are not in the cluster", len(gone)-found, len(gone))
+	}
+	return append(out, ch.Added...), nil
+}
+
+// Updater is an Evaluator that follows a changing cluster, as
+// kube-scheduler's cache follows the API server between scheduling
+// cycles, instead of being built again.
+//
+// Update moves the evaluator to cluster c: its last cluster (the one it
+// was built from or last updated to) with ch applied (c.Pods is
+// ch.Apply of the last cluster's pods; nodes, PDBs and the other objects
+// are the same). c passed Validate. From then on every answer is the one
+// a new evaluator of c would give, and the last cluster is not read
+// again. On error the evaluator must not be used.
+type Updater interface {
+	Update(c *Cluster, ch Change) error
+}
+
+// Follow moves ev, an evaluator of impl, to c after ch: ev.Update when ev
+// is an Updater, a new evaluator of c otherwise.
+func Follow(impl Implementation, ev Evaluator, c *Cluster, ch Change) (Evaluator, error) {
+	if u, ok := ev.(Updater); ok {
+		if err := u.Update(c, ch); err != nil {
+			return nil, err
+		}
+		return ev, nil
+	}
+	return impl.NewEvaluator(c)
+}
+
+// CodeFilter is an Evaluator that can run the filter phase for the codes
+// alone: what a scheduling cycle needs to go on to preemption, without a
+// NodeStatus and its reasons for every node.
+type CodeFilter interface {
+	// FilterCodes writes into dst, resized to the node count, the code
+	// Filter gives each node of the cluster, in Cluster.Nodes order:
+	// Success for a feasible node (NodeOrder.Codes of Filter's result).
+	FilterCodes(ctx context.Context, pod *v1.Pod, dst []Code) []Code
+}
+
+// FilterCodesOf is ev's FilterCodes when it has one, NodeOrder.Codes of
+// its Filter otherwise.
+func FilterCodesOf(ctx context.Context, ev Evaluator, order *NodeOrder, pod *v1.Pod, dst []Code) []Code {
+	if cf, ok := ev.(CodeFilter); ok {
+		return cf.FilterCodes(ctx, pod, dst)
+	}
+	return order.Codes(ev.Filter(ctx, pod), dst)
 }

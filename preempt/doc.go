@@ -51,5 +51,14 @@
 //   - A still-running asynchronous preemption, upstream's in-memory record,
 //     is an input (Request.Preempting).
 //
+// # Streams
+//
+// A scheduler filters, preempts and binds pod after pod on one cluster.
+// Request.Codes carries the filter outcome as it holds it (a code per node
+// in the cluster's order); an Evaluator may be an Updater (it follows the
+// cluster's changes between cycles, as the scheduler cache does) and a
+// CodeFilter (filter codes without reasons). harness.Stream drives them;
+// an implementation without them is built again each cycle.
+//
 // docs/divergences.md gives each rule with its test.
 package preempt

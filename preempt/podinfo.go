@@ -42,10 +42,15 @@ func PlacedPodRequests(p *v1.Pod) v1.ResourceList {
 		UseDRANodeAllocatableResourceClaimStatus:       utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources),
 	}
 	requests := resourcehelper.PodRequests(q, opts)
-	podLevel := !opts.SkipPodLevelResources && resourcehelper.IsPodLevelRequestsSet(q)
-	if nonMissing := nonMissingContainerRequests(requests, podLevel); len(nonMissing) > 0 {
-		opts.NonMissingContainerRequests = nonMissing
-		_ = resourcehelper.PodRequests(q, opts) // upstream's second call; see above
+	// Without pod-level requests every quantity of the first call's result
+	// is a deep copy (addResourceList copies what it inserts), so the
+	// second call, whose result upstream uses only for scoring, cannot
+	// change it: it is made only when it can.
+	if podLevel := !opts.SkipPodLevelResources && resourcehelper.IsPodLevelRequestsSet(q); podLevel {
+		if nonMissing := nonMissingContainerRequests(requests, podLevel); len(nonMissing) > 0 {
+			opts.NonMissingContainerRequests = nonMissing
+			_ = resourcehelper.PodRequests(q, opts) // upstream's second call; see above
+		}
 	}
 	return requests
 }

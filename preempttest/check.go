@@ -2,6 +2,7 @@ package preempttest
 
 import (
 	"context"
+	"slices"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -108,16 +109,19 @@ func deepCopy(in Input) Input {
 		}
 		req.Preempting = &cp
 	}
-	req.Filter = map[string]preempt.Code{}
-	for k, v := range in.Request.Filter {
-		req.Filter[k] = v
+	if in.Request.Filter != nil {
+		req.Filter = map[string]preempt.Code{}
+		for k, v := range in.Request.Filter {
+			req.Filter[k] = v
+		}
 	}
+	req.Codes = slices.Clone(in.Request.Codes)
 	return Input{Cluster: c, Request: &req, Faults: in.Faults}
 }
 
 func unchanged(a, b Input) bool {
 	ra, rb := *a.Request, *b.Request
 	return equality.Semantic.DeepEqual(a.Cluster, b.Cluster) && equality.Semantic.DeepEqual(ra.Pod, rb.Pod) &&
-		equality.Semantic.DeepEqual(ra.Filter, rb.Filter) && equality.Semantic.DeepEqual(ra.Config, rb.Config) && ra.Offset == rb.Offset && ra.Now.Equal(rb.Now) &&
+		equality.Semantic.DeepEqual(ra.Filter, rb.Filter) && slices.Equal(ra.Codes, rb.Codes) && equality.Semantic.DeepEqual(ra.Config, rb.Config) && ra.Offset == rb.Offset && ra.Now.Equal(rb.Now) &&
 		equality.Semantic.DeepEqual(ra.Preempting, rb.Preempting)
 }

@@ -45,6 +45,7 @@ func Decode(data []byte) Spec {
 	}
 	s.Fault = r.intn(256)
 	s.Preempting = r.intn(256)
+	s.Codes = r.intn(2) == 1
 	return s
 }
 
@@ -134,5 +135,6 @@ func Encode(s Spec) []byte {
 	}
 	put(s.Fault)
 	put(s.Preempting)
+	flag(s.Codes, 1)
 	return out
 }

@@ -94,6 +94,7 @@ func GenSpec(maxNodes int) *rapid.Generator[Spec] {
 		if rapid.IntRange(0, 3).Draw(t, "withFault") == 0 {
 			s.Fault = rapid.IntRange(1, 1000).Draw(t, "fault")
 		}
+		s.Codes = rapid.Bool().Draw(t, "codes")
 		return s
 	})
 }

@@ -224,8 +224,9 @@ func (ev *mutantEvaluator) FindCandidates(ctx context.Context, req *preempt.Requ
 		return preempt.DryRun{}, fmt.Errorf("no nodes available")
 	}
 	var potential []string
+	filter := req.FilterCodes(ev.c)
 	for _, n := range ev.names {
-		if req.FilterCode(n) == preempt.Unschedulable {
+		if filter[n] == preempt.Unschedulable {
 			potential = append(potential, n)
 		}
 	}

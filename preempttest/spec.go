@@ -52,6 +52,9 @@ type Spec struct {
 	// victims, 2 at a last victim no longer in the cluster, k >= 3 at the
 	// (k-3)-th pod of the cluster.
 	Preempting int
+	// Codes passes the filter outcome as Request.Codes (a code per node in
+	// the cluster's order) instead of the Filter map.
+	Codes bool
 }
 
 // MaxExtenders bounds Spec.Extenders.
@@ -285,6 +288,13 @@ func (s Spec) Build() Input {
 		cfg.Extenders = append(cfg.Extenders, ExtenderConfig(e))
 	}
 	req := &preempt.Request{Pod: pod, Filter: filter, Config: cfg, Offset: int32(at(s.Offset, 2*n+1)), Now: Base.Add(time.Hour)}
+	if s.Codes {
+		req.Codes = make([]preempt.Code, len(c.Nodes))
+		for i, node := range c.Nodes {
+			req.Codes[i] = req.FilterCode(node.Name)
+		}
+		req.Filter = nil
+	}
 	switch k := at(s.Preempting, len(c.Pods)+3); {
 	case k == 1:
 		req.Preempting = &preempt.Preempting{}

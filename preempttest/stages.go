@@ -33,6 +33,11 @@ func CheckStages(t TB, in Input, other preempt.Implementation) {
 		}
 	}
 
+	if cf, ok := ev.(preempt.CodeFilter); ok {
+		want := preempt.NewNodeOrder(in.Cluster).Codes(ref.Filter(ctx, req.Pod), nil)
+		diff("FilterCodes", want, cf.FilterCodes(ctx, req.Pod, nil))
+	}
+
 	okRef, msgRef := ref.PodEligibleToPreemptOthers(req)
 	okOther, msgOther := ev.PodEligibleToPreemptOthers(req)
 	diff("PodEligibleToPreemptOthers", []any{okRef, msgRef}, []any{okOther, msgOther})
@@ -43,8 +48,9 @@ func CheckStages(t TB, in Input, other preempt.Implementation) {
 	diff("FindCandidates error", errString(errRef), errString(errOther))
 
 	var potential []string
+	filter := req.FilterCodes(in.Cluster)
 	for _, n := range in.Cluster.Nodes {
-		if req.FilterCode(n.Name) == preempt.Unschedulable {
+		if filter[n.Name] == preempt.Unschedulable {
 			potential = append(potential, n.Name)
 		}
 	}

@@ -149,7 +149,7 @@ func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (bool, str
 	}
 	// A nominated node the filters call UnschedulableAndUnresolvable no
 	// longer holds a place for the pod: let it preempt elsewhere.
-	if req.FilterCode(nominated) == preempt.UnschedulableAndUnresolvable {
+	if code, ok := req.FilterCodes(ev.cluster)[nominated]; !ok || code == preempt.UnschedulableAndUnresolvable {
 		return true, ""
 	}
 	for _, p := range ev.bound[nominated] {
@@ -165,8 +165,9 @@ func (ev *evaluator) FindCandidates(ctx context.Context, req *preempt.Request) (
 		return preempt.DryRun{}, fmt.Errorf("no nodes available")
 	}
 	var potential []string
+	filter := req.FilterCodes(ev.cluster)
 	for _, n := range ev.nodes {
-		if req.FilterCode(n.Name) == preempt.Unschedulable {
+		if filter[n.Name] == preempt.Unschedulable {
 			potential = append(potential, n.Name)
 		}
 	}

@@ -68,6 +68,10 @@ type plugin struct {
 	answer map[string]*extenderv1.Victims
 	// errs are the errors of the executor's PreemptPod, in call order.
 	errs []string
+	// listOrderTie: see Impl.ListOrderTie; order is the candidates' order
+	// of the last CandidatesToVictimsMap.
+	listOrderTie bool
+	order        []string
 }
 
 // recordAnswer keeps an extender's answer.
@@ -169,7 +173,7 @@ func (ev *evaluator) newPlugin(ctx context.Context, w *world, req *preempt.Reque
 		return nil, nil, err
 	}
 	dp.MoreImportantPod = moreImportantPod
-	p := &plugin{DefaultPreemption: dp, offset: req.Offset, cfg: req.Config, args: *args, fts: fts}
+	p := &plugin{DefaultPreemption: dp, offset: req.Offset, cfg: req.Config, args: *args, fts: fts, listOrderTie: ev.listOrderTie}
 	preemptPod := dp.Executor.PreemptPod
 	dp.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor, victim *v1.Pod, pluginName string) error {
 		err := preemptPod(ctx, c, preemptor, victim, pluginName)
@@ -204,9 +208,9 @@ func (r statusReader) NodesForStatusCode(lister fwk.NodeInfoLister, code fwk.Cod
 
 // newStatusReader is the filter outcome of req: the listed codes, and
 // UnschedulableAndUnresolvable (NodeToStatus's default) for the others.
-func newStatusReader(req *preempt.Request) statusReader {
+func newStatusReader(req *preempt.Request, c *preempt.Cluster) statusReader {
 	m := framework.NewDefaultNodeToStatus()
-	for node, code := range req.Filter {
+	for node, code := range req.FilterCodes(c) {
 		c := fwk.UnschedulableAndUnresolvable
 		if code == preempt.Unschedulable {
 			c = fwk.Unschedulable

@@ -53,6 +53,13 @@ type Impl struct {
 	// Parallelism is the framework's parallelism; 0 means 1. Above 1 the
 	// dry run's visits, and so its answers, depend on timing as upstream's.
 	Parallelism int
+	// ListOrderTie breaks pickOneNodeForPreemption's final tie (candidates
+	// equal on all five criteria) in candidate-list order, the contract's
+	// rule, instead of upstream's map order: a sixth score function
+	// (OrderedScoreFuncs) after the five, restated. For streams, whose
+	// later cycles depend on every earlier pick. Off, upstream's pick is
+	// random among the tied (RandomFinalTie).
+	ListOrderTie bool
 }
 
 var _ preempt.Implementation = Impl{}
@@ -71,6 +78,7 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 		par = 1
 	}
 	ev := &evaluator{
+		listOrderTie:  i.ListOrderTie,
 		parallelism:   par,
 		fts:           schedulerFeatures(),
 		nominatedUIDs: map[types.UID]bool{},
@@ -89,10 +97,13 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 		ev.pdbs = append(ev.pdbs, pdb.DeepCopy())
 	}
 	ev.volumeObjects = volumeObjects(c)
+	ev.cluster = &preempt.Cluster{Nodes: ev.nodes} // node order, for Request.Codes
 	return ev, nil
 }
 
 type evaluator struct {
+	listOrderTie  bool
+	cluster       *preempt.Cluster // the nodes only, in the cluster's order
 	parallelism   int
 	fts           feature.Features
 	nodes         []*v1.Node
@@ -223,7 +234,7 @@ func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (ok bool, 
 	if err != nil {
 		return false, ""
 	}
-	m := newStatusReader(req)
+	m := newStatusReader(req, ev.cluster)
 	return r.pl.PodEligibleToPreemptOthers(ctx, r.pod, m.Get(r.pod.Status.NominatedNodeName))
 }
 
@@ -245,7 +256,7 @@ func (ev *evaluator) FindCandidates(ctx context.Context, req *preempt.Request) (
 	if len(allNodes) == 0 {
 		return preempt.DryRun{}, errors.New("no nodes available")
 	}
-	potential, err := newStatusReader(req).NodesForStatusCode(lister, fwk.Unschedulable)
+	potential, err := newStatusReader(req, ev.cluster).NodesForStatusCode(lister, fwk.Unschedulable)
 	if err != nil {
 		return preempt.DryRun{}, err
 	}
@@ -528,7 +539,7 @@ func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *
 		}
 	}
 
-	m := newStatusReader(req)
+	m := newStatusReader(req, ev.cluster)
 	d.Eligible, _ = r.pl.PodEligibleToPreemptOthers(ctx, r.pod, m.Get(r.pod.Status.NominatedNodeName))
 
 	g := newGate()

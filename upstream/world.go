@@ -106,6 +106,11 @@ type world struct {
 	activated *activator
 	// extenders are upstream's HTTPExtenders of key.extenders.
 	extenders []*extender
+	// nodeObjects are the nodes the snapshot was built from; cache is the
+	// scheduler cache Update keeps the snapshot in step with (nil until
+	// the first Update).
+	nodeObjects []*v1.Node
+	cache       internalcache.Cache
 }
 
 // activator is the framework's PodActivator: it counts the calls.
@@ -230,6 +235,7 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	}
 
 	w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
+	w.nodeObjects = ev.nodes
 	exts, err := ev.newExtenders(key.extenders)
 	if err != nil {
 		return nil, err
@@ -354,3 +360,5 @@ func (w *world) withClient(cs kubernetes.Interface) func() {
 	w.proxy.Interface = cs
 	return func() { w.proxy.Interface = w.internal }
 }
+
+func klogFrom(ctx context.Context) klog.Logger { return klog.FromContext(ctx) }

@@ -1,0 +1,77 @@
+package optimized
+
+import (
+	"flag"
+	"testing"
+
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/scenario"
+)
+
+var floorNodes = flag.Int("floor.nodes", 65000, "nodes of BenchmarkVisitFloor's basic cluster")
+
+// BenchmarkVisitFloor measures the floor of a dry run's visit: what any
+// implementation of the contract must do per visited node of the basic
+// shape, on the densest layout there is (flat int64 vectors, pods presorted
+// by importance, one goroutine, nothing allocated): read the node's free
+// cpu and memory, add back its lower-priority pods, check the preemptor
+// fits, put pods back from the most important while it still fits, and
+// write the candidate out (its node and victims into preallocated
+// arrays of the contract's Candidate and Victim). No PDBs, no node
+// filters, no allocation, no scheduling of workers. It visits the nodes a default-config decision at -floor.nodes
+// visits (10%, offset 0) and reports ns/visit; compare with
+// BenchmarkDecide's time divided by its nodes-visited/op.
+func BenchmarkVisitFloor(b *testing.B) {
+	sc := scenario.MustBuild("basic", *floorNodes, 1)
+	s, err := Prepare(sc.Cluster)
+	if err != nil {
+		b.Fatal(err)
+	}
+	prio := corev1helpers.PodPriority(sc.Pod)
+	reqs := preempt.IncomingPodRequests(sc.Pod)
+	cpu, mem := reqs.Cpu().MilliValue(), reqs.Memory().Value()
+	visits := int(preempt.DefaultConfig().NumCandidates(int32(len(s.nodes))))
+	outCands := make([]preempt.Candidate, visits)
+	outVictims := make([]preempt.Victim, 0, visits*8)
+	var potential [16]int32
+	b.ResetTimer()
+	for b.Loop() {
+		outVictims = outVictims[:0]
+		outCands = outCands[:0]
+		for i := range visits {
+			n := int32(i)
+			base := int(n) * s.dims
+			freeCPU := s.alloc[base+dimCPU] - s.requested[base+dimCPU]
+			freeMem := s.alloc[base+dimMemory] - s.requested[base+dimMemory]
+			k := 0
+			for _, p := range s.sortedOf[n] {
+				if s.priority[p] < prio {
+					potential[k] = p
+					k++
+					freeCPU += s.req[int(p)*s.dims+dimCPU]
+					freeMem += s.req[int(p)*s.dims+dimMemory]
+				}
+			}
+			if k == 0 || cpu > freeCPU || mem > freeMem {
+				continue
+			}
+			first := len(outVictims)
+			for _, p := range potential[:k] {
+				c, m := s.req[int(p)*s.dims+dimCPU], s.req[int(p)*s.dims+dimMemory]
+				if cpu <= freeCPU-c && mem <= freeMem-m {
+					freeCPU, freeMem = freeCPU-c, freeMem-m
+					continue
+				}
+				outVictims = append(outVictims, preempt.Victim{Namespace: s.podNS[p], Name: s.podName[p], Priority: s.priority[p]})
+			}
+			outCands = append(outCands, preempt.Candidate{Node: s.names[n], Victims: outVictims[first:len(outVictims):len(outVictims)]})
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(visits), "ns/visit")
+	b.ReportMetric(float64(visits), "nodes-visited/op")
+	if len(outVictims) != 3*visits || len(outCands) != visits {
+		b.Fatalf("%d victims for %d visits, want 3 a node", len(outVictims), visits)
+	}
+}
