@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/preemptbench/preemptbench/bench/stages"
 	"github.com/preemptbench/preemptbench/registry"
 )
 
@@ -21,3 +23,12 @@ func BenchmarkSelectCandidate(b *testing.B)          { SelectCandidate(b, regist
 func BenchmarkPrepareCandidate(b *testing.B)         { PrepareCandidate(b, registry.All()...) }
 func BenchmarkPreemptExtender(b *testing.B)          { PreemptExtender(b, registry.All()...) }
 func BenchmarkPreemptExtenderNodeCache(b *testing.B) { PreemptExtenderNodeCache(b, registry.All()...) }
+func BenchmarkPreemptionStream(b *testing.B)         { PreemptionStream(b, registry.All()...) }
+
+// stages.Names, which the compare command lists without linking this
+// package, is Suite's names in order.
+func TestStagesNamesSuite(t *testing.T) {
+	if !slices.Equal(Stages, stages.Names) {
+		t.Errorf("bench/stages.Names = %v, Suite's names are %v: update bench/stages", stages.Names, Stages)
+	}
+}

@@ -29,7 +29,9 @@ type Fixture struct {
 	Potential     []string
 	NumCandidates int32
 	// Requests are copies of Req, each with its own deep copy of the
-	// preemptor: benchmarks pass Request(i) to op i, so that no op sees the
+	// preemptor and the filter outcome as Request.Codes (a scheduler's
+	// form: a code per node in the cluster's order) instead of the Filter
+	// map: benchmarks pass Request(i) to op i, so that no op sees the
 	// preemptor object of the op before it (an implementation may cache
 	// per-preemptor work by the object, as optimized does).
 	Requests []*preempt.Request
@@ -80,9 +82,11 @@ func FixtureFor(shape string, nodes int) (*Fixture, error) {
 	}
 	sort.Strings(f.Potential)
 	f.NumCandidates = req.Config.NumCandidates(int32(len(f.Potential)))
+	codes := preempt.NewNodeOrder(s.Cluster).Codes(fr, nil)
 	for range requestPool {
 		r := *req
 		r.Pod = req.Pod.DeepCopy()
+		r.Filter, r.Codes = nil, codes
 		f.Requests = append(f.Requests, &r)
 	}
 	if fixtures.m == nil {

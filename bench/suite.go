@@ -424,6 +424,7 @@ var Suite = []struct {
 	{"DryRunPreemption", DryRunPreemption}, {"SelectVictimsOnNode", SelectVictimsOnNode},
 	{"SelectCandidate", SelectCandidate}, {"PrepareCandidate", PrepareCandidate},
 	{"PreemptExtender", PreemptExtender}, {"PreemptExtenderNodeCache", PreemptExtenderNodeCache},
+	{"PreemptionStream", PreemptionStream},
 }
 
 // Run runs every stage of the suite for impls, each as a sub-benchmark

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/preemptbench/preemptbench/bench"
+	"github.com/preemptbench/preemptbench/bench/stages"
 	"github.com/preemptbench/preemptbench/benchcmp"
 	"github.com/preemptbench/preemptbench/registry"
 	"github.com/preemptbench/preemptbench/scenario"
@@ -89,6 +89,7 @@ func moduleRoot() (string, error) {
 type benchRun struct {
 	Stage, Shape, Impl string
 	Nodes, Round       int
+	Preemptors         int // PreemptionStream's, 0: as many as nodes
 }
 
 func (r benchRun) name() string {
@@ -100,10 +101,14 @@ func (r benchRun) name() string {
 func (r benchRun) args(benchtime string) []string {
 	q := regexp.QuoteMeta
 	pattern := fmt.Sprintf("^Benchmark%s$/^shape=%s$/^nodes=%d$/^impl=%s$", q(r.Stage), q(r.Shape), r.Nodes, q(r.Impl))
-	return []string{
+	args := []string{
 		"-test.run=^$", "-test.bench=" + pattern, "-test.count=1", "-test.benchtime=" + benchtime,
 		"-bench.shapes=" + r.Shape, "-bench.nodes=" + strconv.Itoa(r.Nodes),
 	}
+	if r.Preemptors > 0 {
+		args = append(args, "-bench.preemptors="+strconv.Itoa(r.Preemptors))
+	}
+	return args
 }
 
 // benchPlan interleaves the implementations: for each round, each stage,
@@ -152,6 +157,7 @@ type benchOptions struct {
 	nodes                 []int
 	count                 int
 	benchtime, raw        string
+	preemptors            int // -preemptors
 	markdown              bool
 	plot                  string // -plot: an SVG of the results
 }
@@ -179,12 +185,13 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	stagesFlag := fs.String("bench", "Decide", "benchmarks, comma-separated: "+strings.Join(bench.Stages, ", ")+" or all")
+	stagesFlag := fs.String("bench", "Decide", "benchmarks, comma-separated: "+strings.Join(stages.Names, ", ")+" or all")
 	shapesFlag := fs.String("shape", "basic", "shapes, comma-separated: "+strings.Join(scenario.Shapes(), ", ")+" or all")
 	nodesFlag := fs.String("nodes", "5,500,5000", "node counts, comma-separated")
 	implFlag := fs.String("impl", "all", "implementations, comma-separated: "+strings.Join(benchImplNames(), ", ")+" or all")
 	count := fs.Int("count", 6, "rounds: runs of each benchmark and implementation (at least 6 for a p-value below 0.05)")
 	benchtime := fs.String("benchtime", "1s", "-test.benchtime of each run")
+	preemptors := fs.Int("preemptors", 0, "preemptors of each PreemptionStream run (0: as many as nodes)")
 	output := fs.String("o", "text", "output: text or markdown")
 	raw := fs.String("raw", "", "file to write the raw results to (default: a new file in the temp directory)")
 	plot := fs.String("plot", "", "also draw time/op and allocs/op against node count (log-log, one line per implementation) to this SVG `file`")
@@ -195,12 +202,15 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	if err := fs.Parse(args); err != nil {
 		return benchOptions{}, badInput{} // the flag package said why
 	}
-	opts := benchOptions{count: *count, benchtime: *benchtime, raw: *raw, markdown: *output == "markdown", plot: *plot}
+	opts := benchOptions{count: *count, benchtime: *benchtime, raw: *raw, markdown: *output == "markdown", plot: *plot, preemptors: *preemptors}
+	if *preemptors < 0 {
+		return opts, badf("-preemptors: %d is negative", *preemptors)
+	}
 	if fs.NArg() > 0 {
 		return opts, badf("unexpected arguments %q", fs.Args())
 	}
 	var err error
-	if opts.stages, err = splitList("bench", *stagesFlag, bench.Stages); err != nil {
+	if opts.stages, err = splitList("bench", *stagesFlag, stages.Names); err != nil {
 		return opts, err
 	}
 	if opts.shapes, err = splitList("shape", *shapesFlag, scenario.Shapes()); err != nil {
@@ -252,6 +262,9 @@ func runBenchJob(opts benchOptions, stderr io.Writer) (*benchcmp.Report, error) 
 		return nil, err
 	}
 	plan := benchPlan(opts.stages, opts.shapes, opts.nodes, opts.impls, opts.count)
+	for i := range plan {
+		plan[i].Preemptors = opts.preemptors
+	}
 	fmt.Fprintf(stderr, "compare: built in %s; %d runs: %d rounds of %d benchmarks x %d implementations, interleaved\n",
 		elapsed(), len(plan), opts.count, len(plan)/opts.count/len(opts.impls), len(opts.impls))
 	var results bytes.Buffer

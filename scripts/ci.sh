@@ -37,7 +37,7 @@ step "fuzz targets, capped by iteration count"
 bash scripts/fuzz.sh 3000x
 
 step "benchmark smoke run (-benchtime=1x)"
-go test ./bench -run '^$' -bench . -benchtime=1x >/tmp/preemptbench-smoke.txt
+go test ./bench -run '^$' -bench . -benchtime=1x -bench.preemptors=20 >/tmp/preemptbench-smoke.txt
 tail -n 3 /tmp/preemptbench-smoke.txt
 go run ./compare stat -row .fullname -col /impl /tmp/preemptbench-smoke.txt >/dev/null
 

@@ -1,0 +1,115 @@
+package bench
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"slices"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+var preemptorsFlag = flag.Int("bench.preemptors", 0, "preemptors of BenchmarkPreemptionStream (0: as many as nodes)")
+
+// StreamSizes are the node counts of BenchmarkPreemptionStream when
+// -bench.nodes is not given: scheduler_perf's PreemptionBasic 5000Nodes.
+var StreamSizes = []int{5000}
+
+// StreamOf is the stream of f: its cluster, k copies of its preemptor
+// (preemptor-0, preemptor-1, ...), synchronous actuation (the stream
+// times the decisions and their API calls, not a background goroutine
+// polled for), the fixture's Now, seed 1.
+func StreamOf(f *Fixture, k int) harness.Stream {
+	s := harness.Stream{Cluster: f.Scenario.Cluster, Config: preempt.DefaultConfig(), Now: f.Scenario.Now, Seed: Seed}
+	s.Config.Synchronous = true
+	for i := range k {
+		p := f.Scenario.Pod.DeepCopy()
+		p.Name = fmt.Sprintf("%s-%d", p.Name, i)
+		p.UID = types.UID(fmt.Sprintf("%s-%d", p.UID, i))
+		s.Preemptors = append(s.Preemptors, p)
+	}
+	return s
+}
+
+// PreemptionStream is scheduler_perf's PreemptionBasic as a stream
+// (harness.Stream): with the basic shape at 5000 nodes, 20000 pods of
+// 900m at priority 0 and 5000 preemptors of 3000m at priority 10 (the
+// templates of v1.36.3's scheduler_perf), each filtered, preempting and
+// bound in turn on one evolving cluster. One op is the whole stream; the
+// timed region holds every cycle (Filter, Preempt through an accepting
+// clientset, and following the cluster: Update or a new evaluator), not
+// the first evaluator nor the preemptor objects. It reports pods/s
+// (preemptors per second of timed stream), and per op the preemptors
+// bound, the victims and the nodes the dry runs visited.
+func PreemptionStream(b *testing.B, impls ...preempt.Implementation) {
+	streamSizes := StreamSizes
+	if *nodesFlag != "" {
+		streamSizes = sizes(b)
+	}
+	for _, shape := range shapes(b) {
+		b.Run("shape="+shape, func(b *testing.B) {
+			for _, nodes := range streamSizes {
+				b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+					f, err := FixtureFor(shape, nodes)
+					if err != nil {
+						b.Fatal(err)
+					}
+					k := *preemptorsFlag
+					if k <= 0 {
+						k = nodes
+					}
+					s := StreamOf(f, k)
+					for _, impl := range impls {
+						b.Run("impl="+impl.Name(), func(b *testing.B) {
+							if err := harness.Refusal(impl, s.Cluster, s.Preemptors[0]); err != nil {
+								b.Skipf("%s: %v", impl.Name(), err)
+							}
+							measureStream(b, impl, s)
+						})
+					}
+				})
+			}
+		})
+	}
+}
+
+func measureStream(b *testing.B, impl preempt.Implementation, s harness.Stream) {
+	if KnobError != nil {
+		b.Fatal(KnobError)
+	}
+	k := KnobsFor("PreemptionStream")
+	ctx := context.Background()
+	b.ReportAllocs()
+	var res harness.StreamResult
+	for range b.N {
+		b.StopTimer()
+		c := *s.Cluster
+		c.Pods = slices.Clone(s.Cluster.Pods)
+		r, err := harness.NewStreamRunner(impl, &c, s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		run := func() {
+			for _, p := range s.Preemptors {
+				if err := r.Next(ctx, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		if k.Active() {
+			k.Apply(run)
+		} else {
+			run()
+		}
+		res = r.Result
+	}
+	b.ReportMetric(float64(len(s.Preemptors)*b.N)/b.Elapsed().Seconds(), "pods/s")
+	b.ReportMetric(float64(res.Bound), "bound/op")
+	b.ReportMetric(float64(res.Victims), "victims/op")
+	b.ReportMetric(float64(res.Visited), "nodes-visited/op")
+}

@@ -1,0 +1,109 @@
+package bench
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/registry"
+	"github.com/preemptbench/preemptbench/scenario"
+)
+
+// podsOnNodes is a final cluster as pod -> node (bound) or "~node"
+// (nominated).
+func podsOnNodes(c *preempt.Cluster) map[string]string {
+	out := map[string]string{}
+	for _, p := range c.Pods {
+		switch {
+		case preempt.IsBound(p):
+			out[preempt.Key(p.Namespace, p.Name)] = p.Spec.NodeName
+		case preempt.IsNominated(p):
+			out[preempt.Key(p.Namespace, p.Name)] = "~" + p.Status.NominatedNodeName
+		}
+	}
+	return out
+}
+
+// Every implementation runs every shape's stream to the same steps and the
+// same final cluster: optimized and upstream following the cluster with
+// Update, the reference built again every cycle, upstream breaking the
+// final tie in list order (harness.Deterministic; the shape ties has one
+// at every cycle).
+func TestStreamAgreement(t *testing.T) {
+	ctx := context.Background()
+	for _, shape := range scenario.Shapes() {
+		t.Run(shape, func(t *testing.T) {
+			f, err := FixtureFor(shape, 12)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := StreamOf(f, 16)
+			want, err := harness.RunStream(ctx, registry.Reference(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want.Bound == 0 {
+				t.Fatalf("reference bound no preemptor: %+v", want.Steps)
+			}
+			for _, impl := range registry.All() {
+				if impl.Name() == "reference" {
+					continue
+				}
+				if err := harness.Refusal(impl, s.Cluster, s.Preemptors[0]); err != nil {
+					t.Logf("%s refuses %s: %v", impl.Name(), shape, err)
+					continue
+				}
+				got, err := harness.RunStream(ctx, impl, s)
+				if err != nil {
+					t.Fatalf("%s: %v", impl.Name(), err)
+				}
+				if d := cmp.Diff(want.Steps, got.Steps); d != "" {
+					t.Errorf("%s: steps differ (-reference +%s):\n%s", impl.Name(), impl.Name(), d)
+				}
+				if d := cmp.Diff(podsOnNodes(want.Cluster), podsOnNodes(got.Cluster)); d != "" {
+					t.Errorf("%s: final clusters differ (-reference +%s):\n%s", impl.Name(), impl.Name(), d)
+				}
+			}
+		})
+	}
+}
+
+// PreemptionBasic's arithmetic: nodes of 4 cpu full with four 900m pods,
+// preemptors of 3000m at a higher priority. Each preemptor evicts three
+// pods of a node no preemptor holds yet (a fourth 900m still fits beside
+// it) and the next one cannot use that node again (1000m left once the
+// low pod goes): n preemptors end on n distinct nodes, 3n victims, and one
+// more preemptor finds nothing to preempt.
+func TestStreamPreemptionBasic(t *testing.T) {
+	const n = 40
+	f, err := FixtureFor("basic", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := StreamOf(f, n+1)
+	for _, impl := range registry.Others() {
+		res, err := harness.RunStream(context.Background(), impl, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Bound != n || res.Victims != 3*n {
+			t.Fatalf("%s: bound %d, victims %d; want %d and %d", impl.Name(), res.Bound, res.Victims, n, 3*n)
+		}
+		nodes := map[string]bool{}
+		for _, st := range res.Steps[:n] {
+			if st.Status != preempt.Success || len(st.Victims) != 3 || nodes[st.Node] {
+				t.Fatalf("%s: step %+v", impl.Name(), st)
+			}
+			nodes[st.Node] = true
+		}
+		if last := res.Steps[n]; last.Status != preempt.Unschedulable || last.Node != "" || last.Visited != n {
+			t.Fatalf("%s: last step %+v, want Unschedulable after visiting all %d nodes", impl.Name(), last, n)
+		}
+		if got := len(res.Cluster.Pods); got != 4*n-3*n+n {
+			t.Fatalf("%s: %d pods at the end, want %d", impl.Name(), got, 2*n)
+		}
+	}
+}
