@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/scenario"
 )
 
 const testNow = "2026-01-01T01:00:00Z"
@@ -503,5 +506,41 @@ func TestDecideUpstreamDefaultProfile(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// load does not validate the cluster again once the preemptor's pending
+// copy is dropped: LoadPathsWith validated it, and a valid cluster
+// without some of its pods is valid.
+func TestWithoutPodKeepsClusterValid(t *testing.T) {
+	for _, shape := range scenario.Shapes() {
+		s := scenario.MustBuild(shape, 4, 1)
+		c := *s.Cluster
+		c.Pods = append(append([]*v1.Pod(nil), c.Pods...), s.Pod.DeepCopy()) // a pending copy
+		if err := c.Validate(); err != nil {
+			t.Fatalf("%s: %v", shape, err)
+		}
+		out := withoutPod(&c, s.Pod)
+		if len(out.Pods) != len(s.Cluster.Pods) {
+			t.Errorf("%s: %d pods left, want %d", shape, len(out.Pods), len(s.Cluster.Pods))
+		}
+		if err := out.Validate(); err != nil {
+			t.Errorf("%s: %v", shape, err)
+		}
+	}
+}
+
+// decide raises the collector's target while it loads, and puts it back.
+func TestDecideRestoresGCPercent(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC set")
+	}
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	if _, _, code := runCLI(t, "decide", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-now", testNow); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GC percent %d after decide, want 100", got)
 	}
 }

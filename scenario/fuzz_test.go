@@ -17,41 +17,8 @@ import (
 // small one here), go-yaml's bound on aliased nodes, and the loader's on
 // what aliases expand a document to (aliasExpansion).
 func FuzzLoadCluster(f *testing.F) {
-	for _, seed := range []string{
-		nodeDoc + "---\n" + podA + "---\n" + podB,
-		"apiVersion: v1\nkind: List\nitems:\n" + indent(nodeDoc) + indent(podA),
-		nodeDoc + "--- # c\n" + podA + "...\n" + podB,
-		nodeDoc + "... # end\n" + podA + "...\t\n---\n" + podB,
-		`[{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}]`,
-		`{"apiVersion": "v1", "kind": "NodeList", "items": [{"metadata": {"name": "n"}}]}` + "\n" + `{"kind": "Pod"}`,
-		`{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}` + "\n---\n" + `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}}`,
-		`{"apiVersion": "v1", "kind": "List", "items": [], "ITEMS": [], "items": []}`,
-		"apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: p, namespace: d}\nspec: {minAvailable: 1, selector: {matchLabels: {a: b}}}\n",
-		"a: &a [*a, *a]\n",
-		"l: &l {app: web}\napiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: *l}\n",
-		"apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {<<: {a: b}, c: d, c: e, 1: x, \"1\": y}}\n",
-		"%YAML 1.2\n---\n" + nodeDoc,
-		"apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: default, uid: a}\nspec: {NODENAME: n1, nodeName: n1, nodeName: n2}\n",
-		"apiVersion: v1\nkind: Node\nmetadata: {name: n1, creationTimestamp: yesterday}\nstatus: {allocatable: {cpu: 1 core}}\n",
-		"{\"Items\": []}",
-		utf16le(nodeDoc + "---\n" + podA),
-		nodeDoc + "\u2028---\u2028" + podA,
-	} {
-		f.Add([]byte(seed))
-	}
-	for _, doc := range yamlCorpus {
-		f.Add([]byte(doc))
-	}
-	for _, shape := range Shapes() {
-		list, err := ListYAML(MustBuild(shape, 2, 1).Cluster)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(list)
-	}
-	// The command's own example, when this tree holds it.
-	if data, err := os.ReadFile("../cli/testdata/small/cluster.yaml"); err == nil {
-		f.Add(data)
+	for _, seed := range loadSeeds(f) {
+		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		start := time.Now()
@@ -86,6 +53,48 @@ func FuzzLoadCluster(f *testing.F) {
 			t.Fatalf("strict: message names a Go type: %v", err)
 		}
 	})
+}
+
+// loadSeeds are inputs of every form the loader reads or refuses.
+func loadSeeds(tb testing.TB) [][]byte {
+	var seeds [][]byte
+	for _, seed := range []string{
+		nodeDoc + "---\n" + podA + "---\n" + podB,
+		"apiVersion: v1\nkind: List\nitems:\n" + indent(nodeDoc) + indent(podA),
+		nodeDoc + "--- # c\n" + podA + "...\n" + podB,
+		nodeDoc + "... # end\n" + podA + "...\t\n---\n" + podB,
+		`[{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}]`,
+		`{"apiVersion": "v1", "kind": "NodeList", "items": [{"metadata": {"name": "n"}}]}` + "\n" + `{"kind": "Pod"}`,
+		`{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}` + "\n---\n" + `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}}`,
+		`{"apiVersion": "v1", "kind": "List", "items": [], "ITEMS": [], "items": []}`,
+		"apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: p, namespace: d}\nspec: {minAvailable: 1, selector: {matchLabels: {a: b}}}\n",
+		"a: &a [*a, *a]\n",
+		"l: &l {app: web}\napiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: *l}\n",
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {<<: {a: b}, c: d, c: e, 1: x, \"1\": y}}\n",
+		"%YAML 1.2\n---\n" + nodeDoc,
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: default, uid: a}\nspec: {NODENAME: n1, nodeName: n1, nodeName: n2}\n",
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1, creationTimestamp: yesterday}\nstatus: {allocatable: {cpu: 1 core}}\n",
+		"{\"Items\": []}",
+		utf16le(nodeDoc + "---\n" + podA),
+		nodeDoc + "\u2028---\u2028" + podA,
+	} {
+		seeds = append(seeds, []byte(seed))
+	}
+	for _, doc := range yamlCorpus {
+		seeds = append(seeds, []byte(doc))
+	}
+	for _, shape := range Shapes() {
+		list, err := ListYAML(MustBuild(shape, 2, 1).Cluster)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		seeds = append(seeds, list)
+	}
+	// The command's own example, when this tree holds it.
+	if data, err := os.ReadFile("../cli/testdata/small/cluster.yaml"); err == nil {
+		seeds = append(seeds, data)
+	}
+	return seeds
 }
 
 // checkSplit fails when go-yaml finds two documents in one the splitter

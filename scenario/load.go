@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	v1 "k8s.io/api/core/v1"
@@ -28,6 +29,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	_ "k8s.io/kubernetes/pkg/apis/core/install" // defaulting of core/v1, as the API server applies it
+	k8sv1 "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/pkg/apis/policy"
 	_ "k8s.io/kubernetes/pkg/apis/policy/install" // policy/v1beta1 <-> v1 conversion
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
@@ -155,7 +157,12 @@ func LoadCluster(name string, data []byte) (*preempt.Cluster, []string, error) {
 // LoadClusterWith is LoadCluster with options (MaxBytes bounds data too).
 // Unlike LoadPaths it accepts a file without nodes (one file of several).
 func LoadClusterWith(name string, data []byte, opts Options) (*preempt.Cluster, []string, error) {
-	r := reader{opts: opts}
+	return loadClusterWith(name, data, opts, false)
+}
+
+// loadClusterWith is LoadClusterWith, never on the fast path with slow.
+func loadClusterWith(name string, data []byte, opts Options, slow bool) (*preempt.Cluster, []string, error) {
+	r := reader{opts: opts, slow: slow}
 	if int64(len(data)) > opts.maxBytes() {
 		return nil, nil, tooLarge(name, opts.maxBytes())
 	}
@@ -171,8 +178,8 @@ func tooLarge(name string, max int64) error {
 
 // readAll reads at most max bytes of rd; more is an error, and so is
 // binary data (a NUL byte in the first 4 KiB), which no kubectl output
-// holds.
-func readAll(name string, rd io.Reader, max int64) ([]byte, error) {
+// holds. sizeHint is rd's size when known (a regular file's), else 0.
+func readAll(name string, rd io.Reader, max, sizeHint int64) ([]byte, error) {
 	br := bufio.NewReaderSize(io.LimitReader(rd, max+1), 4096)
 	head, err := br.Peek(4096)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
@@ -181,7 +188,7 @@ func readAll(name string, rd io.Reader, max int64) ([]byte, error) {
 	if bytes.IndexByte(head, 0) >= 0 && !hasUTF16BOM(head) {
 		return nil, fmt.Errorf("%s: binary data (a NUL byte in its first %d bytes), not a kubectl dump", name, len(head))
 	}
-	data, err := io.ReadAll(br)
+	data, err := readSized(br, min(sizeHint, max)+1)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -189,6 +196,25 @@ func readAll(name string, rd io.Reader, max int64) ([]byte, error) {
 		return nil, tooLarge(name, max)
 	}
 	return data, nil
+}
+
+// readSized is io.ReadAll, starting with a buffer of size bytes (a big
+// file read whole is not copied as its buffer doubles, nor held twice).
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, max(size, 512))
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // more room, as io.ReadAll makes it
+		}
+	}
 }
 
 // readFileLimited reads a file (or standard input for "-") through the
@@ -199,14 +225,18 @@ func (r *reader) readFileLimited(path string) ([]byte, error) {
 		if in == nil {
 			in = os.Stdin
 		}
-		return readAll("standard input", in, r.opts.maxBytes())
+		return readAll("standard input", in, r.opts.maxBytes(), 0)
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readAll(path, f, r.opts.maxBytes())
+	var size int64
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		size = info.Size()
+	}
+	return readAll(path, f, r.opts.maxBytes(), size)
 }
 
 // LoadPod reads exactly one Pod (alone or as the only item of a List),
@@ -335,6 +365,7 @@ func kindOf(o runtime.Object) string {
 // reader collects the objects of every file read.
 type reader struct {
 	opts     Options
+	slow     bool     // never the fast path
 	warnings []string // unknown and duplicate fields, named
 	objects  []runtime.Object
 	skipped  []string // "v1 Service default/svc"
@@ -391,8 +422,12 @@ func (r *reader) readPath(path string) error {
 	return nil
 }
 
-// readFile splits a file into documents and decodes each.
+// readFile splits a file into documents and decodes each: on the fast
+// path (fast.go) when it takes the file.
 func (r *reader) readFile(file string, data []byte) error {
+	if !r.slow && r.readFast(file, data) {
+		return nil
+	}
 	docs, err := r.documents(file, normalizeText(data))
 	if err != nil {
 		return err
@@ -636,10 +671,52 @@ func (r *reader) readDocument(file, where string, doc json.RawMessage) error {
 // readObject decodes one object. listAPIVersion and listKind are the
 // typed list's, which an item without its own takes.
 func (r *reader) readObject(file, where string, raw json.RawMessage, listAPIVersion, listKind string) error {
-	var tm typeMeta
-	if err := k8sjson.UnmarshalCaseSensitivePreserveInts(raw, &tm); err != nil {
-		return fmt.Errorf("%s: malformed object: %s", where, friendly(err))
+	return r.apply(file, decodeObject(where, raw, listAPIVersion, listKind, nil))
+}
+
+// decoded is one object decoded, and what reading it adds to the reader.
+type decoded struct {
+	obj      runtime.Object
+	skipped  string   // the apiVersion and kind of an object skipped
+	inferred bool     // its kind was inferred from its fields
+	findings []string // unknown and duplicate fields, named
+	err      error    // after the findings
+}
+
+// apply adds what decoding an object of file found to the reader, as
+// reading it would have, in the same order.
+func (r *reader) apply(file string, d decoded) error {
+	if d.inferred && !slices.Contains(r.inferred, file) {
+		r.inferred = append(r.inferred, file)
 	}
+	if d.skipped != "" {
+		r.skipped = append(r.skipped, d.skipped)
+		return nil
+	}
+	for _, f := range d.findings {
+		if err := r.strictf("%s", f); err != nil {
+			return err
+		}
+	}
+	if d.err != nil {
+		return d.err
+	}
+	r.objects = append(r.objects, d.obj)
+	return nil
+}
+
+// decodeObject decodes one object as readObject does, touching no
+// reader: it may run on any goroutine. quick, when not nil, is raw's
+// type and name as quickTypeMeta found them, to be checked by decoding
+// raw.
+func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind string, quick *typeMeta) decoded {
+	var tm typeMeta
+	if quick != nil {
+		tm = *quick
+	} else if err := k8sjson.UnmarshalCaseSensitivePreserveInts(raw, &tm); err != nil {
+		return decoded{err: fmt.Errorf("%s: malformed object: %s", where, friendly(err))}
+	}
+	var d decoded
 	if tm.Kind == "" && listKind != "" {
 		tm.Kind = listKind
 		if tm.APIVersion == "" {
@@ -649,12 +726,10 @@ func (r *reader) readObject(file, where string, raw json.RawMessage, listAPIVers
 	if tm.Kind == "" {
 		kind, ok := inferKind(raw)
 		if !ok {
-			return fmt.Errorf("%s: object %q has no kind", where, tm.Metadata.Name)
+			return decoded{err: fmt.Errorf("%s: object %q has no kind", where, tm.Metadata.Name)}
 		}
 		tm.Kind, tm.APIVersion = kind, "v1"
-		if !slices.Contains(r.inferred, file) {
-			r.inferred = append(r.inferred, file)
-		}
+		d.inferred = true
 	}
 	what := describe(tm.Kind, tm.Metadata.Namespace, tm.Metadata.Name)
 	var obj runtime.Object
@@ -676,37 +751,44 @@ func (r *reader) readObject(file, where string, raw json.RawMessage, listAPIVers
 	case "storage.k8s.io/v1 CSINode":
 		obj = &storagev1.CSINode{}
 	default:
+		if quick != nil {
+			// Nothing will decode raw: take its type the general way,
+			// which checks it.
+			return decodeObject(where, raw, listAPIVersion, listKind, nil)
+		}
 		switch tm.Kind {
 		case "Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode":
-			return fmt.Errorf("%s: %s: unsupported apiVersion %q for kind %s", where, what, tm.APIVersion, tm.Kind)
+			d.err = fmt.Errorf("%s: %s: unsupported apiVersion %q for kind %s", where, what, tm.APIVersion, tm.Kind)
+			return d
 		}
-		r.skipped = append(r.skipped, strings.TrimSpace(tm.APIVersion+" "+tm.Kind))
-		return nil
+		d.skipped = strings.TrimSpace(tm.APIVersion + " " + tm.Kind)
+		return d
 	}
 	var strictErrs []string
 	if tm.APIVersion == "policy/v1beta1" {
 		pdb, errs, err := convertV1beta1PDB(raw)
 		if err != nil {
-			return fmt.Errorf("%s: %s: %w", where, what, err)
+			d.err = fmt.Errorf("%s: %s: %w", where, what, err)
+			return d
 		}
 		obj, strictErrs = pdb, errs
 	} else {
 		errs, err := decodeStrict(raw, obj)
 		if err != nil {
-			return fmt.Errorf("%s: %s: %w", where, what, err)
+			d.err = fmt.Errorf("%s: %s: %w", where, what, err)
+			return d
 		}
 		strictErrs = errs
 	}
 	for _, e := range strictErrs {
-		if err := r.strictf("%s: %s: %s", where, what, e); err != nil {
-			return err
-		}
+		d.findings = append(d.findings, fmt.Sprintf("%s: %s: %s", where, what, e))
 	}
 	if err := admit(obj); err != nil {
-		return fmt.Errorf("%s: %s: %w", where, what, err)
+		d.err = fmt.Errorf("%s: %s: %w", where, what, err)
+		return d
 	}
-	r.objects = append(r.objects, obj)
-	return nil
+	d.obj = obj
+	return d
 }
 
 // decodeStrict decodes raw into obj as the API server does under strict
@@ -783,6 +865,9 @@ func convertV1beta1PDB(raw json.RawMessage) (*policyv1.PodDisruptionBudget, []st
 // admit applies the API server's defaulting and the checks the API server
 // would have made of what the filters read.
 func admit(obj runtime.Object) error {
+	if p, ok := obj.(*v1.Pod); ok {
+		pullPolicies(p)
+	}
 	legacyscheme.Scheme.Default(obj)
 	switch o := obj.(type) {
 	case *v1.Node:
@@ -812,6 +897,51 @@ func admit(obj runtime.Object) error {
 		}
 	}
 	return nil
+}
+
+// pullPolicies sets the image pull policy the defaults would set on every
+// container that has none, from a memo of the images seen: the defaults
+// parse each image name with regular expressions (a sixth of the time of
+// loading a dump without the field, where one image serves thousands of
+// pods). The value is the defaults' own (SetDefaults_Container).
+func pullPolicies(p *v1.Pod) {
+	set := func(c *v1.Container) {
+		if c.ImagePullPolicy == "" {
+			c.ImagePullPolicy = pullPolicy(c.Image)
+		}
+	}
+	for i := range p.Spec.InitContainers {
+		set(&p.Spec.InitContainers[i])
+	}
+	for i := range p.Spec.Containers {
+		set(&p.Spec.Containers[i])
+	}
+	for i := range p.Spec.EphemeralContainers {
+		set((*v1.Container)(&p.Spec.EphemeralContainers[i].EphemeralContainerCommon))
+	}
+}
+
+var pullMemo struct {
+	sync.Mutex
+	m map[string]v1.PullPolicy
+}
+
+func pullPolicy(image string) v1.PullPolicy {
+	pullMemo.Lock()
+	pol, ok := pullMemo.m[image]
+	pullMemo.Unlock()
+	if ok {
+		return pol
+	}
+	c := v1.Container{Image: image}
+	k8sv1.SetDefaults_Container(&c)
+	pullMemo.Lock()
+	if pullMemo.m == nil || len(pullMemo.m) >= 4096 {
+		pullMemo.m = map[string]v1.PullPolicy{}
+	}
+	pullMemo.m[image] = c.ImagePullPolicy
+	pullMemo.Unlock()
+	return c.ImagePullPolicy
 }
 
 func checkPodSelectors(p *v1.Pod) error {

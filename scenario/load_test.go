@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	k8sv1 "k8s.io/kubernetes/pkg/apis/core/v1"
 )
 
 // Typed lists as kubectl and client-go print them: items without kind or
@@ -216,5 +217,25 @@ func TestLoadInfersKindFromFields(t *testing.T) {
 	}
 	if _, _, err := LoadCluster("x.json", []byte(`{"metadata":{"name":"x"},"spec":{}}`)); err == nil || !strings.Contains(err.Error(), `object "x" has no kind`) {
 		t.Errorf("neither: %v", err)
+	}
+}
+
+// The memo of pull policies gives what the defaults give, the first time
+// and from the memo.
+func TestPullPolicyMemo(t *testing.T) {
+	for _, image := range []string{"nginx", "nginx:latest", "nginx:1.27", "registry:5000/a/b", "registry:5000/a/b:latest",
+		"busybox@sha256:" + strings.Repeat("a", 64), "", "UPPER:case", "::"} {
+		for range 2 {
+			want := v1.Container{Image: image}
+			k8sv1.SetDefaults_Container(&want)
+			p := &v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{{Image: image}}, InitContainers: []v1.Container{{Image: image, ImagePullPolicy: v1.PullNever}}}}
+			pullPolicies(p)
+			if got := p.Spec.Containers[0].ImagePullPolicy; got != want.ImagePullPolicy {
+				t.Errorf("image %q: policy %q, the defaults give %q", image, got, want.ImagePullPolicy)
+			}
+			if got := p.Spec.InitContainers[0].ImagePullPolicy; got != v1.PullNever {
+				t.Errorf("image %q: a set policy became %q", image, got)
+			}
+		}
 	}
 }

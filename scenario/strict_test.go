@@ -225,15 +225,15 @@ func TestLoadLimits(t *testing.T) {
 	if _, _, err := LoadPathsWith([]string{"-"}, Options{MaxBytes: 100, Stdin: strings.NewReader(big)}); err == nil || !strings.Contains(err.Error(), "standard input: larger than 100 bytes") {
 		t.Errorf("error %v, want standard input and the limit named", err)
 	}
-	if _, err := readAll("zero", strings.NewReader(strings.Repeat("\x00", 10000)), 1<<20); err == nil || !strings.Contains(err.Error(), "zero: binary data") {
+	if _, err := readAll("zero", strings.NewReader(strings.Repeat("\x00", 10000)), 1<<20, 0); err == nil || !strings.Contains(err.Error(), "zero: binary data") {
 		t.Errorf("error %v, want binary data refused", err)
 	}
 	// An endless reader stops at the limit.
-	if _, err := readAll("endless", endless{}, 1<<16); err == nil || !strings.Contains(err.Error(), "larger than 65536 bytes") {
+	if _, err := readAll("endless", endless{}, 1<<16, 0); err == nil || !strings.Contains(err.Error(), "larger than 65536 bytes") {
 		t.Errorf("error %v, want the limit", err)
 	}
 	// UTF-16 holds NUL bytes, and is no binary data.
-	if _, err := readAll("utf16", strings.NewReader(utf16le(nodeDoc)), 1<<20); err != nil {
+	if _, err := readAll("utf16", strings.NewReader(utf16le(nodeDoc)), 1<<20, 0); err != nil {
 		t.Errorf("UTF-16: %v", err)
 	}
 }

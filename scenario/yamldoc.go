@@ -173,18 +173,18 @@ type topDocument struct {
 
 func (t *topDocument) UnmarshalYAML(unmarshal func(any) error) error {
 	t.seen = true // not called for a null document
-	err := unmarshal(&t.m)
-	if err == nil {
+	// Only a mapping decodes into a struct: a sequence decodes into
+	// MapSlice too (empty, or of items with the fields key and value),
+	// which would read "[]" as {}. The probe walks the top keys only.
+	var probe struct{}
+	if unmarshal(&probe) == nil {
+		if err := unmarshal(&t.m); err != nil {
+			return err
+		}
 		t.isMap = true
 		return nil
 	}
-	if e := unmarshal(&t.other); e != nil {
-		return e
-	}
-	if _, isMap := t.other.(map[any]any); isMap {
-		return err
-	}
-	return nil
+	return unmarshal(&t.other)
 }
 
 // readYAMLDocument converts one YAML document to JSON as

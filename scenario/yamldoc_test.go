@@ -15,6 +15,7 @@ import (
 // go-yaml v2 reads.
 var yamlCorpus = []string{
 	nodeDoc, podA, podB,
+	"[]\n", "- {key: a, value: b}\n", "[{key: 1}, {value: 2}]\n", "- []\n", "&x []\n",
 	"a: [yes, no, on, off, y, n, Yes, NO, true, False, ~, null, Null, '']\n",
 	"a: [0x1F, 0o17, 017, 1_000, +5, -0, 1e3, 1.5, .5, 9223372036854775807, 9223372036854775808, 18446744073709551615, 18446744073709551616]\n",
 	"a: [2001-12-14t21:59:43.10-05:00, 2001-12-14, !!str 1, !!binary aGVsbG8=, !!float 1, \"1\", '2']\n",
