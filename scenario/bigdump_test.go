@@ -150,6 +150,11 @@ func dressPod(i int, p *v1.Pod, created metav1.Time) {
 	probe := &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/healthz", Port: intstr.FromString("http"), Scheme: v1.URISchemeHTTP}},
 		InitialDelaySeconds: 10, TimeoutSeconds: 1, PeriodSeconds: 10, SuccessThreshold: 1, FailureThreshold: 3}
 	c.ReadinessProbe = probe
+	// What real containers carry and kubectl writes in its own ways:
+	// flags ("- --config=..."), a script whose lines start with '#'
+	// (a literal block), a message starting with a space ("|2").
+	c.Command = []string{"/bin/sh", "-c", "#!/bin/sh\n# wait for the config, then start\nset -e\nexec /app \"$@\"\n"}
+	c.Args = []string{"--config=/etc/storefront/config.yaml", "-v=2", "--listen=:8080"}
 	c.VolumeMounts = []v1.VolumeMount{{Name: "kube-api-access-x7k2p", ReadOnly: true, MountPath: "/var/run/secrets/kubernetes.io/serviceaccount"}}
 	p.Spec.Volumes = []v1.Volume{{Name: "kube-api-access-x7k2p", VolumeSource: v1.VolumeSource{Projected: &v1.ProjectedVolumeSource{DefaultMode: ptr(int32(420)),
 		Sources: []v1.VolumeProjection{
@@ -182,6 +187,8 @@ func dressPod(i int, p *v1.Pod, created metav1.Time) {
 		ImageID:     fmt.Sprintf("123456789012.dkr.ecr.us-east-1.amazonaws.com/storefront/web@sha256:%064x", i),
 		ContainerID: fmt.Sprintf("containerd://%064x", i*31+7), Started: ptr(true),
 		State:        v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: created}},
+		LastTerminationState: v1.ContainerState{Terminated: &v1.ContainerStateTerminated{ExitCode: 1, Reason: "Error", StartedAt: created, FinishedAt: created,
+			Message: " 07:17:53.591692       1 main.go:95] config not ready, retrying\nW1103 08:14:20.000001       1 main.go:99] giving up after 30 tries\n"}},
 		VolumeMounts: []v1.VolumeMountStatus{{Name: "kube-api-access-x7k2p", MountPath: "/var/run/secrets/kubernetes.io/serviceaccount", ReadOnly: true, RecursiveReadOnly: ptr(v1.RecursiveReadOnlyDisabled)}},
 	}}
 }

@@ -36,15 +36,10 @@ func fastYAMLOK(data []byte) bool {
 		c := data[i]
 		if lineStart {
 			lineStart = false
-			// A directive, a document marker, a comment line.
+			// A directive, a document marker. (A comment line is refused
+			// where a line is read as structure, by peek: inside a block
+			// or quoted scalar, "# ..." is content, as in a script.)
 			if c == '%' || ((c == '-' || c == '.') && i+2 < len(data) && data[i+1] == c && data[i+2] == c) {
-				return false
-			}
-			j := i
-			for j < len(data) && data[j] == ' ' {
-				j++
-			}
-			if j < len(data) && data[j] == '#' {
 				return false
 			}
 		}
@@ -152,6 +147,9 @@ func (p *yamlFast) peek() (indent int, content []byte, ok bool) {
 			i++
 		}
 		if i < len(line) {
+			if line[i] == '#' {
+				p.slow() // a comment line
+			}
 			if p.pos == p.dashLine {
 				i = p.dashCol
 			}
@@ -288,9 +286,11 @@ func (p *yamlFast) key(content []byte) (string, []byte) {
 func plainStart(content []byte) bool {
 	switch content[0] {
 	case '-', '?', ':':
-		// A plain scalar when followed by a character that is not blank;
-		// keep it simple: "-1", "-Xmx" only.
-		return content[0] == '-' && len(content) > 1 && content[1] != ' ' && content[1] != '-'
+		// A plain scalar when followed by a character that is not blank
+		// ("-1", "-Xmx", "--config=x"; fastYAMLOK has refused "---" at a
+		// line's start, the one place it is a document marker); keep it
+		// simple: '-' only.
+		return content[0] == '-' && len(content) > 1 && content[1] != ' '
 	case ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
 		return false
 	}
@@ -448,6 +448,14 @@ func (p *yamlFast) plain(parent int, first []byte) {
 func (p *yamlFast) literal(parent int, header []byte) {
 	h := bytes.TrimRight(header, " ")
 	strip := false
+	// An indentation indicator ("|2", "|2-"), which go-yaml writes when
+	// the first line starts with a space: the content is indented by it
+	// past the holding collection (go-yaml's parser.indent + increment).
+	increment := 0
+	if len(h) >= 2 && h[1] >= '1' && h[1] <= '9' {
+		increment = int(h[1] - '0')
+		h = append([]byte{'|'}, h[2:]...)
+	}
 	switch string(h) {
 	case "|":
 	case "|-":
@@ -465,6 +473,16 @@ func (p *yamlFast) literal(parent int, header []byte) {
 	}
 	if indent <= parent || p.data[p.pos+indent] == '\n' {
 		p.slow()
+	}
+	if increment > 0 {
+		want := increment
+		if parent >= 0 {
+			want += parent
+		}
+		if indent < want {
+			p.slow()
+		}
+		indent = want
 	}
 	var s []byte
 	breaks := 0
