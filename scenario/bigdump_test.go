@@ -186,7 +186,7 @@ func dressPod(i int, p *v1.Pod, created metav1.Time) {
 	p.Status.ContainerStatuses = []v1.ContainerStatus{{Name: c.Name, Ready: true, RestartCount: int32(i % 3), Image: c.Image,
 		ImageID:     fmt.Sprintf("123456789012.dkr.ecr.us-east-1.amazonaws.com/storefront/web@sha256:%064x", i),
 		ContainerID: fmt.Sprintf("containerd://%064x", i*31+7), Started: ptr(true),
-		State:        v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: created}},
+		State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: created}},
 		LastTerminationState: v1.ContainerState{Terminated: &v1.ContainerStateTerminated{ExitCode: 1, Reason: "Error", StartedAt: created, FinishedAt: created,
 			Message: " 07:17:53.591692       1 main.go:95] config not ready, retrying\nW1103 08:14:20.000001       1 main.go:99] giving up after 30 tries\n"}},
 		VolumeMounts: []v1.VolumeMountStatus{{Name: "kube-api-access-x7k2p", MountPath: "/var/run/secrets/kubernetes.io/serviceaccount", ReadOnly: true, RecursiveReadOnly: ptr(v1.RecursiveReadOnlyDisabled)}},
