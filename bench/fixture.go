@@ -22,7 +22,9 @@ type Fixture struct {
 	Nodes    int
 	Scenario *scenario.Scenario
 	// Req is the preemption request: the filter codes from the
-	// reference's filter phase, DefaultConfig, offset 0, the scenario's Now.
+	// reference's filter phase, DefaultConfig, offset 0, the scenario's Now,
+	// ReuseOutput (a benchmark keeps nothing past the next call, as a
+	// scheduler acting on one decision before the next).
 	Req *preempt.Request
 	// Potential are the nodes whose filter code is Unschedulable, in name
 	// order, and NumCandidates the dry run's candidate budget for them.
@@ -70,7 +72,7 @@ func FixtureFor(shape string, nodes int) (*Fixture, error) {
 		return nil, err
 	}
 	fr := ev.Filter(context.Background(), s.Pod)
-	req := &preempt.Request{Pod: s.Pod, Filter: fr.Codes(), Config: preempt.DefaultConfig(), Offset: 0, Now: s.Now}
+	req := &preempt.Request{Pod: s.Pod, Filter: fr.Codes(), Config: preempt.DefaultConfig(), Offset: 0, Now: s.Now, ReuseOutput: true}
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}

@@ -170,7 +170,8 @@ func (r *StreamRunner) Next(ctx context.Context, pod *v1.Pod) error {
 		if potential > 0 {
 			offset = r.rng.Int32N(potential)
 		}
-		req := &preempt.Request{Pod: pod, Codes: codes, Config: r.cfg, Offset: offset, Now: r.now}
+		// The cycle keeps nothing of the decision past the next one.
+		req := &preempt.Request{Pod: pod, Codes: codes, Config: r.cfg, Offset: offset, Now: r.now, ReuseOutput: true}
 		r.cs.ClearActions()
 		d := r.ev.Preempt(ctx, r.client, req)
 		step.Visited = len(d.Candidates) + len(d.NodeStatuses)

@@ -2,6 +2,7 @@ package optimized_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"github.com/preemptbench/preemptbench/optimized"
@@ -74,7 +75,16 @@ func TestSelectCandidateAllocatesNothing(t *testing.T) {
 // decisionAllocs is the allocations of FindCandidates + SelectCandidate on
 // a warm evaluator.
 func decisionAllocs(t *testing.T, n int, workers int) float64 {
+	allocs, _ := decisionCost(t, n, workers, false)
+	return allocs
+}
+
+// decisionCost is the allocations and the bytes allocated per decision
+// (FindCandidates + SelectCandidate on a warm evaluator), with or without
+// Request.ReuseOutput.
+func decisionCost(t *testing.T, n int, workers int, reuse bool) (allocs float64, bytes uint64) {
 	c, req := basicRequest(t, n)
+	req.ReuseOutput = reuse
 	ev, err := optimized.Impl{Workers: workers}.NewEvaluator(c)
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +104,42 @@ func decisionAllocs(t *testing.T, n int, workers int) float64 {
 	for range 2 {
 		least = min(least, testing.AllocsPerRun(20, decide))
 	}
-	return least
+	bytes = ^uint64(0)
+	for range 3 { // the least of three measures, as above
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range 20 {
+			decide()
+		}
+		runtime.ReadMemStats(&after)
+		bytes = min(bytes, (after.TotalAlloc-before.TotalAlloc)/20)
+	}
+	return least, bytes
+}
+
+// With Request.ReuseOutput a decision allocates no list: only the worker
+// goroutines of a parallel dry run (two each, and one to wait for them),
+// and the same few bytes at 500 and at
+// 15,000 nodes (without it the lists grow with the candidates: 500 of
+// them at 5000 nodes).
+func TestDecisionReusingOutputAllocatesNoList(t *testing.T) {
+	skipUnderRace(t)
+	for _, workers := range []int{1, 4} {
+		smallAllocs, smallBytes := decisionCost(t, 500, workers, true)
+		largeAllocs, largeBytes := decisionCost(t, 15000, workers, true)
+		if budget := float64(2*workers + 1); smallAllocs > budget || largeAllocs > budget {
+			t.Errorf("workers=%d: %v allocations at 500 nodes, %v at 15000, budget %v", workers, smallAllocs, largeAllocs, budget)
+		}
+		// 4 KiB of slack: a goroutine's stack growth, a timer now and then.
+		if largeBytes > smallBytes+4096 {
+			t.Errorf("workers=%d: bytes per decision grow with the cluster: %d at 500 nodes, %d at 15000", workers, smallBytes, largeBytes)
+		}
+		_, ownedBytes := decisionCost(t, 15000, workers, false)
+		if ownedBytes < 10*largeBytes {
+			t.Errorf("workers=%d: %d bytes per decision without ReuseOutput, %d with it: want the lists gone", workers, ownedBytes, largeBytes)
+		}
+		t.Logf("workers=%d: bytes per decision with ReuseOutput %d (500 nodes), %d (15000); without %d (15000)", workers, smallBytes, largeBytes, ownedBytes)
+	}
 }
 
 // The budget for a whole decision: the three result lists (candidates,

@@ -153,8 +153,10 @@ func (dr *dryRun) commit(i int, numCandidates int32) {
 }
 
 // output builds the contract's DryRun with one allocation per list: every
-// victim of every candidate shares one backing array.
-func (ev *evaluator) output() preempt.DryRun {
+// victim of every candidate shares one backing array. With reuse
+// (Request.ReuseOutput) the lists are the evaluator's buffers, kept for
+// the next output: nothing is allocated per candidate.
+func (ev *evaluator) output(reuse bool) preempt.DryRun {
 	dr := &ev.dr
 	s := ev.s
 	var out preempt.DryRun
@@ -166,8 +168,14 @@ func (ev *evaluator) output() preempt.DryRun {
 	}
 	ev.lastStart, ev.lastNodes, ev.lastLens = ev.lastStart[:0], ev.lastNodes[:0], ev.lastLens[:0]
 	if k := len(dr.nonViolating) + len(dr.violating); k > 0 {
-		victims := make([]preempt.Victim, 0, total)
-		out.Candidates = make([]preempt.Candidate, 0, k)
+		var victims []preempt.Victim
+		if reuse {
+			victims, out.Candidates = grow(ev.outVictims, total), grow(ev.outCands, k)
+			defer func() { ev.outVictims, ev.outCands = victims, out.Candidates }()
+		} else {
+			victims = make([]preempt.Victim, 0, total)
+			out.Candidates = make([]preempt.Candidate, 0, k)
+		}
 		for _, lists := range [2][]int32{dr.nonViolating, dr.violating} {
 			for _, i := range lists {
 				sl := &dr.slots[i]
@@ -194,9 +202,16 @@ func (ev *evaluator) output() preempt.DryRun {
 			}
 		}
 		rotateToNodeOrder(dr.failed, dr.slots)
-		out.NodeStatuses = make([]preempt.NodeStatus, 0, len(dr.failed))
+		if reuse {
+			out.NodeStatuses = grow(ev.outStatuses, len(dr.failed))
+		} else {
+			out.NodeStatuses = make([]preempt.NodeStatus, 0, len(dr.failed))
+		}
 		for _, i := range dr.failed {
 			out.NodeStatuses = append(out.NodeStatuses, ev.failure(&dr.slots[i]))
+		}
+		if reuse {
+			ev.outStatuses = out.NodeStatuses
 		}
 	}
 	return out
@@ -234,4 +249,14 @@ func rotateToNodeOrder(idx []int32, slots []slot) {
 	slices.Reverse(idx[:k])
 	slices.Reverse(idx[k:])
 	slices.Reverse(idx)
+}
+
+// grow returns buf emptied, with room for n elements: buf's own array when
+// it is large enough, a new one otherwise (the array the caller keeps for
+// next time, never smaller).
+func grow[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, 0, max(n, 2*cap(buf)))
+	}
+	return buf[:0]
 }

@@ -66,10 +66,15 @@ type evaluator struct {
 	// lastStart their latest-start-time scores, computed from pod indices:
 	// SelectCandidate on that very list (at the same Now) needs no lookups.
 	lastCands []preempt.Candidate
-	lastNodes []string // lastCands' nodes and victim counts, to notice a
-	lastLens  []int    // caller reordering the list in place
-	lastStart []int64
-	lastNow   int64
+	// outCands, outVictims and outStatuses are output's buffers under
+	// Request.ReuseOutput.
+	outCands    []preempt.Candidate
+	outVictims  []preempt.Victim
+	outStatuses []preempt.NodeStatus
+	lastNodes   []string // lastCands' nodes and victim counts, to notice a
+	lastLens    []int    // caller reordering the list in place
+	lastStart   []int64
+	lastNow     int64
 }
 
 func (ev *evaluator) decision(pod *v1.Pod, now int64) *decision {
@@ -203,7 +208,7 @@ func (ev *evaluator) FindCandidates(_ context.Context, req *preempt.Request) (pr
 	}
 	num := req.Config.NumCandidates(int32(len(ev.potential)))
 	ev.run(ev.decisionFor(req), ev.potential, req.Offset, num)
-	return ev.output(), nil
+	return ev.output(req.ReuseOutput), nil
 }
 
 func (ev *evaluator) DryRunPreemption(_ context.Context, req *preempt.Request, potential []string, offset, numCandidates int32) preempt.DryRun {
@@ -217,7 +222,7 @@ func (ev *evaluator) DryRunPreemption(_ context.Context, req *preempt.Request, p
 		return preempt.DryRun{}
 	}
 	ev.run(ev.decisionFor(req), ev.potential, offset, numCandidates)
-	return ev.output()
+	return ev.output(req.ReuseOutput)
 }
 
 func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request, node string) ([]preempt.Victim, int, preempt.Status) {

@@ -140,6 +140,15 @@ type Request struct {
 	// turns a FilterResult into Codes.
 	Codes  []Code
 	Config Config
+	// ReuseOutput says the caller keeps nothing a call returns past the
+	// evaluator's next FindCandidates, DryRunPreemption or Preempt: the
+	// candidates (with their victims) and node statuses of the DryRun or
+	// Decision that this request's call returns may live in buffers the
+	// evaluator reuses, as a scheduler that acts on one decision before
+	// the next lets them. Answers are the same with it or without it; an
+	// implementation may ignore it (reference and upstream do; optimized
+	// then allocates nothing per candidate).
+	ReuseOutput bool
 	// Offset is the dry run's start in the list of potential nodes (>= 0).
 	Offset int32
 	// Now is the start time of every pod without status.startTime.
@@ -420,6 +429,12 @@ func (f FilterResult) Codes() map[string]Code {
 //     Evaluator. Copy it to keep it (optimized does reuse it).
 //   - The *Candidate SelectCandidate returns may point into the slice it
 //     was given (it is one of its elements, unchanged).
+//   - With Request.ReuseOutput, the Candidates (and their Victims) and
+//     NodeStatuses of the DryRun or Decision returned for that request may
+//     live in buffers the evaluator reuses: valid until its next
+//     FindCandidates, DryRunPreemption or Preempt (passing them to
+//     SelectCandidate or PrepareCandidate is fine). No other call may
+//     change them.
 //   - Everything else returned (FilterResult, DryRun, Decision and the
 //     slices inside them) belongs to the caller and is never touched again
 //     by the evaluator.

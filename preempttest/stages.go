@@ -46,6 +46,9 @@ func CheckStages(t TB, in Input, other preempt.Implementation) {
 	drOther, errOther := ev.FindCandidates(ctx, req)
 	diff("FindCandidates", drRef, drOther)
 	diff("FindCandidates error", errString(errRef), errString(errOther))
+	// drOther is the caller's (no ReuseOutput): no later call may touch it
+	// (checked by checkReuseOutput).
+	keptOther := cloneDryRun(drOther)
 
 	var potential []string
 	filter := req.FilterCodes(in.Cluster)
@@ -73,6 +76,60 @@ func CheckStages(t TB, in Input, other preempt.Implementation) {
 		cands = slices.Clone(cands)
 		slices.Reverse(cands)
 	}
+
+	checkReuseOutput(t, in, ev, drRef, diff, drOther, keptOther)
+}
+
+// checkReuseOutput runs FindCandidates with Request.ReuseOutput: the same
+// answer as the reference's (want), unchanged by every call the contract
+// lets the caller make before the next FindCandidates, DryRunPreemption
+// or Preempt. Then another answer is written, and owned, a result of an
+// earlier call without ReuseOutput, must still equal kept.
+func checkReuseOutput(t TB, in Input, ev preempt.Evaluator, want preempt.DryRun, diff func(stage string, want, got any), owned, kept preempt.DryRun) {
+	t.Helper()
+	ctx := context.Background()
+	req := *in.Request
+	req.ReuseOutput = true
+	dr, _ := ev.FindCandidates(ctx, &req)
+	diff("FindCandidates with ReuseOutput", want, dr)
+	keptReused := cloneDryRun(dr)
+	ev.Filter(ctx, req.Pod)
+	ev.PodEligibleToPreemptOthers(&req)
+	for _, n := range in.Cluster.Nodes {
+		ev.SelectVictimsOnNode(ctx, &req, n.Name)
+	}
+	if best := ev.SelectCandidate(dr.Candidates, &req); best != nil {
+		_ = ev.PrepareCandidate(ctx, harness.NewClientset(in.Cluster, req.Pod), best, &req)
+	}
+	diff("FindCandidates' result with ReuseOutput, after Filter, PodEligibleToPreemptOthers, SelectVictimsOnNode, SelectCandidate and PrepareCandidate", keptReused, dr)
+	// Another answer written into the buffers (the dry run starting one
+	// node later), then the first request again: the same answer.
+	shifted := req
+	shifted.Offset++
+	ev.FindCandidates(ctx, &shifted)
+	diff("FindCandidates' result without ReuseOutput, after every other stage and more dry runs", kept, owned)
+	dr2, _ := ev.FindCandidates(ctx, &req)
+	diff("FindCandidates with ReuseOutput, again", want, dr2)
+}
+
+// cloneDryRun is a deep copy of dr.
+func cloneDryRun(dr preempt.DryRun) preempt.DryRun {
+	out := preempt.DryRun{Errors: slices.Clone(dr.Errors)}
+	if dr.Candidates != nil {
+		out.Candidates = make([]preempt.Candidate, len(dr.Candidates))
+		for i, c := range dr.Candidates {
+			c.Victims = slices.Clone(c.Victims)
+			out.Candidates[i] = c
+		}
+	}
+	if dr.NodeStatuses != nil {
+		out.NodeStatuses = make([]preempt.NodeStatus, len(dr.NodeStatuses))
+		for i, s := range dr.NodeStatuses {
+			s.Reasons = slices.Clone(s.Reasons)
+			out.NodeStatuses[i] = s
+		}
+	}
+	return out
 }
 
 func errString(err error) string {
