@@ -20,7 +20,9 @@ var errRebuild = errors.New("rebuild")
 // shares its snapshot and prepares a new one of c instead.
 func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
 	ev.dec, ev.decPod = nil, nil // per-preemptor work is of the old cluster
-	ev.lastCands, ev.lastNodes, ev.lastLens, ev.lastStart = nil, nil, nil, nil
+	// The start-time cache is of the old cluster: its key (lastCands)
+	// goes; its lists keep their arrays for the next output.
+	ev.lastCands, ev.lastNodes, ev.lastLens, ev.lastStart = nil, ev.lastNodes[:0], ev.lastLens[:0], ev.lastStart[:0]
 	if ev.owned {
 		err := ev.s.update(c, ch)
 		if err == nil {
