@@ -2,6 +2,7 @@ package optimized
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -167,6 +168,7 @@ func (ev *evaluator) output(reuse bool) preempt.DryRun {
 		}
 	}
 	ev.lastStart, ev.lastNodes, ev.lastLens = ev.lastStart[:0], ev.lastNodes[:0], ev.lastLens[:0]
+	ev.lastHigh, ev.lastSum, ev.lastLent = ev.lastHigh[:0], ev.lastSum[:0], reuse
 	if k := len(dr.nonViolating) + len(dr.violating); k > 0 {
 		var victims []preempt.Victim
 		if reuse {
@@ -180,8 +182,15 @@ func (ev *evaluator) output(reuse bool) preempt.DryRun {
 			for _, i := range lists {
 				sl := &dr.slots[i]
 				first := len(victims)
+				var sum int64
 				for _, p := range sl.res.victims {
-					victims = append(victims, preempt.Victim{Namespace: s.podNS[p], Name: s.podName[p], Priority: s.priority[p]})
+					prio := s.priority[p]
+					victims = append(victims, preempt.Victim{Namespace: s.podNS[p], Name: s.podName[p], Priority: prio})
+					sum += int64(prio) + int64(math.MaxInt32+1)
+				}
+				if reuse { // SelectCandidate's scores 1 and 2 (score), victims[first] the most important
+					ev.lastHigh = append(ev.lastHigh, -int64(victims[first].Priority))
+					ev.lastSum = append(ev.lastSum, -sum)
 				}
 				out.Candidates = append(out.Candidates, preempt.Candidate{
 					Node:             s.names[sl.node],

@@ -75,6 +75,13 @@ type evaluator struct {
 	lastLens    []int    // caller reordering the list in place
 	lastStart   []int64
 	lastNow     int64
+	// lastHigh and lastSum are the candidates' second and third scores
+	// (lowest highest-priority victim, smallest priority sum), kept when
+	// the list was lent (Request.ReuseOutput), which its caller may not
+	// change: SelectCandidate on it then reads no victim.
+	lastHigh []int64
+	lastSum  []int64
+	lastLent bool
 }
 
 func (ev *evaluator) decision(pod *v1.Pod, now int64) *decision {
@@ -266,8 +273,15 @@ func (ev *evaluator) SelectCandidate(cands []preempt.Candidate, req *preempt.Req
 	now := req.Now.UnixNano()
 	known := len(cands) == len(ev.lastCands) && &cands[0] == &ev.lastCands[0] && now == ev.lastNow
 	scoreOf := func(i, criterion int) int64 {
-		if criterion == 4 && known && ev.lastNodes[i] == cands[i].Node && ev.lastLens[i] == len(cands[i].Victims) {
-			return ev.lastStart[i]
+		if known && ev.lastNodes[i] == cands[i].Node && ev.lastLens[i] == len(cands[i].Victims) {
+			switch {
+			case criterion == 4:
+				return ev.lastStart[i]
+			case criterion == 1 && ev.lastLent:
+				return ev.lastHigh[i]
+			case criterion == 2 && ev.lastLent:
+				return ev.lastSum[i]
+			}
 		}
 		return ev.score(criterion, &cands[i], now)
 	}

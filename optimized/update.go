@@ -23,6 +23,7 @@ func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
 	// The start-time cache is of the old cluster: its key (lastCands)
 	// goes; its lists keep their arrays for the next output.
 	ev.lastCands, ev.lastNodes, ev.lastLens, ev.lastStart = nil, ev.lastNodes[:0], ev.lastLens[:0], ev.lastStart[:0]
+	ev.lastHigh, ev.lastSum, ev.lastLent = ev.lastHigh[:0], ev.lastSum[:0], false
 	if ev.owned {
 		err := ev.s.update(c, ch)
 		if err == nil {

@@ -434,7 +434,8 @@ func (f FilterResult) Codes() map[string]Code {
 //     live in buffers the evaluator reuses: valid until its next
 //     FindCandidates, DryRunPreemption or Preempt (passing them to
 //     SelectCandidate or PrepareCandidate is fine). No other call may
-//     change them.
+//     change them, and they are lent: the caller reads them, never
+//     writes them (an evaluator may keep scores of what it lent).
 //   - Everything else returned (FilterResult, DryRun, Decision and the
 //     slices inside them) belongs to the caller and is never touched again
 //     by the evaluator.

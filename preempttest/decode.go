@@ -46,6 +46,7 @@ func Decode(data []byte) Spec {
 	s.Fault = r.intn(256)
 	s.Preempting = r.intn(256)
 	s.Codes = r.intn(2) == 1
+	s.ReuseOutput = r.intn(2) == 1
 	return s
 }
 
@@ -136,5 +137,6 @@ func Encode(s Spec) []byte {
 	put(s.Fault)
 	put(s.Preempting)
 	flag(s.Codes, 1)
+	flag(s.ReuseOutput, 1)
 	return out
 }

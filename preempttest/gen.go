@@ -95,6 +95,7 @@ func GenSpec(maxNodes int) *rapid.Generator[Spec] {
 			s.Fault = rapid.IntRange(1, 1000).Draw(t, "fault")
 		}
 		s.Codes = rapid.Bool().Draw(t, "codes")
+		s.ReuseOutput = rapid.Bool().Draw(t, "reuseOutput")
 		return s
 	})
 }

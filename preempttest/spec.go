@@ -55,6 +55,9 @@ type Spec struct {
 	// Codes passes the filter outcome as Request.Codes (a code per node in
 	// the cluster's order) instead of the Filter map.
 	Codes bool
+	// ReuseOutput sets Request.ReuseOutput: an implementation may lend
+	// its lists (and keep scores of them).
+	ReuseOutput bool
 }
 
 // MaxExtenders bounds Spec.Extenders.
@@ -287,7 +290,7 @@ func (s Spec) Build() Input {
 		managed = managed || e.Managed
 		cfg.Extenders = append(cfg.Extenders, ExtenderConfig(e))
 	}
-	req := &preempt.Request{Pod: pod, Filter: filter, Config: cfg, Offset: int32(at(s.Offset, 2*n+1)), Now: Base.Add(time.Hour)}
+	req := &preempt.Request{Pod: pod, Filter: filter, Config: cfg, Offset: int32(at(s.Offset, 2*n+1)), Now: Base.Add(time.Hour), ReuseOutput: s.ReuseOutput}
 	if s.Codes {
 		req.Codes = make([]preempt.Code, len(c.Nodes))
 		for i, node := range c.Nodes {

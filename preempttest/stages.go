@@ -43,7 +43,9 @@ func CheckStages(t TB, in Input, other preempt.Implementation) {
 	diff("PodEligibleToPreemptOthers", []any{okRef, msgRef}, []any{okOther, msgOther})
 
 	drRef, errRef := ref.FindCandidates(ctx, req)
-	drOther, errOther := ev.FindCandidates(ctx, req)
+	owned := *req // the caller's result, whatever the drawn request says
+	owned.ReuseOutput = false
+	drOther, errOther := ev.FindCandidates(ctx, &owned)
 	diff("FindCandidates", drRef, drOther)
 	diff("FindCandidates error", errString(errRef), errString(errOther))
 	// drOther is the caller's (no ReuseOutput): no later call may touch it
