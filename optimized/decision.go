@@ -342,25 +342,3 @@ func (d *decision) sortByImportance(ps []int32) {
 		}
 	}
 }
-
-// earliestStartOfHighest is GetEarliestPodStartTime over victims in
-// importance order: the earliest start among those of the highest priority.
-func (d *decision) earliestStartOfHighest(victims []int32) int64 {
-	s := d.s
-	start := func(p int32) int64 {
-		if s.hasStart[p] {
-			return s.startNanos[p]
-		}
-		return d.now
-	}
-	earliest, highest := start(victims[0]), s.priority[victims[0]]
-	for _, p := range victims {
-		switch t := start(p); {
-		case s.priority[p] == highest && t < earliest:
-			earliest = t
-		case s.priority[p] > highest:
-			highest, earliest = s.priority[p], t
-		}
-	}
-	return earliest
-}

@@ -167,8 +167,8 @@ func (ev *evaluator) output(reuse bool) preempt.DryRun {
 			total += len(dr.slots[i].res.victims)
 		}
 	}
-	ev.lastStart, ev.lastNodes, ev.lastLens = ev.lastStart[:0], ev.lastNodes[:0], ev.lastLens[:0]
-	ev.lastHigh, ev.lastSum, ev.lastLent = ev.lastHigh[:0], ev.lastSum[:0], reuse
+	ev.last, ev.lastLent = ev.last[:0], reuse
+	now := ev.dec.now
 	if k := len(dr.nonViolating) + len(dr.violating); k > 0 {
 		var victims []preempt.Victim
 		if reuse {
@@ -182,24 +182,36 @@ func (ev *evaluator) output(reuse bool) preempt.DryRun {
 			for _, i := range lists {
 				sl := &dr.slots[i]
 				first := len(victims)
+				// One pass over the victims writes them and computes
+				// SelectCandidate's scores 1, 2 and 4 (score): the
+				// highest priority (victims[first], the most important),
+				// the priority sum, and the earliest start among the
+				// highest-priority victims (upstream's
+				// GetEarliestPodStartTime, now for a pod without one).
 				var sum int64
+				highest, earliest := s.priority[sl.res.victims[0]], int64(math.MaxInt64)
 				for _, p := range sl.res.victims {
 					prio := s.priority[p]
 					victims = append(victims, preempt.Victim{Namespace: s.podNS[p], Name: s.podName[p], Priority: prio})
 					sum += int64(prio) + int64(math.MaxInt32+1)
+					t := now
+					if s.hasStart[p] {
+						t = s.startNanos[p]
+					}
+					switch {
+					case prio > highest:
+						highest, earliest = prio, t
+					case prio == highest && t < earliest:
+						earliest = t
+					}
 				}
-				if reuse { // SelectCandidate's scores 1 and 2 (score), victims[first] the most important
-					ev.lastHigh = append(ev.lastHigh, -int64(victims[first].Priority))
-					ev.lastSum = append(ev.lastSum, -sum)
-				}
+				ev.last = append(ev.last, lastRow{node: s.names[sl.node], n: len(sl.res.victims),
+					high: -int64(victims[first].Priority), sum: -sum, start: earliest})
 				out.Candidates = append(out.Candidates, preempt.Candidate{
 					Node:             s.names[sl.node],
 					NumPDBViolations: int(sl.res.numViolations),
 					Victims:          victims[first:len(victims):len(victims)],
 				})
-				ev.lastStart = append(ev.lastStart, ev.dec.earliestStartOfHighest(sl.res.victims))
-				ev.lastNodes = append(ev.lastNodes, s.names[sl.node])
-				ev.lastLens = append(ev.lastLens, len(sl.res.victims))
 			}
 		}
 	}
@@ -268,4 +280,12 @@ func grow[T any](buf []T, n int) []T {
 		return make([]T, 0, max(n, 2*cap(buf)))
 	}
 	return buf[:0]
+}
+
+// lastRow is what output keeps of a candidate it wrote, for
+// SelectCandidate (evaluator.last).
+type lastRow struct {
+	node             string // the candidate's node
+	n                int    // its victim count
+	high, sum, start int64  // its scores 1, 2 and 4 (evaluator.score)
 }

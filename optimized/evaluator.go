@@ -62,26 +62,22 @@ type evaluator struct {
 	potential []int32
 	single    scratch // for the single-node stages
 	victimBuf []preempt.Victim
-	// lastCands are the candidates of the last dry run's output, and
-	// lastStart their latest-start-time scores, computed from pod indices:
-	// SelectCandidate on that very list (at the same Now) needs no lookups.
+	// lastCands are the candidates of the last dry run's output, and last
+	// their rows: node and victim count, to notice a caller reordering
+	// the list in place, and the scores computed from pod indices while
+	// writing it. SelectCandidate on that very list (at the same Now)
+	// takes the latest start from them; when the list was lent
+	// (Request.ReuseOutput), which its caller may not change, also the
+	// highest priority and the priority sum: it then reads no victim.
 	lastCands []preempt.Candidate
+	last      []lastRow
+	lastNow   int64
+	lastLent  bool
 	// outCands, outVictims and outStatuses are output's buffers under
 	// Request.ReuseOutput.
 	outCands    []preempt.Candidate
 	outVictims  []preempt.Victim
 	outStatuses []preempt.NodeStatus
-	lastNodes   []string // lastCands' nodes and victim counts, to notice a
-	lastLens    []int    // caller reordering the list in place
-	lastStart   []int64
-	lastNow     int64
-	// lastHigh and lastSum are the candidates' second and third scores
-	// (lowest highest-priority victim, smallest priority sum), kept when
-	// the list was lent (Request.ReuseOutput), which its caller may not
-	// change: SelectCandidate on it then reads no victim.
-	lastHigh []int64
-	lastSum  []int64
-	lastLent bool
 }
 
 func (ev *evaluator) decision(pod *v1.Pod, now int64) *decision {
@@ -273,14 +269,16 @@ func (ev *evaluator) SelectCandidate(cands []preempt.Candidate, req *preempt.Req
 	now := req.Now.UnixNano()
 	known := len(cands) == len(ev.lastCands) && &cands[0] == &ev.lastCands[0] && now == ev.lastNow
 	scoreOf := func(i, criterion int) int64 {
-		if known && ev.lastNodes[i] == cands[i].Node && ev.lastLens[i] == len(cands[i].Victims) {
-			switch {
-			case criterion == 4:
-				return ev.lastStart[i]
-			case criterion == 1 && ev.lastLent:
-				return ev.lastHigh[i]
-			case criterion == 2 && ev.lastLent:
-				return ev.lastSum[i]
+		if known && (criterion == 4 || (ev.lastLent && (criterion == 1 || criterion == 2))) {
+			if r := &ev.last[i]; r.node == cands[i].Node && r.n == len(cands[i].Victims) {
+				switch criterion {
+				case 1:
+					return r.high
+				case 2:
+					return r.sum
+				default:
+					return r.start
+				}
 			}
 		}
 		return ev.score(criterion, &cands[i], now)

@@ -22,8 +22,7 @@ func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
 	ev.dec, ev.decPod = nil, nil // per-preemptor work is of the old cluster
 	// The start-time cache is of the old cluster: its key (lastCands)
 	// goes; its lists keep their arrays for the next output.
-	ev.lastCands, ev.lastNodes, ev.lastLens, ev.lastStart = nil, ev.lastNodes[:0], ev.lastLens[:0], ev.lastStart[:0]
-	ev.lastHigh, ev.lastSum, ev.lastLent = ev.lastHigh[:0], ev.lastSum[:0], false
+	ev.lastCands, ev.last, ev.lastLent = nil, ev.last[:0], false
 	if ev.owned {
 		err := ev.s.update(c, ch)
 		if err == nil {
