@@ -131,16 +131,8 @@ func NewStreamRunner(impl preempt.Implementation, c *preempt.Cluster, s Stream) 
 		impl: impl, ev: ev, c: c, cfg: s.Config, now: s.Now,
 		rng:   rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15)),
 		order: preempt.NewNodeOrder(c), cs: cs, client: &Client{Clientset: cs, failed: func() map[int]string { return nil }},
-		bound: map[string][]*v1.Pod{}, nom: map[string][]*v1.Pod{},
 	}
-	for _, p := range c.Pods {
-		switch {
-		case preempt.IsBound(p):
-			r.bound[p.Spec.NodeName] = append(r.bound[p.Spec.NodeName], p)
-		case preempt.IsNominated(p):
-			r.nom[p.Status.NominatedNodeName] = append(r.nom[p.Status.NominatedNodeName], p)
-		}
-	}
+	r.bound, r.nom = preempt.PodsByNode(c)
 	return r, nil
 }
 

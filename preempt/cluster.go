@@ -119,6 +119,22 @@ func register(kind string, i int, m *metav1.ObjectMeta, seen map[string]bool) (s
 	return key, nil
 }
 
+// PodsByNode groups c's pods by node, each list in c.Pods order: bound
+// pods by Spec.NodeName, and pods nominated to a node (not bound) by
+// Status.NominatedNodeName.
+func PodsByNode(c *Cluster) (bound, nominated map[string][]*v1.Pod) {
+	bound, nominated = map[string][]*v1.Pod{}, map[string][]*v1.Pod{}
+	for _, p := range c.Pods {
+		switch {
+		case IsBound(p):
+			bound[p.Spec.NodeName] = append(bound[p.Spec.NodeName], p)
+		case IsNominated(p):
+			nominated[p.Status.NominatedNodeName] = append(nominated[p.Status.NominatedNodeName], p)
+		}
+	}
+	return bound, nominated
+}
+
 // ValidatePod checks one pod's quantities and host ports.
 func ValidatePod(p *v1.Pod) error {
 	_, err := validatePod(p)

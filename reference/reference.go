@@ -31,8 +31,6 @@ func (Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	ev := &evaluator{
 		cluster:    c,
 		nodeByName: map[string]*v1.Node{},
-		bound:      map[string][]*v1.Pod{},
-		nominated:  map[string][]*v1.Pod{},
 		podByKey:   map[string]*v1.Pod{},
 		pdbs:       c.PDBs,
 		namespaces: c.Namespaces,
@@ -43,14 +41,9 @@ func (Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 		ev.nodeByName[n.Name] = n
 	}
 	sort.Slice(ev.nodes, func(i, j int) bool { return ev.nodes[i].Name < ev.nodes[j].Name })
+	ev.bound, ev.nominated = preempt.PodsByNode(c)
 	for _, p := range c.Pods {
 		ev.podByKey[podKey(p)] = p
-		switch {
-		case preempt.IsBound(p):
-			ev.bound[p.Spec.NodeName] = append(ev.bound[p.Spec.NodeName], p)
-		case preempt.IsNominated(p):
-			ev.nominated[p.Status.NominatedNodeName] = append(ev.nominated[p.Status.NominatedNodeName], p)
-		}
 	}
 	return ev, nil
 }

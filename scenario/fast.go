@@ -9,7 +9,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sjson "sigs.k8s.io/json"
 )
 
@@ -96,12 +95,7 @@ func (r *reader) fastDocument(file string, skel []byte, streamed bool, items []s
 	if !strings.HasSuffix(tm.Kind, "List") {
 		return !streamed && r.readObject(file, where, skel, "", "") == nil
 	}
-	var list struct {
-		APIVersion string            `json:"apiVersion"`
-		Kind       string            `json:"kind"`
-		Metadata   metav1.ListMeta   `json:"metadata"`
-		Items      []json.RawMessage `json:"items"`
-	}
+	var list listEnvelope
 	strictErrs, err := decodeStrict(skel, &list)
 	if err != nil {
 		return false
@@ -234,6 +228,16 @@ func splitJSONList(data []byte, items func(i int, raw []byte)) ([]byte, bool) {
 			i++
 		}
 	}
+	// sep reads what follows a value: a comma (more follows), the closer
+	// (the collection ends) or anything else (not read here).
+	sep := func(closer byte) (more, ok bool) {
+		ws()
+		if i < len(data) && (data[i] == ',' || data[i] == closer) {
+			i++
+			return data[i-1] == ',', true
+		}
+		return false, false
+	}
 	if data[0] != '{' {
 		return nil, false
 	}
@@ -284,16 +288,13 @@ func splitJSONList(data []byte, items func(i int, raw []byte)) ([]byte, bool) {
 						items(n, data[i:end])
 						n++
 						i = end
-						ws()
-						if i < len(data) && data[i] == ',' {
-							i++
-							continue
+						more, ok := sep(']')
+						if !ok {
+							return nil, false
 						}
-						if i < len(data) && data[i] == ']' {
-							i++
+						if !more {
 							break
 						}
-						return nil, false
 					}
 				}
 				last = i
@@ -304,16 +305,13 @@ func splitJSONList(data []byte, items func(i int, raw []byte)) ([]byte, bool) {
 				}
 				i = end
 			}
-			ws()
-			if i < len(data) && data[i] == ',' {
-				i++
-				continue
+			more, ok := sep('}')
+			if !ok {
+				return nil, false
 			}
-			if i < len(data) && data[i] == '}' {
-				i++
+			if !more {
 				break
 			}
-			return nil, false
 		}
 	}
 	if i != len(data) {

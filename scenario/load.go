@@ -644,12 +644,7 @@ func (r *reader) readDocument(file, where string, doc json.RawMessage) error {
 	}
 	// The list itself is decoded as strictly as its items: an "ITEMS" or
 	// a second "items" is named, never taken or dropped silently.
-	var list struct {
-		APIVersion string            `json:"apiVersion"`
-		Kind       string            `json:"kind"`
-		Metadata   metav1.ListMeta   `json:"metadata"`
-		Items      []json.RawMessage `json:"items"`
-	}
+	var list listEnvelope
 	strictErrs, err := decodeStrict(doc, &list)
 	if err != nil {
 		return fmt.Errorf("%s: %s: malformed: %s", where, describe(tm.Kind, "", ""), err)
@@ -1036,4 +1031,12 @@ func countKinds(kinds []string) string {
 		parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// listEnvelope is a kubectl List's own fields, its items left raw.
+type listEnvelope struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Metadata   metav1.ListMeta   `json:"metadata"`
+	Items      []json.RawMessage `json:"items"`
 }
