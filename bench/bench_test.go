@@ -1,10 +1,13 @@
 package bench
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"slices"
+	"strings"
 	"testing"
 
-	"github.com/preemptbench/preemptbench/bench/stages"
 	"github.com/preemptbench/preemptbench/registry"
 )
 
@@ -25,10 +28,20 @@ func BenchmarkPreemptExtender(b *testing.B)          { PreemptExtender(b, regist
 func BenchmarkPreemptExtenderNodeCache(b *testing.B) { PreemptExtenderNodeCache(b, registry.All()...) }
 func BenchmarkPreemptionStream(b *testing.B)         { PreemptionStream(b, registry.All()...) }
 
-// stages.Names, which the compare command lists without linking this
-// package, is Suite's names in order.
-func TestStagesNamesSuite(t *testing.T) {
-	if !slices.Equal(Stages, stages.Names) {
-		t.Errorf("bench/stages.Names = %v, Suite's names are %v: update bench/stages", stages.Names, Stages)
+// Every stage of Stages (what the compare command lists and runs) has its
+// BenchmarkX in this file, in the same order, and no other.
+func TestStagesHaveBenchmarks(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "bench_test.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var benchmarks []string
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && strings.HasPrefix(fn.Name.Name, "Benchmark") {
+			benchmarks = append(benchmarks, strings.TrimPrefix(fn.Name.Name, "Benchmark"))
+		}
+	}
+	if !slices.Equal(Stages(), benchmarks) {
+		t.Errorf("Stages() = %v, bench_test.go's benchmarks are %v", Stages(), benchmarks)
 	}
 }

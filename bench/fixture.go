@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/registry"
+	"github.com/preemptbench/preemptbench/reference"
 	"github.com/preemptbench/preemptbench/scenario"
 )
 
@@ -67,7 +67,7 @@ func FixtureFor(shape string, nodes int) (*Fixture, error) {
 	if err := s.Cluster.Validate(); err != nil {
 		return nil, fmt.Errorf("shape %s at %d nodes: %w", shape, nodes, err)
 	}
-	ev, err := registry.Reference().NewEvaluator(s.Cluster)
+	ev, err := reference.Impl{}.NewEvaluator(s.Cluster)
 	if err != nil {
 		return nil, err
 	}

@@ -10,12 +10,12 @@
 // key=value, sizes first, implementation last.
 package bench
 
-// Stages are the names of the benchmarks of Suite, in the order they run;
-// bench_test.go has BenchmarkX for each X.
-var Stages = func() []string {
+// Stages returns the names of the suite's benchmarks, in the order Run
+// runs them; bench_test.go has BenchmarkX for each X.
+func Stages() []string {
 	var names []string
-	for _, s := range Suite {
+	for _, s := range suite {
 		names = append(names, s.Name)
 	}
 	return names
-}()
+}

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"slices"
 	"testing"
@@ -13,11 +12,9 @@ import (
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
-var preemptorsFlag = flag.Int("bench.preemptors", 0, "preemptors of BenchmarkPreemptionStream (0: as many as nodes)")
-
 // StreamSizes are the node counts of BenchmarkPreemptionStream when
 // -bench.nodes is not given: scheduler_perf's PreemptionBasic 5000Nodes.
-var StreamSizes = []int{5000}
+func StreamSizes() []int { return []int{5000} }
 
 // StreamOf is the stream of f: its cluster, k copies of its preemptor
 // (preemptor-0, preemptor-1, ...), synchronous actuation (the stream
@@ -46,8 +43,8 @@ func StreamOf(f *Fixture, k int) harness.Stream {
 // (preemptors per second of timed stream), and per op the preemptors
 // bound, the victims and the nodes the dry runs visited.
 func PreemptionStream(b *testing.B, impls ...preempt.Implementation) {
-	streamSizes := StreamSizes
-	if *nodesFlag != "" {
+	streamSizes := StreamSizes()
+	if flags.nodes != "" {
 		streamSizes = sizes(b)
 	}
 	for _, shape := range shapes(b) {
@@ -58,7 +55,7 @@ func PreemptionStream(b *testing.B, impls ...preempt.Implementation) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					k := *preemptorsFlag
+					k := flags.preemptors
 					if k <= 0 {
 						k = nodes
 					}

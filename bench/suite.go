@@ -37,28 +37,43 @@ import (
 
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
+	"github.com/preemptbench/preemptbench/extendertest"
 	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/preempttest"
 	"github.com/preemptbench/preemptbench/scenario"
 )
 
-var (
-	large      = flag.Bool("bench.large", false, "also run 65000 nodes")
-	shapesFlag = flag.String("bench.shapes", "basic", "shapes to run: basic, all, or a comma-separated list of scenario shapes")
-	nodesFlag  = flag.String("bench.nodes", "", "node counts to run, comma-separated, instead of the default sizes")
-)
+// The suites' flags, -bench.large, -bench.shapes, -bench.nodes and
+// -bench.preemptors, are registered on the command line of test binaries
+// only (testing.Testing), as package testing registers its own: a program
+// that imports bench, such as the compare command for the stage names,
+// gets none of them.
+var flags struct {
+	large         bool
+	shapes, nodes string
+	preemptors    int
+}
+
+func init() {
+	if !testing.Testing() {
+		return
+	}
+	flag.BoolVar(&flags.large, "bench.large", false, "also run 65000 nodes")
+	flag.StringVar(&flags.shapes, "bench.shapes", "basic", "shapes to run: basic, all, or a comma-separated list of scenario shapes")
+	flag.StringVar(&flags.nodes, "bench.nodes", "", "node counts to run, comma-separated, instead of the default sizes")
+	flag.IntVar(&flags.preemptors, "bench.preemptors", 0, "preemptors of BenchmarkPreemptionStream (0: as many as nodes)")
+}
 
 // Sizes are the node counts of the default suite; LargeSize runs only under
 // -bench.large.
-var Sizes = []int{5, 500, 5000, 15000}
+func Sizes() []int { return []int{5, 500, 5000, 15000} }
 
 const LargeSize = 65000
 
 func sizes(b *testing.B) []int {
-	if *nodesFlag != "" {
+	if flags.nodes != "" {
 		var out []int
-		for _, s := range strings.Split(*nodesFlag, ",") {
+		for _, s := range strings.Split(flags.nodes, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil || n < 0 {
 				b.Fatalf("-bench.nodes: %q is not a node count", s)
@@ -67,20 +82,20 @@ func sizes(b *testing.B) []int {
 		}
 		return out
 	}
-	if *large {
-		return append(slices.Clone(Sizes), LargeSize)
+	if flags.large {
+		return append(Sizes(), LargeSize)
 	}
-	return Sizes
+	return Sizes()
 }
 
 func shapes(b *testing.B) []string {
-	switch *shapesFlag {
+	switch flags.shapes {
 	case "all":
 		return scenario.Shapes()
 	case "", "basic":
 		return []string{"basic"}
 	}
-	out := strings.Split(*shapesFlag, ",")
+	out := strings.Split(flags.shapes, ",")
 	for _, s := range out {
 		if !slices.Contains(scenario.Shapes(), s) {
 			b.Fatalf("-bench.shapes: unknown shape %q (known: %s, all)", s, strings.Join(scenario.Shapes(), ", "))
@@ -200,7 +215,7 @@ func Preempt(b *testing.B, impls ...preempt.Implementation) {
 }
 
 // PreemptExtender is Preempt with one extender of the preempt verb, served
-// on loopback, that answers the victims it is sent (preempttest's "keep"):
+// on loopback, that answers the victims it is sent (extendertest's "keep"):
 // the difference with Preempt is the cost an extender adds (the JSON of
 // every candidate's victims both ways, one HTTP round trip, the answer
 // resolved on the nodes' pods). PreemptExtenderNodeCache is the same with
@@ -221,7 +236,7 @@ func preemptExtender(b *testing.B, stage string, nodeCache bool, impls []preempt
 		var reqs []*preempt.Request
 		for i := range f.Requests {
 			r := *f.Request(i)
-			r.Config.Extenders = []schedconfig.Extender{preempttest.ExtenderConfig(preempttest.ExtenderSpec{NodeCache: nodeCache})}
+			r.Config.Extenders = []schedconfig.Extender{extendertest.Config("keep", nodeCache, false)}
 			reqs = append(reqs, &r)
 		}
 		cs := harness.NewAcceptingClientset()
@@ -413,9 +428,9 @@ func PrepareCandidate(b *testing.B, impls ...preempt.Implementation) {
 	})
 }
 
-// Suite lists the stage benchmarks in the order they run; Stages holds
+// suite lists the stage benchmarks in the order they run; Stages returns
 // their names.
-var Suite = []struct {
+var suite = []struct {
 	Name string
 	Run  func(b *testing.B, impls ...preempt.Implementation)
 }{
@@ -430,7 +445,7 @@ var Suite = []struct {
 // Run runs every stage of the suite for impls, each as a sub-benchmark
 // named after the stage.
 func Run(b *testing.B, impls ...preempt.Implementation) {
-	for _, s := range Suite {
+	for _, s := range suite {
 		b.Run(s.Name, func(b *testing.B) { s.Run(b, impls...) })
 	}
 }

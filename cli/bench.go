@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/preemptbench/preemptbench/bench/stages"
+	"github.com/preemptbench/preemptbench/bench"
 	"github.com/preemptbench/preemptbench/benchcmp"
 	"github.com/preemptbench/preemptbench/registry"
 	"github.com/preemptbench/preemptbench/scenario"
@@ -185,7 +185,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	stagesFlag := fs.String("bench", "Decide", "benchmarks, comma-separated: "+strings.Join(stages.Names, ", ")+" or all")
+	stagesFlag := fs.String("bench", "Decide", "benchmarks, comma-separated: "+strings.Join(bench.Stages(), ", ")+" or all")
 	shapesFlag := fs.String("shape", "basic", "shapes, comma-separated: "+strings.Join(scenario.Shapes(), ", ")+" or all")
 	nodesFlag := fs.String("nodes", "5,500,5000", "node counts, comma-separated")
 	implFlag := fs.String("impl", "all", "implementations, comma-separated: "+strings.Join(benchImplNames(), ", ")+" or all")
@@ -210,7 +210,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 		return opts, badf("unexpected arguments %q", fs.Args())
 	}
 	var err error
-	if opts.stages, err = splitList("bench", *stagesFlag, stages.Names); err != nil {
+	if opts.stages, err = splitList("bench", *stagesFlag, bench.Stages()); err != nil {
 		return opts, err
 	}
 	if opts.shapes, err = splitList("shape", *shapesFlag, scenario.Shapes()); err != nil {

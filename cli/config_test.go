@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/preemptbench/preemptbench/extendertest"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/preempttest"
 )
 
 // decideAll runs decide -impl all on the small cluster with args and
@@ -36,7 +36,7 @@ func schedulerConfigFile(t *testing.T, body string) string {
 // The small cluster's candidates are node-a (victim a1) and node-b (b1 and
 // b2, one PDB violation); node-a wins (testdata/small).
 func TestDecideConfigExtenders(t *testing.T) {
-	url := preempttest.ExtenderURL()
+	url := extendertest.URL()
 	tests := []struct {
 		name, config string
 		code         int

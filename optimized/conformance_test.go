@@ -12,7 +12,7 @@ import (
 // The registry's optimized.Impl{} runs the dry run in parallel only on
 // large clusters; these force the parallel path onto the suite's small
 // ones, with more workers than cores. (Its fuzz target,
-// FuzzOptimizedParallelDryRun, lives with the others in preempttest, so
+// FuzzOptimizedParallelDryRun, lives with the others in package fuzz, so
 // that CI builds one instrumented test binary.)
 
 func TestConformanceParallelDryRun(t *testing.T) {

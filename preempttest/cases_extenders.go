@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
+	"github.com/preemptbench/preemptbench/extendertest"
 	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -36,7 +37,7 @@ func extenderCluster() *preempt.Cluster {
 }
 
 func ext(behaviour string, mod ...func(*schedconfig.Extender)) schedconfig.Extender {
-	e := schedconfig.Extender{URLPrefix: ExtenderURL() + "/" + behaviour, PreemptVerb: "preempt", HTTPTimeout: metav1.Duration{Duration: 10 * time.Second}}
+	e := schedconfig.Extender{URLPrefix: extendertest.URL() + "/" + behaviour, PreemptVerb: "preempt", HTTPTimeout: metav1.Duration{Duration: 10 * time.Second}}
 	for _, m := range mod {
 		m(&e)
 	}
@@ -67,7 +68,7 @@ func testExtenders(t *testing.T, impl preempt.Implementation) {
 	failure := func(msg string) decisionOutcome {
 		return decisionOutcome{Eligible: true, Status: preempt.Error, Message: msg}
 	}
-	url := func(behaviour string) string { return ExtenderURL() + "/" + behaviour + "/preempt" }
+	url := func(behaviour string) string { return extendertest.URL() + "/" + behaviour + "/preempt" }
 	// drop-nodes drops the nodes whose name hashes even (fnv-32a):
 	// node-b, not node-a or node-c.
 	tests := []struct {
@@ -100,7 +101,7 @@ func testExtenders(t *testing.T, impl preempt.Implementation) {
 		{name: "a timeout of an ignorable extender is skipped", extenders: []schedconfig.Extender{ext("slow", ignorable, func(e *schedconfig.Extender) { e.HTTPTimeout.Duration = 100 * time.Millisecond })},
 			want: success("node-b", vic("default", "b1", 1))},
 		{name: "a pod the node does not hold fails the preemption", extenders: []schedconfig.Extender{ext("unknown-pod")},
-			want: failure(fmt.Sprintf("extender: %s claims to preempt pod (UID: &{no-such-pod}) on node: node-a, but the pod is not found on that node", ExtenderURL()+"/unknown-pod"))},
+			want: failure(fmt.Sprintf("extender: %s claims to preempt pod (UID: &{no-such-pod}) on node: node-a, but the pod is not found on that node", extendertest.URL()+"/unknown-pod"))},
 		{name: "a node the cluster does not hold fails the preemption", extenders: []schedconfig.Extender{ext("unknown-node")},
 			want: failure(`nodeinfo not found for node name "no-such-node"`)},
 		{name: "an extender without a preempt verb is not called", extenders: []schedconfig.Extender{ext("fail", noPreemptVerb)},

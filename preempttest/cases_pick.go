@@ -18,7 +18,7 @@ import (
 
 	"github.com/preemptbench/preemptbench/agreement"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/registry"
+	"github.com/preemptbench/preemptbench/reference"
 )
 
 // victimSpec is one victim of a candidate: its priority and, unless
@@ -318,7 +318,7 @@ func tieAllowed(t TB, impl preempt.Implementation, c *preempt.Cluster, cands []p
 	if !agreement.TieIsRandom(impl) {
 		return false
 	}
-	ref, err := registry.Reference().NewEvaluator(c)
+	ref, err := reference.Impl{}.NewEvaluator(c)
 	if err != nil {
 		t.Fatalf("reference: %v", err)
 	}

@@ -67,7 +67,7 @@ import (
 
 	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/registry"
+	"github.com/preemptbench/preemptbench/reference"
 )
 
 var (
@@ -1063,7 +1063,7 @@ func testUpstreamAffinityAndSpread(t *testing.T, impl preempt.Implementation) {
 				r.Config, r.Offset = preempt.DefaultConfig(), 0
 				r.Config.Synchronous = true
 				got := outcomeOf(runDecision(t, impl, c, r))
-				if got.NominatedNode != tt.wantPre.NominatedNode && tieAllowed(t, impl, c, runDecision(t, registry.Reference(), c, r).Candidates, r, tt.wantPre.NominatedNode, got.NominatedNode) {
+				if got.NominatedNode != tt.wantPre.NominatedNode && tieAllowed(t, impl, c, runDecision(t, reference.Impl{}, c, r).Candidates, r, tt.wantPre.NominatedNode, got.NominatedNode) {
 					return
 				}
 				if diff := cmp.Diff(*tt.wantPre, got, cmpopts.EquateEmpty()); diff != "" {

@@ -10,7 +10,7 @@ import (
 	"github.com/preemptbench/preemptbench/agreement"
 	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/registry"
+	"github.com/preemptbench/preemptbench/reference"
 )
 
 // TB is what the checks need of testing.T, testing.F and rapid.T.
@@ -46,7 +46,7 @@ func CheckAgainstReference(t TB, in Input, other preempt.Implementation) {
 		t.Fatalf("filter phase differs (-reference +%s):\n%s", other.Name(), diff)
 	}
 
-	want, err := harness.Run(ctx, registry.Reference(), in.Cluster, in.Request, in.Faults...)
+	want, err := harness.Run(ctx, reference.Impl{}, in.Cluster, in.Request, in.Faults...)
 	if err != nil {
 		t.Fatalf("reference: %v", err)
 	}
@@ -72,7 +72,7 @@ func CheckAgainstReference(t TB, in Input, other preempt.Implementation) {
 // must model every generated input.
 func refused(t TB, in Input, other preempt.Implementation) bool {
 	t.Helper()
-	if err := harness.Refusal(registry.Reference(), in.Cluster, in.Request.Pod); err != nil {
+	if err := harness.Refusal(reference.Impl{}, in.Cluster, in.Request.Pod); err != nil {
 		t.Fatalf("the reference refuses a generated input: %v", err)
 	}
 	return harness.Refusal(other, in.Cluster, in.Request.Pod) != nil
@@ -81,7 +81,7 @@ func refused(t TB, in Input, other preempt.Implementation) bool {
 // newReferenceEvaluator builds the oracle's evaluator for in.
 func newReferenceEvaluator(t TB, in Input) preempt.Evaluator {
 	t.Helper()
-	ev, err := registry.Reference().NewEvaluator(in.Cluster)
+	ev, err := reference.Impl{}.NewEvaluator(in.Cluster)
 	if err != nil {
 		t.Fatalf("reference: %v", err)
 	}

@@ -1,5 +1,7 @@
 package preempttest
 
+import "github.com/preemptbench/preemptbench/extendertest"
+
 // Decode reads a Spec from any bytes: each field takes the next byte,
 // reduced into its range; bytes past the end read as zero. Small inputs are
 // small problems (the first byte chooses 1 to 16 nodes), and every byte
@@ -39,7 +41,7 @@ func Decode(data []byte) Spec {
 	s.Synchronous = r.intn(2) == 1
 	for range r.intn(MaxExtenders + 1) {
 		s.Extenders = append(s.Extenders, ExtenderSpec{
-			Behaviour: r.intn(len(ExtenderBehaviours)), Ignorable: r.intn(2) == 1,
+			Behaviour: r.intn(len(extendertest.Behaviours)), Ignorable: r.intn(2) == 1,
 			NodeCache: r.intn(2) == 1, Managed: r.intn(4) == 3,
 		})
 	}

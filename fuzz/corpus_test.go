@@ -1,4 +1,4 @@
-package preempttest
+package fuzz
 
 import (
 	"crypto/sha256"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/preemptbench/preemptbench/preempttest"
 )
 
 // TestWriteCorpus rewrites testdata/fuzz/FuzzX/ for every fuzz target: the
@@ -18,19 +20,19 @@ func TestWriteCorpus(t *testing.T) {
 		t.Skip("writes testdata/fuzz: set PREEMPTBENCH_WRITE_CORPUS=1")
 	}
 	inputs := [][]byte{}
-	for _, s := range Seeds() {
-		inputs = append(inputs, Encode(s))
+	for _, s := range preempttest.Seeds() {
+		inputs = append(inputs, preempttest.Encode(s))
 	}
-	gen := GenSpec(16)
+	gen := preempttest.GenSpec(16)
 	for i := range 40 {
 		s := gen.Example(i)
 		for n := range s.Nodes {
 			s.Nodes[n].Bound = s.Nodes[n].Bound[:min(len(s.Nodes[n].Bound), 7)]
 		}
-		if diff := Decode(Encode(s)); len(diff.Nodes) != len(s.Nodes) {
+		if diff := preempttest.Decode(preempttest.Encode(s)); len(diff.Nodes) != len(s.Nodes) {
 			t.Fatalf("example %d does not round-trip", i)
 		}
-		inputs = append(inputs, Encode(s))
+		inputs = append(inputs, preempttest.Encode(s))
 	}
 	for _, target := range []string{"FuzzPreempt", "FuzzSelectVictimsOnNode", "FuzzPickOneNode"} {
 		dir := filepath.Join("testdata", "fuzz", target)
