@@ -1,11 +1,6 @@
 package bench
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/preemptbench/preemptbench/registry"
@@ -27,21 +22,3 @@ func BenchmarkPrepareCandidate(b *testing.B)         { PrepareCandidate(b, regis
 func BenchmarkPreemptExtender(b *testing.B)          { PreemptExtender(b, registry.All()...) }
 func BenchmarkPreemptExtenderNodeCache(b *testing.B) { PreemptExtenderNodeCache(b, registry.All()...) }
 func BenchmarkPreemptionStream(b *testing.B)         { PreemptionStream(b, registry.All()...) }
-
-// Every stage of Stages (what the compare command lists and runs) has its
-// BenchmarkX in this file, in the same order, and no other.
-func TestStagesHaveBenchmarks(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "bench_test.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var benchmarks []string
-	for _, d := range f.Decls {
-		if fn, ok := d.(*ast.FuncDecl); ok && strings.HasPrefix(fn.Name.Name, "Benchmark") {
-			benchmarks = append(benchmarks, strings.TrimPrefix(fn.Name.Name, "Benchmark"))
-		}
-	}
-	if !slices.Equal(Stages(), benchmarks) {
-		t.Errorf("Stages() = %v, bench_test.go's benchmarks are %v", Stages(), benchmarks)
-	}
-}

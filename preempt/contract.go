@@ -570,3 +570,67 @@ func FilterCodesOf(ctx context.Context, ev Evaluator, order *NodeOrder, pod *v1.
 	}
 	return order.Codes(ev.Filter(ctx, pod), dst)
 }
+
+// DeepCopy returns a copy of c that shares nothing with it: every object
+// of every list is copied.
+func (c *Cluster) DeepCopy() *Cluster {
+	if c == nil {
+		return nil
+	}
+	return &Cluster{
+		Nodes:          deepCopyAll(c.Nodes, (*v1.Node).DeepCopy),
+		Pods:           deepCopyAll(c.Pods, (*v1.Pod).DeepCopy),
+		PDBs:           deepCopyAll(c.PDBs, (*policyv1.PodDisruptionBudget).DeepCopy),
+		Namespaces:     deepCopyAll(c.Namespaces, (*v1.Namespace).DeepCopy),
+		PVCs:           deepCopyAll(c.PVCs, (*v1.PersistentVolumeClaim).DeepCopy),
+		PVs:            deepCopyAll(c.PVs, (*v1.PersistentVolume).DeepCopy),
+		StorageClasses: deepCopyAll(c.StorageClasses, (*storagev1.StorageClass).DeepCopy),
+		CSINodes:       deepCopyAll(c.CSINodes, (*storagev1.CSINode).DeepCopy),
+	}
+}
+
+func deepCopyAll[T any](in []*T, copyOf func(*T) *T) []*T {
+	if in == nil {
+		return nil
+	}
+	out := make([]*T, len(in))
+	for i, x := range in {
+		out[i] = copyOf(x)
+	}
+	return out
+}
+
+// DeepCopy returns a copy of r that shares nothing with it: the pod, the
+// filter outcome, the configuration's extenders and the running
+// preemption are copied.
+func (r *Request) DeepCopy() *Request {
+	if r == nil {
+		return nil
+	}
+	out := *r
+	out.Pod = r.Pod.DeepCopy()
+	if r.Filter != nil {
+		out.Filter = make(map[string]Code, len(r.Filter))
+		for k, v := range r.Filter {
+			out.Filter[k] = v
+		}
+	}
+	if r.Codes != nil {
+		out.Codes = append([]Code(nil), r.Codes...)
+	}
+	if r.Config.Extenders != nil {
+		out.Config.Extenders = make([]schedconfig.Extender, len(r.Config.Extenders))
+		for i := range r.Config.Extenders {
+			r.Config.Extenders[i].DeepCopyInto(&out.Config.Extenders[i])
+		}
+	}
+	if p := r.Preempting; p != nil {
+		cp := *p
+		if p.LastVictim != nil {
+			lv := *p.LastVictim
+			cp.LastVictim = &lv
+		}
+		out.Preempting = &cp
+	}
+	return &out
+}

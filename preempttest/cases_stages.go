@@ -16,10 +16,13 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
+	"github.com/preemptbench/preemptbench/extendertest"
 	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/scenario"
@@ -1449,6 +1452,14 @@ func testInputsUnchanged(t *testing.T, impl preempt.Implementation) {
 			pod("default", "nom", 0, nominatedTo("n1"), cpu("100m")),
 		},
 		PDBs: []*policyv1.PodDisruptionBudget{pdb("default", "b", 1, matchLabels("app", "foo"))},
+		// Objects only the volume and namespaceSelector filters read: an
+		// implementation must leave them alone too.
+		Namespaces: []*v1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "default", Labels: map[string]string{"team": "a"}}}},
+		PVCs: []*v1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "claim"},
+			Spec: v1.PersistentVolumeClaimSpec{VolumeName: "vol"}}},
+		PVs:            []*v1.PersistentVolume{{ObjectMeta: metav1.ObjectMeta{Name: "vol"}, Spec: v1.PersistentVolumeSpec{StorageClassName: "fast"}}},
+		StorageClasses: []*storagev1.StorageClass{{ObjectMeta: metav1.ObjectMeta{Name: "fast"}, Provisioner: "example.com/csi"}},
+		CSINodes:       []*storagev1.CSINode{{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}},
 	}
 	inputs = append(inputs, input{"handmade", handmade, pod("default", "p", 10, cpu("800m"), nominatedTo("n2"))})
 
@@ -1456,18 +1467,34 @@ func testInputsUnchanged(t *testing.T, impl preempt.Implementation) {
 		t.Run(in.name, func(t *testing.T) {
 			ev := newEvaluator(t, impl, in.cluster)
 			fr := ev.Filter(context.Background(), in.pod)
-			r := &preempt.Request{Pod: in.pod, Filter: fr.Codes(), Config: preempt.Config{MinCandidateNodesPercentage: 50, MinCandidateNodesAbsolute: 1},
-				Offset: 1, Now: now}
-			clusterBefore := deepCopyCluster(in.cluster)
-			reqBefore := deepCopyRequest(r)
+			r := &preempt.Request{Pod: in.pod, Filter: fr.Codes(), Config: preempt.Config{MinCandidateNodesPercentage: 50, MinCandidateNodesAbsolute: 1,
+				Extenders: []schedconfig.Extender{extendertest.Config("keep", false, true)}},
+				Offset: 1, Now: now, Preempting: &preempt.Preempting{LastVictim: &preempt.PodRef{Namespace: "default", Name: "gone"}}}
+			clusterBefore := in.cluster.DeepCopy()
+			reqBefore := r.DeepCopy()
+			checkInputs := func(after string) {
+				t.Helper()
+				if diff := cmp.Diff(clusterBefore, in.cluster); diff != "" {
+					t.Errorf("cluster changed by %s (-before +after):\n%s", after, diff)
+				}
+				if diff := cmp.Diff(reqBefore, r); diff != "" {
+					t.Errorf("request changed by %s (-before +after):\n%s", after, diff)
+				}
+			}
 
+			// Every stage, then the whole PostFilter.
+			ctx := context.Background()
+			ev.PodEligibleToPreemptOthers(r)
+			dr, _ := ev.FindCandidates(ctx, r)
+			for _, n := range in.cluster.Nodes {
+				ev.SelectVictimsOnNode(ctx, r, n.Name)
+			}
+			if best := ev.SelectCandidate(dr.Candidates, r); best != nil {
+				_ = ev.PrepareCandidate(ctx, harness.NewClientset(in.cluster, in.pod), best, r)
+			}
+			checkInputs("the stages")
 			d1 := ev.Preempt(context.Background(), harness.NewClientset(in.cluster, in.pod), r)
-			if diff := cmp.Diff(clusterBefore, in.cluster); diff != "" {
-				t.Errorf("cluster changed by Preempt (-before +after):\n%s", diff)
-			}
-			if diff := cmp.Diff(reqBefore, r); diff != "" {
-				t.Errorf("request changed by Preempt (-before +after):\n%s", diff)
-			}
+			checkInputs("Preempt")
 			// The evaluator may serve another request: same answer.
 			d2 := ev.Preempt(context.Background(), harness.NewClientset(in.cluster, in.pod), r)
 			if d1.NominatedNode != d2.NominatedNode && tieAllowed(t, impl, in.cluster, d1.Candidates, r, d1.NominatedNode, d2.NominatedNode) {
@@ -1478,32 +1505,6 @@ func testInputsUnchanged(t *testing.T, impl preempt.Implementation) {
 			}
 		})
 	}
-}
-
-func deepCopyCluster(c *preempt.Cluster) *preempt.Cluster {
-	out := &preempt.Cluster{}
-	for _, n := range c.Nodes {
-		out.Nodes = append(out.Nodes, n.DeepCopy())
-	}
-	for _, p := range c.Pods {
-		out.Pods = append(out.Pods, p.DeepCopy())
-	}
-	for _, b := range c.PDBs {
-		out.PDBs = append(out.PDBs, b.DeepCopy())
-	}
-	return out
-}
-
-func deepCopyRequest(r *preempt.Request) *preempt.Request {
-	out := *r
-	out.Pod = r.Pod.DeepCopy()
-	if r.Filter != nil {
-		out.Filter = make(map[string]preempt.Code, len(r.Filter))
-		for k, v := range r.Filter {
-			out.Filter[k] = v
-		}
-	}
-	return &out
 }
 
 // Names that are not in the cluster, passed to the stages directly, get an

@@ -2,7 +2,6 @@ package preempttest
 
 import (
 	"context"
-	"slices"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -26,11 +25,14 @@ type TB interface {
 // and the API calls. When other breaks the final tie at random (upstream),
 // the chosen node may be any of the candidates the reference ranks
 // equal-best, and the victims and calls are then those of that node.
-func CheckAgainstReference(t TB, in Input, other preempt.Implementation) {
+//
+// It reports whether it compared anything: false when other refuses in
+// (preempt.Limited), which the property runners count.
+func CheckAgainstReference(t TB, in Input, other preempt.Implementation) (compared bool) {
 	tieOK := agreement.TieIsRandom(other)
 	t.Helper()
 	if refused(t, in, other) {
-		return
+		return false
 	}
 	ctx := context.Background()
 	before := deepCopy(in)
@@ -62,9 +64,8 @@ func CheckAgainstReference(t TB, in Input, other preempt.Implementation) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("decision differs on %v (-reference +%s):\n%s", in, other.Name(), diff)
 	}
-	if !unchanged(before, in) {
-		t.Fatalf("the input changed during the call:\n%s", cmp.Diff(before.Cluster, in.Cluster))
-	}
+	checkUnchanged(t, before, in)
+	return true
 }
 
 // refused reports whether other refuses in (preempt.Limited: it does not
@@ -88,40 +89,24 @@ func newReferenceEvaluator(t TB, in Input) preempt.Evaluator {
 	return ev
 }
 
+// deepCopy copies every input of in that an implementation could write
+// to: the cluster's objects and the request (its pod, filter outcome,
+// configuration with its extenders, and running preemption).
 func deepCopy(in Input) Input {
-	c := &preempt.Cluster{}
-	for _, n := range in.Cluster.Nodes {
-		c.Nodes = append(c.Nodes, n.DeepCopy())
-	}
-	for _, p := range in.Cluster.Pods {
-		c.Pods = append(c.Pods, p.DeepCopy())
-	}
-	for _, pdb := range in.Cluster.PDBs {
-		c.PDBs = append(c.PDBs, pdb.DeepCopy())
-	}
-	req := *in.Request
-	req.Pod = in.Request.Pod.DeepCopy()
-	if p := in.Request.Preempting; p != nil {
-		cp := *p
-		if p.LastVictim != nil {
-			lv := *p.LastVictim
-			cp.LastVictim = &lv
-		}
-		req.Preempting = &cp
-	}
-	if in.Request.Filter != nil {
-		req.Filter = map[string]preempt.Code{}
-		for k, v := range in.Request.Filter {
-			req.Filter[k] = v
-		}
-	}
-	req.Codes = slices.Clone(in.Request.Codes)
-	return Input{Cluster: c, Request: &req, Faults: in.Faults}
+	return Input{Cluster: in.Cluster.DeepCopy(), Request: in.Request.DeepCopy(), Faults: in.Faults}
 }
 
-func unchanged(a, b Input) bool {
-	ra, rb := *a.Request, *b.Request
-	return equality.Semantic.DeepEqual(a.Cluster, b.Cluster) && equality.Semantic.DeepEqual(ra.Pod, rb.Pod) &&
-		equality.Semantic.DeepEqual(ra.Filter, rb.Filter) && slices.Equal(ra.Codes, rb.Codes) && equality.Semantic.DeepEqual(ra.Config, rb.Config) && ra.Offset == rb.Offset && ra.Now.Equal(rb.Now) &&
-		equality.Semantic.DeepEqual(ra.Preempting, rb.Preempting)
+// checkUnchanged fails t when an input of in differs from before, its
+// copy taken before the calls: every object of the cluster, and every
+// field of the request.
+func checkUnchanged(t TB, before, in Input) {
+	t.Helper()
+	if !equality.Semantic.DeepEqual(before.Cluster, in.Cluster) {
+		t.Fatalf("the cluster changed during the call (-before +after):\n%s", cmp.Diff(before.Cluster, in.Cluster))
+	}
+	// cmp, not equality.Semantic: the request holds a time.Time, whose
+	// unexported fields the latter refuses; cmp compares it with Equal.
+	if !cmp.Equal(before.Request, in.Request) {
+		t.Fatalf("the request changed during the call (-before +after):\n%s", cmp.Diff(before.Request, in.Request))
+	}
 }

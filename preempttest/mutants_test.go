@@ -52,6 +52,7 @@ const (
 	lowerNominatedCounted
 	priorityShiftDropped
 	startTimeTieReversed
+	refusesEverything
 )
 
 // mutants are the bugs the suite must catch, with the upstream issue or
@@ -70,6 +71,9 @@ var mutants = []struct {
 	{"lower-priority-nominated-pods-counted", "", lowerNominatedCounted},
 	{"priority-sum-shift-dropped", "", priorityShiftDropped},
 	{"start-time-tie-reversed", "", startTimeTieReversed},
+	// Refusing is allowed (preempt.Limited), but an implementation that
+	// refuses every problem must not pass: the suite counts refusals.
+	{"refuses-everything", "", refusesEverything},
 }
 
 // mutantChecks is the most checks a property gets per mutant before the
@@ -109,9 +113,7 @@ func TestMutants(t *testing.T) {
 func TestMutantBaseline(t *testing.T) {
 	impl := mutantImpl{name: "mutant-baseline", bug: none}
 	for _, p := range Properties() {
-		t.Run(p.Name, func(t *testing.T) {
-			rapid.Check(t, func(rt *rapid.T) { p.Check(rt, impl) })
-		})
+		t.Run(p.Name, func(t *testing.T) { CheckProperty(t, p, impl) })
 	}
 }
 
@@ -131,7 +133,7 @@ var failedAfter = regexp.MustCompile(`failed after (\d+) tests: (.*)`)
 func catch(impl preempt.Implementation) (property string, checks int, msg string) {
 	for _, p := range Properties() {
 		rec := &recorder{name: impl.Name() + "/" + p.Name}
-		rapid.Check(rec, func(rt *rapid.T) { p.Check(rt, impl) })
+		CheckProperty(rec, p, impl)
 		if !rec.failed {
 			continue
 		}
@@ -186,6 +188,9 @@ func (m mutantImpl) Name() string { return m.name }
 // Unmodelled: the mutants' fit check runs the reference's filters on one
 // node alone, which cannot see inter-pod affinity across nodes.
 func (m mutantImpl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
+	if m.bug == refusesEverything {
+		return &preempt.Unmodelled{Feature: "everything", Object: "pod " + pod.Namespace + "/" + pod.Name, Detail: "is a pod"}
+	}
 	return preempt.SixFilterGaps(c, pod)
 }
 

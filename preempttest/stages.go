@@ -14,11 +14,14 @@ import (
 // eligibility, FindCandidates, DryRunPreemption, SelectVictimsOnNode on
 // every node, and SelectCandidate on the candidate list and on its reverse
 // (any equal-best candidate when other breaks the final tie at random).
-func CheckStages(t TB, in Input, other preempt.Implementation) {
+//
+// It reports whether it compared anything: false when other refuses in.
+func CheckStages(t TB, in Input, other preempt.Implementation) (compared bool) {
 	t.Helper()
 	if refused(t, in, other) {
-		return
+		return false
 	}
+	before := deepCopy(in)
 	ctx := context.Background()
 	req := in.Request
 	ref := newReferenceEvaluator(t, in)
@@ -80,6 +83,8 @@ func CheckStages(t TB, in Input, other preempt.Implementation) {
 	}
 
 	checkReuseOutput(t, in, ev, drRef, diff, drOther, keptOther)
+	checkUnchanged(t, before, in)
+	return true
 }
 
 // checkReuseOutput runs FindCandidates with Request.ReuseOutput: the same
@@ -143,8 +148,10 @@ func errString(err error) string {
 
 // CheckReuse runs the requests of ins, all on one cluster, on a single
 // evaluator of other and on a fresh evaluator each, and requires the same
-// decisions: nothing a decision leaves behind changes the next.
-func CheckReuse(t TB, ins []Input, other preempt.Implementation) {
+// decisions: nothing a decision leaves behind changes the next. It
+// reports whether it compared anything: false when other refused every
+// request.
+func CheckReuse(t TB, ins []Input, other preempt.Implementation) (compared bool) {
 	t.Helper()
 	ctx := context.Background()
 	shared, err := other.NewEvaluator(ins[0].Cluster)
@@ -155,6 +162,7 @@ func CheckReuse(t TB, ins []Input, other preempt.Implementation) {
 		if refused(t, in, other) {
 			continue
 		}
+		compared = true
 		fresh, err := other.NewEvaluator(in.Cluster)
 		if err != nil {
 			t.Fatalf("%v", err)
@@ -168,4 +176,5 @@ func CheckReuse(t TB, ins []Input, other preempt.Implementation) {
 			t.Fatalf("request %d of %d on a reused evaluator differs (-fresh +reused):\n%s", i+1, len(ins), d)
 		}
 	}
+	return compared
 }

@@ -61,7 +61,13 @@ func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
 	if w == nil {
 		return nil
 	}
-	if nominatedChanged || len(w.key.extenders) > 0 {
+	// A NodeInfo keeps its used host ports as a set: removing a pod frees
+	// its ports even when another pod of the node holds the same one (two
+	// such pods cannot both run, but a dump can hold them), so the
+	// scheduler cache's node would no longer be a fresh evaluator's. Such
+	// a change rebuilds the world instead (found by preempttest's Update
+	// property).
+	if nominatedChanged || len(w.key.extenders) > 0 || sharesHostPorts(removed, ev.pods) {
 		ev.w = nil
 		return nil
 	}
@@ -125,4 +131,28 @@ func (w *world) follow(removed, added []*v1.Pod) error {
 		}
 	}
 	return w.cache.UpdateSnapshot(logger, w.snapshot)
+}
+
+// sharesHostPorts reports whether a pod of removed holds a host port that
+// a pod of kept bound to the same node also holds.
+func sharesHostPorts(removed, kept []*v1.Pod) bool {
+	for _, r := range removed {
+		ports := preempt.AppendHostPorts(nil, r)
+		if len(ports) == 0 || !preempt.IsBound(r) {
+			continue
+		}
+		for _, k := range kept {
+			if k.Spec.NodeName != r.Spec.NodeName {
+				continue
+			}
+			for _, used := range preempt.AppendHostPorts(nil, k) {
+				for _, want := range ports {
+					if want.Conflicts(used) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
