@@ -30,10 +30,14 @@ func Fuzz(f *testing.F, impls ...preempt.Implementation) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := Decode(data).Build()
+		compared := false
 		for _, impl := range impls {
-			CheckAgainstReference(t, in, impl)
-			CheckStages(t, in, impl)
+			if CheckAgainstReference(t, in, impl) {
+				compared = true
+				CheckStages(t, in, impl)
+			}
 		}
+		skipUnlessCompared(t, compared)
 	})
 }
 
@@ -45,11 +49,14 @@ func FuzzVictims(f *testing.F, impls ...preempt.Implementation) {
 		in := Decode(data).Build()
 		ref := newReferenceEvaluator(t, in)
 		ctx := context.Background()
+		compared := false
+		defer func() { skipUnlessCompared(t, compared) }()
 		for _, impl := range impls {
 			ev := evaluatorUnlessRefused(t, in, impl)
 			if ev == nil {
 				continue
 			}
+			compared = true
 			for _, n := range in.Cluster.Nodes {
 				vr, nr, sr := ref.SelectVictimsOnNode(ctx, in.Request, n.Name)
 				vo, no, so := ev.SelectVictimsOnNode(ctx, in.Request, n.Name)
@@ -76,13 +83,16 @@ func FuzzPick(f *testing.F, impls ...preempt.Implementation) {
 			k := int(data[len(data)-1]) % len(cands)
 			cands = append(slices.Clone(cands[k:]), cands[:k]...)
 		}
+		compared := false
 		for _, impl := range impls {
 			ev := evaluatorUnlessRefused(t, in, impl)
 			if ev == nil {
 				continue
 			}
+			compared = true
 			checkSelectCandidate(t, ref, ev, cands, in.Request, impl)
 		}
+		skipUnlessCompared(t, compared)
 	})
 }
 
@@ -114,4 +124,12 @@ func evaluatorUnlessRefused(t TB, in Input, impl preempt.Implementation) preempt
 		t.Fatalf("%s: %v", impl.Name(), err)
 	}
 	return ev
+}
+
+// skipUnlessCompared reports an input every implementation refused as
+// skipped, never as passed.
+func skipUnlessCompared(t *testing.T, compared bool) {
+	if !compared && !t.Failed() {
+		t.Skip("every implementation refuses this input (preempt.Limited)")
+	}
 }
