@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/reference"
 )
 
 // Explanation says why a decision is what it is: which nodes the dry run
@@ -28,6 +28,8 @@ type Explanation struct {
 	// ranking is of the dry run's candidates, the choice of the extenders'.
 	ExtendersChanged bool    `json:"extendersChanged,omitempty"`
 	Events           []Event `json:"events"`
+
+	criteria []string // the names of the criteria, then finalTie
 }
 
 // Window is the dry run's sampling: the potential nodes (those whose
@@ -44,8 +46,9 @@ type Window struct {
 	NotVisited     []string `json:"notVisited"`
 }
 
-// Criterion names, in pickOneNodeForPreemption's order.
-var criteria = []string{"pdbViolations", "highestPriority", "prioritySum", "numVictims", "latestStartTime", "finalTie"}
+// finalTie names the last step of pickOneNodeForPreemption, after its
+// criteria (reference.PickCriteria).
+const finalTie = "finalTie"
 
 var criterionText = map[string]string{
 	"pdbViolations":   "has fewer PDB violations",
@@ -73,6 +76,8 @@ type CandidateExplanation struct {
 	// that beat it there (the first best in list order).
 	EliminatedBy string `json:"eliminatedBy,omitempty"`
 	Against      string `json:"against,omitempty"`
+
+	scores []int64 // the reference's score on each criterion
 }
 
 // NodeExplanation is why a node is not a candidate: the filter phase found
@@ -172,18 +177,7 @@ func explain(o Outcome, c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) Exp
 	if o.Request != nil {
 		now = o.Request.Now
 	}
-	start := map[string]time.Time{}
-	for _, p := range c.Pods {
-		t := now
-		if p.Status.StartTime != nil {
-			t = p.Status.StartTime.Time
-		}
-		start[preempt.Key(p.Namespace, p.Name)] = t
-	}
-	for _, cand := range d.Candidates {
-		ex.Candidates = append(ex.Candidates, scoreCandidate(cand, start, now))
-	}
-	rank(ex.Candidates)
+	ex.Candidates, ex.criteria = rank(d.Candidates, reference.PickCriteria(c, now))
 	chose(ex.Candidates, d.NominatedNode)
 	if len(cfg.Extenders) > 0 && d.NominatedNode != "" {
 		ex.ExtendersChanged = true
@@ -210,88 +204,44 @@ func explain(o Outcome, c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) Exp
 	return ex
 }
 
-func scoreCandidate(c preempt.Candidate, start map[string]time.Time, now time.Time) CandidateExplanation {
-	ce := CandidateExplanation{Node: c.Node, NumPDBViolations: c.NumPDBViolations, NumVictims: len(c.Victims)}
-	if len(c.Victims) == 0 {
-		return ce
+// rank scores the candidates with the reference's own criteria (crit)
+// and ranks them with its own pick (reference.Pick): the chosen candidate
+// and, for every other, the criterion it lost on and the node that beat
+// it. It returns the criteria's names, then finalTie.
+func rank(cands []preempt.Candidate, crit []reference.Criterion) ([]CandidateExplanation, []string) {
+	names := make([]string, 0, len(crit)+1)
+	for _, c := range crit {
+		names = append(names, c.Name)
 	}
-	// Upstream's "highest" is the first victim's priority (victims come
-	// most important first); the start time is GetEarliestPodStartTime's.
-	ce.HighestPriority = c.Victims[0].Priority
-	highest, earliest := c.Victims[0].Priority, startOf(c.Victims[0], start, now)
-	for _, v := range c.Victims {
-		ce.PrioritySum += int64(v.Priority) + int64(math.MaxInt32+1)
-		t := startOf(v, start, now)
-		switch {
-		case v.Priority == highest && t.Before(earliest):
-			earliest = t
-		case v.Priority > highest:
-			highest, earliest = v.Priority, t
+	names = append(names, finalTie)
+	out := make([]CandidateExplanation, 0, len(cands))
+	for _, c := range cands {
+		ce := CandidateExplanation{Node: c.Node, NumPDBViolations: c.NumPDBViolations, NumVictims: len(c.Victims)}
+		if len(c.Victims) == 0 { // not a dry run's candidate: nothing to score
+			return append(out, ce), names
+		}
+		for _, cr := range crit {
+			ce.scores = append(ce.scores, cr.Score(&c))
+		}
+		ce.HighestPriority = int32(-ce.scores[1])
+		ce.PrioritySum = -ce.scores[2]
+		ce.EarliestStartOfHighest = reference.EarliestStart(ce.scores[4])
+		out = append(out, ce)
+	}
+	if len(out) != len(cands) {
+		return out, names
+	}
+	winner, losses := reference.Pick(cands, crit)
+	if winner < 0 {
+		return out, names
+	}
+	out[winner].Chosen = true
+	for i, l := range losses {
+		if i != winner {
+			out[i].EliminatedBy, out[i].Against = names[l.Criterion], cands[l.Against].Node
 		}
 	}
-	ce.EarliestStartOfHighest = earliest.UTC()
-	return ce
-}
-
-func startOf(v preempt.Victim, start map[string]time.Time, now time.Time) time.Time {
-	if t, ok := start[preempt.Key(v.Namespace, v.Name)]; ok {
-		return t
-	}
-	return now
-}
-
-// score is candidate c's score on criterion i (higher wins), as upstream's
-// score functions: the first Victims[0] priority is upstream's "highest".
-func score(c *CandidateExplanation, i int) int64 {
-	switch criteria[i] {
-	case "pdbViolations":
-		return -int64(c.NumPDBViolations)
-	case "highestPriority":
-		return -int64(c.HighestPriority)
-	case "prioritySum":
-		return -c.PrioritySum
-	case "numVictims":
-		return -int64(c.NumVictims)
-	case "latestStartTime":
-		return c.EarliestStartOfHighest.UnixNano()
-	}
-	return 0
-}
-
-// rank marks the chosen candidate and, for every other, the criterion it
-// lost on and the node that beat it: each criterion keeps the candidates
-// with the best score, in list order, until one is left; the first in list
-// order wins the last tie.
-func rank(cs []CandidateExplanation) {
-	remaining := make([]int, len(cs))
-	for i := range cs {
-		remaining[i] = i
-	}
-	for crit := 0; crit < len(criteria)-1 && len(remaining) > 1; crit++ {
-		best := int64(math.MinInt64)
-		leader := -1
-		for _, i := range remaining {
-			if s := score(&cs[i], crit); s > best {
-				best, leader = s, i
-			}
-		}
-		var kept []int
-		for _, i := range remaining {
-			if score(&cs[i], crit) == best {
-				kept = append(kept, i)
-				continue
-			}
-			cs[i].EliminatedBy, cs[i].Against = criteria[crit], cs[leader].Node
-		}
-		remaining = kept
-	}
-	if len(remaining) == 0 {
-		return
-	}
-	cs[remaining[0]].Chosen = true
-	for _, i := range remaining[1:] {
-		cs[i].EliminatedBy, cs[i].Against = "finalTie", cs[remaining[0]].Node
-	}
+	return out, names
 }
 
 // chose marks node, the decision's, as the chosen candidate when the
@@ -304,15 +254,24 @@ func chose(cs []CandidateExplanation, node string) {
 			idx = i
 		}
 	}
-	if idx < 0 || cs[idx].Chosen || cs[idx].EliminatedBy != "finalTie" {
+	if idx < 0 || cs[idx].Chosen || cs[idx].EliminatedBy != finalTie {
 		return
 	}
 	for i := range cs {
-		if cs[i].Chosen || cs[i].EliminatedBy == "finalTie" {
-			cs[i].Chosen, cs[i].EliminatedBy, cs[i].Against = false, "finalTie", node
+		if cs[i].Chosen || cs[i].EliminatedBy == finalTie {
+			cs[i].Chosen, cs[i].EliminatedBy, cs[i].Against = false, finalTie, node
 		}
 	}
 	cs[idx].Chosen, cs[idx].EliminatedBy, cs[idx].Against = true, "", ""
+}
+
+// score is c's score on criterion ci; 0 on the final tie, where all are
+// equal.
+func (c CandidateExplanation) score(ci int) int64 {
+	if ci < len(c.scores) {
+		return c.scores[ci]
+	}
+	return 0
 }
 
 // nearestRivals is how many eliminated candidates the text shows per
@@ -346,8 +305,8 @@ func writeExplanation(w io.Writer, ex Explanation) {
 		}
 		// The nearest rivals first: the last criterion to separate them,
 		// and within it the closest scores.
-		for ci := len(criteria) - 1; ci >= 0; ci-- {
-			crit := criteria[ci]
+		for ci := len(ex.criteria) - 1; ci >= 0; ci-- {
+			crit := ex.criteria[ci]
 			var lost []CandidateExplanation
 			for _, c := range ex.Candidates {
 				if c.EliminatedBy == crit {
@@ -357,7 +316,7 @@ func writeExplanation(w io.Writer, ex Explanation) {
 			if len(lost) == 0 {
 				continue
 			}
-			sort.SliceStable(lost, func(i, j int) bool { return score(&lost[i], ci) > score(&lost[j], ci) })
+			sort.SliceStable(lost, func(i, j int) bool { return lost[i].score(ci) > lost[j].score(ci) })
 			fmt.Fprintf(w, "  %d eliminated by %s (%s %s):\n", len(lost), crit, lost[0].Against, criterionText[crit])
 			for _, c := range lost[:min(len(lost), nearestRivals)] {
 				fmt.Fprintf(w, "           %s\n", line(c))

@@ -3,7 +3,6 @@ package reference
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 	"time"
 
@@ -351,7 +350,7 @@ func (ev *evaluator) splitByPDBViolation(pods []*v1.Pod) (violating, nonViolatin
 
 // SelectCandidate is pickOneNodeForPreemption: five criteria in turn, each
 // keeping the candidates with the best score; the first candidate in list
-// order wins the last tie.
+// order wins the last tie (Pick).
 func (ev *evaluator) SelectCandidate(candidates []preempt.Candidate, req *preempt.Request) *preempt.Candidate {
 	if len(candidates) == 0 {
 		return nil
@@ -359,63 +358,9 @@ func (ev *evaluator) SelectCandidate(candidates []preempt.Candidate, req *preemp
 	if len(candidates) == 1 {
 		return &candidates[0]
 	}
-	scores := []func(c *preempt.Candidate) int64{
-		// fewest PDB violations
-		func(c *preempt.Candidate) int64 { return -int64(c.NumPDBViolations) },
-		// lowest highest-priority victim
-		func(c *preempt.Candidate) int64 { return -int64(c.Victims[0].Priority) },
-		// smallest sum of priorities, each shifted to be non-negative
-		func(c *preempt.Candidate) int64 {
-			var sum int64
-			for _, v := range c.Victims {
-				sum += int64(v.Priority) + int64(math.MaxInt32+1)
-			}
-			return -sum
-		},
-		// fewest victims
-		func(c *preempt.Candidate) int64 { return -int64(len(c.Victims)) },
-		// latest start time of the highest-priority victims
-		func(c *preempt.Candidate) int64 { return ev.earliestStartOfHighest(c, req.Now).UnixNano() },
-	}
-	remaining := make([]*preempt.Candidate, len(candidates))
-	for i := range candidates {
-		remaining[i] = &candidates[i]
-	}
-	for _, score := range scores {
-		best := int64(math.MinInt64)
-		var kept []*preempt.Candidate
-		for _, c := range remaining {
-			switch s := score(c); {
-			case s > best:
-				best, kept = s, []*preempt.Candidate{c}
-			case s == best:
-				kept = append(kept, c)
-			}
-		}
-		if len(kept) == 1 {
-			return kept[0]
-		}
-		remaining = kept
-	}
-	return remaining[0]
-}
-
-// earliestStartOfHighest is upstream's GetEarliestPodStartTime: the
-// earliest start time among the victims of the highest priority. A victim
-// that is not in the cluster counts as started now.
-func (ev *evaluator) earliestStartOfHighest(c *preempt.Candidate, now time.Time) time.Time {
-	first := ev.podByKey[preempt.Key(c.Victims[0].Namespace, c.Victims[0].Name)]
-	earliest, highest := startTime(first, now), c.Victims[0].Priority
-	for _, v := range c.Victims {
-		t := startTime(ev.podByKey[preempt.Key(v.Namespace, v.Name)], now)
-		switch {
-		case v.Priority == highest && t.Before(earliest):
-			earliest = t
-		case v.Priority > highest:
-			highest, earliest = v.Priority, t
-		}
-	}
-	return earliest
+	startOf := func(v preempt.Victim) time.Time { return startTime(ev.podByKey[preempt.Key(v.Namespace, v.Name)], req.Now) }
+	winner, _ := Pick(candidates, criteria(startOf))
+	return &candidates[winner]
 }
 
 // Preempt is Evaluator.Preempt over the stages above, followed by the
