@@ -6,6 +6,8 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/preemptbench/preemptbench/upstream"
 )
 
 // Exit codes.
@@ -16,7 +18,7 @@ const (
 	ExitBug      = 3 // a crash: recovered, reported on stderr
 )
 
-const usage = `usage: compare [<command>] [flags]
+var usage = `usage: compare [<command>] [flags]
 
 with no command: the default benchmark job (as compare bench): build the
 bench test binary once, run BenchmarkDecide (shape basic, 5, 500 and 5000
@@ -35,11 +37,13 @@ commands:
   gate    -base FILE -head FILE [-max-time 5%] [-max-bytes 0%] [-max-allocs 0%] [-alpha 0.05] [-o text|markdown]
           fail (exit 1) on a significant regression of head against base
   decide  -cluster FILE -pod FILE [-impl NAME|all] [-offset N] [-now RFC3339] [-config FILE] [-async=false] [-fail CALL] [-actions] [-explain] [-o json|text]
-          run the filter phase and preemption on a cluster and print the decision
+          run the filter phase and preemption on a cluster, as kube-scheduler
+          ` + upstream.Version + ` would, and print the decision
   scenario -shape NAME -nodes N (1 to 20000) [-seed S] [-dir DIR]
           write a built cluster (shapes: affinity, basic, heterogeneous,
           hostports, mixed, nominated, pdb, spread, ties) as DIR/cluster.yaml
           and DIR/pod.yaml
+  version print this build's version and the upstream release it models
 `
 
 // commands are the subcommands by name.
@@ -50,6 +54,21 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"decide":   runDecide,
 	"scenario": runScenario,
 	"plot":     runPlot,
+	"version":  runVersion,
+}
+
+// runVersion prints the module's version and upstream.Version.
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "compare version: takes no arguments, got %q\n", args)
+		return ExitBadInput
+	}
+	v := "(devel)"
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		v = info.Main.Version
+	}
+	fmt.Fprintf(stdout, "preemptbench %s\nupstream k8s.io/kubernetes %s (kube-scheduler's DefaultPreemption, default profile)\n", v, upstream.Version)
+	return ExitOK
 }
 
 // Run executes the command line args and returns the exit code.

@@ -6,7 +6,8 @@
 //
 // # Semantics pinned by this project
 //
-// Upstream k8s.io/kubernetes v1.36.3 leaves a few choices to chance. The
+// Upstream k8s.io/kubernetes (the release upstream.Version names) leaves a
+// few choices to chance. The
 // contract fixes each of them; docs/divergences.md lists them with the test
 // that shows each one.
 //   - Offset. Upstream draws the dry-run offset with rand.Int31n. Here it is

@@ -1,6 +1,6 @@
 package preempttest
 
-// Ports of k8s.io/kubernetes v1.36.3
+// Ports of k8s.io/kubernetes at upstream.Version
 // pkg/scheduler/framework/plugins/defaultpreemption/default_preemption_test.go
 // and pkg/scheduler/framework/preemption/preemption_test.go, each case named
 // after upstream's, in this project's terms. Where upstream accepts several

@@ -7,8 +7,8 @@
 //
 // and is checked against the reference implementation (the oracle) by:
 //
-//   - the tables: upstream k8s.io/kubernetes v1.36.3's own preemption test
-//     cases ported to the contract, and the project's stage tests, each with
+//   - the tables: k8s.io/kubernetes' own preemption test cases (at
+//     upstream.Version) ported to the contract, and the project's stage tests, each with
 //     its expected value compared by cmp.Diff (Tables);
 //   - the properties: on problems drawn by rapid (Spec, Gen), the whole
 //     decision, every stage, evaluator reuse across requests and GOMAXPROCS

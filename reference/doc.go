@@ -1,6 +1,6 @@
 // Package reference is preemptbench's oracle: a plain, obviously-correct
 // implementation of kube-scheduler's DefaultPreemption (k8s.io/kubernetes
-// v1.36.3, pkg/scheduler/framework/preemption and
+// at upstream.Version, pkg/scheduler/framework/preemption and
 // plugins/defaultpreemption) written to be read beside upstream's code.
 // Clarity wins over speed everywhere: state is recomputed rather than
 // cached, lists are copied rather than shared.

@@ -358,7 +358,9 @@ func (ev *evaluator) SelectCandidate(candidates []preempt.Candidate, req *preemp
 	if len(candidates) == 1 {
 		return &candidates[0]
 	}
-	startOf := func(v preempt.Victim) time.Time { return startTime(ev.podByKey[preempt.Key(v.Namespace, v.Name)], req.Now) }
+	startOf := func(v preempt.Victim) time.Time {
+		return startTime(ev.podByKey[preempt.Key(v.Namespace, v.Name)], req.Now)
+	}
 	winner, _ := Pick(candidates, criteria(startOf))
 	return &candidates[winner]
 }

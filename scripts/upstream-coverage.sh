@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prints the share of the statements of upstream's preemption code
-# (k8s.io/kubernetes v1.36.3: preemption.go, executor.go and
+# (the k8s.io/kubernetes go.mod pins, `go list -m k8s.io/kubernetes`:
+# preemption.go, executor.go and
 # default_preemption.go) that the project's tests drive, per file and in
 # all, pod-group code left out (scripts/upstreamcov says what that is).
 #

@@ -16,7 +16,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 )
 
-// defaultProfile is v1.36.3's default KubeSchedulerProfile as kube-scheduler
+// defaultProfile is Version's default KubeSchedulerProfile as kube-scheduler
 // builds it from an empty configuration: the default plugins (MultiPoint,
 // in upstream's order, with the feature-gated ones the process's gates
 // enable) and every plugin's default args, through upstream's own

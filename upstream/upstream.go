@@ -1,5 +1,5 @@
 // Package upstream is the preempt contract answered by k8s.io/kubernetes
-// v1.36.3 itself: upstream's DefaultPreemption plugin and
+// at upstream.Version itself: upstream's DefaultPreemption plugin and
 // preemption.Evaluator run on a real scheduler framework (upstream's default
 // filters, a snapshot, a scheduling queue holding the nominated pods,
 // informers), built the way upstream's default_preemption_test.go builds it.

@@ -30,8 +30,6 @@ import (
 	"strings"
 )
 
-const module = "k8s.io/kubernetes@v1.36.3"
-
 var files = []string{
 	"pkg/scheduler/framework/preemption/preemption.go",
 	"pkg/scheduler/framework/preemption/executor.go",
@@ -73,14 +71,16 @@ func run(profile string, verbose bool) error {
 	if err != nil {
 		return err
 	}
-	modcache, err := gomodcache()
+	// The module's own copy of k8s.io/kubernetes, whatever version go.mod
+	// pins.
+	moddir, err := moduleDir("k8s.io/kubernetes")
 	if err != nil {
 		return err
 	}
 	total, driven := 0, 0
 	fmt.Printf("%-75s %8s %8s %7s\n", "file (pod-group code left out)", "driven", "stmts", "share")
 	for _, f := range files {
-		excluded, err := podGroupSpans(filepath.Join(modcache, module, f))
+		excluded, err := podGroupSpans(filepath.Join(moddir, f))
 		if err != nil {
 			return err
 		}
@@ -123,12 +123,17 @@ func pct(a, b int) float64 {
 	return 100 * float64(a) / float64(b)
 }
 
-func gomodcache() (string, error) {
-	if d := os.Getenv("GOMODCACHE"); d != "" {
-		return d, nil
+// moduleDir is where the build finds module path: `go list -m -f {{.Dir}}`.
+func moduleDir(path string) (string, error) {
+	out, err := execGo("list", "-m", "-f", "{{.Dir}}", path)
+	if err != nil {
+		return "", err
 	}
-	out, err := execGo("env", "GOMODCACHE")
-	return strings.TrimSpace(out), err
+	dir := strings.TrimSpace(out)
+	if dir == "" {
+		return "", fmt.Errorf("go list -m %s: no directory (run go mod download)", path)
+	}
+	return dir, nil
 }
 
 // readProfile returns, per file, each block with its highest count over
