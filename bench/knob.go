@@ -28,18 +28,18 @@ var (
 	ExtraAllocStage string
 )
 
-// KnobError is the error of parsing the knobs from the environment, if any;
+// knobError is the error of parsing the knobs from the environment, if any;
 // the benchmarks fail on it rather than run unslowed.
-var KnobError error
+var knobError error
 
 func init() {
 	var err1, err2 error
 	SlowdownStage, SlowdownPercent, err1 = ParseKnob(os.Getenv("PREEMPTBENCH_SLOWDOWN"))
 	ExtraAllocStage, ExtraAllocs, err2 = ParseKnob(os.Getenv("PREEMPTBENCH_EXTRA_ALLOC"))
 	if err1 != nil {
-		KnobError = fmt.Errorf("PREEMPTBENCH_SLOWDOWN: %w", err1)
+		knobError = fmt.Errorf("PREEMPTBENCH_SLOWDOWN: %w", err1)
 	} else if err2 != nil {
-		KnobError = fmt.Errorf("PREEMPTBENCH_EXTRA_ALLOC: %w", err2)
+		knobError = fmt.Errorf("PREEMPTBENCH_EXTRA_ALLOC: %w", err2)
 	}
 }
 
@@ -84,8 +84,8 @@ func KnobsFor(stage string) Knobs {
 // Active reports whether k changes anything.
 func (k Knobs) Active() bool { return k.SlowdownPercent > 0 || k.ExtraAllocs > 0 }
 
-// Sink keeps the extra allocations on the heap.
-var Sink []byte
+// sink keeps the extra allocations on the heap.
+var sink []byte
 
 // Apply runs op once with k's slowdown and extra allocations.
 func (k Knobs) Apply(op func()) {
@@ -97,7 +97,7 @@ func (k Knobs) Apply(op func()) {
 		op()
 	}
 	for range k.ExtraAllocs {
-		Sink = make([]byte, 64)
+		sink = make([]byte, 64)
 	}
 }
 

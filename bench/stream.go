@@ -75,8 +75,8 @@ func PreemptionStream(b *testing.B, impls ...preempt.Implementation) {
 }
 
 func measureStream(b *testing.B, impl preempt.Implementation, s harness.Stream) {
-	if KnobError != nil {
-		b.Fatal(KnobError)
+	if knobError != nil {
+		b.Fatal(knobError)
 	}
 	k := KnobsFor("PreemptionStream")
 	ctx := context.Background()

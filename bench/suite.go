@@ -131,8 +131,8 @@ func each(b *testing.B, impls []preempt.Implementation, body func(b *testing.B, 
 
 // measure times op under the knobs of stage and reports its counts.
 func measure(b *testing.B, stage string, op func() Counts) {
-	if KnobError != nil {
-		b.Fatal(KnobError)
+	if knobError != nil {
+		b.Fatal(knobError)
 	}
 	k := KnobsFor(stage)
 	b.ReportAllocs()
@@ -155,8 +155,8 @@ func measure(b *testing.B, stage string, op func() Counts) {
 
 // measureNoCounts is measure for a stage without domain counts.
 func measureNoCounts(b *testing.B, stage string, op func()) {
-	if KnobError != nil {
-		b.Fatal(KnobError)
+	if knobError != nil {
+		b.Fatal(knobError)
 	}
 	k := KnobsFor(stage)
 	b.ReportAllocs()

@@ -173,6 +173,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			err = renderBench(rep, opts, stdout)
 		}
 	}
+	if err == flag.ErrHelp {
+		return ExitOK
+	}
 	if err != nil {
 		if err.Error() != "" {
 			fmt.Fprintf(stderr, "compare: %v\n", err)
@@ -200,7 +203,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return benchOptions{}, badInput{} // the flag package said why
+		return benchOptions{}, parseError(err)
 	}
 	opts := benchOptions{count: *count, benchtime: *benchtime, raw: *raw, markdown: *output == "markdown", plot: *plot, preemptors: *preemptors}
 	if *preemptors < 0 {

@@ -2,6 +2,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -55,6 +56,16 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"scenario": runScenario,
 	"plot":     runPlot,
 	"version":  runVersion,
+}
+
+// parseError is what a command returns for fs.Parse's error: flag.ErrHelp
+// (-h, -help: the usage was printed; exit 0), or badInput (the flag
+// package said why on stderr; exit 2).
+func parseError(err error) error {
+	if err == flag.ErrHelp {
+		return err
+	}
+	return badInput{}
 }
 
 // runVersion prints the module's version and upstream.Version.

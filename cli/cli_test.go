@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/preemptbench/preemptbench/upstream"
 )
 
 // A crash is a bug, not bad input: Run recovers it and exits 3 with a line
@@ -46,5 +48,32 @@ func TestNonFiniteInputsRefused(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// -h and -help print a command's usage and exit 0, as `compare -h` does;
+// an unknown flag is bad input.
+func TestHelpExitsZero(t *testing.T) {
+	for _, cmd := range []string{"decide", "bench"} {
+		for _, h := range []string{"-h", "-help"} {
+			var out, errb strings.Builder
+			if code := Run([]string{cmd, h}, &out, &errb); code != ExitOK {
+				t.Errorf("compare %s %s: exit %d, want 0; stderr:\n%s", cmd, h, code, errb.String())
+			}
+			if !strings.Contains(out.String()+errb.String(), "-") {
+				t.Errorf("compare %s %s printed no usage", cmd, h)
+			}
+		}
+		var out, errb strings.Builder
+		if code := Run([]string{cmd, "-no-such-flag"}, &out, &errb); code != ExitBadInput {
+			t.Errorf("compare %s -no-such-flag: exit %d, want %d", cmd, code, ExitBadInput)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	var out, errb strings.Builder
+	if code := Run([]string{"version"}, &out, &errb); code != ExitOK || !strings.Contains(out.String(), "k8s.io/kubernetes "+upstream.Version) {
+		t.Errorf("compare version: exit %d, output %q", code, out.String())
 	}
 }

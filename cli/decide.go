@@ -28,12 +28,13 @@ import (
 	"github.com/preemptbench/preemptbench/scenario"
 )
 
-// Implementations are the implementations decide can run, by name
-// (registry.All); the first is the one the others are compared with.
-var Implementations = registry.All()
+// implementations returns the implementations decide can run, by name
+// (registry.All); the first is the one the others are compared with. A
+// test swaps it for one with a broken implementation.
+var implementations = registry.All
 
 func implByName(name string) (preempt.Implementation, bool) {
-	for _, impl := range Implementations {
+	for _, impl := range implementations() {
 		if impl.Name() == name {
 			return impl, true
 		}
@@ -43,7 +44,7 @@ func implByName(name string) (preempt.Implementation, bool) {
 
 func implNames() string {
 	var names []string
-	for _, impl := range Implementations {
+	for _, impl := range implementations() {
 		names = append(names, impl.Name())
 	}
 	return strings.Join(names, ", ")
@@ -134,7 +135,10 @@ func runDecide(args []string, stdout, stderr io.Writer) int {
 			return renderDecide(res, opts, stdout, stderr)
 		}
 	}
-	if err != flag.ErrHelp && err.Error() != "" {
+	if err == flag.ErrHelp {
+		return ExitOK // asked for the usage, which the flag package printed
+	}
+	if err.Error() != "" {
 		fmt.Fprintf(stderr, "compare decide: %v\n", err)
 	}
 	return ExitBadInput
@@ -167,7 +171,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	maxInput := fs.Int64("max-input-bytes", scenario.MaxInputBytes, "the largest input file read, in bytes")
 	explainFlag := fs.Bool("explain", false, "explain the decision: the dry run's sampling window, every candidate's five criteria and the one that eliminated it, why every other node is not a candidate, the events upstream would record")
 	if err := fs.Parse(args); err != nil {
-		return decideOptions{}, badInput{} // the flag package said why
+		return decideOptions{}, parseError(err)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -224,7 +228,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 		opts.now = t
 	}
 	if opts.all {
-		opts.impls = Implementations
+		opts.impls = implementations()
 	} else {
 		impl, ok := implByName(*implName)
 		if !ok {

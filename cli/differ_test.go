@@ -30,9 +30,9 @@ func (b brokenEvaluator) Preempt(ctx context.Context, cs kubernetes.Interface, r
 }
 
 func TestDecideAllReportsDisagreement(t *testing.T) {
-	saved := Implementations
-	Implementations = []preempt.Implementation{reference.Impl{}, brokenImpl{}}
-	defer func() { Implementations = saved }()
+	saved := implementations
+	implementations = func() []preempt.Implementation { return []preempt.Implementation{reference.Impl{}, brokenImpl{}} }
+	defer func() { implementations = saved }()
 
 	stdout, stderr, code := runCLI(t, "decide", "-impl", "all", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-now", testNow, "-o", "text")
 	if code != ExitDiffer {

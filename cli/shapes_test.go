@@ -40,8 +40,8 @@ func TestDecideOnEveryShape(t *testing.T) {
 					t.Fatal(err)
 				}
 				refusals := strings.Count(stderr, "is not modelled")
-				if len(all)+refusals != len(Implementations) || all[0].Implementation != "reference" {
-					t.Fatalf("%d decisions and %d refusals for %d implementations, the first by %s", len(all), refusals, len(Implementations), all[0].Implementation)
+				if len(all)+refusals != len(implementations()) || all[0].Implementation != "reference" {
+					t.Fatalf("%d decisions and %d refusals for %d implementations, the first by %s", len(all), refusals, len(implementations()), all[0].Implementation)
 				}
 				for _, d := range all[1:] {
 					if d.Status == preempt.Success {

@@ -19,7 +19,7 @@ import (
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 )
 
-// Behaviours name the extenders' behaviours, each a path of the loopback
+// Behaviours names the extenders' behaviours, each a path of the loopback
 // server (URL):
 //
 //   - keep: answers the victims it was sent;
@@ -31,7 +31,9 @@ import (
 //   - unknown-pod: claims a pod that is not on the first node;
 //   - unknown-node: adds a node that does not exist;
 //   - slow: answers after 2 seconds (configured with a 100ms timeout).
-var Behaviours = []string{"keep", "drop-nodes", "trim", "empty", "fail", "garbage", "unknown-pod", "unknown-node", "slow"}
+func Behaviours() []string {
+	return []string{"keep", "drop-nodes", "trim", "empty", "fail", "garbage", "unknown-pod", "unknown-node", "slow"}
+}
 
 // Config is the KubeSchedulerConfiguration extender answering as
 // behaviour, one of Behaviours: nodeCacheCapable (sent UIDs instead of

@@ -41,7 +41,7 @@ func Decode(data []byte) Spec {
 	s.Synchronous = r.intn(2) == 1
 	for range r.intn(MaxExtenders + 1) {
 		s.Extenders = append(s.Extenders, ExtenderSpec{
-			Behaviour: r.intn(len(extendertest.Behaviours)), Ignorable: r.intn(2) == 1,
+			Behaviour: r.intn(len(extendertest.Behaviours())), Ignorable: r.intn(2) == 1,
 			NodeCache: r.intn(2) == 1, Managed: r.intn(4) == 3,
 		})
 	}

@@ -25,5 +25,5 @@ func ExtenderConfig(e ExtenderSpec) schedconfig.Extender {
 	if e.Managed {
 		managed = append(managed, string(ExtendedResource))
 	}
-	return extendertest.Config(pick(extendertest.Behaviours, e.Behaviour), e.NodeCache, e.Ignorable, managed...)
+	return extendertest.Config(pick(extendertest.Behaviours(), e.Behaviour), e.NodeCache, e.Ignorable, managed...)
 }

@@ -82,7 +82,7 @@ func GenSpec(maxNodes int) *rapid.Generator[Spec] {
 		if rapid.IntRange(0, 2).Draw(t, "withExtenders") == 0 {
 			for range rapid.IntRange(1, MaxExtenders).Draw(t, "extenders") {
 				s.Extenders = append(s.Extenders, ExtenderSpec{
-					Behaviour: idx(len(extendertest.Behaviours), "extenderBehaviour"),
+					Behaviour: idx(len(extendertest.Behaviours()), "extenderBehaviour"),
 					Ignorable: rapid.Bool().Draw(t, "extenderIgnorable"),
 					NodeCache: rapid.Bool().Draw(t, "extenderNodeCache"),
 					Managed:   rapid.IntRange(0, 3).Draw(t, "extenderManaged") == 0,

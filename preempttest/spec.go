@@ -93,7 +93,7 @@ const (
 
 // Base is the time every start time is relative to; requests use
 // Now = Base + 1h.
-var Base = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+func Base() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
 // ExtendedResource is the extended resource of generated clusters.
 const ExtendedResource = v1.ResourceName("example.com/foo")
@@ -290,7 +290,7 @@ func (s Spec) Build() Input {
 		managed = managed || e.Managed
 		cfg.Extenders = append(cfg.Extenders, ExtenderConfig(e))
 	}
-	req := &preempt.Request{Pod: pod, Filter: filter, Config: cfg, Offset: int32(at(s.Offset, 2*n+1)), Now: Base.Add(time.Hour), ReuseOutput: s.ReuseOutput}
+	req := &preempt.Request{Pod: pod, Filter: filter, Config: cfg, Offset: int32(at(s.Offset, 2*n+1)), Now: Base().Add(time.Hour), ReuseOutput: s.ReuseOutput}
 	if s.Codes {
 		req.Codes = make([]preempt.Code, len(c.Nodes))
 		for i, node := range c.Nodes {
@@ -395,14 +395,14 @@ func (s Spec) pod(ps PodSpec, name string) *v1.Pod {
 		p.Spec.TopologySpreadConstraints = sp()
 	}
 	if m := pick(startMinute, ps.Start); m >= 0 {
-		st := metav1.NewTime(Base.Add(time.Duration(m) * time.Minute))
+		st := metav1.NewTime(Base().Add(time.Duration(m) * time.Minute))
 		if s.SameStart {
-			st = metav1.NewTime(Base)
+			st = metav1.NewTime(Base())
 		}
 		p.Status.StartTime = &st
 	}
 	if t := pick(terminated, ps.Terminated); t > 0 {
-		dt := metav1.NewTime(Base.Add(50 * time.Minute))
+		dt := metav1.NewTime(Base().Add(50 * time.Minute))
 		p.DeletionTimestamp = &dt
 		if t == 2 {
 			p.Status.Conditions = []v1.PodCondition{{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler}}
@@ -429,7 +429,7 @@ func buildPDB(ps PDBSpec, name string, podCount int) *policyv1.PodDisruptionBudg
 	}
 	// Disrupted: 0 none, k lists pod p<k>.
 	if k := at(ps.Disrupted, podCount+1); k > 0 {
-		pdb.Status.DisruptedPods = map[string]metav1.Time{fmt.Sprintf("p%d", k): metav1.NewTime(Base)}
+		pdb.Status.DisruptedPods = map[string]metav1.Time{fmt.Sprintf("p%d", k): metav1.NewTime(Base())}
 	}
 	return pdb
 }
