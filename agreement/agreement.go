@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/preemptbench/preemptbench/actuation"
+	"github.com/preemptbench/preemptbench/extender"
 	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -76,7 +78,7 @@ func Expected(ctx context.Context, refEv preempt.Evaluator, c *preempt.Cluster, 
 	want.ActuationErrors, want.PreemptorActivated = nil, false
 	want.NominatedNode, want.Victims, want.NumPDBViolations = cand.Node, cand.Victims, cand.NumPDBViolations
 	if err := refEv.PrepareCandidate(ctx, cs, &cand, req); err != nil {
-		var bg *preempt.BackgroundError
+		var bg *actuation.BackgroundError
 		if errors.As(err, &bg) {
 			want.ActuationErrors, want.PreemptorActivated = bg.Victims, true
 		} else {
@@ -123,7 +125,7 @@ func chosenNode(d preempt.Decision, cands []preempt.Candidate) string {
 // run's, after the extenders of req, called again (they must answer the
 // same arguments the same way).
 func Selectable(ctx context.Context, c *preempt.Cluster, req *preempt.Request, dryRun []preempt.Candidate) ([]preempt.Candidate, error) {
-	cands, err := preempt.CallExtenders(ctx, req.Config.Extenders, req.Pod, dryRun, preempt.NodePodsOf(c))
+	cands, err := extender.Call(ctx, req.Config.Extenders, req.Pod, dryRun, extender.NodePodsOf(c))
 	if err != nil {
 		return nil, fmt.Errorf("extenders, called again: %w", err)
 	}

@@ -8,13 +8,13 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 
 	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/schedulerconfig"
 )
 
 // maxConfigBytes bounds a -config file.
@@ -57,10 +57,8 @@ func readSchedulerConfig(file string) (*schedulerConfig, error) {
 
 // defaultFullProfile is the default profile with its DefaultPreemption.
 func defaultFullProfile() (*config.KubeSchedulerProfile, error) {
-	versioned := &configv1.KubeSchedulerConfiguration{}
-	scheme.Scheme.Default(versioned)
-	cfg := &config.KubeSchedulerConfiguration{}
-	if err := scheme.Scheme.Convert(versioned, cfg, nil); err != nil {
+	cfg, err := schedulerconfig.Default()
+	if err != nil {
 		return nil, err
 	}
 	return &cfg.Profiles[0], nil

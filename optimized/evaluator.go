@@ -9,6 +9,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
+	"github.com/preemptbench/preemptbench/actuation"
+	"github.com/preemptbench/preemptbench/postfilter"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -361,9 +363,9 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 			}
 		}
 	}
-	return preempt.Actuate(ctx, cs, pod, c.Node, victims, lower, req.Config.Synchronous)
+	return actuation.Actuate(ctx, cs, pod, c.Node, victims, lower, req.Config.Synchronous)
 }
 
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
-	return preempt.PreemptWithStages(ctx, ev, cs, req, ev.s.cluster)
+	return postfilter.PreemptWithStages(ctx, ev, cs, req, ev.s.cluster)
 }

@@ -1,6 +1,6 @@
 package preempttest
 
-// PrepareCandidate, both ways upstream actuates (preempt.Actuate):
+// PrepareCandidate, both ways upstream actuates (actuation.Actuate):
 // synchronous prepareCandidate (victims patched with DisruptionTarget and
 // deleted, in victim order; lower-priority nominations on the node cleared;
 // then the preemptor's nomination), and v1.36's default asynchronous
@@ -28,6 +28,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/preemptbench/preemptbench/actuation"
 	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -81,9 +82,9 @@ var prepareAsyncActions = []preempt.Action{
 	deleteOf("default", "v2"),
 }
 
-// isBackground matches a *preempt.BackgroundError.
+// isBackground matches a *actuation.BackgroundError.
 func isBackground(err error) bool {
-	var bg *preempt.BackgroundError
+	var bg *actuation.BackgroundError
 	return errors.As(err, &bg)
 }
 
@@ -460,7 +461,7 @@ func testUpstreamPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 			if !sync {
 				mode, want = "async", nominateFirst(tt.want, nominate, tt.node)
 				if tt.wantErr != "" {
-					wantErr = (&preempt.BackgroundError{Victims: []string{tt.wantErr}}).Error()
+					wantErr = (&actuation.BackgroundError{Victims: []string{tt.wantErr}}).Error()
 				}
 			}
 			t.Run(mode+"/"+tt.name, func(t *testing.T) {

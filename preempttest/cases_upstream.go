@@ -120,7 +120,7 @@ func runDecision(t *testing.T, impl preempt.Implementation, c *preempt.Cluster, 
 }
 
 // asyncOrder is a synchronous decision's API calls in the order
-// asynchronous preemption makes them (preempt.Actuate): the preemptor's
+// asynchronous preemption makes them (actuation.Actuate): the preemptor's
 // nomination first then, when a victim is preempted, the cleared
 // nominations and the victims' calls.
 func asyncOrder(sync []preempt.Action, preemptor string) []preempt.Action {

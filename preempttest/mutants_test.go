@@ -33,6 +33,7 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"pgregory.net/rapid"
 
+	"github.com/preemptbench/preemptbench/postfilter"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/registry"
 )
@@ -221,7 +222,7 @@ type mutantEvaluator struct {
 }
 
 func (ev *mutantEvaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
-	return preempt.PreemptWithStages(ctx, ev, cs, req, ev.c)
+	return postfilter.PreemptWithStages(ctx, ev, cs, req, ev.c)
 }
 
 func (ev *mutantEvaluator) FindCandidates(ctx context.Context, req *preempt.Request) (preempt.DryRun, error) {

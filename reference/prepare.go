@@ -8,11 +8,12 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
+	"github.com/preemptbench/preemptbench/actuation"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
 // PrepareCandidate finds the victims' pods and the pods of lower priority
-// nominated to the node, and actuates (preempt.Actuate: upstream's
+// nominated to the node, and actuates (actuation.Actuate: upstream's
 // executor, synchronous or asynchronous as req.Config says, and the
 // nomination).
 func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interface, c *preempt.Candidate, req *preempt.Request) error {
@@ -31,5 +32,5 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 			lower = append(lower, np)
 		}
 	}
-	return preempt.Actuate(ctx, cs, pod, c.Node, victims, lower, req.Config.Synchronous)
+	return actuation.Actuate(ctx, cs, pod, c.Node, victims, lower, req.Config.Synchronous)
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
+	"github.com/preemptbench/preemptbench/postfilter"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -368,5 +369,5 @@ func (ev *evaluator) SelectCandidate(candidates []preempt.Candidate, req *preemp
 // Preempt is Evaluator.Preempt over the stages above, followed by the
 // nomination.
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
-	return preempt.PreemptWithStages(ctx, ev, cs, req, ev.cluster)
+	return postfilter.PreemptWithStages(ctx, ev, cs, req, ev.cluster)
 }

@@ -14,7 +14,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 
-	"github.com/preemptbench/preemptbench/preempt"
+	extenderclient "github.com/preemptbench/preemptbench/extender"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -46,7 +46,7 @@ func (ev *evaluator) newExtenders(cfgs []config.Extender) ([]*extender, error) {
 		originals[p.UID] = p
 	}
 	var out []*extender
-	for _, cfg := range preempt.OrderExtenders(cfgs) {
+	for _, cfg := range extenderclient.Order(cfgs) {
 		e, err := scheduler.NewHTTPExtender(&cfg)
 		if err != nil {
 			return nil, err

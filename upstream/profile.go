@@ -5,15 +5,15 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/preemptbench/preemptbench/preempt"
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
-	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+
+	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/schedulerconfig"
 )
 
 // defaultProfile is Version's default KubeSchedulerProfile as kube-scheduler
@@ -23,14 +23,9 @@ import (
 // defaulting and conversion. DefaultPreemption is left out: the adapter
 // builds it itself, with the contract's deterministic hooks (plugin.go).
 var defaultProfile = sync.OnceValues(func() (*config.KubeSchedulerProfile, error) {
-	versioned := &configv1.KubeSchedulerConfiguration{}
-	scheme.Scheme.Default(versioned)
-	cfg := &config.KubeSchedulerConfiguration{}
-	if err := scheme.Scheme.Convert(versioned, cfg, nil); err != nil {
-		return nil, fmt.Errorf("the default scheduler configuration: %w", err)
-	}
-	if len(cfg.Profiles) != 1 {
-		return nil, fmt.Errorf("the default scheduler configuration has %d profiles, want 1", len(cfg.Profiles))
+	cfg, err := schedulerconfig.Default()
+	if err != nil {
+		return nil, err
 	}
 	p := cfg.Profiles[0]
 	p.Plugins.MultiPoint.Enabled = slices.DeleteFunc(slices.Clone(p.Plugins.MultiPoint.Enabled), func(pl config.Plugin) bool {

@@ -45,6 +45,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	"k8s.io/kubernetes/pkg/scheduler/util"
 
+	"github.com/preemptbench/preemptbench/actuation"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -432,7 +433,7 @@ func (w *world) victimPod(v preempt.Victim, req *preempt.Request) *v1.Pod {
 }
 
 // PrepareCandidate re-composes the executor's actuation for the candidate
-// with upstream's own pieces, in the order preempt.ActuateWith gives
+// with upstream's own pieces, in the order actuation.ActuateWith gives
 // (synchronous prepareCandidate or asynchronous prepareCandidateAsync, as
 // req.Config says, then the scheduler's nomination): upstream's
 // Executor.PreemptPod for each victim, the lower-priority pods nominated
@@ -471,7 +472,7 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 			lower = append(lower, p)
 		}
 	}
-	return preempt.ActuateWith(ctx, cs, preemptPod, req.Pod, c.Node, victims, lower, req.Config.Synchronous)
+	return actuation.ActuateWith(ctx, cs, preemptPod, req.Pod, c.Node, victims, lower, req.Config.Synchronous)
 }
 
 // nominate sets the preemptor's status.nominatedNodeName, as the scheduler

@@ -15,6 +15,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/preemptbench/preemptbench/postfilter"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/registry"
 )
@@ -45,5 +46,5 @@ type evaluator struct {
 }
 
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
-	return preempt.PreemptWithStages(ctx, ev, cs, req, ev.cluster)
+	return postfilter.PreemptWithStages(ctx, ev, cs, req, ev.cluster)
 }

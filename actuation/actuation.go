@@ -1,4 +1,10 @@
-package preempt
+// Package actuation makes the API calls of a preemption decision as
+// upstream's Executor makes them: the victims preempted (the
+// DisruptionTarget condition, then the delete), lower-priority nominations
+// on the node cleared, the preemptor nominated, synchronously or as
+// asynchronous preemption does. reference and optimized actuate with it;
+// upstream uses its own Executor. It is not part of the contract.
+package actuation
 
 import (
 	"context"
@@ -16,10 +22,6 @@ import (
 	"k8s.io/client-go/util/retry"
 	apipod "k8s.io/kubernetes/pkg/api/v1/pod"
 )
-
-// The API calls of actuation are the same for every implementation written
-// here (upstream uses its own Executor): they are the contract's, not the
-// algorithm's.
 
 // PreemptPod is upstream's Executor.PreemptPod for a pod that is neither
 // waiting nor in PreBind.

@@ -1,4 +1,8 @@
-package preempt
+// Package extender is a client of kube-scheduler's HTTP extenders for the
+// preempt verb, as upstream's HTTPExtender and Evaluator.callExtenders use
+// them: what reference and optimized call (upstream calls its own). It is
+// not part of the contract.
+package extender
 
 import (
 	"bytes"
@@ -17,21 +21,20 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	restclient "k8s.io/client-go/rest"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	configv1 "k8s.io/kube-scheduler/config/v1"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+
+	"github.com/preemptbench/preemptbench/preempt"
 )
 
-// DefaultExtenderTimeout is upstream's timeout of an extender call when
+// DefaultTimeout is upstream's timeout of an extender call when
 // the configuration sets none.
-const DefaultExtenderTimeout = 5 * time.Second
+const DefaultTimeout = 5 * time.Second
 
-// OrderExtenders returns the extenders in the order kube-scheduler calls
+// Order returns the extenders in the order kube-scheduler calls
 // them (its buildExtenders): the configured order, with the ignorable ones
 // moved to the tail.
-func OrderExtenders(exts []schedconfig.Extender) []schedconfig.Extender {
+func Order(exts []schedconfig.Extender) []schedconfig.Extender {
 	out := make([]schedconfig.Extender, 0, len(exts))
 	for _, e := range exts {
 		if !e.Ignorable {
@@ -62,7 +65,7 @@ type extender struct {
 // resources.
 func newExtender(cfg schedconfig.Extender) (*extender, error) {
 	if cfg.HTTPTimeout.Duration == 0 {
-		cfg.HTTPTimeout.Duration = DefaultExtenderTimeout
+		cfg.HTTPTimeout.Duration = DefaultTimeout
 	}
 	var rc restclient.Config
 	if cfg.TLSConfig != nil {
@@ -96,25 +99,46 @@ func newExtender(cfg schedconfig.Extender) (*extender, error) {
 	return e, nil
 }
 
-// extenders caches the clients by configuration, so that calls reuse
-// their connections, as kube-scheduler's extenders (built once) do.
-var extenders sync.Map // JSON of schedconfig.Extender -> *extender
+// cacheSize bounds the clients kept: a process that meets more
+// configurations than that (a fuzzer, a long property run) closes the
+// idle connections of the least recently used and builds it again if it
+// comes back.
+const cacheSize = 64
+
+// cache keeps the clients by configuration, so that calls reuse their
+// connections, as kube-scheduler's extenders (built once) do.
+var cache = struct {
+	sync.Mutex
+	byKey map[string]*extender // JSON of schedconfig.Extender
+	order []string             // least recently used first
+}{byKey: map[string]*extender{}}
 
 // extenderFor returns the cached client of cfg, building it on first use.
 func extenderFor(cfg schedconfig.Extender) (*extender, error) {
-	key, err := json.Marshal(cfg)
+	k, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if e, ok := extenders.Load(string(key)); ok {
-		return e.(*extender), nil
+	key := string(k)
+	cache.Lock()
+	defer cache.Unlock()
+	if e, ok := cache.byKey[key]; ok {
+		cache.order = append(slices.DeleteFunc(cache.order, func(s string) bool { return s == key }), key)
+		return e, nil
 	}
 	e, err := newExtender(cfg)
 	if err != nil {
 		return nil, err
 	}
-	actual, _ := extenders.LoadOrStore(string(key), e)
-	return actual.(*extender), nil
+	if len(cache.order) == cacheSize {
+		oldest := cache.order[0]
+		cache.byKey[oldest].client.CloseIdleConnections()
+		delete(cache.byKey, oldest)
+		cache.order = slices.Delete(cache.order, 0, 1)
+	}
+	cache.byKey[key] = e
+	cache.order = append(cache.order, key)
+	return e, nil
 }
 
 func (e *extender) supportsPreemption() bool { return len(e.cfg.PreemptVerb) > 0 }
@@ -225,7 +249,7 @@ func (e *extender) send(ctx context.Context, action string, args, result any) er
 	return json.NewDecoder(resp.Body).Decode(result)
 }
 
-// CallExtenders is upstream's Evaluator.callExtenders: every extender that
+// Call is upstream's Evaluator.callExtenders: every extender that
 // supports preemption and is interested in pod gets the candidates'
 // victims in turn (each the previous one's answer) and may drop nodes and
 // victims; an error from an ignorable extender skips it, any other error
@@ -235,8 +259,8 @@ func (e *extender) send(ctx context.Context, action string, args, result any) er
 // Upstream returns the surviving candidates in map order; the contract
 // returns them in node-name order, victims in the order the last extender
 // gave. With no extender, or no candidate, candidates is returned as is.
-// exts are in configuration order (OrderExtenders is applied here).
-func CallExtenders(ctx context.Context, exts []schedconfig.Extender, pod *v1.Pod, candidates []Candidate, nodes NodePods) ([]Candidate, error) {
+// exts are in configuration order (Order is applied here).
+func Call(ctx context.Context, exts []schedconfig.Extender, pod *v1.Pod, candidates []preempt.Candidate, nodes NodePods) ([]preempt.Candidate, error) {
 	if len(exts) == 0 || len(candidates) == 0 {
 		return candidates, nil
 	}
@@ -247,13 +271,13 @@ func CallExtenders(ctx context.Context, exts []schedconfig.Extender, pod *v1.Pod
 		for _, vic := range c.Victims {
 			i := slices.IndexFunc(pods, func(p *v1.Pod) bool { return p.Namespace == vic.Namespace && p.Name == vic.Name })
 			if i < 0 {
-				return nil, fmt.Errorf("victim %s is not on node %q", Key(vic.Namespace, vic.Name), c.Node)
+				return nil, fmt.Errorf("victim %s is not on node %q", preempt.Key(vic.Namespace, vic.Name), c.Node)
 			}
 			v.Pods = append(v.Pods, pods[i])
 		}
 		victims[c.Node] = v // the last candidate of a node wins, as CandidatesToVictimsMap
 	}
-	for _, cfg := range OrderExtenders(exts) {
+	for _, cfg := range Order(exts) {
 		e, err := extenderFor(cfg)
 		if err != nil {
 			return nil, err
@@ -282,11 +306,11 @@ func CallExtenders(ctx context.Context, exts []schedconfig.Extender, pod *v1.Pod
 			break
 		}
 	}
-	out := make([]Candidate, 0, len(victims))
+	out := make([]preempt.Candidate, 0, len(victims))
 	for node, v := range victims {
-		c := Candidate{Node: node, NumPDBViolations: int(v.NumPDBViolations), Victims: make([]Victim, 0, len(v.Pods))}
+		c := preempt.Candidate{Node: node, NumPDBViolations: int(v.NumPDBViolations), Victims: make([]preempt.Victim, 0, len(v.Pods))}
 		for _, p := range v.Pods {
-			c.Victims = append(c.Victims, Victim{Namespace: p.Namespace, Name: p.Name, Priority: corev1helpers.PodPriority(p)})
+			c.Victims = append(c.Victims, preempt.Victim{Namespace: p.Namespace, Name: p.Name, Priority: corev1helpers.PodPriority(p)})
 		}
 		out = append(out, c)
 	}
@@ -294,20 +318,19 @@ func CallExtenders(ctx context.Context, exts []schedconfig.Extender, pod *v1.Pod
 	return out, nil
 }
 
-// ValidateExtenders applies upstream's validation of
-// KubeSchedulerConfiguration.extenders (at most one binder, positive
-// weights for prioritizers, valid managed resource names, no repeated
-// managed resource), with upstream's messages.
-func ValidateExtenders(exts []schedconfig.Extender) error {
-	versioned := &configv1.KubeSchedulerConfiguration{}
-	scheme.Scheme.Default(versioned)
-	cfg := &schedconfig.KubeSchedulerConfiguration{}
-	if err := scheme.Scheme.Convert(versioned, cfg, nil); err != nil {
-		return fmt.Errorf("the default scheduler configuration: %w", err)
+// NodePodsOf indexes the pods bound to each node of c.
+func NodePodsOf(c *preempt.Cluster) NodePods {
+	nodes := make(map[string][]*v1.Pod, len(c.Nodes))
+	for _, n := range c.Nodes {
+		nodes[n.Name] = nil
 	}
-	cfg.Extenders = exts
-	if err := validation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
-		return err
+	for _, p := range c.Pods {
+		if preempt.IsBound(p) {
+			nodes[p.Spec.NodeName] = append(nodes[p.Spec.NodeName], p)
+		}
 	}
-	return nil
+	return func(node string) ([]*v1.Pod, bool) {
+		pods, ok := nodes[node]
+		return pods, ok
+	}
 }
