@@ -35,7 +35,7 @@ import (
 
 	"github.com/preemptbench/preemptbench/postfilter"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/registry"
+	"github.com/preemptbench/preemptbench/reference"
 )
 
 // bug is one mutation; none is the faithful composition.
@@ -54,6 +54,7 @@ const (
 	priorityShiftDropped
 	startTimeTieReversed
 	refusesEverything
+	updateIgnored
 )
 
 // mutants are the bugs the suite must catch, with the upstream issue or
@@ -75,6 +76,9 @@ var mutants = []struct {
 	// Refusing is allowed (preempt.Limited), but an implementation that
 	// refuses every problem must not pass: the suite counts refusals.
 	{"refuses-everything", "", refusesEverything},
+	// An evaluator that says it follows the cluster (preempt.Updater) but
+	// keeps answering on the cluster it was built from.
+	{"update-ignored", "", updateIgnored},
 }
 
 // mutantChecks is the most checks a property gets per mutant before the
@@ -196,7 +200,7 @@ func (m mutantImpl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodel
 }
 
 func (m mutantImpl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
-	base, err := registry.Reference().NewEvaluator(c)
+	base, err := reference.Impl{}.NewEvaluator(c)
 	if err != nil {
 		return nil, err
 	}
@@ -219,6 +223,20 @@ type mutantEvaluator struct {
 	names             []string // node names in order
 	nodes             map[string]*v1.Node
 	pods              map[string]*v1.Pod
+}
+
+// Update is preempt.Updater: the mutant is built again on c, but for the
+// bug that keeps the old cluster.
+func (ev *mutantEvaluator) Update(c *preempt.Cluster, _ preempt.Change) error {
+	if ev.bug == updateIgnored {
+		return nil
+	}
+	fresh, err := mutantImpl{bug: ev.bug}.NewEvaluator(c)
+	if err != nil {
+		return err
+	}
+	*ev = *fresh.(*mutantEvaluator)
+	return nil
 }
 
 func (ev *mutantEvaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
@@ -301,7 +319,7 @@ func (ev *mutantEvaluator) fits(ctx context.Context, pod *v1.Pod, node string, p
 			c.Pods = append(c.Pods, p)
 		}
 	}
-	one, err := registry.Reference().NewEvaluator(c)
+	one, err := reference.Impl{}.NewEvaluator(c)
 	if err != nil {
 		return preempt.Status{Code: preempt.Error, Reasons: []string{err.Error()}}
 	}

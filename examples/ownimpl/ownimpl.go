@@ -17,7 +17,7 @@ import (
 
 	"github.com/preemptbench/preemptbench/postfilter"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/registry"
+	"github.com/preemptbench/preemptbench/reference"
 )
 
 // Impl is the implementation.
@@ -30,7 +30,7 @@ func (Impl) Name() string { return "ownimpl" }
 
 // NewEvaluator prepares c.
 func (Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
-	inner, err := registry.Reference().NewEvaluator(c)
+	inner, err := reference.Impl{}.NewEvaluator(c)
 	if err != nil {
 		return nil, err
 	}
@@ -44,6 +44,21 @@ type evaluator struct {
 	preempt.Evaluator
 	cluster *preempt.Cluster
 }
+
+// Update is preempt.Updater: the evaluator follows the cluster between
+// scheduling cycles (here by preparing the new cluster afresh; a real
+// implementation applies ch in place). The suite's Update property checks
+// that it then answers as a new evaluator would.
+func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
+	inner, err := reference.Impl{}.NewEvaluator(c)
+	if err != nil {
+		return err
+	}
+	ev.Evaluator, ev.cluster = inner, c
+	return nil
+}
+
+var _ preempt.Updater = (*evaluator)(nil)
 
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
 	return postfilter.PreemptWithStages(ctx, ev, cs, req, ev.cluster)

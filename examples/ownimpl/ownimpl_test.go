@@ -6,7 +6,7 @@ import (
 	"example.com/ownimpl"
 	"github.com/preemptbench/preemptbench/bench"
 	"github.com/preemptbench/preemptbench/preempttest"
-	"github.com/preemptbench/preemptbench/registry"
+	"github.com/preemptbench/preemptbench/reference"
 )
 
 // The whole conformance suite: upstream's ported tables and the stage
@@ -20,7 +20,7 @@ func FuzzConformance(f *testing.F) { preempttest.Fuzz(f, ownimpl.Impl{}) }
 
 // Every stage benchmark, beside the reference, under the project's names:
 // BenchmarkPreemption/Decide/shape=basic/nodes=500/impl=ownimpl.
-func BenchmarkPreemption(b *testing.B) { bench.Run(b, ownimpl.Impl{}, registry.Reference()) }
+func BenchmarkPreemption(b *testing.B) { bench.Run(b, ownimpl.Impl{}, reference.Impl{}) }
 
 // One stage under exactly the project's name: BenchmarkDecide/shape=.../impl=ownimpl.
 func BenchmarkDecide(b *testing.B) { bench.Decide(b, ownimpl.Impl{}) }
