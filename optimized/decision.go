@@ -22,6 +22,10 @@ type decision struct {
 	priority int32
 	now      int64
 
+	// checkNodes: some node-level plugin can fail on an untainted node
+	// (next to the one-byte state below, so that both share a word).
+	checkNodes bool
+
 	unschedulable nodeUnschedulableState
 	nodeName      nodeNameState
 	taints        taintTolerationState
@@ -31,22 +35,17 @@ type decision struct {
 	// topo is the state of the plugins with AddPod/RemovePod
 	// (PodTopologySpread, InterPodAffinity), nil when all Skip.
 	topo *topology
-
-	// checkNodes: some node-level plugin can fail on an untainted node.
-	checkNodes bool
 }
 
 func newDecision(s *Snapshot, pod *v1.Pod, now int64) *decision {
 	d := &decision{s: s, pod: pod, priority: corev1helpers.PodPriority(pod), now: now,
 		unschedulable: newNodeUnschedulableState(pod),
-		nodeName:      newNodeNameState(pod),
-		taints:        newTaintTolerationState(pod),
 		nodeAffinity:  newNodeAffinityState(pod),
 		ports:         newNodePortsState(pod),
 		fit:           newNodeResourcesFitState(s, pod),
 		topo:          newTopology(s, pod),
 	}
-	d.checkNodes = d.nodeName.mayFail() || d.nodeAffinity.mayFail()
+	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail()
 	return d
 }
 
@@ -61,10 +60,10 @@ func (d *decision) nodeFilters(n int32) []string {
 	if r := d.unschedulable.filter(node); r != nil {
 		return r
 	}
-	if r := d.nodeName.filter(node); r != nil {
+	if r := d.nodeName.filter(d.pod, node); r != nil {
 		return r
 	}
-	if r := d.taints.filter(node); r != nil {
+	if r := d.taints.filter(d.pod, node); r != nil {
 		return r
 	}
 	return d.nodeAffinity.filter(node)

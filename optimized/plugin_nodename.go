@@ -6,19 +6,16 @@ import (
 
 var reasonsNodeName = []string{"node(s) didn't match the requested node name"}
 
-// nodeNameState is NodeName's state: the node the preemptor names, if any.
-type nodeNameState struct {
-	name string
-}
-
-func newNodeNameState(pod *v1.Pod) nodeNameState { return nodeNameState{name: pod.Spec.NodeName} }
+// nodeNameState is NodeName's state: none, the filter reads the
+// preemptor's spec.nodeName (a field here would only grow decision).
+type nodeNameState struct{}
 
 // mayFail reports whether filter can fail on an untainted node.
-func (st *nodeNameState) mayFail() bool { return st.name != "" }
+func (nodeNameState) mayFail(pod *v1.Pod) bool { return pod.Spec.NodeName != "" }
 
 // filter is NodeName's Filter; nil means it passes.
-func (st *nodeNameState) filter(node *v1.Node) []string {
-	if st.name != "" && st.name != node.Name {
+func (nodeNameState) filter(pod *v1.Pod, node *v1.Node) []string {
+	if pod.Spec.NodeName != "" && pod.Spec.NodeName != node.Name {
 		return reasonsNodeName
 	}
 	return nil
