@@ -1,208 +1,100 @@
 package optimized
 
 import (
-	"sort"
-
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
-	"k8s.io/klog/v2"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
-// Upstream's reasons, word for word; these slices are shared and read-only.
-var (
-	reasonsNodeUnschedulable = []string{"node(s) were unschedulable"}
-	reasonsNodeName          = []string{"node(s) didn't match the requested node name"}
-	reasonsTaints            = []string{"node(s) had untolerated taint(s)"}
-	reasonsNodeAffinity      = []string{"node(s) didn't match Pod's node affinity/selector"}
-	reasonsNodePorts         = []string{"node(s) didn't have free ports for the requested pod ports"}
-	reasonsNoVictims         = []string{"No preemption victims found for incoming pod"}
-)
+var reasonsNoVictims = []string{"No preemption victims found for incoming pod"}
 
-const reasonTooManyPods = "Too many pods"
-
-// want is one resource the preemptor asks for: a dimension of the
-// snapshot, or -1 for a scalar resource no node or pod of the cluster
-// names (every node has none of it).
-type want struct {
-	dim    int32
-	amount int64
-	reason string
-}
-
-// decision holds what depends on the preemptor, computed once per request.
+// decision holds what depends on the preemptor, computed once per request:
+// each filter plugin's PreFilter state, in the default profile's order,
+// one type per plugin in plugin_<name>.go. The checks that run them are
+// fused, for speed: nodeFilters (the node-level plugins), addPod (every
+// AddPod and RemovePod), fits (NodePorts, NodeResourcesFit, then the
+// topology plugins), and the fast paths sumsFit and selectVictimsSimple
+// for a preemptor only NodeResourcesFit can refuse.
 type decision struct {
 	s        *Snapshot
 	pod      *v1.Pod
 	priority int32
 	now      int64
-	// wants lists cpu, memory, ephemeral storage, then scalars in name
-	// order: the order of NodeResourcesFit's reasons. Only non-zero wants.
-	wants []want
-	// dims and amounts are wants' dimensions and amounts, flat, for the
-	// hot loops; a scalar nothing in the cluster names maps to the zero
-	// column.
-	dims    []int32
-	amounts []int64
-	ports   []preempt.HostPort
-	// node-level filters
-	checkNodes         bool // some node-level filter can fail
-	toleratesUnsched   bool
-	affinity           nodeaffinity.RequiredNodeAffinity
-	checkAffinity      bool
-	resourceReasons    map[uint64][]string
-	resourceReasonsBig bool // too many wants for a bit mask
-	// topo is PodTopologySpread's and InterPodAffinity's PreFilter state,
-	// nil when both Skip.
+
+	// checkNodes: some node-level plugin can fail on an untainted node
+	// (next to the one-byte state below, so that both share a word).
+	checkNodes bool
+
+	unschedulable nodeUnschedulableState
+	nodeName      nodeNameState
+	taints        taintTolerationState
+	nodeAffinity  nodeAffinityState
+	ports         nodePortsState
+	fit           nodeResourcesFitState
+	// topo is the state of the plugins with AddPod/RemovePod
+	// (PodTopologySpread, InterPodAffinity), nil when all Skip.
 	topo *topology
 }
 
 func newDecision(s *Snapshot, pod *v1.Pod, now int64) *decision {
-	d := &decision{s: s, pod: pod, priority: corev1helpers.PodPriority(pod), now: now, resourceReasons: map[uint64][]string{}}
-	var r [fixedDims]int64
-	var scalars []want
-	for name, q := range preempt.IncomingPodRequests(pod) {
-		switch name {
-		case v1.ResourceCPU:
-			r[dimCPU] = q.MilliValue()
-		case v1.ResourceMemory:
-			r[dimMemory] = q.Value()
-		case v1.ResourceEphemeralStorage:
-			r[dimEphemeral] = q.Value()
-		default:
-			if !preempt.IsScalarResource(name) || q.Value() == 0 {
-				continue
-			}
-			dim, ok := s.scalarDims[name]
-			if !ok {
-				dim = -1
-			}
-			scalars = append(scalars, want{dim: dim, amount: q.Value(), reason: "Insufficient " + string(name)})
-		}
+	d := &decision{s: s, pod: pod, priority: corev1helpers.PodPriority(pod), now: now,
+		unschedulable: newNodeUnschedulableState(pod),
+		nodeAffinity:  newNodeAffinityState(pod),
+		ports:         newNodePortsState(pod),
+		fit:           newNodeResourcesFitState(s, pod),
+		topo:          newTopology(s, pod),
 	}
-	for dim, reason := range [fixedDims]string{"Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage"} {
-		if r[dim] > 0 {
-			d.wants = append(d.wants, want{dim: int32(dim), amount: r[dim], reason: reason})
-		}
-	}
-	sort.Slice(scalars, func(i, j int) bool { return scalars[i].reason < scalars[j].reason })
-	d.wants = append(d.wants, scalars...)
-	d.resourceReasonsBig = len(d.wants) > 62
-	for _, w := range d.wants {
-		dim := w.dim
-		if dim < 0 {
-			dim = int32(s.dims - 1) // the zero column
-		}
-		d.dims = append(d.dims, dim)
-		d.amounts = append(d.amounts, w.amount)
-	}
-	d.ports = preempt.AppendHostPorts(nil, pod)
-
-	d.toleratesUnsched = corev1helpers.TolerationsTolerateTaint(klog.Background(), pod.Spec.Tolerations,
-		&v1.Taint{Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule}, false)
-	d.checkAffinity = len(pod.Spec.NodeSelector) > 0 ||
-		(pod.Spec.Affinity != nil && pod.Spec.Affinity.NodeAffinity != nil && pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil)
-	if d.checkAffinity {
-		d.affinity = nodeaffinity.GetRequiredNodeAffinity(pod)
-	}
-	d.checkNodes = d.checkAffinity || pod.Spec.NodeName != ""
-	d.topo = newTopology(s, pod)
+	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail()
 	return d
 }
 
 // nodeFilters runs NodeUnschedulable, NodeName, TaintToleration and
-// NodeAffinity on node n; nil means they pass.
+// NodeAffinity on node n; nil means they pass. NodeUnschedulable and
+// TaintToleration can fail only on a tainted node.
 func (d *decision) nodeFilters(n int32) []string {
 	if !d.checkNodes && !d.s.tainted[n] {
 		return nil
 	}
 	node := d.s.nodes[n]
-	if node.Spec.Unschedulable && !d.toleratesUnsched {
-		return reasonsNodeUnschedulable
+	if r := d.unschedulable.filter(node); r != nil {
+		return r
 	}
-	if d.pod.Spec.NodeName != "" && d.pod.Spec.NodeName != node.Name {
-		return reasonsNodeName
+	if r := d.nodeName.filter(d.pod, node); r != nil {
+		return r
 	}
-	if len(node.Spec.Taints) > 0 {
-		noScheduleOrExecute := func(t *v1.Taint) bool {
-			return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
-		}
-		if _, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, d.pod.Spec.Tolerations, noScheduleOrExecute, false); untolerated {
-			return reasonsTaints
-		}
+	if r := d.taints.filter(d.pod, node); r != nil {
+		return r
 	}
-	if d.checkAffinity {
-		if match, _ := d.affinity.Match(node); !match {
-			return reasonsNodeAffinity
-		}
-	}
-	return nil
+	return d.nodeAffinity.filter(node)
 }
 
-// nodeUse is a node's state during a check: the requests of the preemptor's
-// wanted dimensions in use, the pod count and, when the preemptor wants
-// host ports, the ports in use.
+// nodeUse is a node's state during a check, what each plugin reads of it:
+// for NodeResourcesFit the requests of the preemptor's wanted dimensions in
+// use and the pod count; for NodePorts, when it runs, the ports in use; for
+// the topology plugins the net counters of the pods added and removed.
 type nodeUse struct {
-	used  []int64 // per want
-	pods  int64
-	ports []preempt.HostPort // a set, as upstream's HostPortInfo
 	node  int32              // the node checked
-	topo  []int32            // net topology counters of the pods added and removed (see topology)
+	used  []int64            // NodeResourcesFit: per want
+	pods  int64              // NodeResourcesFit
+	ports []preempt.HostPort // NodePorts: a set, as upstream's HostPortInfo
+	topo  []int32            // topology: see topology.counters
 }
 
-func (u *nodeUse) addPorts(ps []preempt.HostPort) {
-	for _, p := range ps {
-		found := false
-		for _, q := range u.ports {
-			if q == p {
-				found = true
-				break
-			}
-		}
-		if !found {
-			u.ports = append(u.ports, p)
-		}
-	}
-}
-
-func (u *nodeUse) removePorts(ps []preempt.HostPort) {
-	for _, p := range ps {
-		for i, q := range u.ports {
-			if q == p {
-				u.ports[i] = u.ports[len(u.ports)-1]
-				u.ports = u.ports[:len(u.ports)-1]
-				break
-			}
-		}
-	}
-}
-
-func conflict(want preempt.HostPort, sets ...[]preempt.HostPort) bool {
-	for _, set := range sets {
-		for _, used := range set {
-			if want.Conflicts(used) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// addPod and removePod apply pod p to u.
+// addPod applies pod p to u with sign 1 and takes it off with sign -1:
+// every plugin's AddPod or RemovePod.
 func (d *decision) addPod(u *nodeUse, p int32, sign int64) {
 	base := int(p) * d.s.dims
 	req := d.s.req[base : base+d.s.dims]
-	used := u.used[:len(d.dims)]
-	for i, dim := range d.dims {
+	used := u.used[:len(d.fit.dims)]
+	for i, dim := range d.fit.dims {
 		used[i] += sign * req[dim]
 	}
 	u.pods += sign
 	if d.topo != nil {
 		d.topo.contribute(d.s, u.topo, u.node, p, int32(sign))
 	}
-	if len(d.ports) > 0 {
+	if d.ports.on() {
 		ps := d.s.ports[d.s.portStart[p]:d.s.portStart[p+1]]
 		if sign > 0 {
 			u.addPorts(ps)
@@ -217,10 +109,8 @@ func (d *decision) addPod(u *nodeUse, p int32, sign int64) {
 // or NodeResourcesFit's failure mask (see reasons). It only reads d, so
 // workers may call it concurrently.
 func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint64) {
-	for _, w := range d.ports {
-		if conflict(w, u.ports, nom.ports) {
-			return preempt.Unschedulable, reasonsNodePorts, 0
-		}
+	if r := d.ports.filter(u, nom); r != nil {
+		return preempt.Unschedulable, r, 0
 	}
 	var mask uint64
 	unresolvable := false
@@ -229,9 +119,9 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 	}
 	base := int(n) * d.s.dims
 	alloc := d.s.alloc[base : base+d.s.dims]
-	used, nomUsed := u.used[:len(d.dims)], nom.used[:len(d.dims)]
-	for i, dim := range d.dims {
-		a, amount := alloc[dim], d.amounts[i]
+	used, nomUsed := u.used[:len(d.fit.dims)], nom.used[:len(d.fit.dims)]
+	for i, dim := range d.fit.dims {
+		a, amount := alloc[dim], d.fit.amounts[i]
 		if amount > a-(used[i]+nomUsed[i]) {
 			mask |= 1 << i
 			if amount > a {
@@ -261,50 +151,6 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 		code = preempt.UnschedulableAndUnresolvable
 	}
 	return code, nil, mask
-}
-
-// sumsFit is fits' code for node n as it is, with no nominated pod and
-// no host port: NodeResourcesFit on the node's sums alone.
-func (d *decision) sumsFit(n int32) preempt.Code {
-	s := d.s
-	base := int(n) * s.dims
-	alloc, used := s.alloc[base:base+s.dims], s.requested[base:base+s.dims]
-	code := preempt.Success
-	if int64(len(s.boundOf[n]))+1 > s.allowedPods[n] {
-		code = preempt.Unschedulable
-	}
-	for i, dim := range d.dims {
-		a, amount := alloc[dim], d.amounts[i]
-		if amount > a-used[dim] {
-			if amount > a {
-				return preempt.UnschedulableAndUnresolvable
-			}
-			code = preempt.Unschedulable
-		}
-	}
-	return code
-}
-
-// reasons returns the interned reason list of a failure mask (bit 63: too
-// many pods; bit i: want i). Not safe for concurrent use: the dry run calls
-// it when committing, on one goroutine.
-func (d *decision) reasons(mask uint64) []string {
-	if r, ok := d.resourceReasons[mask]; ok && !d.resourceReasonsBig {
-		return r
-	}
-	var r []string
-	if mask&(1<<63) != 0 {
-		r = append(r, reasonTooManyPods)
-	}
-	for i, w := range d.wants {
-		if i < 63 && mask&(1<<i) != 0 {
-			r = append(r, w.reason)
-		}
-	}
-	if !d.resourceReasonsBig {
-		d.resourceReasons[mask] = r
-	}
-	return r
 }
 
 // moreImportant orders pods by priority (high first), start time (early

@@ -251,7 +251,7 @@ func (ev *evaluator) reasonsOf(r *result) []string {
 	if r.reasons != nil {
 		return r.reasons
 	}
-	return ev.dec.reasons(r.mask)
+	return ev.dec.fit.reasons(r.mask)
 }
 
 // rotateToNodeOrder sorts idx by node index. The visit order is a rotation

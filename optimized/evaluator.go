@@ -111,7 +111,7 @@ func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult
 		d.nominatedUse(n, sc)
 		if code, r, mask := d.fits(n, u, &sc.nom); code != preempt.Success {
 			if r == nil {
-				r = d.reasons(mask)
+				r = d.fit.reasons(mask)
 			}
 			res.NodeStatuses = append(res.NodeStatuses, preempt.NodeStatus{Node: name, Code: code, Reasons: r})
 			continue
@@ -136,7 +136,7 @@ func (ev *evaluator) FilterCodes(_ context.Context, pod *v1.Pod, dst []preempt.C
 	sc.reset(d)
 	// The common node needs only its sums: no node filter can fail, no
 	// host port, no nominated pod, neither topology plugin.
-	simple := !d.checkNodes && len(d.ports) == 0 && d.topo == nil
+	simple := !d.checkNodes && !d.ports.on() && d.topo == nil
 	for n := range int32(len(s.nodes)) {
 		if simple && !s.tainted[n] && len(s.nomOf[n]) == 0 {
 			dst[s.clusterIdx[n]] = d.sumsFit(n)
@@ -242,7 +242,7 @@ func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request
 	if r.code != preempt.Success {
 		reasons := r.reasons
 		if reasons == nil {
-			reasons = d.reasons(r.mask)
+			reasons = d.fit.reasons(r.mask)
 		}
 		return nil, 0, preempt.Status{Code: r.code, Reasons: reasons}
 	}

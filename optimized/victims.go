@@ -19,8 +19,8 @@ type scratch struct {
 // reset sizes the scratch for decision d and forgets the last dry run's
 // victims.
 func (sc *scratch) reset(d *decision) {
-	sc.use.used = resize(sc.use.used, len(d.wants))
-	sc.nom.used = resize(sc.nom.used, len(d.wants))
+	sc.use.used = resize(sc.use.used, len(d.fit.wants))
+	sc.nom.used = resize(sc.nom.used, len(d.fit.wants))
 	if d.topo != nil {
 		sc.use.topo = resize32(sc.use.topo, d.topo.counters())
 		sc.nom.topo = resize32(sc.nom.topo, d.topo.counters())
@@ -78,7 +78,7 @@ func (d *decision) nominatedUse(n int32, sc *scratch) {
 func (d *decision) loadNode(n int32, u *nodeUse) []int32 {
 	s := d.s
 	base := int(n) * s.dims
-	for i, dim := range d.dims {
+	for i, dim := range d.fit.dims {
 		u.used[i] = s.requested[base+int(dim)]
 	}
 	bound := s.boundOf[n]
@@ -86,7 +86,7 @@ func (d *decision) loadNode(n int32, u *nodeUse) []int32 {
 	u.node = n
 	clear(u.topo)
 	u.ports = u.ports[:0]
-	if len(d.ports) > 0 {
+	if d.ports.on() {
 		for _, p := range bound {
 			u.addPorts(s.ports[s.portStart[p]:s.portStart[p+1]])
 		}
@@ -97,7 +97,7 @@ func (d *decision) loadNode(n int32, u *nodeUse) []int32 {
 // selectVictims is SelectVictimsOnNode on node n.
 func (d *decision) selectVictims(n int32, sc *scratch) result {
 	s := d.s
-	if d.topo == nil && len(d.ports) == 0 && len(d.dims) <= maxSimpleDims && s.presorted[n] && len(s.nomOf[n]) == 0 {
+	if d.topo == nil && !d.ports.on() && len(d.fit.dims) <= maxSimpleDims && s.presorted[n] && len(s.nomOf[n]) == 0 {
 		return d.selectVictimsSimple(n, sc)
 	}
 	u := &sc.use
@@ -198,8 +198,8 @@ const maxSimpleDims = 4
 // in a fixed array; fits is the comparison of the wants with them.
 func (d *decision) selectVictimsSimple(n int32, sc *scratch) result {
 	s := d.s
-	nd := len(d.dims)
-	dims, amounts := d.dims[:nd], d.amounts[:nd]
+	nd := len(d.fit.dims)
+	dims, amounts := d.fit.dims[:nd], d.fit.amounts[:nd]
 	base := int(n) * s.dims
 	alloc, used := s.alloc[base:base+s.dims], s.requested[base:base+s.dims]
 	var free, total [maxSimpleDims]int64

@@ -8,9 +8,8 @@ import (
 
 var _ preempt.Limited = Impl{}
 
-// Unmodelled reports what the filters modelled here (the node-level ones,
-// PodTopologySpread and InterPodAffinity) cannot see: volumes and
-// resource claims.
+// Unmodelled reports what the filters modelled here (defaultProfile)
+// cannot see: volumes and resource claims.
 func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
 	return preempt.VolumeAndClaimGaps(c, pod)
 }

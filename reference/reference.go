@@ -34,7 +34,6 @@ func (Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 		podByKey:   map[string]*v1.Pod{},
 		pdbs:       c.PDBs,
 		namespaces: c.Namespaces,
-		antiTerms:  map[*v1.Pod][]affinityTerm{},
 	}
 	for _, n := range c.Nodes {
 		ev.nodes = append(ev.nodes, n)
@@ -57,8 +56,9 @@ type evaluator struct {
 	podByKey   map[string]*v1.Pod
 	pdbs       []*policyv1.PodDisruptionBudget
 	namespaces []*v1.Namespace
-	antiTerms  map[*v1.Pod][]affinityTerm // cache of antiTermsOf
 }
+
+const reasonNoVictims = "No preemption victims found for incoming pod"
 
 // nodeState builds the NodeInfo of a node from its bound pods.
 func (ev *evaluator) nodeState(name string) *nodeState {
@@ -69,57 +69,11 @@ func (ev *evaluator) nodeState(name string) *nodeState {
 	return s
 }
 
-// filtersWithNominatedPods is RunFilterPluginsWithNominatedPods: the
-// filters run with the nominated pods of equal or higher priority (other
-// than pod itself) counted as present and, when that passes, once more
-// without them, since a nominated pod may be what satisfies the pod's
-// affinity (for the resource and port filters the second pass cannot fail
-// once the first passed).
-func (ev *evaluator) filtersWithNominatedPods(pod *v1.Pod, s *nodeState, st *preFilterState) preempt.Status {
-	withNominated := s
-	for _, np := range ev.nominated[s.node.Name] {
-		if corev1helpers.PodPriority(np) >= corev1helpers.PodPriority(pod) && np.UID != pod.UID {
-			if withNominated == s {
-				withNominated = s.clone()
-			}
-			withNominated.addPod(np)
-		}
-	}
-	status := ev.runFilters(pod, withNominated, st)
-	if withNominated != s && status.IsSuccess() {
-		status = ev.runFilters(pod, s, st)
-	}
-	return status
-}
-
-// preFilterState is what the PreFilter of the plugins that keep state
-// computed for one pod.
-type preFilterState struct {
-	spread   *spreadState
-	affinity *affinityState
-}
-
-func (ev *evaluator) preFilter(pod *v1.Pod) *preFilterState {
-	return &preFilterState{spread: ev.spreadStateFor(pod), affinity: ev.affinityStateFor(pod)}
-}
-
-// runFilters runs the default profile's filters this implementation
-// models, in upstream's order, up to the first failure.
-func (ev *evaluator) runFilters(pod *v1.Pod, s *nodeState, st *preFilterState) preempt.Status {
-	if status := runNodeFilters(pod, s); !status.IsSuccess() {
-		return status
-	}
-	if status := ev.filterPodTopologySpread(pod, s, st.spread); !status.IsSuccess() {
-		return status
-	}
-	return ev.filterInterPodAffinity(pod, s, st.affinity)
-}
-
 func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult {
 	res := preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{}}
-	prefilter := ev.preFilter(pod)
+	state := ev.preFilter(pod)
 	for _, n := range ev.nodes {
-		st := ev.filtersWithNominatedPods(pod, ev.nodeState(n.Name), prefilter)
+		st := ev.filtersWithNominatedPods(pod, state, ev.nodeState(n.Name))
 		if st.IsSuccess() {
 			res.Feasible = append(res.Feasible, n.Name)
 			continue
@@ -186,13 +140,13 @@ func (ev *evaluator) DryRunPreemption(ctx context.Context, req *preempt.Request,
 	var nonViolating, violating []preempt.Candidate
 	var statuses []preempt.NodeStatus
 	var errs []string
-	prefilter := ev.preFilter(req.Pod)
+	state := ev.preFilter(req.Pod)
 	for i := range potential {
 		if len(nonViolating) > 0 && int32(len(nonViolating)+len(violating)) >= numCandidates {
 			break
 		}
 		node := potential[(int(offset)+i)%len(potential)]
-		victims, numViolations, st := ev.selectVictimsOnNode(req, node, prefilter)
+		victims, numViolations, st := ev.selectVictimsOnNode(req, node, state)
 		if st.IsSuccess() && len(victims) > 0 {
 			c := preempt.Candidate{Node: node, NumPDBViolations: numViolations, Victims: victims}
 			if numViolations == 0 {
@@ -252,15 +206,28 @@ func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request
 	return ev.selectVictimsOnNode(req, node, ev.preFilter(req.Pod))
 }
 
-// selectVictimsOnNode is SelectVictimsOnNode with the PreFilter state of
-// the request's pod computed by the caller: the dry run computes it once,
-// as upstream's scheduling cycle does.
-func (ev *evaluator) selectVictimsOnNode(req *preempt.Request, node string, prefilter *preFilterState) ([]preempt.Victim, int, preempt.Status) {
+// selectVictimsOnNode is SelectVictimsOnNode with the cycle state of the
+// request's pod computed by the caller: the dry run runs PreFilter once, as
+// upstream's scheduling cycle does, and each node works on a copy of it.
+// Every pod taken off or put back on the node goes through the plugins'
+// RemovePod and AddPod.
+func (ev *evaluator) selectVictimsOnNode(req *preempt.Request, node string, cycle *cycleState) ([]preempt.Victim, int, preempt.Status) {
 	pod := req.Pod
 	if ev.nodeByName[node] == nil {
 		return nil, 0, preempt.Status{Code: preempt.Error, Reasons: []string{fmt.Sprintf("nodeinfo not found for node name %q", node)}}
 	}
-	s := ev.nodeState(node)
+	s, state := ev.nodeState(node), cycle.clone()
+	removePod := func(p *v1.Pod) error {
+		if err := s.removePod(p); err != nil {
+			return err
+		}
+		state.removePod(pod, p, s)
+		return nil
+	}
+	addPod := func(p *v1.Pod) {
+		s.addPod(p)
+		state.addPod(pod, p, s)
+	}
 	var potential []*v1.Pod
 	for _, p := range ev.bound[node] {
 		if corev1helpers.PodPriority(p) < corev1helpers.PodPriority(pod) {
@@ -268,14 +235,14 @@ func (ev *evaluator) selectVictimsOnNode(req *preempt.Request, node string, pref
 		}
 	}
 	for _, p := range potential {
-		if err := s.removePod(p); err != nil {
+		if err := removePod(p); err != nil {
 			return nil, 0, preempt.Status{Code: preempt.Error, Reasons: []string{err.Error()}}
 		}
 	}
 	if len(potential) == 0 {
 		return nil, 0, unresolvable(reasonNoVictims)
 	}
-	if st := ev.filtersWithNominatedPods(pod, s, prefilter); !st.IsSuccess() {
+	if st := ev.filtersWithNominatedPods(pod, state, s); !st.IsSuccess() {
 		return nil, 0, st
 	}
 
@@ -284,11 +251,11 @@ func (ev *evaluator) selectVictimsOnNode(req *preempt.Request, node string, pref
 
 	var victims []*v1.Pod
 	reprieve := func(p *v1.Pod) (fits bool) {
-		s.addPod(p)
-		if ev.filtersWithNominatedPods(pod, s, prefilter).IsSuccess() {
+		addPod(p)
+		if ev.filtersWithNominatedPods(pod, state, s).IsSuccess() {
 			return true
 		}
-		_ = s.removePod(p) // just added
+		_ = removePod(p) // just added
 		victims = append(victims, p)
 		return false
 	}

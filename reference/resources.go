@@ -59,11 +59,3 @@ func (r resources) scalarNames() []v1.ResourceName {
 	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
 	return names
 }
-
-// incomingPodRequests is what NodeResourcesFit's PreFilter computes for the
-// pod being scheduled.
-func incomingPodRequests(p *v1.Pod) resources {
-	var r resources
-	r.add(preempt.IncomingPodRequests(p), 1)
-	return r
-}

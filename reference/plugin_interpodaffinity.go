@@ -1,6 +1,8 @@
 package reference
 
 import (
+	"maps"
+
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -8,13 +10,15 @@ import (
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
-// InterPodAffinity, as upstream's plugin filters: the incoming pod's
-// required affinity and anti-affinity, and existing pods' required
-// anti-affinity against it. Upstream keeps counts per topology pair in its
-// PreFilter state and updates them with AddPod/RemovePod as the dry run
-// removes victims and adds nominated pods; here the counts are recomputed
-// from the pods in place: every other node's bound pods and the pods of
-// the node state being filtered.
+// interPodAffinity is upstream's InterPodAffinity as a filter: the incoming
+// pod's required affinity and anti-affinity, and existing pods' required
+// anti-affinity against it. PreFilter counts, per topology pair, the bound
+// pods that match the pod's terms and those whose anti-affinity matches
+// the pod; AddPod and RemovePod move these counts as the dry run removes
+// victims and adds nominated pods.
+type interPodAffinity struct{}
+
+func (interPodAffinity) Name() string { return "InterPodAffinity" }
 
 const (
 	reasonAffinity         = "node(s) didn't match pod affinity rules"
@@ -84,7 +88,7 @@ func requiredAntiAffinity(p *v1.Pod) []v1.PodAffinityTerm {
 // incomingTerms are the preemptor's terms as PreFilter prepares them: a
 // non-empty namespace selector is resolved against the cluster's
 // Namespaces and becomes a list of names (mergeAffinityTermNamespacesIfNotEmpty).
-func (ev *evaluator) incomingTerms(p *v1.Pod, v1Terms []v1.PodAffinityTerm) []affinityTerm {
+func incomingTerms(ev *evaluator, p *v1.Pod, v1Terms []v1.PodAffinityTerm) []affinityTerm {
 	terms := termsOf(p, v1Terms)
 	for i := range terms {
 		if terms[i].nsSelector.Empty() {
@@ -102,7 +106,7 @@ func (ev *evaluator) incomingTerms(p *v1.Pod, v1Terms []v1.PodAffinityTerm) []af
 
 // namespaceLabels is GetNamespaceLabelsSnapshot: the labels of the pod's
 // namespace, none when the cluster does not hold it.
-func (ev *evaluator) namespaceLabels(ns string) labels.Set {
+func namespaceLabels(ev *evaluator, ns string) labels.Set {
 	for _, n := range ev.namespaces {
 		if n.Name == ns {
 			return labels.Set(n.Labels)
@@ -113,83 +117,96 @@ func (ev *evaluator) namespaceLabels(ns string) labels.Set {
 
 type topologyPair struct{ key, value string }
 
+// topologyCounts is upstream's topologyToMatchedTermCount: pairs whose
+// count falls to zero are deleted, so its length is the number of pairs
+// with pods.
+type topologyCounts map[topologyPair]int
+
+// update adds delta to the pair of key on node, if the node has the key.
+func (m topologyCounts) update(node *v1.Node, key string, delta int) {
+	if v, ok := node.Labels[key]; ok {
+		pair := topologyPair{key, v}
+		m[pair] += delta
+		if m[pair] == 0 {
+			delete(m, pair)
+		}
+	}
+}
+
 // affinityState is the PreFilter state of InterPodAffinity for one pod.
 type affinityState struct {
-	skip           bool // PreFilter returned Skip: the plugin does not run
-	affinity, anti []affinityTerm
-	nsLabels       labels.Set
+	affinity, anti []affinityTerm // the pod's required terms
+	nsLabels       labels.Set     // the labels of the pod's namespace
+	// affinityCounts: pods matching all of the pod's affinity terms, on
+	// each term's pair; antiCounts: pods matching each anti-affinity term;
+	// existingAntiCounts: pods whose required anti-affinity terms match
+	// the pod.
+	affinityCounts, antiCounts, existingAntiCounts topologyCounts
 }
 
-// affinityStateFor is PreFilter: it skips when the pod has no required
+func (st *affinityState) clone() stateData {
+	out := *st
+	out.affinityCounts = maps.Clone(st.affinityCounts)
+	out.antiCounts = maps.Clone(st.antiCounts)
+	out.existingAntiCounts = maps.Clone(st.existingAntiCounts)
+	return &out
+}
+
+// updateWithPod is upstream's: what pod p on node counts for, times delta.
+func (st *affinityState) updateWithPod(pod, p *v1.Pod, node *v1.Node, delta int) {
+	for _, t := range termsOf(p, requiredAntiAffinity(p)) {
+		if t.matches(pod, st.nsLabels) {
+			st.existingAntiCounts.update(node, t.topologyKey, delta)
+		}
+	}
+	if podMatchesAll(st.affinity, p) {
+		for _, t := range st.affinity {
+			st.affinityCounts.update(node, t.topologyKey, delta)
+		}
+	}
+	for _, t := range st.anti {
+		// The pod's terms have their namespace selector resolved already.
+		if t.matches(p, nil) {
+			st.antiCounts.update(node, t.topologyKey, delta)
+		}
+	}
+}
+
+// PreFilter counts every bound pod; it skips when the pod has no required
 // terms and no bound pod's required anti-affinity matches it (on a node
-// with the term's topology key), as upstream decides from the snapshot
-// before any nominated pod or victim is considered.
-func (ev *evaluator) affinityStateFor(pod *v1.Pod) *affinityState {
+// with the term's topology key), as upstream's.
+func (interPodAffinity) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool) {
 	st := &affinityState{
-		affinity: ev.incomingTerms(pod, requiredAffinity(pod)),
-		anti:     ev.incomingTerms(pod, requiredAntiAffinity(pod)),
-		nsLabels: ev.namespaceLabels(pod.Namespace),
+		affinity:           incomingTerms(ev, pod, requiredAffinity(pod)),
+		anti:               incomingTerms(ev, pod, requiredAntiAffinity(pod)),
+		nsLabels:           namespaceLabels(ev, pod.Namespace),
+		affinityCounts:     topologyCounts{},
+		antiCounts:         topologyCounts{},
+		existingAntiCounts: topologyCounts{},
 	}
-	if len(st.affinity) > 0 || len(st.anti) > 0 {
-		return st
-	}
-	st.skip = true
 	for _, n := range ev.nodes {
-		for _, e := range ev.bound[n.Name] {
-			for _, t := range ev.antiTermsOf(e) {
-				if _, ok := n.Labels[t.topologyKey]; ok && t.matches(pod, st.nsLabels) {
-					st.skip = false
-				}
-			}
+		for _, p := range ev.bound[n.Name] {
+			st.updateWithPod(pod, p, n, 1)
 		}
 	}
-	return st
+	if len(st.existingAntiCounts) == 0 && len(st.affinity) == 0 && len(st.anti) == 0 {
+		return nil, true
+	}
+	return st, false
 }
 
-// filterInterPodAffinity filters pod on the node of s, where s holds that
-// node's pods as the caller has them (victims removed, nominated pods
-// added); every other node holds its bound pods.
-func (ev *evaluator) filterInterPodAffinity(pod *v1.Pod, s *nodeState, st *affinityState) preempt.Status {
-	if st.skip {
-		return preempt.Status{}
-	}
-	affinity := map[topologyPair]int{}
-	anti := map[topologyPair]int{}
-	existing := map[topologyPair]int{}
-	count := func(m map[topologyPair]int, node *v1.Node, key string) {
-		if v, ok := node.Labels[key]; ok {
-			m[topologyPair{key, v}]++
-		}
-	}
-	visit := func(e *v1.Pod, node *v1.Node) {
-		if podMatchesAll(st.affinity, e) {
-			for _, t := range st.affinity {
-				count(affinity, node, t.topologyKey)
-			}
-		}
-		for _, t := range st.anti {
-			if t.matches(e, nil) {
-				count(anti, node, t.topologyKey)
-			}
-		}
-		for _, t := range ev.antiTermsOf(e) {
-			if t.matches(pod, st.nsLabels) {
-				count(existing, node, t.topologyKey)
-			}
-		}
-	}
-	for _, n := range ev.nodes {
-		if n.Name == s.node.Name {
-			for _, e := range s.pods {
-				visit(e, n)
-			}
-			continue
-		}
-		for _, e := range ev.bound[n.Name] {
-			visit(e, n)
-		}
-	}
+func (interPodAffinity) AddPod(state stateData, pod, added *v1.Pod, s *nodeState) {
+	state.(*affinityState).updateWithPod(pod, added, s.node, 1)
+}
 
+func (interPodAffinity) RemovePod(state stateData, pod, removed *v1.Pod, s *nodeState) {
+	state.(*affinityState).updateWithPod(pod, removed, s.node, -1)
+}
+
+// Filter is upstream's: the pod's affinity, then its anti-affinity, then
+// the existing pods' anti-affinity, on the node of s.
+func (interPodAffinity) Filter(state stateData, pod *v1.Pod, s *nodeState) preempt.Status {
+	st := state.(*affinityState)
 	node := s.node
 	// satisfyPodAffinity, with the first-pod-of-a-series exception: no pod
 	// anywhere matches all terms, and the pod matches them itself.
@@ -199,20 +216,20 @@ func (ev *evaluator) filterInterPodAffinity(pod *v1.Pod, s *nodeState, st *affin
 		if !ok {
 			return unresolvable(reasonAffinity)
 		}
-		if affinity[topologyPair{t.topologyKey, v}] <= 0 {
+		if st.affinityCounts[topologyPair{t.topologyKey, v}] <= 0 {
 			podsExist = false
 		}
 	}
-	if !podsExist && !(len(affinity) == 0 && podMatchesAll(st.affinity, pod)) {
+	if !podsExist && !(len(st.affinityCounts) == 0 && podMatchesAll(st.affinity, pod)) {
 		return unresolvable(reasonAffinity)
 	}
 	for _, t := range st.anti {
-		if v, ok := node.Labels[t.topologyKey]; ok && anti[topologyPair{t.topologyKey, v}] > 0 {
+		if v, ok := node.Labels[t.topologyKey]; ok && st.antiCounts[topologyPair{t.topologyKey, v}] > 0 {
 			return preempt.Status{Code: preempt.Unschedulable, Reasons: []string{reasonAntiAffinity}}
 		}
 	}
 	for k, v := range node.Labels {
-		if existing[topologyPair{k, v}] > 0 {
+		if st.existingAntiCounts[topologyPair{k, v}] > 0 {
 			return preempt.Status{Code: preempt.Unschedulable, Reasons: []string{reasonExistingAntiAffn}}
 		}
 	}
@@ -230,18 +247,4 @@ func podMatchesAll(terms []affinityTerm, p *v1.Pod) bool {
 		}
 	}
 	return true
-}
-
-// antiTermsOf are pod p's required anti-affinity terms, parsed once per
-// evaluator (upstream's PodInfo keeps them too).
-func (ev *evaluator) antiTermsOf(p *v1.Pod) []affinityTerm {
-	if len(requiredAntiAffinity(p)) == 0 {
-		return nil
-	}
-	if t, ok := ev.antiTerms[p]; ok {
-		return t
-	}
-	t := termsOf(p, requiredAntiAffinity(p))
-	ev.antiTerms[p] = t
-	return t
 }

@@ -1,6 +1,8 @@
 package reference
 
 import (
+	"maps"
+
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -11,16 +13,16 @@ import (
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
-// PodTopologySpread, as upstream's plugin filters: the pod's
+// podTopologySpread is upstream's PodTopologySpread as a filter: the pod's
 // DoNotSchedule constraints (the default profile's system default
-// constraints are all ScheduleAnyway, so they never filter). Upstream
-// counts matching pods per topology value in PreFilter and moves the counts
-// with AddPod/RemovePod; the counts here are the same: PreFilter's from the
-// bound pods, then the changes the caller made on the node being filtered
-// (victims removed, nominated pods added) applied as AddPod/RemovePod
-// apply them. Upstream counts a pod being deleted at PreFilter but not at
-// AddPod/RemovePod, so removing a terminating victim lowers its domain's
-// count; this reproduces that.
+// constraints are all ScheduleAnyway, so they never filter). PreFilter
+// counts the matching bound pods per topology value; AddPod and RemovePod
+// move the count of the node's domain. PreFilter does not count a pod
+// being deleted but AddPod/RemovePod do, as upstream's, so removing a
+// terminating victim lowers its domain's count.
+type podTopologySpread struct{}
+
+func (podTopologySpread) Name() string { return "PodTopologySpread" }
 
 const (
 	reasonSpread        = "node(s) didn't match pod topology spread constraints"
@@ -118,12 +120,19 @@ func hasAllKeys(node *v1.Node, cs []spreadConstraint) bool {
 	return true
 }
 
-// spreadStateFor is PreFilter: nil (Skip) when the pod has no DoNotSchedule
-// constraint.
-func (ev *evaluator) spreadStateFor(pod *v1.Pod) *spreadState {
+func (s *spreadState) clone() stateData {
+	out := &spreadState{constraints: s.constraints, counts: make([]map[string]int, len(s.counts))}
+	for i, c := range s.counts {
+		out.counts[i] = maps.Clone(c)
+	}
+	return out
+}
+
+// PreFilter skips a pod without DoNotSchedule constraints, as upstream's.
+func (podTopologySpread) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool) {
 	cs := spreadConstraintsOf(pod)
 	if len(cs) == 0 {
-		return nil
+		return nil, true
 	}
 	st := &spreadState{constraints: cs, counts: make([]map[string]int, len(cs))}
 	for i := range cs {
@@ -148,48 +157,38 @@ func (ev *evaluator) spreadStateFor(pod *v1.Pod) *spreadState {
 			st.counts[i][n.Labels[c.topologyKey]] += count
 		}
 	}
-	return st
+	return st, false
 }
 
-// moved is what the changes on the node of s did to each constraint's
-// count in that node's domain: AddPod for each pod s holds that the node's
-// bound pods do not, RemovePod for each bound pod s no longer holds. Only
-// that domain's count changes, and only when the node is one of the
-// constraint's domains.
-func (ev *evaluator) moved(st *spreadState, pod *v1.Pod, s *nodeState) []int {
-	deltas := make([]int, len(st.constraints))
-	node := s.node
-	update := func(p *v1.Pod, delta int) {
-		if p.Namespace != pod.Namespace || !hasAllKeys(node, st.constraints) {
-			return
-		}
-		for i, c := range st.constraints {
-			if c.selector.Matches(labels.Set(p.Labels)) && c.includes(pod, node) {
-				deltas[i] += delta
-			}
-		}
-	}
-	bound := map[string]bool{}
-	for _, p := range ev.bound[node.Name] {
-		bound[podKey(p)] = true
-		if s.pods[podKey(p)] == nil {
-			update(p, -1)
-		}
-	}
-	for k, p := range s.pods {
-		if !bound[k] {
-			update(p, 1)
-		}
-	}
-	return deltas
+func (podTopologySpread) AddPod(state stateData, pod, added *v1.Pod, s *nodeState) {
+	state.(*spreadState).updateWithPod(pod, added, s.node, 1)
 }
 
-// filterPodTopologySpread is the Filter on the node of s.
-func (ev *evaluator) filterPodTopologySpread(pod *v1.Pod, s *nodeState, st *spreadState) preempt.Status {
-	if st == nil {
-		return preempt.Status{}
+func (podTopologySpread) RemovePod(state stateData, pod, removed *v1.Pod, s *nodeState) {
+	state.(*spreadState).updateWithPod(pod, removed, s.node, -1)
+}
+
+// updateWithPod is upstream's: p, of the pod's namespace, on node counts in
+// the node's domain of each constraint whose selector it matches, when the
+// node is one of that constraint's domains (then the domain is already in
+// the counts).
+func (st *spreadState) updateWithPod(pod, p *v1.Pod, node *v1.Node, delta int) {
+	if p.Namespace != pod.Namespace || !hasAllKeys(node, st.constraints) {
+		return
 	}
-	deltas := ev.moved(st, pod, s)
+	for i, c := range st.constraints {
+		if c.selector.Matches(labels.Set(p.Labels)) && c.includes(pod, node) {
+			st.counts[i][node.Labels[c.topologyKey]] += delta
+		}
+	}
+}
+
+// Filter checks the skew each constraint would have with the pod on the
+// node of s: its domain's count, plus one if the pod matches the selector
+// itself, minus the smallest count (zero while there are fewer domains
+// than minDomains).
+func (podTopologySpread) Filter(state stateData, pod *v1.Pod, s *nodeState) preempt.Status {
+	st := state.(*spreadState)
 	self := labels.Set(pod.Labels)
 	for i, c := range st.constraints {
 		value, ok := s.node.Labels[c.topologyKey]
@@ -197,14 +196,11 @@ func (ev *evaluator) filterPodTopologySpread(pod *v1.Pod, s *nodeState, st *spre
 			return unresolvable(reasonSpreadMissing)
 		}
 		counts := st.counts[i]
-		count := counts[value] + deltas[i] // deltas[i] != 0 only when value is a domain
+		count := counts[value]
 		minMatch := 0
 		if len(counts) >= int(c.minDomains) {
 			first := true
-			for v, n := range counts {
-				if v == value {
-					n = count
-				}
+			for _, n := range counts {
 				if first || n < minMatch {
 					minMatch, first = n, false
 				}

@@ -1,0 +1,125 @@
+package optimized
+
+import (
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+const reasonTooManyPods = "Too many pods"
+
+// want is one resource the preemptor asks for: a dimension of the
+// snapshot, or -1 for a scalar resource no node or pod of the cluster
+// names (every node has none of it).
+type want struct {
+	dim    int32
+	amount int64
+	reason string
+}
+
+// nodeResourcesFitState is NodeResourcesFit's PreFilter state: the
+// preemptor's requests. Its per-node state is nodeUse.used and
+// nodeUse.pods, which decision.addPod keeps; the fused checks (fits,
+// sumsFit, selectVictimsSimple) run its Filter.
+type nodeResourcesFitState struct {
+	// wants lists cpu, memory, ephemeral storage, then scalars in name
+	// order: the order of the reasons. Only non-zero wants.
+	wants []want
+	// dims and amounts are wants' dimensions and amounts, flat, for the
+	// hot loops; a scalar nothing in the cluster names maps to the zero
+	// column.
+	dims    []int32
+	amounts []int64
+	// reasonsOf interns the reason lists of failure masks (see reasons);
+	// reasonsBig: too many wants for a bit mask.
+	reasonsOf  map[uint64][]string
+	reasonsBig bool
+}
+
+func newNodeResourcesFitState(s *Snapshot, pod *v1.Pod) nodeResourcesFitState {
+	st := nodeResourcesFitState{reasonsOf: map[uint64][]string{}}
+	var r [fixedDims]int64
+	var scalars []want
+	for name, q := range preempt.IncomingPodRequests(pod) {
+		switch name {
+		case v1.ResourceCPU:
+			r[dimCPU] = q.MilliValue()
+		case v1.ResourceMemory:
+			r[dimMemory] = q.Value()
+		case v1.ResourceEphemeralStorage:
+			r[dimEphemeral] = q.Value()
+		default:
+			if !preempt.IsScalarResource(name) || q.Value() == 0 {
+				continue
+			}
+			dim, ok := s.scalarDims[name]
+			if !ok {
+				dim = -1
+			}
+			scalars = append(scalars, want{dim: dim, amount: q.Value(), reason: "Insufficient " + string(name)})
+		}
+	}
+	for dim, reason := range [fixedDims]string{"Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage"} {
+		if r[dim] > 0 {
+			st.wants = append(st.wants, want{dim: int32(dim), amount: r[dim], reason: reason})
+		}
+	}
+	sort.Slice(scalars, func(i, j int) bool { return scalars[i].reason < scalars[j].reason })
+	st.wants = append(st.wants, scalars...)
+	st.reasonsBig = len(st.wants) > 62
+	for _, w := range st.wants {
+		dim := w.dim
+		if dim < 0 {
+			dim = int32(s.dims - 1) // the zero column
+		}
+		st.dims = append(st.dims, dim)
+		st.amounts = append(st.amounts, w.amount)
+	}
+	return st
+}
+
+// sumsFit is fits' code for node n as it is, with no nominated pod and
+// no host port: NodeResourcesFit on the node's sums alone.
+func (d *decision) sumsFit(n int32) preempt.Code {
+	s := d.s
+	base := int(n) * s.dims
+	alloc, used := s.alloc[base:base+s.dims], s.requested[base:base+s.dims]
+	code := preempt.Success
+	if int64(len(s.boundOf[n]))+1 > s.allowedPods[n] {
+		code = preempt.Unschedulable
+	}
+	for i, dim := range d.fit.dims {
+		a, amount := alloc[dim], d.fit.amounts[i]
+		if amount > a-used[dim] {
+			if amount > a {
+				return preempt.UnschedulableAndUnresolvable
+			}
+			code = preempt.Unschedulable
+		}
+	}
+	return code
+}
+
+// reasons returns the interned reason list of a failure mask (bit 63: too
+// many pods; bit i: want i). Not safe for concurrent use: the dry run calls
+// it when committing, on one goroutine.
+func (st *nodeResourcesFitState) reasons(mask uint64) []string {
+	if r, ok := st.reasonsOf[mask]; ok && !st.reasonsBig {
+		return r
+	}
+	var r []string
+	if mask&(1<<63) != 0 {
+		r = append(r, reasonTooManyPods)
+	}
+	for i, w := range st.wants {
+		if i < 63 && mask&(1<<i) != 0 {
+			r = append(r, w.reason)
+		}
+	}
+	if !st.reasonsBig {
+		st.reasonsOf[mask] = r
+	}
+	return r
+}
