@@ -4,6 +4,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
+	"github.com/preemptbench/preemptbench/podinfo"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -77,7 +78,7 @@ type nodeUse struct {
 	node  int32              // the node checked
 	used  []int64            // NodeResourcesFit: per want
 	pods  int64              // NodeResourcesFit
-	ports []preempt.HostPort // NodePorts: a set, as upstream's HostPortInfo
+	ports []podinfo.HostPort // NodePorts: a set, as upstream's HostPortInfo
 	topo  []int32            // topology: see topology.counters
 }
 

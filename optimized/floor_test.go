@@ -7,6 +7,7 @@ import (
 
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
+	"github.com/preemptbench/preemptbench/podinfo"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/scenario"
 )
@@ -31,7 +32,7 @@ func BenchmarkVisitFloor(b *testing.B) {
 		b.Fatal(err)
 	}
 	prio := corev1helpers.PodPriority(sc.Pod)
-	reqs := preempt.IncomingPodRequests(sc.Pod)
+	reqs := podinfo.IncomingPodRequests(sc.Pod)
 	cpu, mem := reqs.Cpu().MilliValue(), reqs.Memory().Value()
 	visits := int(preempt.DefaultConfig().NumCandidates(int32(len(s.nodes))))
 	outCands := make([]preempt.Candidate, visits)
@@ -98,7 +99,7 @@ func BenchmarkDecideFloor(b *testing.B) {
 	fr := s.NewEvaluator(1).Filter(b.Context(), sc.Pod)
 	codes := preempt.NewNodeOrder(sc.Cluster).Codes(fr, nil)
 	prio := corev1helpers.PodPriority(sc.Pod)
-	reqs := preempt.IncomingPodRequests(sc.Pod)
+	reqs := podinfo.IncomingPodRequests(sc.Pod)
 	cpu, mem := reqs.Cpu().MilliValue(), reqs.Memory().Value()
 	now := sc.Now.UnixNano()
 	potentialNodes := make([]int32, 0, len(s.nodes))

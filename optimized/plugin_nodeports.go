@@ -3,7 +3,7 @@ package optimized
 import (
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/podinfo"
 )
 
 var reasonsNodePorts = []string{"node(s) didn't have free ports for the requested pod ports"}
@@ -13,11 +13,11 @@ var reasonsNodePorts = []string{"node(s) didn't have free ports for the requeste
 // state is nodeUse.ports, which addPorts and removePorts (AddPod and
 // RemovePod) keep.
 type nodePortsState struct {
-	want []preempt.HostPort
+	want []podinfo.HostPort
 }
 
 func newNodePortsState(pod *v1.Pod) nodePortsState {
-	return nodePortsState{want: preempt.AppendHostPorts(nil, pod)}
+	return nodePortsState{want: podinfo.AppendHostPorts(nil, pod)}
 }
 
 // on reports whether the plugin runs (upstream's PreFilter did not Skip).
@@ -34,7 +34,7 @@ func (st *nodePortsState) filter(u, nom *nodeUse) []string {
 	return nil
 }
 
-func (u *nodeUse) addPorts(ps []preempt.HostPort) {
+func (u *nodeUse) addPorts(ps []podinfo.HostPort) {
 	for _, p := range ps {
 		found := false
 		for _, q := range u.ports {
@@ -49,7 +49,7 @@ func (u *nodeUse) addPorts(ps []preempt.HostPort) {
 	}
 }
 
-func (u *nodeUse) removePorts(ps []preempt.HostPort) {
+func (u *nodeUse) removePorts(ps []podinfo.HostPort) {
 	for _, p := range ps {
 		for i, q := range u.ports {
 			if q == p {
@@ -61,7 +61,7 @@ func (u *nodeUse) removePorts(ps []preempt.HostPort) {
 	}
 }
 
-func conflict(want preempt.HostPort, sets ...[]preempt.HostPort) bool {
+func conflict(want podinfo.HostPort, sets ...[]podinfo.HostPort) bool {
 	for _, set := range sets {
 		for _, used := range set {
 			if want.Conflicts(used) {

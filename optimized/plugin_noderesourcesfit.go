@@ -5,6 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/preemptbench/preemptbench/podinfo"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -42,7 +43,7 @@ func newNodeResourcesFitState(s *Snapshot, pod *v1.Pod) nodeResourcesFitState {
 	st := nodeResourcesFitState{reasonsOf: map[uint64][]string{}}
 	var r [fixedDims]int64
 	var scalars []want
-	for name, q := range preempt.IncomingPodRequests(pod) {
+	for name, q := range podinfo.IncomingPodRequests(pod) {
 		switch name {
 		case v1.ResourceCPU:
 			r[dimCPU] = q.MilliValue()
@@ -51,7 +52,7 @@ func newNodeResourcesFitState(s *Snapshot, pod *v1.Pod) nodeResourcesFitState {
 		case v1.ResourceEphemeralStorage:
 			r[dimEphemeral] = q.Value()
 		default:
-			if !preempt.IsScalarResource(name) || q.Value() == 0 {
+			if !podinfo.IsScalarResource(name) || q.Value() == 0 {
 				continue
 			}
 			dim, ok := s.scalarDims[name]

@@ -17,6 +17,7 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/preemptbench/preemptbench/podinfo"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -77,7 +78,7 @@ type Snapshot struct {
 	req         []int64 // pod*dims
 	terminating []bool  // being deleted because the scheduler preempted it
 	portStart   []int32
-	ports       []preempt.HostPort
+	ports       []podinfo.HostPort
 	pdbStart    []int32 // pod -> pdbOf[pdbStart[p]:pdbStart[p+1]]
 	pdbOf       []int32 // matching PDBs that do not list the pod as disrupted
 	pdbAllowed  []int32
@@ -107,15 +108,15 @@ func Prepare(c *preempt.Cluster) (*Snapshot, error) {
 	seen := map[v1.ResourceName]bool{}
 	for _, n := range s.nodes {
 		for name := range n.Status.Allocatable {
-			if preempt.IsScalarResource(name) {
+			if podinfo.IsScalarResource(name) {
 				seen[name] = true
 			}
 		}
 	}
 	for i, p := range c.Pods {
-		podReqs[i] = preempt.PlacedPodRequests(p)
+		podReqs[i] = podinfo.PlacedPodRequests(p)
 		for name := range podReqs[i] {
-			if preempt.IsScalarResource(name) {
+			if podinfo.IsScalarResource(name) {
 				seen[name] = true
 			}
 		}
@@ -249,8 +250,8 @@ func (s *Snapshot) appendPod(p *v1.Pod, reqs v1.ResourceList) error {
 	s.startNanos, s.hasStart = append(s.startNanos, start), append(s.hasStart, p.Status.StartTime != nil)
 	s.req = append(s.req, make([]int64, s.dims)...)
 	s.addList(s.req[int(i)*s.dims:int(i+1)*s.dims], reqs, 1)
-	s.terminating = append(s.terminating, preempt.TerminatingByPreemption(p))
-	s.ports = preempt.AppendHostPorts(s.ports, p)
+	s.terminating = append(s.terminating, podinfo.TerminatingByPreemption(p))
+	s.ports = podinfo.AppendHostPorts(s.ports, p)
 	s.portStart = append(s.portStart, int32(len(s.ports)))
 	if len(p.Labels) > 0 {
 		for j, pdb := range s.cluster.PDBs {

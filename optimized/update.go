@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/preemptbench/preemptbench/podinfo"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -43,8 +44,8 @@ func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
 // update applies ch to s, which then describes c.
 func (s *Snapshot) update(c *preempt.Cluster, ch preempt.Change) error {
 	for _, p := range ch.Added {
-		for name := range preempt.PlacedPodRequests(p) {
-			if _, ok := s.scalarDims[name]; preempt.IsScalarResource(name) && !ok {
+		for name := range podinfo.PlacedPodRequests(p) {
+			if _, ok := s.scalarDims[name]; podinfo.IsScalarResource(name) && !ok {
 				return errRebuild
 			}
 		}
@@ -76,7 +77,7 @@ func (s *Snapshot) update(c *preempt.Cluster, ch preempt.Change) error {
 			return fmt.Errorf("update: pod %s is already in the cluster", preempt.Key(p.Namespace, p.Name))
 		}
 		i := int32(len(s.pods))
-		if err := s.appendPod(p, preempt.PlacedPodRequests(p)); err != nil {
+		if err := s.appendPod(p, podinfo.PlacedPodRequests(p)); err != nil {
 			return fmt.Errorf("update: %w", err)
 		}
 		if n := s.podNode[i]; n >= 0 {

@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/preemptbench/preemptbench/podinfo"
 )
 
 // MaxQuantity bounds every request and allocatable value (in the unit the
@@ -200,7 +202,7 @@ func validatePod(p *v1.Pod) (v1.ResourceList, error) {
 			return nil, err
 		}
 	}
-	reqs := resourcehelper.PodRequests(unaliased(p), resourcehelper.PodResourcesOptions{})
+	reqs := resourcehelper.PodRequests(podinfo.Unaliased(p), resourcehelper.PodResourcesOptions{})
 	for name, q := range reqs {
 		if v, ok := scaled(name, q); !ok || v > MaxQuantity || v < 0 {
 			return nil, fmt.Errorf("pod %s: total %s request %s is too large (at most %d %s)", key(), name, q.String(), MaxQuantity, unit(name))

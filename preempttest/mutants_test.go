@@ -33,6 +33,7 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"pgregory.net/rapid"
 
+	"github.com/preemptbench/preemptbench/podinfo"
 	"github.com/preemptbench/preemptbench/postfilter"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
@@ -389,13 +390,13 @@ func (ev *mutantEvaluator) SelectVictimsOnNode(ctx context.Context, req *preempt
 // on the node declares the same one. It returns present with those ports
 // taken off the pods that share them (copies; the cluster is not touched).
 func withoutPorts(present []*v1.Pod, p *v1.Pod) []*v1.Pod {
-	gone := preempt.AppendHostPorts(nil, p)
+	gone := podinfo.AppendHostPorts(nil, p)
 	if len(gone) == 0 {
 		return present
 	}
 	out := make([]*v1.Pod, 0, len(present))
 	for _, q := range present {
-		if !slices.ContainsFunc(preempt.AppendHostPorts(nil, q), func(hp preempt.HostPort) bool { return slices.Contains(gone, hp) }) {
+		if !slices.ContainsFunc(podinfo.AppendHostPorts(nil, q), func(hp podinfo.HostPort) bool { return slices.Contains(gone, hp) }) {
 			out = append(out, q)
 			continue
 		}
@@ -403,7 +404,7 @@ func withoutPorts(present []*v1.Pod, p *v1.Pod) []*v1.Pod {
 		strip := func(cs []v1.Container) {
 			for i := range cs {
 				for j := range cs[i].Ports {
-					one := preempt.AppendHostPorts(nil, &v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{{Ports: cs[i].Ports[j : j+1]}}}})
+					one := podinfo.AppendHostPorts(nil, &v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{{Ports: cs[i].Ports[j : j+1]}}}})
 					if len(one) == 1 && slices.Contains(gone, one[0]) {
 						cs[i].Ports[j].HostPort = 0
 					}

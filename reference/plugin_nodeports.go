@@ -3,6 +3,7 @@ package reference
 import (
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/preemptbench/preemptbench/podinfo"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -15,13 +16,13 @@ type nodePorts struct{}
 func (nodePorts) Name() string { return "NodePorts" }
 
 // nodePortsState is the host ports the pod wants; it never changes.
-type nodePortsState []preempt.HostPort
+type nodePortsState []podinfo.HostPort
 
 func (s nodePortsState) clone() stateData { return s }
 
 // PreFilter skips a pod without host ports, as upstream's.
 func (nodePorts) PreFilter(_ *evaluator, pod *v1.Pod) (stateData, bool) {
-	ports := preempt.AppendHostPorts(nil, pod)
+	ports := podinfo.AppendHostPorts(nil, pod)
 	if len(ports) == 0 {
 		return nil, true
 	}

@@ -3,6 +3,7 @@ package reference
 import (
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/preemptbench/preemptbench/podinfo"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -24,7 +25,7 @@ func (s *nodeResourcesFitState) clone() stateData { return s }
 
 func (nodeResourcesFit) PreFilter(_ *evaluator, pod *v1.Pod) (stateData, bool) {
 	st := &nodeResourcesFitState{}
-	st.requests.add(preempt.IncomingPodRequests(pod), 1)
+	st.requests.add(podinfo.IncomingPodRequests(pod), 1)
 	return st, false
 }
 

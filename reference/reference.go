@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
+	"github.com/preemptbench/preemptbench/podinfo"
 	"github.com/preemptbench/preemptbench/postfilter"
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -100,7 +101,7 @@ func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (bool, str
 		return true, ""
 	}
 	for _, p := range ev.bound[nominated] {
-		if corev1helpers.PodPriority(p) < corev1helpers.PodPriority(pod) && preempt.TerminatingByPreemption(p) {
+		if corev1helpers.PodPriority(p) < corev1helpers.PodPriority(pod) && podinfo.TerminatingByPreemption(p) {
 			return false, "not eligible due to a terminating pod on the nominated node."
 		}
 	}

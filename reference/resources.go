@@ -5,7 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/podinfo"
 )
 
 // resources is the scheduler's view of a resource vector: cpu in millicores,
@@ -31,7 +31,7 @@ func (r *resources) add(rl v1.ResourceList, sign int64) {
 		case v1.ResourceEphemeralStorage:
 			r.ephemeralStorage += sign * q.Value()
 		default:
-			if preempt.IsScalarResource(name) {
+			if podinfo.IsScalarResource(name) {
 				if r.scalar == nil {
 					r.scalar = map[v1.ResourceName]int64{}
 				}

@@ -9,7 +9,7 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
-	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/podinfo"
 )
 
 // bigPod has pod-level memory requests, an overhead, and a container that
@@ -27,7 +27,7 @@ func bigPod() *v1.Pod {
 // spec by its overhead on each call, and kube-scheduler's
 // PodInfo.CalculateResource, which its cache runs for every pod it adds,
 // calls it twice for such a pod and counts the overhead twice.
-// preempt.PlacedPodRequests gives the same count without touching the pod.
+// podinfo.PlacedPodRequests gives the same count without touching the pod.
 func TestUpstreamPodLevelRequestsWithOverhead(t *testing.T) {
 	mi := func(q resource.Quantity) int64 { return q.Value() >> 20 }
 
@@ -48,7 +48,7 @@ func TestUpstreamPodLevelRequestsWithOverhead(t *testing.T) {
 	}
 
 	p = bigPod()
-	if got := mi(preempt.PlacedPodRequests(p)[v1.ResourceMemory]); got != 1536+2*64 {
+	if got := mi(podinfo.PlacedPodRequests(p)[v1.ResourceMemory]); got != 1536+2*64 {
 		t.Errorf("PlacedPodRequests = %dMi, want upstream's 1664Mi", got)
 	}
 	if got := mi(p.Spec.Resources.Requests[v1.ResourceMemory]); got != 1536 {
@@ -59,7 +59,7 @@ func TestUpstreamPodLevelRequestsWithOverhead(t *testing.T) {
 	p = bigPod()
 	p.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), v1.ResourceMemory: resource.MustParse("1Gi")}
 	pi, _ = framework.NewPodInfo(p.DeepCopy())
-	if got, want := pi.CalculateResource().Resource.GetMemory()>>20, mi(preempt.PlacedPodRequests(p)[v1.ResourceMemory]); got != want || got != 1536+64 {
+	if got, want := pi.CalculateResource().Resource.GetMemory()>>20, mi(podinfo.PlacedPodRequests(p)[v1.ResourceMemory]); got != want || got != 1536+64 {
 		t.Errorf("container requests set: upstream %dMi, PlacedPodRequests %dMi, want 1600Mi", got, want)
 	}
 }
@@ -95,7 +95,7 @@ func TestPlacedPodRequestsWithoutPodLevel(t *testing.T) {
 	}
 	for i, p := range pods {
 		before := p.DeepCopy()
-		got := preempt.PlacedPodRequests(p)
+		got := podinfo.PlacedPodRequests(p)
 		pi, err := framework.NewPodInfo(p.DeepCopy())
 		if err != nil {
 			t.Fatal(err)
@@ -105,7 +105,7 @@ func TestPlacedPodRequestsWithoutPodLevel(t *testing.T) {
 			t.Errorf("pod #%d: PlacedPodRequests cpu %s memory %s, upstream %dm %d", i, c.String(), m.String(), want.GetMilliCPU(), want.GetMemory())
 		}
 		// A second count is the same, and the pod is unchanged.
-		again := preempt.PlacedPodRequests(p)
+		again := podinfo.PlacedPodRequests(p)
 		if c1, c2 := got[v1.ResourceCPU], again[v1.ResourceCPU]; c1.Cmp(c2) != 0 {
 			t.Errorf("pod #%d: second count cpu %s, first %s", i, c2.String(), c1.String())
 		}

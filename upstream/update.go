@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 
+	"github.com/preemptbench/preemptbench/podinfo"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -137,7 +138,7 @@ func (w *world) follow(removed, added []*v1.Pod) error {
 // a pod of kept bound to the same node also holds.
 func sharesHostPorts(removed, kept []*v1.Pod) bool {
 	for _, r := range removed {
-		ports := preempt.AppendHostPorts(nil, r)
+		ports := podinfo.AppendHostPorts(nil, r)
 		if len(ports) == 0 || !preempt.IsBound(r) {
 			continue
 		}
@@ -145,7 +146,7 @@ func sharesHostPorts(removed, kept []*v1.Pod) bool {
 			if k.Spec.NodeName != r.Spec.NodeName {
 				continue
 			}
-			for _, used := range preempt.AppendHostPorts(nil, k) {
+			for _, used := range podinfo.AppendHostPorts(nil, k) {
 				for _, want := range ports {
 					if want.Conflicts(used) {
 						return true

@@ -1,4 +1,14 @@
-package preempt
+// Package podinfo is what the scheduler reads off a pod, as upstream
+// computes it with its default feature gates: the requests a pod counts
+// for on its node and asks for as a preemptor, its host ports, whether the
+// scheduler's preemption is terminating it. reference and optimized share
+// it; upstream reads its own. It is not part of the contract.
+//
+// The request arithmetic reproduces one component-helpers release,
+// quirks included, and lives in a file named for it
+// (requests_v0_36.go): a release that computes otherwise gets a file of
+// its own beside it.
+package podinfo
 
 import (
 	v1 "k8s.io/api/core/v1"
@@ -10,8 +20,8 @@ import (
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 )
 
-// What the scheduler reads off a pod, as upstream v1.36.3 computes it with
-// its default feature gates. Shared by the implementations written here.
+// The requests as k8s.io/component-helpers v0.36.3 (the staging release of
+// k8s.io/kubernetes v1.36.3) computes them.
 
 // IsScalarResource is upstream's schedutil.IsScalarResourceName: extended,
 // hugepages, kubernetes.io-prefixed and attachable-volume resources.
@@ -34,7 +44,7 @@ func IsScalarResource(name v1.ResourceName) bool {
 // runs the same code on every pod it adds; docs/divergences.md ("Pod-level
 // requests with overhead") has the details and the test.
 func PlacedPodRequests(p *v1.Pod) v1.ResourceList {
-	q := unaliased(p)
+	q := Unaliased(p)
 	opts := resourcehelper.PodResourcesOptions{
 		UseStatusResources: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScaling),
 		InPlacePodLevelResourcesVerticalScalingEnabled: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodLevelResourcesVerticalScaling),
@@ -72,86 +82,22 @@ func nonMissingContainerRequests(requests v1.ResourceList, podLevelSet bool) v1.
 // IncomingPodRequests is NodeResourcesFit's PreFilter request of the pod
 // being scheduled.
 func IncomingPodRequests(p *v1.Pod) v1.ResourceList {
-	return resourcehelper.PodRequests(unaliased(p), resourcehelper.PodResourcesOptions{
+	return resourcehelper.PodRequests(Unaliased(p), resourcehelper.PodResourcesOptions{
 		SkipPodLevelResources: !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
 	})
 }
 
-// unaliased returns p, or, when p has pod-level requests, a shallow copy
+// Unaliased returns p, or, when p has pod-level requests, a shallow copy
 // whose pod-level resources are its own: component-helpers v0.36.3's
 // PodRequests copies the pod-level quantities without deep-copying them
 // and then adds the overhead to them in place, so every call on a shared
 // pod would grow that pod's own spec.resources by its overhead, and the
 // caller's objects must never change.
-func unaliased(p *v1.Pod) *v1.Pod {
+func Unaliased(p *v1.Pod) *v1.Pod {
 	if p.Spec.Resources == nil || len(p.Spec.Resources.Requests) == 0 {
 		return p
 	}
 	q := *p
 	q.Spec.Resources = p.Spec.Resources.DeepCopy()
 	return &q
-}
-
-// TerminatingByPreemption: being deleted, and the first DisruptionTarget
-// condition says the scheduler's preemption did it.
-func TerminatingByPreemption(p *v1.Pod) bool {
-	if p.DeletionTimestamp == nil {
-		return false
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == v1.DisruptionTarget {
-			return c.Status == v1.ConditionTrue && c.Reason == v1.PodReasonPreemptionByScheduler
-		}
-	}
-	return false
-}
-
-// HostPort is one entry of upstream's HostPortInfo: an empty IP is
-// 0.0.0.0 and an empty protocol TCP.
-type HostPort struct {
-	IP       string
-	Protocol string
-	Port     int32
-}
-
-// AppendHostPorts appends p's host ports, as upstream's
-// schedutil.GetHostPorts: those of restartable init containers (sidecars)
-// and of regular containers.
-func AppendHostPorts(out []HostPort, p *v1.Pod) []HostPort {
-	add := func(cp v1.ContainerPort) {
-		hp := HostPort{IP: cp.HostIP, Protocol: string(cp.Protocol), Port: cp.HostPort}
-		if hp.IP == "" {
-			hp.IP = "0.0.0.0"
-		}
-		if hp.Protocol == "" {
-			hp.Protocol = string(v1.ProtocolTCP)
-		}
-		out = append(out, hp)
-	}
-	for _, c := range p.Spec.InitContainers {
-		if c.RestartPolicy == nil || *c.RestartPolicy != v1.ContainerRestartPolicyAlways {
-			continue
-		}
-		for _, cp := range c.Ports {
-			if cp.HostPort > 0 {
-				add(cp)
-			}
-		}
-	}
-	for _, c := range p.Spec.Containers {
-		for _, cp := range c.Ports {
-			if cp.HostPort > 0 {
-				add(cp)
-			}
-		}
-	}
-	return out
-}
-
-// Conflicts is upstream's HostPortInfo.CheckConflict of want against used.
-func (want HostPort) Conflicts(used HostPort) bool {
-	if used.Protocol != want.Protocol || used.Port != want.Port {
-		return false
-	}
-	return want.IP == "0.0.0.0" || used.IP == "0.0.0.0" || used.IP == want.IP
 }
