@@ -288,6 +288,7 @@ func (opts decideOptions) load(stderr io.Writer) (*preempt.Cluster, *v1.Pod, err
 type decideResult struct {
 	outs, wants []DecisionJSON
 	diffErrs    []string
+	refused     []string // names of the implementations that refused
 }
 
 func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
@@ -304,7 +305,7 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 	}
 	var outcomes []Outcome
 	var answered []preempt.Implementation
-	var refusals []string
+	var refusals, refused []string
 	for _, impl := range opts.impls {
 		// load validated the cluster (LoadPathsWith, then a subset of it).
 		r, err := harness.DecideValid(ctx, impl, cluster, pod, cfg, opts.offset, opts.now, opts.faults...)
@@ -316,6 +317,7 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 		var u *preempt.Unmodelled
 		if errors.As(err, &u) {
 			refusals = append(refusals, fmt.Sprintf("%s: %v", impl.Name(), err))
+			refused = append(refused, impl.Name())
 			continue
 		}
 		if err != nil {
@@ -334,7 +336,7 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 	for _, r := range refusals {
 		fmt.Fprintf(stderr, "compare decide: note: %s; the others answer\n", r)
 	}
-	var res decideResult
+	res := decideResult{refused: refused}
 	for _, o := range outcomes {
 		j := ToJSON(o)
 		if opts.actions {
@@ -416,8 +418,47 @@ func renderDecide(res decideResult, opts decideOptions, stdout, stderr io.Writer
 			code = ExitDiffer
 		}
 	}
+	if opts.all {
+		writeAgreement(diffOut, res, code == ExitOK, !opts.text)
+	}
 	stdout.Write(buf.Bytes())
 	return code
+}
+
+// writeAgreement ends -impl all with one line saying whether the
+// implementations that answered agree, and which refused.
+func writeAgreement(w io.Writer, res decideResult, agree, onStderr bool) {
+	var names []string
+	for _, o := range res.outs {
+		names = append(names, o.Implementation)
+	}
+	var line string
+	switch {
+	case len(names) == 1:
+		line = "only " + names[0] + " answered"
+	case agree && len(names) == 3:
+		line = "all three agree (" + strings.Join(names, ", ") + ")"
+	case agree:
+		line = joinAnd(names) + " agree"
+	default:
+		line = fmt.Sprintf("%s DISAGREE (exit %d)", joinAnd(names), ExitDiffer)
+	}
+	if len(res.refused) > 0 {
+		line += "; " + joinAnd(res.refused) + " refused (see the note above)"
+	}
+	if onStderr {
+		fmt.Fprintf(w, "compare decide: %s\n", line)
+		return
+	}
+	fmt.Fprintf(w, "agreement: %s\n", line)
+}
+
+// joinAnd joins names as "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // withoutPod drops the preemptor's own copy from the cluster (a dump taken

@@ -38,9 +38,23 @@ func TestDecideAllReportsDisagreement(t *testing.T) {
 	if code != ExitDiffer {
 		t.Fatalf("exit %d, want %d; stderr %s", code, ExitDiffer, stderr)
 	}
-	for _, want := range []string{"broken differs from reference (-reference +broken):", `"node-a",`, `"node-a-typo",`} {
+	for _, want := range []string{"broken differs from reference (-reference +broken):", `"node-a",`, `"node-a-typo",`, "agreement: reference and broken DISAGREE (exit 1)\n"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
+	}
+}
+
+// -impl all ends with one line saying whether they agree: on stderr beside
+// the JSON (stdout stays one JSON value), in the text for people.
+func TestDecideAllSaysTheyAgree(t *testing.T) {
+	args := []string{"decide", "-impl", "all", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-now", testNow}
+	stdout, stderr, code := runCLI(t, args...)
+	if code != ExitOK || !strings.HasSuffix(stderr, "compare decide: all three agree (reference, upstream, optimized)\n") || strings.Contains(stdout, "agree") {
+		t.Errorf("JSON: exit %d, stderr %q", code, stderr)
+	}
+	stdout, _, code = runCLI(t, append(args, "-o", "text")...)
+	if code != ExitOK || !strings.HasSuffix(stdout, "agreement: all three agree (reference, upstream, optimized)\n") {
+		t.Errorf("text: exit %d, stdout ends %q", code, stdout[max(0, len(stdout)-200):])
 	}
 }
