@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Runs every fuzz target of the module in turn, each for DURATION.
+# Runs every fuzz target of the module in turn, each for DURATION, or
+# those whose name matches TARGETS (an extended regular expression).
 #
-#   scripts/fuzz.sh [DURATION]          DURATION defaults to 30s; any
-#                                       -fuzztime value (10s, 2m, 5000x)
+#   scripts/fuzz.sh [DURATION] [TARGETS]   DURATION defaults to 30s; any
+#                                          -fuzztime value (10s, 2m, 5000x)
+#   scripts/fuzz.sh -list                  the targets, package by package
+#
+# Every target for DURATION takes the target count (scripts/fuzz.sh
+# -list) times DURATION: choose TARGETS to fuzz one.
 #
 # Targets are the `func FuzzX` that `go test -list` finds in each package.
 # A failing input is written under the package's testdata/fuzz/FuzzX/ by go
@@ -13,6 +18,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 dur=${1:-30s}
+want=${2:-.}
+list_only=false
+if [ "$dur" = -list ]; then list_only=true; fi
 found=0
 failed=()
 for pkg in $(go list ./...); do
@@ -21,7 +29,11 @@ for pkg in $(go list ./...); do
     echo "fuzz: $pkg does not build" >&2
     exit 2
   fi
-  for target in $(printf '%s\n' "$list" | grep '^Fuzz' || true); do
+  for target in $(printf '%s\n' "$list" | grep '^Fuzz' | grep -E -- "$want" || true); do
+    if $list_only; then
+      echo "$pkg $target"
+      continue
+    fi
     found=$((found + 1))
     echo "=== fuzz $pkg $target for $dur"
     if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$dur" "$pkg"; then
@@ -29,8 +41,9 @@ for pkg in $(go list ./...); do
     fi
   done
 done
+if $list_only; then exit 0; fi
 if [ "$found" = 0 ]; then
-  echo "fuzz: no fuzz targets (func FuzzX) found; nothing to do"
+  echo "fuzz: no fuzz target (func FuzzX) matches '$want'; nothing to do"
   exit 0
 fi
 if [ "${#failed[@]}" -gt 0 ]; then
