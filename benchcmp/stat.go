@@ -110,6 +110,13 @@ func (r *Report) Table(unit string) *Table {
 
 type cellKey struct{ table, row, col benchproc.Key }
 
+// ReadError is an error reading the results Stat or a plot reads: a file
+// or line that cannot be read, an invalid value.
+type ReadError struct{ Err error }
+
+func (e *ReadError) Error() string { return e.Err.Error() }
+func (e *ReadError) Unwrap() error { return e.Err }
+
 type cellData struct {
 	values  []float64
 	residue map[benchproc.Key]bool
@@ -136,7 +143,10 @@ func checkUnitInterval(name string, v float64) error {
 // projection names (benchproc's residue), in GOMAXPROCS or in the file
 // they come from, unless that key is ignored, gets a footnote ("benchmarks
 // vary in goarch"), and Report.Mixed names the key and its values.
-func Stat(rs *Results, opts StatOptions) (*Report, error) {
+//
+// Stat reads src once, keeping per cell only its values and what it
+// needs to warn of pooling; an error reading it is a *ReadError.
+func Stat(src Source, opts StatOptions) (*Report, error) {
 	if err := checkUnitInterval("alpha", opts.Alpha); err != nil {
 		return nil, err
 	}
@@ -195,10 +205,10 @@ func Stat(rs *Results, opts StatOptions) (*Report, error) {
 		}
 	}
 	cfg := newConfigTracker()
-	for _, rec := range rs.Records {
+	scanErr := src.Scan(func(rec *benchfmt.Result) {
 		m, err := filter.Match(rec)
 		if err != nil || !m.Any() {
-			continue
+			return
 		}
 		k := cellKey{tableBy.Project(rec), rowBy.Project(rec), colBy.Project(rec)}
 		res := residue.Project(rec)
@@ -240,6 +250,9 @@ func Stat(rs *Results, opts StatOptions) (*Report, error) {
 				c.files = append(c.files, file)
 			}
 		}
+	})
+	if scanErr != nil {
+		return nil, &ReadError{scanErr}
 	}
 	// Keys are sorted (and printed) only now: a projection's fields are
 	// final once every result is projected.
@@ -247,7 +260,10 @@ func Stat(rs *Results, opts StatOptions) (*Report, error) {
 	benchproc.SortKeys(rows)
 	benchproc.SortKeys(cols)
 
-	rep := &Report{Config: cfg.common(), Warnings: rs.Warnings}
+	rep := &Report{Config: cfg.common()}
+	if w, ok := src.(warner); ok {
+		rep.Warnings = w.warningList()
+	}
 	tableConfig, split := splitTables(tables)
 	pooled := newPoolTracker()
 	for _, tk := range tables {
