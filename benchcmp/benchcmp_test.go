@@ -559,7 +559,9 @@ func TestImpossibleValues(t *testing.T) {
 		{"BenchmarkX-2 1 5 ns/op -64 B/op\n", "f:1: BenchmarkX-2: -64 B/op is not a possible count (a count is 0 or more)"},
 		{"BenchmarkX-2 1 5 ns/op -1 allocs/op\n", "f:1: BenchmarkX-2: -1 allocs/op is not a possible count"},
 		{"BenchmarkX-2 1 NaN ns/op\n", "f:1: BenchmarkX-2: NaN ns/op is not a finite number"},
-		{strings.Repeat("BenchmarkX-2 1 0 ns/op\n", 8), "f:5: BenchmarkX-2: 0 ns/op is not a possible time (a time per op is more than 0); and 3 more"},
+		{strings.Repeat("BenchmarkX-2 1 0 ns/op\n", 8), "f:1: BenchmarkX-2: 0 ns/op is not a possible time (a time per op is more than 0), and so are lines 2, 3, 4, 5, 6 and 2 more"},
+		{"BenchmarkX-2 1 0 ns/op\nBenchmarkX-2 1 1 ns/op\nBenchmarkX-2 1 0 ns/op\n", "f:1: BenchmarkX-2: 0 ns/op is not a possible time (a time per op is more than 0), and so is line 3"},
+		{"BenchmarkA 1 0 ns/op\nBenchmarkB 1 0 ns/op\nBenchmarkC 1 0 ns/op\nBenchmarkD 1 0 ns/op\nBenchmarkE 1 0 ns/op\nBenchmarkF 1 0 ns/op\nBenchmarkF 1 0 ns/op\nBenchmarkG 1 -1 ns/op\n", "f:5: BenchmarkE: 0 ns/op is not a possible time (a time per op is more than 0); and 2 more"},
 	} {
 		_, err := Read(strings.NewReader(tc.in), "f")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -69,8 +69,59 @@ type checker struct {
 	warnings []string
 	// moreWarnings counts the unparsable lines past maxKept.
 	moreWarnings int
-	invalid      []string
-	moreInvalid  int
+	// invalid are the invalid values, the same value of the same
+	// benchmark in the same file once, with the lines it is on.
+	invalid     []*invalidValues
+	invalidBy   map[string]*invalidValues
+	moreInvalid int
+}
+
+type invalidValues struct {
+	file, what string
+	lines      []int
+	moreLines  int
+}
+
+// String is "f:3: BenchmarkX: 0 ns/op is not a possible time (...)",
+// then ", and so are lines 4, 5 and 6" when the value is on more lines.
+func (iv *invalidValues) String() string {
+	s := fmt.Sprintf("%s:%d: %s", iv.file, iv.lines[0], iv.what)
+	if len(iv.lines) == 1 {
+		return s
+	}
+	var more []string
+	for _, l := range iv.lines[1:] {
+		more = append(more, strconv.Itoa(l))
+	}
+	if iv.moreLines > 0 {
+		more = append(more, plural(iv.moreLines, "more", "more"))
+	}
+	if len(more) == 1 {
+		return s + ", and so is line " + more[0]
+	}
+	return s + ", and so are lines " + joinAnd(more)
+}
+
+func (c *checker) addInvalid(file string, line int, what string) {
+	key := file + "\x00" + what
+	if iv := c.invalidBy[key]; iv != nil {
+		if len(iv.lines) < 6 {
+			iv.lines = append(iv.lines, line)
+		} else {
+			iv.moreLines++
+		}
+		return
+	}
+	if len(c.invalid) >= maxKept {
+		c.moreInvalid++
+		return
+	}
+	if c.invalidBy == nil {
+		c.invalidBy = map[string]*invalidValues{}
+	}
+	iv := &invalidValues{file: file, what: what, lines: []int{line}}
+	c.invalidBy[key] = iv
+	c.invalid = append(c.invalid, iv)
 }
 
 // maxKept bounds the messages kept: a file of a million bad lines must
@@ -93,14 +144,10 @@ func (c *checker) check(rec benchfmt.Record) (*benchfmt.Result, bool) {
 			tidyUnits(v)
 			if why := invalidValue(v); why != "" {
 				ok = false
-				if len(c.invalid) < maxKept {
-					file, line := r.Pos()
-					// The name as the file writes it, benchfmt having
-					// taken "Benchmark" off.
-					c.invalid = append(c.invalid, fmt.Sprintf("%s:%d: Benchmark%s: %s %s", file, line, r.Name.Full(), formatOrig(v), why))
-				} else {
-					c.moreInvalid++
-				}
+				file, line := r.Pos()
+				// The name as the file writes it, benchfmt having taken
+				// "Benchmark" off.
+				c.addInvalid(file, line, fmt.Sprintf("Benchmark%s: %s %s", r.Name.Full(), formatOrig(v), why))
 			}
 		}
 		return r, ok
@@ -152,7 +199,11 @@ func (c *checker) err() error {
 		return nil
 	}
 	const most = 5
-	msg := strings.Join(c.invalid[:min(most, len(c.invalid))], "; ")
+	var parts []string
+	for _, iv := range c.invalid[:min(most, len(c.invalid))] {
+		parts = append(parts, iv.String())
+	}
+	msg := strings.Join(parts, "; ")
 	if more := len(c.invalid) - most + c.moreInvalid; more > 0 {
 		msg += fmt.Sprintf("; and %d more", more)
 	}
