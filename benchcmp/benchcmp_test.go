@@ -1,6 +1,7 @@
 package benchcmp
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -679,6 +680,39 @@ func TestGateFormatsBytesAsStat(t *testing.T) {
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+// WriteJSON writes row by row the bytes json.Encoder writes of the whole
+// report.
+func TestWriteJSONIsTheEncoders(t *testing.T) {
+	in := "goos: linux\ncommit: a\n" + strings.Repeat("BenchmarkX/impl=reference 1 10 ns/op 3 B/op\nBenchmarkX/impl=upstream 1 12 ns/op 3 B/op\nBenchmarkY/impl=reference 1 1 ns/op\n", 3) +
+		"commit: b\n" + strings.Repeat("BenchmarkX/impl=reference 1 10 ns/op <&> 2 x/op\n", 2) + "garbage line\nBenchmarkZ 1 x ns/op\n"
+	rs, err := Read(strings.NewReader(in), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pooled := DefaultStatOptions()
+	pooled.Table = ""
+	for _, opts := range []StatOptions{DefaultStatOptions(), pooled} {
+		rep, err := Stat(rs, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []*Report{rep, {}, {Tables: []*Table{{Unit: "x"}}}, {Tables: []*Table{{Unit: "x", Rows: []*Row{}}}}} {
+			var want, got strings.Builder
+			enc := json.NewEncoder(&want)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(r); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.WriteJSON(&got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+				t.Errorf("WriteJSON differs from json.Encoder (-want +got):\n%s", diff)
+			}
 		}
 	}
 }

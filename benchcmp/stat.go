@@ -1,6 +1,8 @@
 package benchcmp
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -802,11 +804,78 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// WriteJSON writes the report as indented JSON.
+// WriteJSON writes the report as indented JSON, row by row: the bytes are
+// those of json.Encoder with a two-space indent, without the whole
+// document in memory at once (a million results make some 80 MB of it).
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	shell := *r
+	shell.Tables = nil
+	doc, err := json.MarshalIndent(&shell, "", "  ")
+	if err != nil {
+		return err
+	}
+	// Tables is the second field: its null stands where the tables go.
+	const tablesNull = "\n  \"tables\": null"
+	i := bytes.Index(doc, []byte(tablesNull))
+	if i < 0 || len(r.Tables) == 0 {
+		bw.Write(doc)
+		bw.WriteString("\n")
+		return bw.Flush()
+	}
+	bw.Write(doc[:i])
+	bw.WriteString("\n  \"tables\": [")
+	for ti, t := range r.Tables {
+		if ti > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n    ")
+		if err := writeTableJSON(bw, t); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("\n  ]")
+	bw.Write(doc[i+len(tablesNull):])
+	bw.WriteString("\n")
+	return bw.Flush()
+}
+
+// writeTableJSON writes t as json.MarshalIndent at depth 2 writes it, a
+// row at a time.
+func writeTableJSON(bw *bufio.Writer, t *Table) error {
+	shell := *t
+	shell.Rows = nil
+	doc, err := json.MarshalIndent(&shell, "    ", "  ")
+	if err != nil {
+		return err
+	}
+	// Rows is the last field.
+	const rowsNull = "\n      \"rows\": null\n    }"
+	if len(t.Rows) == 0 || !bytes.HasSuffix(doc, []byte(rowsNull)) {
+		if t.Rows != nil {
+			doc, err = json.MarshalIndent(t, "    ", "  ")
+			if err != nil {
+				return err
+			}
+		}
+		bw.Write(doc)
+		return nil
+	}
+	bw.Write(doc[:len(doc)-len(rowsNull)])
+	bw.WriteString("\n      \"rows\": [")
+	for i, row := range t.Rows {
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n        ")
+		doc, err := json.MarshalIndent(row, "        ", "  ")
+		if err != nil {
+			return err
+		}
+		bw.Write(doc)
+	}
+	bw.WriteString("\n      ]\n    }")
+	return nil
 }
 
 // Notes lists the footnotes of the cells and comparisons, for outputs
