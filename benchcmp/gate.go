@@ -84,11 +84,13 @@ type GateResult struct {
 	// reported, not compared.
 	OnlyBase, OnlyHead []string
 	// Unpaired are gated units measured on one side only ("B/op of X only
-	// in head").
+	// in base"): not compared, so each is also a problem (a head run
+	// without -benchmem must not pass the allocation gate).
 	Unpaired []string
-	// Problems are what makes the input unusable: invalid options, a file
-	// without results, too few samples, no benchmark in common, samples of
-	// different machines or packages.
+	// Problems are what makes the input unusable: invalid options, a
+	// value no measurement has, a file without results, too few samples
+	// of a unit, a unit of one side only, no benchmark in common, nothing
+	// to compare, samples of different machines or packages.
 	Problems []string
 	// Warnings are what the gate did with a doubt: samples of different
 	// GOMAXPROCS or of another configuration key pooled.
