@@ -1,9 +1,12 @@
 package benchcmp
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -26,7 +29,13 @@ func TestCompare(t *testing.T) {
 		// The U test cannot reach p < 0.001 with 6+6 samples; exact
 		// samples need no test.
 		{"different constants, tiny alpha", six(100, 100, 100, 100, 100, 100), six(101, 101, 101, 101, 101, 101), 0.001, true, true, -1},
-		{"different constants, 2 samples", six(100, 100), six(101, 101), 0.05, true, true, -1},
+		// Too few samples to show they do not vary: "~", as benchstat
+		// prints it (issue 21: one sample a side printed a ratio).
+		{"different constants, 2 samples", six(100, 100), six(101, 101), 0.05, false, true, 1.0 / 3},
+		{"different values, 1 sample", six(100), six(250), 0.05, false, true, 1},
+		{"different constants, 3+4 samples", six(100, 100, 100), six(101, 101, 101, 101), 0.05, false, true, -1},
+		{"different constants, 4 samples", six(100, 100, 100, 100), six(101, 101, 101, 101), 0.05, true, true, 2.0 / 70},
+		{"different constants, 4 samples, tiny alpha", six(100, 100, 100, 100), six(101, 101, 101, 101), 0.001, true, true, -1},
 		{"separated", six(10, 11, 12, 10.5, 11.5, 10.2), six(20, 21, 22, 20.5, 21.5, 20.2), 0.05, true, false, 0.0021645021645021645},
 		{"overlapping", six(10, 11, 12, 10.5, 11.5, 10.2), six(10.1, 11.1, 11.9, 10.4, 11.6, 10.3), 0.05, false, false, -1},
 		// One side varies: left to the U test, ties and all.
@@ -534,6 +543,176 @@ func TestGateOptionsValidate(t *testing.T) {
 		g := Gate("base", results(t, "A ns/op 1 2 3 4 5 6"), "head", results(t, "A ns/op 1 2 3 4 5 6"), o)
 		if g.ExitCode() != GateBadInput || len(g.Problems) != 1 || g.Problems[0] != tc.want {
 			t.Errorf("Gate: exit %d, problems %q; want 2 and %q", g.ExitCode(), g.Problems, tc.want)
+		}
+	}
+}
+
+// Issue 21: a time of 0 or below, a count below 0 are no measurements:
+// an error naming the file, the line, the benchmark and the value as
+// written, from Read and from a Files scan alike; a zero among other times
+// is not dropped apart into a unit of its own (benchfmt leaves "0 ns/op"
+// in ns/op).
+func TestImpossibleValues(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"BenchmarkX-2 1 0 ns/op\n", "f:1: BenchmarkX-2: 0 ns/op is not a possible time (a time per op is more than 0)"},
+		{"BenchmarkX-2 1 100 ns/op\nBenchmarkX-2 1 -102.5 ns/op\n", "f:2: BenchmarkX-2: -102.5 ns/op is not a possible time"},
+		{"BenchmarkX-2 1 -1 sec/op\n", "f:1: BenchmarkX-2: -1 sec/op is not a possible time"},
+		{"BenchmarkX-2 1 5 ns/op -64 B/op\n", "f:1: BenchmarkX-2: -64 B/op is not a possible count (a count is 0 or more)"},
+		{"BenchmarkX-2 1 5 ns/op -1 allocs/op\n", "f:1: BenchmarkX-2: -1 allocs/op is not a possible count"},
+		{"BenchmarkX-2 1 NaN ns/op\n", "f:1: BenchmarkX-2: NaN ns/op is not a finite number"},
+		{strings.Repeat("BenchmarkX-2 1 0 ns/op\n", 8), "f:1: BenchmarkX-2: 0 ns/op is not a possible time (a time per op is more than 0), and so are lines 2, 3, 4, 5, 6 and 2 more"},
+		{"BenchmarkX-2 1 0 ns/op\nBenchmarkX-2 1 1 ns/op\nBenchmarkX-2 1 0 ns/op\n", "f:1: BenchmarkX-2: 0 ns/op is not a possible time (a time per op is more than 0), and so is line 3"},
+		{"BenchmarkA 1 0 ns/op\nBenchmarkB 1 0 ns/op\nBenchmarkC 1 0 ns/op\nBenchmarkD 1 0 ns/op\nBenchmarkE 1 0 ns/op\nBenchmarkF 1 0 ns/op\nBenchmarkF 1 0 ns/op\nBenchmarkG 1 -1 ns/op\n", "f:5: BenchmarkE: 0 ns/op is not a possible time (a time per op is more than 0); and 2 more"},
+	} {
+		_, err := Read(strings.NewReader(tc.in), "f")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Read(%q) = %v, want an error with %q", tc.in, err, tc.want)
+		}
+		path := filepath.Join(t.TempDir(), "f")
+		if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fs, err := OpenFiles([]string{"f=" + path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Stat(fs, DefaultStatOptions()); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(tc.want, "f")) {
+			t.Errorf("Stat(%q) = %v, want an error with %q", tc.in, err, tc.want)
+		}
+		g := Gate("base", fs, "head", fs, DefaultGateOptions())
+		if g.ExitCode() != GateBadInput || !strings.Contains(strings.Join(g.Problems, "\n"), strings.TrimPrefix(tc.want, "f")) {
+			t.Errorf("Gate(%q): exit %d, problems %q", tc.in, g.ExitCode(), g.Problems)
+		}
+	}
+	// Zero allocations and bytes are measurements (the optimized
+	// implementation's target); custom units may be anything finite.
+	rs, err := Read(strings.NewReader("BenchmarkX-2 1 5 ns/op 0 B/op 0 allocs/op -3 delta/op 0 ns/x\n"), "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var units []string
+	for _, v := range rs.Records[0].Values {
+		units = append(units, fmt.Sprintf("%v %s", v.Value, v.Unit))
+	}
+	// 0 ns/x is in sec/x, as 1 ns/x is.
+	if diff := cmp.Diff([]string{"5e-09 sec/op", "0 B/op", "0 allocs/op", "-3 delta/op", "0 sec/x"}, units); diff != "" {
+		t.Errorf("values (-want +got):\n%s", diff)
+	}
+}
+
+// Issue 21: every benchmark of both files is compared in every gated unit
+// either side measures, on enough samples of that unit; a gate that
+// compares nothing fails.
+func TestGateComparesWhatItClaims(t *testing.T) {
+	six := func(line string) string { return strings.Repeat("BenchmarkA-2 10 "+line+"\n", 6) }
+	read := func(s string) *Results {
+		rs, err := Read(strings.NewReader(s), "f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+	for _, tc := range []struct {
+		name, base, head string
+		want             string
+	}{
+		{"head without -benchmem", six("100 ns/op 64 B/op 1 allocs/op"), six("100 ns/op"),
+			"B/op of A only in base: the head has none to compare (run base and head with the same flags, -benchmem for B/op and allocs/op)"},
+		{"base without -benchmem", six("100 ns/op"), six("100 ns/op 64 B/op 1 allocs/op"), "allocs/op of A only in head: the base has none to compare"},
+		{"a unit on some lines only", six("100 ns/op 64 B/op 1 allocs/op"), six("100 ns/op") + strings.Repeat("BenchmarkA-2 10 100 ns/op 64 B/op 1 allocs/op\n", 3),
+			"head: A has 3 samples of B/op (of 9 results), need at least 6"},
+		{"no gated unit", six("5 candidates/op"), six("6 candidates/op"), "nothing to gate: no benchmark of both files has sec/op, B/op or allocs/op"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := Gate("base", read(tc.base), "head", read(tc.head), DefaultGateOptions())
+			if g.ExitCode() != GateBadInput || !slices.Contains(g.Problems, tc.want) && !strings.Contains(strings.Join(g.Problems, "\n"), tc.want) {
+				t.Errorf("exit %d, problems %q; want 2 and %q", g.ExitCode(), g.Problems, tc.want)
+			}
+			var out strings.Builder
+			if err := g.WriteText(&out); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), "BAD INPUT: ") || strings.Contains(out.String(), "PASS") {
+				t.Errorf("report:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// Issue 21: one sample a side is "~" in stat, as in benchstat, with the
+// reason as a footnote; four a side of different constants are a change.
+func TestStatFewSamples(t *testing.T) {
+	in := "BenchmarkX/impl=reference 1 100 ns/op\nBenchmarkX/impl=upstream 1 250 ns/op\n"
+	rep, err := Stat(results(t), DefaultStatOptions())
+	if err != nil || len(rep.Tables) != 0 {
+		t.Fatalf("empty: %v, %d tables", err, len(rep.Tables))
+	}
+	rs, err := Read(strings.NewReader(in), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := DefaultStatOptions()
+	opts.Baselines = []string{"reference"}
+	rep, err = Stat(rs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := rep.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"~ (p=1.000 n=1) ²", "need >= 4 samples to detect a difference at alpha level 0.05"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "2.50x") {
+		t.Errorf("a ratio from one sample:\n%s", out.String())
+	}
+}
+
+func TestGateFormatsBytesAsStat(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{gateValue(663168, "B/op"), "647.6Ki"},
+		{gateValue(663168, "B/op"), FormatValue(663168, "B/op")},
+		{gateValue(8927, "allocs/op"), "8927"},
+		{gateValue(8927.5, "allocs/op"), "8927.5"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+// WriteJSON writes row by row the bytes json.Encoder writes of the whole
+// report.
+func TestWriteJSONIsTheEncoders(t *testing.T) {
+	in := "goos: linux\ncommit: a\n" + strings.Repeat("BenchmarkX/impl=reference 1 10 ns/op 3 B/op\nBenchmarkX/impl=upstream 1 12 ns/op 3 B/op\nBenchmarkY/impl=reference 1 1 ns/op\n", 3) +
+		"commit: b\n" + strings.Repeat("BenchmarkX/impl=reference 1 10 ns/op <&> 2 x/op\n", 2) + "garbage line\nBenchmarkZ 1 x ns/op\n"
+	rs, err := Read(strings.NewReader(in), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pooled := DefaultStatOptions()
+	pooled.Table = ""
+	for _, opts := range []StatOptions{DefaultStatOptions(), pooled} {
+		rep, err := Stat(rs, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []*Report{rep, {}, {Tables: []*Table{{Unit: "x"}}}, {Tables: []*Table{{Unit: "x", Rows: []*Row{}}}}} {
+			var want, got strings.Builder
+			enc := json.NewEncoder(&want)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(r); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.WriteJSON(&got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+				t.Errorf("WriteJSON differs from json.Encoder (-want +got):\n%s", diff)
+			}
 		}
 	}
 }

@@ -86,10 +86,13 @@ type Comparison struct {
 // for samples without variance, which allocs/op (and often B/op) nearly
 // always are: when every value of base is the same and every value of new
 // is the same, the difference is exact. Equal constants are no change
-// (p = 1); different constants are a significant change whatever alpha and
-// the sample sizes (p is still the U test's, its smallest possible value
-// for these sizes). A sample that varies on either side is left to the
-// U test.
+// (p = 1); different constants are a significant change whatever alpha,
+// provided the samples are large enough to show that they do not vary:
+// as large as the U test needs to tell them apart at DefaultAlpha (p is
+// still the U test's, its smallest possible value for these sizes; 4 and
+// 4 samples, 3 and 5). One sample a side shows nothing: it is "~", as
+// benchstat prints it, whatever the values. A sample that varies on
+// either side is left to the U test.
 func Compare(base, new []float64, alpha float64) Comparison {
 	b := Summarize(base, DefaultConfidence)
 	n := Summarize(new, DefaultConfidence)
@@ -109,8 +112,9 @@ func Compare(base, new []float64, alpha float64) Comparison {
 	th := benchmath.Thresholds{CompareAlpha: alpha}
 	cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(base), &th), benchmath.NewSample(slices.Clone(new), &th))
 	c.P = cmp.P
-	c.Significant = c.Exact || cmp.P < alpha
-	if !c.Exact {
+	c.Significant = cmp.P < alpha || c.Exact && cmp.P < max(alpha, DefaultAlpha)
+	if !c.Significant {
+		// "need >= 4 samples to detect a difference at alpha level 0.05"
 		for _, w := range cmp.Warnings {
 			c.Warnings = append(c.Warnings, w.Error())
 		}

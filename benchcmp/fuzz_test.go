@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,17 @@ var fuzzSeeds = []string{
 	"BenchmarkX 10 5 ns/op 3 candidates/op\nBenchmarkX 10 5 ns/op 4 candidates/op\n",
 	"not a benchmark line\nBenchmark\nBenchmarkX 1e400 5 ns/op\n",
 	"pkg: a\nBenchmarkY/impl=upstream 6 1 sec/op\npkg: b\nBenchmarkY/impl=upstream 6 2 sec/op\n",
+	// Issue 21: times of 0 and below, zeros among other times, a unit of
+	// one side only, one sample.
+	strings.Repeat("BenchmarkZ-2 1 0 ns/op 0 B/op 0 allocs/op\n", 6),
+	strings.Repeat("BenchmarkZ-2 1 100 ns/op\n", 6),
+	strings.Repeat("BenchmarkZ-2 1 -102.5 ns/op\n", 6),
+	strings.Repeat("BenchmarkZ-2 1 102.5 ns/op 64 B/op 1 allocs/op\n", 6),
+	strings.Repeat("BenchmarkZ-2 1 100 ns/op\nBenchmarkZ-2 1 0 ns/op\n", 3),
+	"BenchmarkZ-2 1 100 ns/op -1 B/op -2 allocs/op\n",
+	"BenchmarkZ-2 1 100 ns/op 1 allocs/op\n",
+	strings.Repeat("BenchmarkZ-2 1 100 ns/op 3 x/op\n", 6) + strings.Repeat("BenchmarkZ-2 1 100 x/op\n", 3),
+	strings.Repeat("BenchmarkZ-2 1 0 ns/x\nBenchmarkZ-2 1 1 ns/x\n", 3),
 }
 
 // FuzzResults feeds arbitrary bytes as a base and a head results file
@@ -176,17 +188,25 @@ func fuzzResults(t *testing.T, base, head []byte) {
 	if code := g.ExitCode(); code != GatePass && code != GateRegression && code != GateBadInput {
 		t.Fatalf("exit code %d", code)
 	}
-	if len(g.Problems) == 0 && len(g.Checks) == 0 && len(b.Records) > 0 && len(h.Records) > 0 {
-		// Benchmarks in common without a gated unit are fine; nothing in
-		// common is a problem.
-		common, hs := false, collect(h)
-		for _, n := range collect(b).names {
-			if hs.by[n] != nil {
-				common = true
-			}
+	if g.ExitCode() != GateBadInput {
+		// A verdict compares what it claims: something, every unit of
+		// both sides, enough samples, possible values.
+		if len(g.Checks) == 0 {
+			t.Fatalf("exit %d comparing nothing", g.ExitCode())
 		}
-		if !common {
-			t.Fatalf("nothing in common and no problem")
+		if len(g.Unpaired) > 0 {
+			t.Fatalf("exit %d with units not compared: %q", g.ExitCode(), g.Unpaired)
+		}
+		opts := DefaultGateOptions()
+		for _, c := range g.Checks {
+			if c.Base.N < opts.MinSamples || c.Head.N < opts.MinSamples {
+				t.Fatalf("exit %d with %s %s on %d+%d samples", g.ExitCode(), c.Benchmark, c.Unit, c.Base.N, c.Head.N)
+			}
+			for _, v := range append(slices.Clone(c.Base.Values), c.Head.Values...) {
+				if c.Unit == "sec/op" && !(v > 0) || v < 0 {
+					t.Fatalf("exit %d with %s %s value %v", g.ExitCode(), c.Benchmark, c.Unit, v)
+				}
+			}
 		}
 	}
 	for _, write := range []func(io.Writer) error{g.WriteText, g.WriteMarkdown} {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchproc"
 )
 
@@ -83,11 +84,13 @@ type GateResult struct {
 	// reported, not compared.
 	OnlyBase, OnlyHead []string
 	// Unpaired are gated units measured on one side only ("B/op of X only
-	// in head").
+	// in base"): not compared, so each is also a problem (a head run
+	// without -benchmem must not pass the allocation gate).
 	Unpaired []string
-	// Problems are what makes the input unusable: invalid options, a file
-	// without results, too few samples, no benchmark in common, samples of
-	// different machines or packages.
+	// Problems are what makes the input unusable: invalid options, a
+	// value no measurement has, a file without results, too few samples
+	// of a unit, a unit of one side only, no benchmark in common, nothing
+	// to compare, samples of different machines or packages.
 	Problems []string
 	// Warnings are what the gate did with a doubt: samples of different
 	// GOMAXPROCS or of another configuration key pooled.
@@ -129,7 +132,10 @@ type side struct {
 // the name is .fullname without the GOMAXPROCS suffix (BenchmarkX-2,
 // BenchmarkX-8 and BenchmarkX are X), which is /gomaxprocs; the file
 // configuration is .config.
-func collect(rs *Results) side {
+//
+// It reads src once, keeping per benchmark only its values by unit and
+// its configurations.
+func collect(src Source) (side, error) {
 	var parser benchproc.ProjectionParser
 	nameBy, err1 := parser.Parse(".fullname", nil)
 	gmpBy, err2 := parser.Parse("/gomaxprocs", nil)
@@ -144,7 +150,7 @@ func collect(rs *Results) side {
 	}
 	byKey := map[benchproc.Key]*entry{}
 	var order []benchproc.Key
-	for _, rec := range rs.Records {
+	err := src.Scan(func(rec *benchfmt.Result) {
 		nk := nameBy.Project(rec)
 		e := byKey[nk]
 		if e == nil {
@@ -167,6 +173,9 @@ func collect(rs *Results) side {
 		for _, v := range rec.Values {
 			b.values[v.Unit] = append(b.values[v.Unit], v.Value)
 		}
+	})
+	if err != nil {
+		return side{}, err
 	}
 	// Names and configuration fields are read once every result is
 	// projected (a projection's fields grow as keys are seen).
@@ -186,7 +195,7 @@ func collect(rs *Results) side {
 		s.by[name] = e.b
 		s.names = append(s.names, name)
 	}
-	return s
+	return s, nil
 }
 
 // configKeys are the keys of b.config, ConfigKeys first, then the others
@@ -269,6 +278,14 @@ func benchmarkList(names []string) string {
 	return strings.Join(names[:most], ", ") + " and " + plural(len(names)-most, "more benchmark", "more benchmarks")
 }
 
+// joinOr is "a", "a or b", "a, b or c".
+func joinOr(vs []string) string {
+	if len(vs) <= 1 {
+		return strings.Join(vs, "")
+	}
+	return strings.Join(vs[:len(vs)-1], ", ") + " or " + vs[len(vs)-1]
+}
+
 // joinAnd is "a", "a and b", "a, b and c".
 func joinAnd(vs []string) string {
 	if len(vs) <= 1 {
@@ -287,13 +304,29 @@ func joinAnd(vs []string) string {
 // between base and head, is a problem (bad input); one whose samples
 // within a file differ in another key or in GOMAXPROCS, or whose base and
 // head ran at different GOMAXPROCS, is gated with a warning.
-func Gate(baseName string, base *Results, headName string, head *Results, opts GateOptions) *GateResult {
+//
+// Every benchmark of both files is compared in every gated unit either
+// measures, on at least MinSamples samples a side; what cannot be is a
+// problem (bad input), never a pass: a unit of one side only, too few
+// samples, nothing compared at all. Base and head are each read once (see
+// Source); an error reading either is a problem.
+func Gate(baseName string, base Source, headName string, head Source, opts GateOptions) *GateResult {
 	g := &GateResult{Base: baseName, Head: headName, Options: opts}
 	if err := opts.Validate(); err != nil {
 		g.Problems = append(g.Problems, err.Error())
 		return g
 	}
-	b, h := collect(base), collect(head)
+	b, errB := collect(base)
+	h, errH := collect(head)
+	for _, err := range []error{errB, errH} {
+		if err != nil {
+			// The error names the file, the line and the benchmark.
+			g.Problems = append(g.Problems, err.Error())
+		}
+	}
+	if len(g.Problems) > 0 {
+		return g
+	}
 	var problems, warnings byBenchmarks
 	for _, f := range []struct {
 		name string
@@ -303,8 +336,17 @@ func Gate(baseName string, base *Results, headName string, head *Results, opts G
 			g.Problems = append(g.Problems, fmt.Sprintf("%s: no benchmark results", f.name))
 		}
 		for _, n := range f.s.names {
-			if runs := f.s.by[n].runs; runs < opts.MinSamples {
-				g.Problems = append(g.Problems, fmt.Sprintf("%s: %s has %d samples, need at least %d", f.name, n, runs, opts.MinSamples))
+			bs := f.s.by[n]
+			if bs.runs < opts.MinSamples {
+				g.Problems = append(g.Problems, fmt.Sprintf("%s: %s has %d samples, need at least %d", f.name, n, bs.runs, opts.MinSamples))
+				continue
+			}
+			// The minimum holds for every unit gated, not only for the
+			// results: a unit missing from some lines has fewer samples.
+			for _, unit := range GatedUnits {
+				if vs := bs.values[unit]; vs != nil && len(vs) < opts.MinSamples {
+					g.Problems = append(g.Problems, fmt.Sprintf("%s: %s has %d samples of %s (of %d results), need at least %d", f.name, n, len(vs), unit, bs.runs, opts.MinSamples))
+				}
 			}
 		}
 	}
@@ -359,11 +401,15 @@ func Gate(baseName string, base *Results, headName string, head *Results, opts G
 			switch {
 			case bv == nil && hv == nil:
 				continue
-			case hv == nil:
-				g.Unpaired = append(g.Unpaired, fmt.Sprintf("%s of %s only in base", unit, name))
-				continue
-			case bv == nil:
-				g.Unpaired = append(g.Unpaired, fmt.Sprintf("%s of %s only in head", unit, name))
+			case hv == nil, bv == nil:
+				// A head without B/op must not pass the allocation gate:
+				// a unit measured on one side is a benchmark not gated.
+				where, missing := "base", "head"
+				if bv == nil {
+					where, missing = "head", "base"
+				}
+				g.Unpaired = append(g.Unpaired, fmt.Sprintf("%s of %s only in %s", unit, name, where))
+				problems.add(fmt.Sprintf("%s of %s only in %s: the %s has none to compare (run base and head with the same flags, -benchmem for B/op and allocs/op)", unit, nameMark, where, missing), name)
 				continue
 			}
 			g.Checks = append(g.Checks, Check{
@@ -400,6 +446,10 @@ func Gate(baseName string, base *Results, headName string, head *Results, opts G
 	}
 	if matched == 0 && len(b.names) > 0 && len(h.names) > 0 {
 		g.Problems = append(g.Problems, "no benchmark is in both files")
+	}
+	if len(g.Checks) == 0 && len(g.Problems) == 0 {
+		// A gate that compares nothing cannot pass.
+		g.Problems = append(g.Problems, fmt.Sprintf("nothing to gate: no benchmark of both files has %s", joinOr(GatedUnits)))
 	}
 	return g
 }
@@ -471,11 +521,12 @@ func (g *GateResult) summary() string {
 	return fmt.Sprintf("PASS: no regression in %d comparisons", len(g.Checks))
 }
 
-// gateValue prints counts (B/op, allocs/op) unscaled, to a tenth (the
-// median of an even sample may end in .5), so that a change of one
-// allocation shows; times are scaled.
+// gateValue prints allocations unscaled, to a tenth (the median of an
+// even sample may end in .5), so that a change of one allocation shows;
+// times and bytes are scaled as stat scales them ("31.02m", "647.6Ki"),
+// the change column showing a change too small for the scaled value.
 func gateValue(v float64, unit string) string {
-	if unit != "sec/op" && math.Abs(v) < 1e15 {
+	if unit == "allocs/op" && math.Abs(v) < 1e15 {
 		return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
 	}
 	return FormatValue(v, unit)

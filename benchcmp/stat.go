@@ -1,6 +1,8 @@
 package benchcmp
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -110,6 +112,13 @@ func (r *Report) Table(unit string) *Table {
 
 type cellKey struct{ table, row, col benchproc.Key }
 
+// ReadError is an error reading the results Stat or a plot reads: a file
+// or line that cannot be read, an invalid value.
+type ReadError struct{ Err error }
+
+func (e *ReadError) Error() string { return e.Err.Error() }
+func (e *ReadError) Unwrap() error { return e.Err }
+
 type cellData struct {
 	values  []float64
 	residue map[benchproc.Key]bool
@@ -136,7 +145,10 @@ func checkUnitInterval(name string, v float64) error {
 // projection names (benchproc's residue), in GOMAXPROCS or in the file
 // they come from, unless that key is ignored, gets a footnote ("benchmarks
 // vary in goarch"), and Report.Mixed names the key and its values.
-func Stat(rs *Results, opts StatOptions) (*Report, error) {
+//
+// Stat reads src once, keeping per cell only its values and what it
+// needs to warn of pooling; an error reading it is a *ReadError.
+func Stat(src Source, opts StatOptions) (*Report, error) {
 	if err := checkUnitInterval("alpha", opts.Alpha); err != nil {
 		return nil, err
 	}
@@ -195,10 +207,10 @@ func Stat(rs *Results, opts StatOptions) (*Report, error) {
 		}
 	}
 	cfg := newConfigTracker()
-	for _, rec := range rs.Records {
+	scanErr := src.Scan(func(rec *benchfmt.Result) {
 		m, err := filter.Match(rec)
 		if err != nil || !m.Any() {
-			continue
+			return
 		}
 		k := cellKey{tableBy.Project(rec), rowBy.Project(rec), colBy.Project(rec)}
 		res := residue.Project(rec)
@@ -240,6 +252,9 @@ func Stat(rs *Results, opts StatOptions) (*Report, error) {
 				c.files = append(c.files, file)
 			}
 		}
+	})
+	if scanErr != nil {
+		return nil, &ReadError{scanErr}
 	}
 	// Keys are sorted (and printed) only now: a projection's fields are
 	// final once every result is projected.
@@ -247,7 +262,10 @@ func Stat(rs *Results, opts StatOptions) (*Report, error) {
 	benchproc.SortKeys(rows)
 	benchproc.SortKeys(cols)
 
-	rep := &Report{Config: cfg.common(), Warnings: rs.Warnings}
+	rep := &Report{Config: cfg.common()}
+	if w, ok := src.(warner); ok {
+		rep.Warnings = w.warningList()
+	}
 	tableConfig, split := splitTables(tables)
 	pooled := newPoolTracker()
 	for _, tk := range tables {
@@ -786,11 +804,78 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// WriteJSON writes the report as indented JSON.
+// WriteJSON writes the report as indented JSON, row by row: the bytes are
+// those of json.Encoder with a two-space indent, without the whole
+// document in memory at once (a million results make some 80 MB of it).
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	shell := *r
+	shell.Tables = nil
+	doc, err := json.MarshalIndent(&shell, "", "  ")
+	if err != nil {
+		return err
+	}
+	// Tables is the second field: its null stands where the tables go.
+	const tablesNull = "\n  \"tables\": null"
+	i := bytes.Index(doc, []byte(tablesNull))
+	if i < 0 || len(r.Tables) == 0 {
+		bw.Write(doc)
+		bw.WriteString("\n")
+		return bw.Flush()
+	}
+	bw.Write(doc[:i])
+	bw.WriteString("\n  \"tables\": [")
+	for ti, t := range r.Tables {
+		if ti > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n    ")
+		if err := writeTableJSON(bw, t); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("\n  ]")
+	bw.Write(doc[i+len(tablesNull):])
+	bw.WriteString("\n")
+	return bw.Flush()
+}
+
+// writeTableJSON writes t as json.MarshalIndent at depth 2 writes it, a
+// row at a time.
+func writeTableJSON(bw *bufio.Writer, t *Table) error {
+	shell := *t
+	shell.Rows = nil
+	doc, err := json.MarshalIndent(&shell, "    ", "  ")
+	if err != nil {
+		return err
+	}
+	// Rows is the last field.
+	const rowsNull = "\n      \"rows\": null\n    }"
+	if len(t.Rows) == 0 || !bytes.HasSuffix(doc, []byte(rowsNull)) {
+		if t.Rows != nil {
+			doc, err = json.MarshalIndent(t, "    ", "  ")
+			if err != nil {
+				return err
+			}
+		}
+		bw.Write(doc)
+		return nil
+	}
+	bw.Write(doc[:len(doc)-len(rowsNull)])
+	bw.WriteString("\n      \"rows\": [")
+	for i, row := range t.Rows {
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n        ")
+		doc, err := json.MarshalIndent(row, "        ", "  ")
+		if err != nil {
+			return err
+		}
+		bw.Write(doc)
+	}
+	bw.WriteString("\n      ]\n    }")
+	return nil
 }
 
 // Notes lists the footnotes of the cells and comparisons, for outputs

@@ -13,7 +13,9 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
+	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchproc"
 
 	"github.com/preemptbench/preemptbench/benchcmp"
@@ -29,50 +31,78 @@ type series struct {
 }
 
 type row struct {
-	title  string
+	key    benchproc.Key
 	series map[string]map[string]*series // unit -> impl -> series
 }
 
-// Plot draws rs (only the results matching filter, a benchproc filter such
-// as ".name:Decide"; "" for all) as an SVG document.
-func Plot(rs *benchcmp.Results, filter string) ([]byte, error) {
+// notes gathers the messages about what is not drawn, each once.
+type notes struct {
+	seen map[string]bool
+	list []string
+}
+
+func (n *notes) add(format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	if n.seen == nil {
+		n.seen = map[string]bool{}
+	}
+	if !n.seen[msg] {
+		n.seen[msg] = true
+		n.list = append(n.list, msg)
+	}
+}
+
+// Plot draws src (only the results matching filter, a benchproc filter
+// such as ".name:Decide"; "" for all) as an SVG document. It reads src
+// once, keeping only the values of each point. Notes say, once per
+// benchmark and reason, what it could not draw: a result without a usable
+// /nodes=N, a value that a log scale cannot place. An error reading src
+// is a *benchcmp.ReadError.
+func Plot(src benchcmp.Source, filter string) (svg []byte, notesList []string, err error) {
 	if filter == "" {
 		filter = "*"
 	}
 	f, err := benchproc.NewFilter(filter)
 	if err != nil {
-		return nil, fmt.Errorf("filter: %w", err)
+		return nil, nil, fmt.Errorf("filter: %w", err)
 	}
 	var parser benchproc.ProjectionParser
 	rowBy, err := parser.Parse(".name,/shape", f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	implBy, err := parser.Parse("/impl", f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	nodesBy, err := parser.Parse("/nodes", f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rows := map[benchproc.Key]*row{}
 	var order []benchproc.Key
 	var implOrder []string
-	for _, rec := range rs.Records {
+	var ns notes
+	scanErr := src.Scan(func(rec *benchfmt.Result) {
 		m, err := f.Match(rec)
 		if err != nil || !m.Any() {
-			continue
+			return
 		}
-		nk := nodesBy.Project(rec)
-		nodes, err := strconv.ParseFloat(nk.StringValues(), 64)
-		if err != nil || nodes <= 0 {
-			continue // not a sized benchmark
+		name := "Benchmark" + string(rec.Name)
+		nv := nodesBy.Project(rec).StringValues()
+		nodes, err := strconv.ParseFloat(nv, 64)
+		switch {
+		case nv == "":
+			ns.add("%s: not drawn: no /nodes=N in its name", name)
+			return
+		case err != nil || !(nodes > 0) || math.IsInf(nodes, 0):
+			ns.add("%s: not drawn: nodes=%s is not a positive number", name, nv)
+			return
 		}
 		rk := rowBy.Project(rec)
 		r := rows[rk]
 		if r == nil {
-			r = &row{title: rk.StringValues(), series: map[string]map[string]*series{}}
+			r = &row{key: rk, series: map[string]map[string]*series{}}
 			rows[rk] = r
 			order = append(order, rk)
 		}
@@ -80,10 +110,19 @@ func Plot(rs *benchcmp.Results, filter string) ([]byte, error) {
 		if !slices.Contains(implOrder, impl) {
 			implOrder = append(implOrder, impl)
 		}
+		drawn := false
 		for i, v := range rec.Values {
-			if !m.Test(i) || !slices.Contains(Units, v.Unit) || !(v.Value > 0) || math.IsInf(v.Value, 0) {
+			if !m.Test(i) || !slices.Contains(Units, v.Unit) {
 				continue
 			}
+			// 0 is drawn on the panel's floor line (allocs/op: the
+			// optimized implementation's target); below 0 nothing is.
+			// (Read refuses both for times and negative counts.)
+			if !(v.Value >= 0) || math.IsInf(v.Value, 0) {
+				ns.add("%s: %s not drawn: %v is not a value a log scale can place", name, v.Unit, v.Value)
+				continue
+			}
+			drawn = true
 			byImpl := r.series[v.Unit]
 			if byImpl == nil {
 				byImpl = map[string]*series{}
@@ -96,40 +135,144 @@ func Plot(rs *benchcmp.Results, filter string) ([]byte, error) {
 			}
 			s.points[nodes] = append(s.points[nodes], v.Value)
 		}
+		if !drawn {
+			ns.add("%s: not drawn: no %s", name, strings.Join(Units, " or "))
+		}
+	})
+	if scanErr != nil {
+		return nil, nil, &benchcmp.ReadError{Err: scanErr}
 	}
 	if len(order) == 0 {
-		return nil, fmt.Errorf("no results with /nodes=N and a positive %v to plot", Units)
+		return nil, ns.list, fmt.Errorf("no results with /nodes=N and a positive %v to plot", Units)
 	}
 	benchproc.SortKeys(order)
-	return draw(order, rows, implOrder), nil
+	return draw(order, rows, implOrder), ns.list, nil
 }
 
 const (
 	panelW, panelH = 460.0, 300.0
 	left, right    = 70.0, 20.0
 	top, bottom    = 40.0, 45.0
-	legendH        = 30.0
+	// zeroBand is the height below a panel's positive values that holds
+	// its floor line, where 0 is drawn.
+	zeroBand = 36.0
+	// legendRowH is the height of a row of the legend.
+	legendRowH = 20.0
+	// charW is about the width of a character of the 12px sans-serif
+	// font, to lay out the legend.
+	charW = 7.0
+	// maxLabel is the most characters of a legend label; a longer one is
+	// cut, its whole name in its tooltip.
+	maxLabel = 40
 )
 
 var colors = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"}
 
+// dashes and markers set apart the implementations past the colors: the
+// ninth is the first's color, dashed, with squares.
+var dashes = []string{"", "8 4", "2 3", "10 3 2 3"}
+
+var markers = []string{"circle", "square", "diamond", "triangle"}
+
+type style struct{ color, dash, marker string }
+
+func styleOf(i int) style {
+	c := len(colors)
+	return style{colors[i%c], dashes[(i/c)%len(dashes)], markers[(i/c)%len(markers)]}
+}
+
+// marker draws a point's marker, with a tooltip.
+func (st style) markerSVG(b *bytes.Buffer, x, y float64, title string) {
+	const r = 3.5
+	switch st.marker {
+	case "square":
+		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s">`, x-r, y-r, 2*r, 2*r, st.color)
+		fmt.Fprintf(b, "<title>%s</title></rect>\n", title)
+	case "diamond":
+		fmt.Fprintf(b, `<path d="M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ" fill="%s">`, x, y-r-1, x+r+1, y, x, y+r+1, x-r-1, y, st.color)
+		fmt.Fprintf(b, "<title>%s</title></path>\n", title)
+	case "triangle":
+		fmt.Fprintf(b, `<path d="M%.1f %.1fL%.1f %.1fL%.1f %.1fZ" fill="%s">`, x, y-r-1, x+r+1, y+r, x-r-1, y+r, st.color)
+		fmt.Fprintf(b, "<title>%s</title></path>\n", title)
+	default:
+		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s">`, x, y, r, st.color)
+		fmt.Fprintf(b, "<title>%s</title></circle>\n", title)
+	}
+}
+
+func (st style) dashAttr() string {
+	if st.dash == "" {
+		return ""
+	}
+	return fmt.Sprintf(` stroke-dasharray="%s"`, st.dash)
+}
+
+// legendItem is one implementation's place in the legend.
+type legendItem struct {
+	x, y  float64
+	label string
+}
+
+// layoutLegend places the implementations in rows as wide as the canvas,
+// as many rows as they take.
+func layoutLegend(impls []string, width float64) ([]legendItem, float64) {
+	const x0, y0 = 14.0, 18.0
+	x, y := x0, y0
+	var out []legendItem
+	for _, impl := range impls {
+		label := impl
+		if r := []rune(label); len(r) > maxLabel {
+			label = string(r[:maxLabel-1]) + "…"
+		}
+		w := 34 + charW*float64(len([]rune(label))) + 24
+		if x > x0 && x+w > width-right {
+			x, y = x0, y+legendRowH
+		}
+		out = append(out, legendItem{x, y, label})
+		x += w
+	}
+	return out, y + legendRowH - y0 + 12
+}
+
+// zeroNote is the legend's line about 0 on a log scale.
+const zeroNote = "0 (no allocation, say) is drawn on the dashed floor line at the bottom of its panel: a log scale has no 0"
+
 func draw(order []benchproc.Key, rows map[benchproc.Key]*row, impls []string) []byte {
 	var b bytes.Buffer
 	width := float64(len(Units)) * panelW
+	items, legendH := layoutLegend(impls, width)
+	hasZero := false
+	for _, r := range rows {
+		for _, byImpl := range r.series {
+			for _, s := range byImpl {
+				for _, vs := range s.points {
+					hasZero = hasZero || median(vs) == 0
+				}
+			}
+		}
+	}
+	if hasZero {
+		legendH += legendRowH
+	}
 	height := legendH + float64(len(order))*panelH
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	// Legend.
-	for i, impl := range impls {
-		x := left + float64(i)*140
-		fmt.Fprintf(&b, `<line x1="%.0f" y1="18" x2="%.0f" y2="18" stroke="%s" stroke-width="2.5"/><circle cx="%.0f" cy="18" r="3.5" fill="%s"/><text x="%.0f" y="22">%s</text>`+"\n",
-			x, x+28, colors[i%len(colors)], x+14, colors[i%len(colors)], x+34, html.EscapeString(impl))
+	for i, it := range items {
+		st := styleOf(i)
+		fmt.Fprintf(&b, `<g><title>%s</title><line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="%s" stroke-width="2.5"%s/>`, html.EscapeString(impls[i]), it.x, it.y, it.x+28, it.y, st.color, st.dashAttr())
+		st.markerSVG(&b, it.x+14, it.y, html.EscapeString(impls[i]))
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f">%s</text></g>`+"\n", it.x+34, it.y+4, html.EscapeString(it.label))
+	}
+	if hasZero {
+		y := legendH - legendRowH + 2
+		fmt.Fprintf(&b, `<line x1="14" y1="%.0f" x2="42" y2="%.0f" stroke="#999" stroke-dasharray="4 3"/><text x="48" y="%.0f" fill="#555">%s</text>`+"\n", y, y, y+4, html.EscapeString(zeroNote))
 	}
 	for ri, k := range order {
 		r := rows[k]
 		for ui, unit := range Units {
 			x0, y0 := float64(ui)*panelW, legendH+float64(ri)*panelH
-			panel(&b, x0, y0, r.title+" — "+unit, unit, r.series[unit], impls)
+			panel(&b, x0, y0, k.StringValues()+" — "+unit, unit, r.series[unit], impls)
 		}
 	}
 	b.WriteString("</svg>\n")
@@ -164,17 +307,38 @@ func panel(b *bytes.Buffer, x0, y0 float64, title, unit string, byImpl map[strin
 		return
 	}
 	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	zero := false
 	for _, s := range byImpl {
 		for n, vs := range s.points {
 			v := median(vs)
 			xmin, xmax = math.Min(xmin, n), math.Max(xmax, n)
+			if v == 0 {
+				zero = true
+				continue
+			}
 			ymin, ymax = math.Min(ymin, v), math.Max(ymax, v)
 		}
 	}
 	xa, xz := decades(xmin, xmax)
-	ya, yz := decades(ymin, ymax)
+	ya, yz := 0.0, 1.0 // every value 0: an empty decade above the floor
+	if ymin <= ymax {
+		ya, yz = decades(ymin, ymax)
+	}
+	// The positive values take the panel but for the floor band, when a
+	// value is 0: a log scale has no 0, so 0 is drawn on a floor line
+	// below the lowest decade.
+	vh := ph
+	if zero {
+		vh = ph - zeroBand
+	}
+	floor := py + ph - zeroBand/3
 	sx := func(n float64) float64 { return px + (math.Log10(n)-xa)/(xz-xa)*pw }
-	sy := func(v float64) float64 { return py + ph - (math.Log10(v)-ya)/(yz-ya)*ph }
+	sy := func(v float64) float64 {
+		if v == 0 {
+			return floor
+		}
+		return py + vh - (math.Log10(v)-ya)/(yz-ya)*vh
+	}
 	fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#333"/>`+"\n", px, py, pw, ph)
 	for d := xa; d <= xz; d++ {
 		x := sx(math.Pow(10, d))
@@ -190,6 +354,27 @@ func panel(b *bytes.Buffer, x0, y0 float64, title, unit string, byImpl map[strin
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#ddd"/><text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n",
 			px, y, px+pw, y, px-6, y+4, label)
 	}
+	if zero {
+		// Series at 0 lie on one another: the line names them.
+		var at0 []string
+		for _, impl := range impls {
+			if s := byImpl[impl]; s != nil {
+				for _, vs := range s.points {
+					if median(vs) == 0 {
+						at0 = append(at0, impl)
+						break
+					}
+				}
+			}
+		}
+		label := "0 " + unit + ": " + strings.Join(at0, ", ")
+		if len([]rune(label)) > int(pw/6) {
+			label = fmt.Sprintf("0 %s: %d implementations (see the points' tooltips)", unit, len(at0))
+		}
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#999" stroke-dasharray="4 3"/><text x="%.1f" y="%.1f" text-anchor="end">0</text>`+"\n",
+			px, floor, px+pw, floor, px-6, floor+4)
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="end" font-size="10" fill="#555">%s</text>`+"\n", px+pw-4, floor-7, html.EscapeString(label))
+	}
 	fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle">nodes</text>`+"\n", px+pw/2, py+ph+34)
 	fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" transform="rotate(-90 %.1f %.1f)">%s</text>`+"\n", x0+16, py+ph/2, x0+16, py+ph/2, html.EscapeString(unit))
 	for i, impl := range impls {
@@ -197,7 +382,7 @@ func panel(b *bytes.Buffer, x0, y0 float64, title, unit string, byImpl map[strin
 		if s == nil {
 			continue
 		}
-		color := colors[i%len(colors)]
+		st := styleOf(i)
 		var ns []float64
 		for n := range s.points {
 			ns = append(ns, n)
@@ -211,10 +396,10 @@ func panel(b *bytes.Buffer, x0, y0 float64, title, unit string, byImpl map[strin
 			}
 			fmt.Fprintf(&path, "%s%.1f %.1f ", cmd, sx(n), sy(median(s.points[n])))
 		}
-		fmt.Fprintf(b, `<path d="%s" fill="none" stroke="%s" stroke-width="2.5"/>`+"\n", path.String(), color)
+		fmt.Fprintf(b, `<path d="%s" fill="none" stroke="%s" stroke-width="2.5"%s/>`+"\n", path.String(), st.color, st.dashAttr())
 		for _, n := range ns {
 			v := median(s.points[n])
-			fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s nodes=%g: %g %s</title></circle>`+"\n", sx(n), sy(v), color, html.EscapeString(impl), n, v, html.EscapeString(unit))
+			st.markerSVG(b, sx(n), sy(v), html.EscapeString(fmt.Sprintf("%s nodes=%g: %g %s", impl, n, v, unit)))
 		}
 	}
 }

@@ -31,8 +31,8 @@ func TestNonFiniteInputsRefused(t *testing.T) {
 		args       []string
 		want       string
 	}{
-		{"NaN sample", strings.Repeat("BenchmarkX/impl=reference 1 100 ns/op\n", 5) + "BenchmarkX/impl=reference 1 NaN ns/op\n", nil, "head.txt:6: X/impl=reference: sec/op value NaN is not a finite number"},
-		{"+Inf samples", strings.Repeat("BenchmarkX/impl=reference 1 +Inf ns/op\n", 6), nil, "head.txt:1: X/impl=reference: ns/op value +Inf is not a finite number"},
+		{"NaN sample", strings.Repeat("BenchmarkX/impl=reference 1 100 ns/op\n", 5) + "BenchmarkX/impl=reference 1 NaN ns/op\n", nil, "head.txt:6: BenchmarkX/impl=reference: NaN ns/op is not a finite number"},
+		{"+Inf samples", strings.Repeat("BenchmarkX/impl=reference 1 +Inf ns/op\n", 6), nil, "head.txt:1: BenchmarkX/impl=reference: +Inf ns/op is not a finite number"},
 		{"alpha NaN", six, []string{"-alpha", "NaN"}, "-alpha NaN is not in (0, 1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

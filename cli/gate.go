@@ -65,18 +65,22 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	if err := opts.Validate(); err != nil {
 		return bad("-%v", err)
 	}
-	baseRes, err := benchcmp.ReadFiles([]string{*base})
+	baseRes, err := benchcmp.OpenFiles([]string{*base})
 	if err != nil {
 		return bad("-base: %v", err)
 	}
-	headRes, err := benchcmp.ReadFiles([]string{*head})
+	headRes, err := benchcmp.OpenFiles([]string{*head})
 	if err != nil {
 		return bad("-head: %v", err)
 	}
+	// Each file is read once, as the gate collects its values: a million
+	// result lines take the memory of their values, not of their lines.
+	// An invalid value (a time of 0 or below, NaN) is a problem naming
+	// the file, the line and the benchmark.
+	g := benchcmp.Gate(*base, baseRes, *head, headRes, opts)
 	for _, w := range append(baseRes.Warnings, headRes.Warnings...) {
 		fmt.Fprintf(stderr, "compare gate: warning: %s\n", w)
 	}
-	g := benchcmp.Gate(*base, baseRes, *head, headRes, opts)
 	// The report and its verdict on stdout; every error and warning on
 	// stderr.
 	for _, w := range g.Warnings {
@@ -101,11 +105,14 @@ in a unit (sec/op, B/op, allocs/op) only when the change is significant
 (Mann-Whitney p < alpha; when neither side varies, as allocs/op seldom
 does, different values are significant and equal ones are not) and worse
 than the unit's threshold. Benchmarks of one side only are listed, not
-compared. Exit 0 pass, 1 regression, 2 bad input (unreadable file, a file
-without results, fewer than 6 samples of any benchmark, nothing in common,
-samples of one benchmark from different goos, goarch, cpu or pkg, within a
-file or between base and head; -alpha outside (0, 1), a threshold negative
-or not finite). BenchmarkX-2 and BenchmarkX-8 are one benchmark (the
+compared; every benchmark of both is compared in every unit either
+measures. Exit 0 pass, 1 regression, 2 bad input (unreadable file, a file
+without results, a time of 0 or below, a negative count, NaN or infinity,
+fewer than 6 samples of any benchmark in any unit, a unit measured on one
+side only (head run without -benchmem), nothing in common or nothing to
+compare, samples of one benchmark from different goos, goarch, cpu or pkg,
+within a file or between base and head; -alpha outside (0, 1), a threshold
+negative or not finite). BenchmarkX-2 and BenchmarkX-8 are one benchmark (the
 GOMAXPROCS suffix is not part of the name): samples of different GOMAXPROCS,
 or of another "key: value" line within a file, are compared with a warning.
 The report and its verdict go to stdout, errors and warnings to stderr.

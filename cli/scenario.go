@@ -14,11 +14,11 @@ import (
 )
 
 // maxScenarioNodes is the most nodes `compare scenario` writes, below
-// scenario.MaxNodes (what Build makes): rendering a cluster as YAML takes
-// about 450 KB of memory a node for the largest shape (heterogeneous: 4.5
-// GB and 43 MB of YAML at 10000 nodes), so 20000 nodes take up to about 9
-// GB and write up to about 90 MB, within what `compare decide` reads by
-// default (256 MiB). The default benchmark suite goes up to 15000 nodes.
+// scenario.MaxNodes (what Build makes): 20000 nodes write up to about 90
+// MB of YAML (heterogeneous), within what `compare decide` reads by
+// default (256 MiB). The cluster is written as it is built, one object at
+// a time (scenario.WriteCluster), in well under 1 GB of memory at any
+// size. The default benchmark suite goes up to 15000 nodes.
 const maxScenarioNodes = 20000
 
 // runScenario writes a built shape as cluster.yaml and pod.yaml.
@@ -47,34 +47,68 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	case nodes < 1:
 		return bad("-nodes %d: a scenario has at least 1 node", nodes)
 	case nodes > maxScenarioNodes:
-		return bad("-nodes %d is above the maximum of %d (the YAML of a node takes up to 450 KB of memory to write)", nodes, maxScenarioNodes)
+		return bad("-nodes %d is above the maximum of %d (the most compare decide reads by default)", nodes, maxScenarioNodes)
 	}
-	s, err := scenario.Build(*shape, int(nodes), uint64(seed))
-	if err != nil {
-		return bad("%v", err)
-	}
-	cluster, err := scenario.ListYAML(s.Cluster)
-	if err != nil {
-		return bad("%v", err)
-	}
-	pod, err := scenario.PodYAML(s.Pod)
-	if err != nil {
+	if err := scenario.Check(*shape, int(nodes)); err != nil {
 		return bad("%v", err)
 	}
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		return bad("-dir: %v", err)
 	}
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{"cluster.yaml", cluster}, {"pod.yaml", pod}} {
-		if err := os.WriteFile(filepath.Join(*dir, f.name), f.data, 0o644); err != nil {
-			return bad("%v", err)
-		}
+	s, err := writeScenario(*dir, *shape, int(nodes), uint64(seed))
+	if err != nil {
+		return bad("%v", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s (shape %s, %d nodes, seed %d; decide with -now %s)\n",
 		filepath.Join(*dir, "cluster.yaml"), filepath.Join(*dir, "pod.yaml"), *shape, nodes, uint64(seed), s.Now.Format("2006-01-02T15:04:05Z07:00"))
 	return ExitOK
+}
+
+// writeScenario writes dir/cluster.yaml as it builds the cluster, and
+// dir/pod.yaml. Each file is written under a temporary name and renamed
+// once complete: a failure leaves no half-written file behind.
+func writeScenario(dir, shape string, nodes int, seed uint64) (*scenario.Scenario, error) {
+	var s *scenario.Scenario
+	err := writeFileAtomic(filepath.Join(dir, "cluster.yaml"), func(w io.Writer) error {
+		var err error
+		s, err = scenario.WriteCluster(w, shape, nodes, seed)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	pod, err := scenario.PodYAML(s.Pod)
+	if err != nil {
+		return nil, err
+	}
+	err = writeFileAtomic(filepath.Join(dir, "pod.yaml"), func(w io.Writer) error {
+		_, err := w.Write(pod)
+		return err
+	})
+	return s, err
+}
+
+func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err := write(f); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // nodesFlag is -nodes: a whole number, its range checked once parsed

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -51,19 +52,24 @@ func runStat(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return bad("-o must be text, markdown, csv or json, not %q", *output)
 	}
-	rs, err := benchcmp.ReadFiles(fs.Args())
+	// Read as the tables are made: a million result lines take the
+	// memory of their values, not of their lines.
+	files, err := benchcmp.OpenFiles(fs.Args())
 	if err != nil {
 		return bad("%v", err)
 	}
-	for _, w := range rs.Warnings {
+	rep, err := benchcmp.Stat(files, benchcmp.StatOptions{Table: *table, Row: *row, Col: *col, Ignore: *ignore, Filter: *filter, Alpha: *alpha, Confidence: *confidence, Baselines: registry.Baselines()})
+	for _, w := range files.Warnings {
 		warn("%s", w)
 	}
-	if len(rs.Records) == 0 {
-		return bad("no benchmark results in %s", strings.Join(fs.Args(), ", "))
-	}
-	rep, err := benchcmp.Stat(rs, benchcmp.StatOptions{Table: *table, Row: *row, Col: *col, Ignore: *ignore, Filter: *filter, Alpha: *alpha, Confidence: *confidence, Baselines: registry.Baselines()})
-	if err != nil {
+	var readErr *benchcmp.ReadError
+	switch {
+	case errors.As(err, &readErr):
+		return bad("%v", readErr.Err)
+	case err != nil:
 		return bad("-%v", err) // "-filter: ...", "-row: ..."
+	case files.N == 0:
+		return bad("no benchmark results in %s", strings.Join(fs.Args(), ", "))
 	}
 	if len(rep.Tables) == 0 {
 		return bad("no result matches -filter %q", *filter)

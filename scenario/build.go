@@ -60,22 +60,80 @@ func Shapes() []string {
 // a few GiB to build and write.
 const MaxNodes = 100000
 
+// Check says whether Build makes the named shape with that many nodes.
+func Check(shape string, nodes int) error {
+	if _, ok := shapes[shape]; !ok {
+		return fmt.Errorf("unknown shape %q (known: %s)", shape, strings.Join(Shapes(), ", "))
+	}
+	if nodes < 0 {
+		return fmt.Errorf("shape %s: negative node count %d", shape, nodes)
+	}
+	if nodes > MaxNodes {
+		return fmt.Errorf("shape %s: %d nodes, more than the %d a scenario may have (kube-scheduler is tested up to 5000 nodes, the project up to 65000)", shape, nodes, MaxNodes)
+	}
+	return nil
+}
+
 // Build makes the named shape with the given number of nodes; the same
 // arguments always give the same scenario.
 func Build(shape string, nodes int, seed uint64) (*Scenario, error) {
-	f, ok := shapes[shape]
-	if !ok {
-		return nil, fmt.Errorf("unknown shape %q (known: %s)", shape, strings.Join(Shapes(), ", "))
+	if err := Check(shape, nodes); err != nil {
+		return nil, err
 	}
-	if nodes < 0 {
-		return nil, fmt.Errorf("shape %s: negative node count %d", shape, nodes)
-	}
-	if nodes > MaxNodes {
-		return nil, fmt.Errorf("shape %s: %d nodes, more than the %d a scenario may have (kube-scheduler is tested up to 5000 nodes, the project up to 65000)", shape, nodes, MaxNodes)
-	}
-	b := &B{rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), cluster: &preempt.Cluster{}}
-	f(b, nodes)
+	b := newB(seed)
+	shapes[shape](b, nodes)
 	return &Scenario{Shape: shape, Cluster: b.cluster, Pod: b.preemptor, Now: Base.Add(time.Hour)}, nil
+}
+
+func newB(seed uint64) *B {
+	return &B{rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), cluster: &preempt.Cluster{}}
+}
+
+// objectKind is a kind of the objects a builder adds.
+type objectKind int
+
+const (
+	kindNode objectKind = iota
+	kindPod
+	kindPDB
+)
+
+// emitter hands a builder's objects of one kind to a function as they
+// are built, instead of keeping them: see WriteCluster. An object is
+// handed over when the next of its kind is added, or when the build ends,
+// so a builder may still change the object it was just given (the spread
+// shape labels its node with a zone).
+type emitter struct {
+	kind    objectKind
+	fn      func(obj any) error
+	pending any
+	err     error
+}
+
+func (e *emitter) add(kind objectKind, obj any) {
+	if kind != e.kind {
+		return
+	}
+	e.flush()
+	e.pending = obj
+}
+
+func (e *emitter) flush() {
+	if e.pending != nil && e.err == nil {
+		e.err = e.fn(e.pending)
+	}
+	e.pending = nil
+}
+
+// buildEach builds the named shape, handing each object of kind to fn
+// (nodes in order, then nothing else) and keeping none, and returns the
+// preemptor. Check the arguments first.
+func buildEach(shape string, nodes int, seed uint64, kind objectKind, fn func(obj any) error) (*v1.Pod, error) {
+	b := newB(seed)
+	b.emit = &emitter{kind: kind, fn: fn}
+	shapes[shape](b, nodes)
+	b.emit.flush()
+	return b.preemptor, b.emit.err
 }
 
 // MustBuild is Build for arguments known to be valid.
@@ -93,6 +151,8 @@ type B struct {
 	cluster   *preempt.Cluster
 	preemptor *v1.Pod
 	pods      int
+	// emit, when set, receives the objects instead of cluster.
+	emit *emitter
 }
 
 // Node adds a node with cpu (millicores), memory (bytes) and a pod limit.
@@ -108,6 +168,10 @@ func (b *B) Node(name string, milliCPU, memory, pods int64, extra v1.ResourceLis
 	n := &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("node-uid-" + name), Labels: map[string]string{v1.LabelHostname: name}},
 		Status:     v1.NodeStatus{Capacity: alloc, Allocatable: alloc},
+	}
+	if b.emit != nil {
+		b.emit.add(kindNode, n)
+		return n
 	}
 	b.cluster.Nodes = append(b.cluster.Nodes, n)
 	return n
@@ -193,6 +257,10 @@ func (b *B) Pod(s PodSpec) *v1.Pod {
 	}
 	b.pods++
 	p := NewPod(s)
+	if b.emit != nil {
+		b.emit.add(kindPod, p)
+		return p
+	}
 	b.cluster.Pods = append(b.cluster.Pods, p)
 	return p
 }
@@ -204,6 +272,10 @@ func (b *B) PDB(name string, matchLabels map[string]string, allowed int32) *poli
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("pdb-uid-" + name)},
 		Spec:       policyv1.PodDisruptionBudgetSpec{MinAvailable: &minAvailable, Selector: &metav1.LabelSelector{MatchLabels: matchLabels}},
 		Status:     policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed},
+	}
+	if b.emit != nil {
+		b.emit.add(kindPDB, pdb)
+		return pdb
 	}
 	b.cluster.PDBs = append(b.cluster.PDBs, pdb)
 	return pdb
