@@ -206,6 +206,11 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 		return benchOptions{}, parseError(err)
 	}
 	opts := benchOptions{count: *count, benchtime: *benchtime, raw: *raw, markdown: *output == "markdown", plot: *plot, preemptors: *preemptors}
+	if opts.plot != "" {
+		if err := checkPlotFile(opts.plot); err != nil { // before the run, not after it
+			return opts, fmt.Errorf("-plot %v", err)
+		}
+	}
 	if *preemptors < 0 {
 		return opts, badf("-preemptors: %d is negative", *preemptors)
 	}
@@ -292,7 +297,7 @@ func runBenchJob(opts benchOptions, stderr io.Writer) (*benchcmp.Report, error) 
 		return nil, err
 	}
 	if opts.plot != "" {
-		if err := writePlot(opts.plot, rs, ""); err != nil {
+		if err := writePlot(opts.plot, rs, "", stderr); err != nil {
 			return nil, err
 		}
 		fmt.Fprintf(stderr, "compare: plot in %s\n", opts.plot)

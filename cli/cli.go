@@ -68,6 +68,16 @@ func parseError(err error) error {
 	return badInput{}
 }
 
+// parseExit is the exit code of fs.Parse's error: 0 when asked for the
+// usage (-h, -help), which the flag package printed; 2 otherwise, the flag
+// package having said why.
+func parseExit(err error) int {
+	if err == flag.ErrHelp {
+		return ExitOK
+	}
+	return ExitBadInput
+}
+
 // runVersion prints the module's version and upstream.Version.
 func runVersion(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {

@@ -54,7 +54,7 @@ func TestNonFiniteInputsRefused(t *testing.T) {
 // -h and -help print a command's usage and exit 0, as `compare -h` does;
 // an unknown flag is bad input.
 func TestHelpExitsZero(t *testing.T) {
-	for _, cmd := range []string{"decide", "bench"} {
+	for _, cmd := range []string{"decide", "bench", "stat", "gate", "plot", "scenario"} {
 		for _, h := range []string{"-h", "-help"} {
 			var out, errb strings.Builder
 			if code := Run([]string{cmd, h}, &out, &errb); code != ExitOK {
@@ -75,5 +75,13 @@ func TestVersion(t *testing.T) {
 	var out, errb strings.Builder
 	if code := Run([]string{"version"}, &out, &errb); code != ExitOK || !strings.Contains(out.String(), "k8s.io/kubernetes "+upstream.Version) {
 		t.Errorf("compare version: exit %d, output %q", code, out.String())
+	}
+}
+
+// bench -plot refuses a name that is not .svg before running anything.
+func TestBenchPlotNameCheckedFirst(t *testing.T) {
+	_, stderr, code := runCLI(t, "bench", "-plot", "x.png", "-nodes", "5", "-count", "1")
+	if code != ExitBadInput || !strings.Contains(stderr, "-plot x.png: the plot is SVG") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

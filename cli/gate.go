@@ -32,7 +32,7 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return ExitBadInput
+		return parseExit(err)
 	}
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "compare gate: "+format+"\n", a...)

@@ -25,7 +25,7 @@ func runPlot(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return ExitBadInput
+		return parseExit(err)
 	}
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "compare plot: "+format+"\n", a...)
@@ -87,12 +87,16 @@ func checkPlotFile(name string) error {
 	return nil
 }
 
-// writePlot writes the plot of src to file, a .svg.
-func writePlot(file string, src benchcmp.Source, filter string) error {
+// writePlot writes the plot of src to file, a .svg, and a note on stderr
+// for every point it could not draw.
+func writePlot(file string, src benchcmp.Source, filter string, stderr io.Writer) error {
 	if err := checkPlotFile(file); err != nil {
 		return errors.New("-plot " + err.Error())
 	}
-	svg, _, err := benchplot.Plot(src, filter)
+	svg, notes, err := benchplot.Plot(src, filter)
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "compare: plot: note: %s\n", n)
+	}
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&seed, "seed", "seed, a whole number from 0 to 18446744073709551615")
 	dir := fs.String("dir", ".", "directory to write cluster.yaml and pod.yaml to")
 	if err := fs.Parse(args); err != nil {
-		return ExitBadInput
+		return parseExit(err)
 	}
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "compare scenario: "+format+"\n", a...)

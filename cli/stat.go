@@ -30,7 +30,7 @@ func runStat(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return ExitBadInput
+		return parseExit(err)
 	}
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "compare stat: "+format+"\n", a...)
