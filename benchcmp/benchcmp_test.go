@@ -177,12 +177,12 @@ func TestGateVerdicts(t *testing.T) {
 	if diff := cmp.Diff([]string{"New"}, g.OnlyHead); diff != "" {
 		t.Errorf("only in head (-want +got):\n%s", diff)
 	}
-	if g.ExitCode() != GateRegression {
-		t.Errorf("exit %d, want %d", g.ExitCode(), GateRegression)
+	if g.Outcome() != Regressed {
+		t.Errorf("exit %d, want %d", g.Outcome(), Regressed)
 	}
 }
 
-func TestGateBadInput(t *testing.T) {
+func TestUnusable(t *testing.T) {
 	six := "A ns/op 1 2 3 4 5 6"
 	for _, tc := range []struct {
 		name       string
@@ -199,8 +199,8 @@ func TestGateBadInput(t *testing.T) {
 			if diff := cmp.Diff(tc.want, g.Problems); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
-			if g.ExitCode() != GateBadInput {
-				t.Errorf("exit %d, want %d", g.ExitCode(), GateBadInput)
+			if g.Outcome() != Unusable {
+				t.Errorf("exit %d, want %d", g.Outcome(), Unusable)
 			}
 		})
 	}
@@ -414,10 +414,10 @@ func TestGateMultipleComparisons(t *testing.T) {
 		if raw {
 			rawAlarms++
 		}
-		if g.ExitCode() != GatePass {
+		if g.Outcome() != Pass {
 			alarms++
 		}
-		if _, g := gate(1.3); g.ExitCode() == GateRegression {
+		if _, g := gate(1.3); g.Outcome() == Regressed {
 			caught++
 		}
 	}
@@ -452,19 +452,19 @@ func TestGateConfigurations(t *testing.T) {
 	}
 	// The GOMAXPROCS suffix is not part of the name.
 	g := Gate("base", read(six(amd, "BenchmarkX-2", "10")), "head", read(six(amd, "BenchmarkX-8", "10")), DefaultGateOptions())
-	if len(g.Checks) != 1 || g.Checks[0].Benchmark != "X" || g.ExitCode() != GatePass {
-		t.Errorf("-2 against -8: %d checks %+v, exit %d; want X compared and passing", len(g.Checks), g.Checks, g.ExitCode())
+	if len(g.Checks) != 1 || g.Checks[0].Benchmark != "X" || g.Outcome() != Pass {
+		t.Errorf("-2 against -8: %d checks %+v, exit %d; want X compared and passing", len(g.Checks), g.Checks, g.Outcome())
 	}
 	// Base and head from different architectures are refused.
 	g = Gate("base", read(six(amd, "BenchmarkX-2", "10")), "head", read(six(arm, "BenchmarkX-2", "30")), DefaultGateOptions())
-	if g.ExitCode() != GateBadInput || !strings.Contains(strings.Join(g.Problems, "\n"), `base has goarch "amd64", head "arm64"`) {
-		t.Errorf("amd64 against arm64: exit %d, problems %q", g.ExitCode(), g.Problems)
+	if g.Outcome() != Unusable || !strings.Contains(strings.Join(g.Problems, "\n"), `base has goarch "amd64", head "arm64"`) {
+		t.Errorf("amd64 against arm64: exit %d, problems %q", g.Outcome(), g.Problems)
 	}
 	// One file mixing packages is refused.
 	mixed := six(amd, "BenchmarkX-2", "10") + six("pkg: q\n", "BenchmarkX-2", "10")
 	g = Gate("base", read(mixed), "head", read(six(amd, "BenchmarkX-2", "10")), DefaultGateOptions())
-	if g.ExitCode() != GateBadInput || !strings.Contains(strings.Join(g.Problems, "\n"), `base: X mixes samples of pkg "p" and "q"`) {
-		t.Errorf("mixed packages: exit %d, problems %q", g.ExitCode(), g.Problems)
+	if g.Outcome() != Unusable || !strings.Contains(strings.Join(g.Problems, "\n"), `base: X mixes samples of pkg "p" and "q"`) {
+		t.Errorf("mixed packages: exit %d, problems %q", g.Outcome(), g.Problems)
 	}
 }
 
@@ -485,20 +485,20 @@ func TestGateConfigurationMessages(t *testing.T) {
 	amd := "goos: linux\ngoarch: amd64\npkg: p\n"
 	g := Gate("base", six(amd, "BenchmarkA", "BenchmarkB", "BenchmarkC", "BenchmarkD"), "head", six("goos: linux\npkg: p\n", "BenchmarkA", "BenchmarkB", "BenchmarkC", "BenchmarkD"), DefaultGateOptions())
 	want := []string{`A, B, C and 1 more benchmark: base has goarch "amd64", head (none): measurements of another goarch are not comparable`}
-	if diff := cmp.Diff(want, g.Problems); diff != "" || g.ExitCode() != GateBadInput {
-		t.Errorf("exit %d, problems (-want +got):\n%s", g.ExitCode(), diff)
+	if diff := cmp.Diff(want, g.Problems); diff != "" || g.Outcome() != Unusable {
+		t.Errorf("exit %d, problems (-want +got):\n%s", g.Outcome(), diff)
 	}
 
 	// Base at GOMAXPROCS 2, head at 8 and 1: compared, with warnings.
 	g = Gate("base", six(amd, "BenchmarkA-2"), "head", six(amd, "BenchmarkA-8", "BenchmarkA"), DefaultGateOptions())
 	want = []string{`head: A pools samples of GOMAXPROCS 8 and 1`}
-	if diff := cmp.Diff(want, g.Warnings); diff != "" || g.ExitCode() != GatePass || len(g.Checks) != 1 {
-		t.Errorf("exit %d, %d checks, warnings (-want +got):\n%s", g.ExitCode(), len(g.Checks), diff)
+	if diff := cmp.Diff(want, g.Warnings); diff != "" || g.Outcome() != Pass || len(g.Checks) != 1 {
+		t.Errorf("exit %d, %d checks, warnings (-want +got):\n%s", g.Outcome(), len(g.Checks), diff)
 	}
 	g = Gate("base", six(amd, "BenchmarkA-2"), "head", six(amd, "BenchmarkA-8"), DefaultGateOptions())
 	want = []string{`A: base ran at GOMAXPROCS 2, head at 8: compared all the same (the -N suffix is not part of the name)`}
-	if diff := cmp.Diff(want, g.Warnings); diff != "" || g.ExitCode() != GatePass {
-		t.Errorf("exit %d, warnings (-want +got):\n%s", g.ExitCode(), diff)
+	if diff := cmp.Diff(want, g.Warnings); diff != "" || g.Outcome() != Pass {
+		t.Errorf("exit %d, warnings (-want +got):\n%s", g.Outcome(), diff)
 	}
 
 	// Commits differ between base and head (the point of a gate); two
@@ -511,8 +511,8 @@ func TestGateConfigurationMessages(t *testing.T) {
 	pooled.Records = append(pooled.Records, six(amd+"commit: b\n", "BenchmarkA").Records...)
 	g = Gate("base", pooled, "head", six(amd, "BenchmarkA"), DefaultGateOptions())
 	want = []string{`base: A pools samples of commit "a" and "b"`}
-	if diff := cmp.Diff(want, g.Warnings); diff != "" || g.ExitCode() != GatePass {
-		t.Errorf("exit %d, warnings (-want +got):\n%s", g.ExitCode(), diff)
+	if diff := cmp.Diff(want, g.Warnings); diff != "" || g.Outcome() != Pass {
+		t.Errorf("exit %d, warnings (-want +got):\n%s", g.Outcome(), diff)
 	}
 }
 
@@ -541,8 +541,8 @@ func TestGateOptionsValidate(t *testing.T) {
 			t.Errorf("Validate = %v, want %q", err, tc.want)
 		}
 		g := Gate("base", results(t, "A ns/op 1 2 3 4 5 6"), "head", results(t, "A ns/op 1 2 3 4 5 6"), o)
-		if g.ExitCode() != GateBadInput || len(g.Problems) != 1 || g.Problems[0] != tc.want {
-			t.Errorf("Gate: exit %d, problems %q; want 2 and %q", g.ExitCode(), g.Problems, tc.want)
+		if g.Outcome() != Unusable || len(g.Problems) != 1 || g.Problems[0] != tc.want {
+			t.Errorf("Gate: exit %d, problems %q; want 2 and %q", g.Outcome(), g.Problems, tc.want)
 		}
 	}
 }
@@ -580,8 +580,8 @@ func TestImpossibleValues(t *testing.T) {
 			t.Errorf("Stat(%q) = %v, want an error with %q", tc.in, err, tc.want)
 		}
 		g := Gate("base", fs, "head", fs, DefaultGateOptions())
-		if g.ExitCode() != GateBadInput || !strings.Contains(strings.Join(g.Problems, "\n"), strings.TrimPrefix(tc.want, "f")) {
-			t.Errorf("Gate(%q): exit %d, problems %q", tc.in, g.ExitCode(), g.Problems)
+		if g.Outcome() != Unusable || !strings.Contains(strings.Join(g.Problems, "\n"), strings.TrimPrefix(tc.want, "f")) {
+			t.Errorf("Gate(%q): exit %d, problems %q", tc.in, g.Outcome(), g.Problems)
 		}
 	}
 	// Zero allocations and bytes are measurements (the optimized
@@ -625,8 +625,8 @@ func TestGateComparesWhatItClaims(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := Gate("base", read(tc.base), "head", read(tc.head), DefaultGateOptions())
-			if g.ExitCode() != GateBadInput || !slices.Contains(g.Problems, tc.want) && !strings.Contains(strings.Join(g.Problems, "\n"), tc.want) {
-				t.Errorf("exit %d, problems %q; want 2 and %q", g.ExitCode(), g.Problems, tc.want)
+			if g.Outcome() != Unusable || !slices.Contains(g.Problems, tc.want) && !strings.Contains(strings.Join(g.Problems, "\n"), tc.want) {
+				t.Errorf("exit %d, problems %q; want 2 and %q", g.Outcome(), g.Problems, tc.want)
 			}
 			var out strings.Builder
 			if err := g.WriteText(&out); err != nil {

@@ -185,26 +185,26 @@ func fuzzResults(t *testing.T, base, head []byte) {
 	for _, m := range append(append([]string(nil), g.Problems...), g.Warnings...) {
 		checkMessage(t, "gate message", m)
 	}
-	if code := g.ExitCode(); code != GatePass && code != GateRegression && code != GateBadInput {
+	if code := g.Outcome(); code != Pass && code != Regressed && code != Unusable {
 		t.Fatalf("exit code %d", code)
 	}
-	if g.ExitCode() != GateBadInput {
+	if g.Outcome() != Unusable {
 		// A verdict compares what it claims: something, every unit of
 		// both sides, enough samples, possible values.
 		if len(g.Checks) == 0 {
-			t.Fatalf("exit %d comparing nothing", g.ExitCode())
+			t.Fatalf("exit %d comparing nothing", g.Outcome())
 		}
 		if len(g.Unpaired) > 0 {
-			t.Fatalf("exit %d with units not compared: %q", g.ExitCode(), g.Unpaired)
+			t.Fatalf("exit %d with units not compared: %q", g.Outcome(), g.Unpaired)
 		}
 		opts := DefaultGateOptions()
 		for _, c := range g.Checks {
 			if c.Base.N < opts.MinSamples || c.Head.N < opts.MinSamples {
-				t.Fatalf("exit %d with %s %s on %d+%d samples", g.ExitCode(), c.Benchmark, c.Unit, c.Base.N, c.Head.N)
+				t.Fatalf("exit %d with %s %s on %d+%d samples", g.Outcome(), c.Benchmark, c.Unit, c.Base.N, c.Head.N)
 			}
 			for _, v := range append(slices.Clone(c.Base.Values), c.Head.Values...) {
 				if c.Unit == "sec/op" && !(v > 0) || v < 0 {
-					t.Fatalf("exit %d with %s %s value %v", g.ExitCode(), c.Benchmark, c.Unit, v)
+					t.Fatalf("exit %d with %s %s value %v", g.Outcome(), c.Benchmark, c.Unit, v)
 				}
 			}
 		}

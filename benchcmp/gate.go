@@ -30,9 +30,9 @@ func DefaultGateOptions() GateOptions {
 	return GateOptions{MaxTime: 5, MaxBytes: 0, MaxAllocs: 0, Alpha: DefaultAlpha, MinSamples: 6}
 }
 
-// GatedUnits are the units the gate checks; others (the domain counts) are
+// gatedUnits are the units the gate checks; others (the domain counts) are
 // not gated.
-var GatedUnits = []string{"sec/op", "B/op", "allocs/op"}
+var gatedUnits = []string{"sec/op", "B/op", "allocs/op"}
 
 func (o GateOptions) threshold(unit string) float64 {
 	switch unit {
@@ -97,11 +97,17 @@ type GateResult struct {
 	Warnings []string
 }
 
-// Gate exit codes.
+// An Outcome is the gate's answer as a whole; the command maps it to its
+// exit code.
+type Outcome int
+
 const (
-	GatePass       = 0
-	GateRegression = 1
-	GateBadInput   = 2
+	// Pass: every check compared, none regressed.
+	Pass Outcome = iota
+	// Regressed: a check regressed significantly.
+	Regressed
+	// Unusable: the input cannot be gated (Problems says why).
+	Unusable
 )
 
 type benchSamples struct {
@@ -115,13 +121,13 @@ type benchSamples struct {
 	gomaxprocs []string
 }
 
-// ConfigKeys are the configuration keys whose values must be the same for
+// configKeys are the configuration keys whose values must be the same for
 // every sample of a benchmark, in base and head: samples measured on
 // another OS, architecture or CPU, or of another package, are not samples
 // of the same thing. Other keys ("commit", "go", ...) may differ between
 // base and head, that being the point of a gate; within one file, a
 // benchmark whose samples differ in one is gated with a warning.
-var ConfigKeys = []string{"goos", "goarch", "cpu", "pkg"}
+var configKeys = []string{"goos", "goarch", "cpu", "pkg"}
 
 type side struct {
 	names []string
@@ -198,17 +204,17 @@ func collect(src Source) (side, error) {
 	return s, nil
 }
 
-// configKeys are the keys of b.config, ConfigKeys first, then the others
+// configKeys are the keys of b.config, configKeys first, then the others
 // sorted.
 func (b *benchSamples) configKeys() []string {
 	var out, rest []string
-	for _, k := range ConfigKeys {
+	for _, k := range configKeys {
 		if _, ok := b.config[k]; ok {
 			out = append(out, k)
 		}
 	}
 	for k := range b.config {
-		if !slices.Contains(ConfigKeys, k) {
+		if !slices.Contains(configKeys, k) {
 			rest = append(rest, k)
 		}
 	}
@@ -300,7 +306,7 @@ func joinAnd(vs []string) string {
 //
 // Benchmarks are grouped as benchstat groups them (see collect). Samples
 // of different configurations are never pooled without a word: a
-// benchmark whose samples differ in a ConfigKeys key, within a file or
+// benchmark whose samples differ in a configKeys key, within a file or
 // between base and head, is a problem (bad input); one whose samples
 // within a file differ in another key or in GOMAXPROCS, or whose base and
 // head ran at different GOMAXPROCS, is gated with a warning.
@@ -343,7 +349,7 @@ func Gate(baseName string, base Source, headName string, head Source, opts GateO
 			}
 			// The minimum holds for every unit gated, not only for the
 			// results: a unit missing from some lines has fewer samples.
-			for _, unit := range GatedUnits {
+			for _, unit := range gatedUnits {
 				if vs := bs.values[unit]; vs != nil && len(vs) < opts.MinSamples {
 					g.Problems = append(g.Problems, fmt.Sprintf("%s: %s has %d samples of %s (of %d results), need at least %d", f.name, n, len(vs), unit, bs.runs, opts.MinSamples))
 				}
@@ -361,7 +367,7 @@ func Gate(baseName string, base Source, headName string, head Source, opts GateO
 				if len(vs) < 2 {
 					continue
 				}
-				if slices.Contains(ConfigKeys, key) {
+				if slices.Contains(configKeys, key) {
 					problems.add(fmt.Sprintf("%s: %s mixes samples of %s %s: split the file, or gate each %s on its own", f.name, nameMark, key, quoteValues(vs), key), n)
 				} else {
 					warnings.add(fmt.Sprintf("%s: %s pools samples of %s %s", f.name, nameMark, key, quoteValues(vs)), n)
@@ -381,7 +387,7 @@ func Gate(baseName string, base Source, headName string, head Source, opts GateO
 		}
 		matched++
 		bb := b.by[name]
-		for _, key := range ConfigKeys {
+		for _, key := range configKeys {
 			bv, hv := bb.config[key], hb.config[key]
 			if bv == nil {
 				bv = []string{""}
@@ -396,7 +402,7 @@ func Gate(baseName string, base Source, headName string, head Source, opts GateO
 		if bg, hg := bb.gomaxprocs, hb.gomaxprocs; len(bg) == 1 && len(hg) == 1 && bg[0] != hg[0] {
 			warnings.add(fmt.Sprintf("%s: base ran at GOMAXPROCS %s, head at %s: compared all the same (the -N suffix is not part of the name)", nameMark, bg[0], hg[0]), name)
 		}
-		for _, unit := range GatedUnits {
+		for _, unit := range gatedUnits {
 			bv, hv := bb.values[unit], hb.values[unit]
 			switch {
 			case bv == nil && hv == nil:
@@ -449,7 +455,7 @@ func Gate(baseName string, base Source, headName string, head Source, opts GateO
 	}
 	if len(g.Checks) == 0 && len(g.Problems) == 0 {
 		// A gate that compares nothing cannot pass.
-		g.Problems = append(g.Problems, fmt.Sprintf("nothing to gate: no benchmark of both files has %s", joinOr(GatedUnits)))
+		g.Problems = append(g.Problems, fmt.Sprintf("nothing to gate: no benchmark of both files has %s", joinOr(gatedUnits)))
 	}
 	return g
 }
@@ -487,21 +493,21 @@ func (g *GateResult) Regressions() []Check {
 	return out
 }
 
-// ExitCode is GateBadInput when the input is unusable, else GateRegression
-// when a check regressed, else GatePass.
-func (g *GateResult) ExitCode() int {
+// Outcome is Unusable when the input is unusable, else Regressed when a
+// check regressed, else Pass.
+func (g *GateResult) Outcome() Outcome {
 	switch {
 	case len(g.Problems) > 0:
-		return GateBadInput
+		return Unusable
 	case len(g.Regressions()) > 0:
-		return GateRegression
+		return Regressed
 	}
-	return GatePass
+	return Pass
 }
 
 func (g *GateResult) rule() string {
 	var parts []string
-	for _, u := range GatedUnits {
+	for _, u := range gatedUnits {
 		parts = append(parts, fmt.Sprintf("+%s%% %s", strconv.FormatFloat(g.Options.threshold(u), 'f', -1, 64), u))
 	}
 	return fmt.Sprintf("a regression is a change significant at p < %s (Holm-Bonferroni over the gate's checks) and worse than %s",

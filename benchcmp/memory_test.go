@@ -109,7 +109,7 @@ func TestStreamingMemory(t *testing.T) {
 		g = Gate(base, bf, head, hf, DefaultGateOptions())
 	})
 	t.Logf("gate of 2 x %d lines: %d MB of heap at most", lines, peak>>20)
-	if peak > 2*limit || g.ExitCode() != GatePass || len(g.Checks) != 120 {
-		t.Errorf("gate of 2 x %d lines: %d MB of heap at most (limit %d MB), exit %d, %d checks, problems %q", lines, peak>>20, 2*limit>>20, g.ExitCode(), len(g.Checks), g.Problems)
+	if peak > 2*limit || g.Outcome() != Pass || len(g.Checks) != 120 {
+		t.Errorf("gate of 2 x %d lines: %d MB of heap at most (limit %d MB), exit %d, %d checks, problems %q", lines, peak>>20, 2*limit>>20, g.Outcome(), len(g.Checks), g.Problems)
 	}
 }

@@ -21,8 +21,8 @@ import (
 	"github.com/preemptbench/preemptbench/benchcmp"
 )
 
-// Units are the units drawn, one panel each, in this order.
-var Units = []string{"sec/op", "allocs/op"}
+// units are the units drawn, one panel each, in this order.
+var units = []string{"sec/op", "allocs/op"}
 
 // series is one implementation's points in one panel row.
 type series struct {
@@ -112,7 +112,7 @@ func Plot(src benchcmp.Source, filter string) (svg []byte, notesList []string, e
 		}
 		drawn := false
 		for i, v := range rec.Values {
-			if !m.Test(i) || !slices.Contains(Units, v.Unit) {
+			if !m.Test(i) || !slices.Contains(units, v.Unit) {
 				continue
 			}
 			// 0 is drawn on the panel's floor line (allocs/op: the
@@ -136,14 +136,14 @@ func Plot(src benchcmp.Source, filter string) (svg []byte, notesList []string, e
 			s.points[nodes] = append(s.points[nodes], v.Value)
 		}
 		if !drawn {
-			ns.add("%s: not drawn: no %s", name, strings.Join(Units, " or "))
+			ns.add("%s: not drawn: no %s", name, strings.Join(units, " or "))
 		}
 	})
 	if scanErr != nil {
 		return nil, nil, &benchcmp.ReadError{Err: scanErr}
 	}
 	if len(order) == 0 {
-		return nil, ns.list, fmt.Errorf("no results with /nodes=N and a positive %v to plot", Units)
+		return nil, ns.list, fmt.Errorf("no results with /nodes=N and a positive %v to plot", units)
 	}
 	benchproc.SortKeys(order)
 	return draw(order, rows, implOrder), ns.list, nil
@@ -239,7 +239,7 @@ const zeroNote = "0 (no allocation, say) is drawn on the dashed floor line at th
 
 func draw(order []benchproc.Key, rows map[benchproc.Key]*row, impls []string) []byte {
 	var b bytes.Buffer
-	width := float64(len(Units)) * panelW
+	width := float64(len(units)) * panelW
 	items, legendH := layoutLegend(impls, width)
 	hasZero := false
 	for _, r := range rows {
@@ -270,7 +270,7 @@ func draw(order []benchproc.Key, rows map[benchproc.Key]*row, impls []string) []
 	}
 	for ri, k := range order {
 		r := rows[k]
-		for ui, unit := range Units {
+		for ui, unit := range units {
 			x0, y0 := float64(ui)*panelW, legendH+float64(ri)*panelH
 			panel(&b, x0, y0, k.StringValues()+" — "+unit, unit, r.series[unit], impls)
 		}

@@ -10,9 +10,20 @@ import (
 
 // Exit codes of compare gate (ExitBadInput is shared).
 const (
-	ExitPass       = benchcmp.GatePass
-	ExitRegression = benchcmp.GateRegression
+	ExitPass       = 0
+	ExitRegression = 1
 )
+
+// gateExit is the exit code of the gate's verdict.
+func gateExit(v benchcmp.Outcome) int {
+	switch v {
+	case benchcmp.Pass:
+		return ExitPass
+	case benchcmp.Regressed:
+		return ExitRegression
+	}
+	return ExitBadInput
+}
 
 // runGate compares a head result file with a base one and fails on a
 // significant regression.
@@ -97,7 +108,7 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bad("%v", err)
 	}
-	return g.ExitCode()
+	return gateExit(g.Outcome())
 }
 
 const gateHelp = `Fails when head is slower or allocates more than base. A benchmark regresses
