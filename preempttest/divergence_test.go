@@ -164,7 +164,7 @@ func TestDivergenceVictimTieOrder(t *testing.T) {
 		t.Fatal("upstream orders the two pods; the test needs a tie")
 	}
 	pod := scenario.NewPod(scenario.PodSpec{Name: "p", Priority: 10, MilliCPU: 1000, Age: -1})
-	req := &preempt.Request{Pod: pod, Filter: allUnschedulable(b), Config: preempt.DefaultConfig(), Now: scenario.Base.Add(time.Hour)}
+	req := &preempt.Request{Pod: pod, Filter: allUnschedulable(b), Config: preempt.DefaultConfig(), Now: scenario.Base().Add(time.Hour)}
 	for _, impl := range []preempt.Implementation{reference.Impl{}, upstream.Impl{}} {
 		d := run(t, impl, b, req)
 		if diff := cmp.Diff([]preempt.Victim{{Namespace: "default", Name: "b"}}, d.Victims); diff != "" {

@@ -30,7 +30,7 @@ type Scenario struct {
 
 // Base is the start time of the oldest pod of every built scenario; Now is
 // one hour later.
-var Base = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+func Base() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
 type builder func(b *B, nodes int)
 
@@ -82,7 +82,7 @@ func Build(shape string, nodes int, seed uint64) (*Scenario, error) {
 	}
 	b := newB(seed)
 	shapes[shape](b, nodes)
-	return &Scenario{Shape: shape, Cluster: b.cluster, Pod: b.preemptor, Now: Base.Add(time.Hour)}, nil
+	return &Scenario{Shape: shape, Cluster: b.cluster, Pod: b.preemptor, Now: Base().Add(time.Hour)}, nil
 }
 
 func newB(seed uint64) *B {
@@ -239,7 +239,7 @@ func NewPod(s PodSpec) *v1.Pod {
 			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": s.SpreadApp}}}}
 	}
 	if s.Age >= 0 {
-		t := metav1.NewTime(Base.Add(time.Hour - s.Age))
+		t := metav1.NewTime(Base().Add(time.Hour - s.Age))
 		p.Status.StartTime = &t
 	}
 	if s.Node != "" {

@@ -65,7 +65,7 @@ func WriteCluster(w io.Writer, shape string, nodes int, seed uint64) (*Scenario,
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}
-	return &Scenario{Shape: shape, Pod: pod, Now: Base.Add(time.Hour)}, nil
+	return &Scenario{Shape: shape, Pod: pod, Now: Base().Add(time.Hour)}, nil
 }
 
 // listWriter writes a kubectl List item by item, as yaml.Marshal writes
