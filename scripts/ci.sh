@@ -33,6 +33,9 @@ step "the out-of-tree example (examples/ownimpl, a module of its own)"
 (cd examples/ownimpl && go vet ./... && go test ./... &&
   go test -run '^$' -bench . -benchtime=1x -bench.nodes=5 ./... | grep -c 'impl=ownimpl')
 
+step "the README's examples, as written (scripts/readme.sh)"
+bash scripts/readme.sh | grep -E '^(=== skipped|readme:)'
+
 step "fuzz targets, capped by iteration count"
 bash scripts/fuzz.sh 3000x
 
