@@ -336,6 +336,11 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 	for _, r := range refusals {
 		fmt.Fprintf(stderr, "compare decide: note: %s; the others answer\n", r)
 	}
+	for _, o := range outcomes {
+		for _, f := range unmatchedFaults(opts.faults, o.Decision.Actions) {
+			fmt.Fprintf(stderr, "compare decide: note: -fail %s matched no API call of %s's decision (%s); nothing failed\n", f, o.Implementation, callsOf(o.Decision.Actions))
+		}
+	}
 	res := decideResult{refused: refused}
 	for _, o := range outcomes {
 		j := ToJSON(o)
@@ -524,4 +529,38 @@ func (l *stringList) Set(v string) error {
 	}
 	*l = append(*l, v)
 	return nil
+}
+
+// unmatchedFaults are the faults of fs that no call of actions met.
+func unmatchedFaults(fs []harness.Fault, actions []preempt.Action) []harness.Fault {
+	var out []harness.Fault
+	for _, f := range fs {
+		met := false
+		for _, a := range actions {
+			if a.Verb == f.Verb && a.Subresource == f.Subresource && a.Namespace == f.Namespace && a.Name == f.Name {
+				met = true
+				break
+			}
+		}
+		if !met {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// callsOf names the calls of actions, for a note.
+func callsOf(actions []preempt.Action) string {
+	if len(actions) == 0 {
+		return "it made none"
+	}
+	var calls []string
+	for _, a := range actions {
+		c := a.Verb + " " + preempt.Key(a.Namespace, a.Name)
+		if a.Subresource != "" {
+			c += "/" + a.Subresource
+		}
+		calls = append(calls, c)
+	}
+	return "its calls: " + strings.Join(calls, ", ")
 }

@@ -544,3 +544,11 @@ func TestDecideRestoresGCPercent(t *testing.T) {
 		t.Errorf("GC percent %d after decide, want 100", got)
 	}
 }
+
+// A -fail rule that no API call meets is said, naming the calls made.
+func TestDecideUnmatchedFault(t *testing.T) {
+	_, stderr, code := runCLI(t, "decide", "-impl", "reference", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-now", testNow, "-fail", "delete:default/nobody")
+	if code != ExitOK || !strings.Contains(stderr, "compare decide: note: -fail delete:default/nobody matched no API call of reference's decision (its calls: ") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
