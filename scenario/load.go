@@ -702,8 +702,8 @@ func (r *reader) apply(file string, d decoded) error {
 
 // decodeObject decodes one object as readObject does, touching no
 // reader: it may run on any goroutine. quick, when not nil, is raw's
-// type and name as quickTypeMeta found them, to be checked by decoding
-// raw.
+// type and name as the fast path found them (what decoding raw into a
+// typeMeta gives), to be checked by decoding raw.
 func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind string, quick *typeMeta) decoded {
 	var tm typeMeta
 	if quick != nil {

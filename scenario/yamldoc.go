@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v2"
 )
@@ -151,8 +152,9 @@ func (*skipDocument) UnmarshalYAML(func(any) error) error { return nil }
 // yamlDoc is one YAML document read: its JSON form (nil for an empty or
 // null document) and its duplicate fields.
 type yamlDoc struct {
-	json []byte
-	dups []yamlDup
+	json  []byte
+	dups  []yamlDup
+	spent int64 // of the alias budget
 }
 
 // yamlDup is a duplicate field: its path in the document ("spec.priority",
@@ -217,7 +219,82 @@ func readYAMLDocument(doc []byte, firstLine int) (yamlDoc, error) {
 	if err != nil {
 		return yamlDoc{}, fmt.Errorf("malformed YAML: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	return yamlDoc{json: j, dups: c.dups}, nil
+	return yamlDoc{json: j, dups: c.dups, spent: c.limit - c.budget}, nil
+}
+
+// yamlItems are items of a List's block sequence read apart from their
+// document: their JSON, their types and names when they are plain
+// strings, and the alias budget their conversion spent.
+type yamlItems struct {
+	json     [][]byte
+	typeMeta []*typeMeta
+	spent    int64
+}
+
+// readYAMLItems reads n items of a List's top-level block sequence (their
+// lines, from the first one's "- ") as readYAMLDocument reads them within
+// their document, or reports false: an item that is not a mapping, or
+// with duplicate fields, or that go-yaml refuses apart (an alias to an
+// anchor outside them), is for the general reader. Their budget has no
+// slack: the items and the rest of the document together stay within the
+// document's.
+func readYAMLItems(text []byte, n int) (yamlItems, bool) {
+	var seq []yaml.MapSlice
+	if yaml.Unmarshal(text, &seq) != nil || len(seq) != n {
+		return yamlItems{}, false
+	}
+	limit := aliasExpansion * int64(len(text))
+	c := &converter{budget: limit, limit: limit}
+	items := yamlItems{json: make([][]byte, n), typeMeta: make([]*typeMeta, n)}
+	for i, m := range seq {
+		if len(m) == 0 {
+			return yamlItems{}, false
+		}
+		out, err := c.value(m)
+		if err != nil || len(c.dups) > 0 {
+			return yamlItems{}, false
+		}
+		if items.json[i], err = json.Marshal(out); err != nil {
+			return yamlItems{}, false
+		}
+		items.typeMeta[i] = plainTypeMeta(out)
+	}
+	items.spent = c.limit - c.budget
+	return items, true
+}
+
+// plainTypeMeta is the type and name of a converted object, when each is
+// absent or a valid UTF-8 string (as decoding its JSON would find them),
+// else nil.
+func plainTypeMeta(v any) *typeMeta {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var tm typeMeta
+	str := func(m map[string]any, key string, s *string) bool {
+		switch v := m[key].(type) {
+		case nil:
+			return true
+		case string:
+			*s = v
+			return utf8.ValidString(v)
+		}
+		return false
+	}
+	if !str(m, "apiVersion", &tm.APIVersion) || !str(m, "kind", &tm.Kind) {
+		return nil
+	}
+	switch meta := m["metadata"].(type) {
+	case nil:
+	case map[string]any:
+		if !str(meta, "name", &tm.Metadata.Name) || !str(meta, "namespace", &tm.Metadata.Namespace) {
+			return nil
+		}
+	default:
+		return nil
+	}
+	return &tm
 }
 
 // readYAMLMerging reads a document that may hold merge keys ("<<"), which
@@ -257,7 +334,7 @@ func readYAMLMerging(doc []byte, firstLine int) (yamlDoc, error) {
 	if err != nil {
 		return yamlDoc{}, fmt.Errorf("malformed YAML: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	return yamlDoc{json: j, dups: append(dups, c.dups...)}, nil
+	return yamlDoc{json: j, dups: append(dups, c.dups...), spent: c.limit - c.budget}, nil
 }
 
 // yamlError rewrites go-yaml's errors without Go types, and with the
