@@ -304,9 +304,19 @@ func splitJSONList(data []byte, items func(i int, raw []byte)) ([]byte, bool) {
 			return nil, false
 		}
 		skel = append(append(skel, k...), ':')
+		// A value's bytes are data's, from where the decoder was to where
+		// it is (past the separator before it and blanks): the decoder
+		// checks them and copies nothing.
+		value := func() ([]byte, bool) {
+			start := dec.InputOffset()
+			if dec.Decode(&skipJSON{}) != nil {
+				return nil, false
+			}
+			return bytes.TrimLeft(data[start:dec.InputOffset()], " \t\r\n,"), true
+		}
 		if key != "items" {
-			var v json.RawMessage
-			if dec.Decode(&v) != nil {
+			v, ok := value()
+			if !ok {
 				return nil, false
 			}
 			skel = append(skel, v...)
@@ -316,8 +326,8 @@ func splitJSONList(data []byte, items func(i int, raw []byte)) ([]byte, bool) {
 			return nil, false
 		}
 		for n := 0; dec.More(); n++ {
-			var item json.RawMessage
-			if dec.Decode(&item) != nil {
+			item, ok := value()
+			if !ok {
 				return nil, false
 			}
 			items(n, item)
@@ -335,6 +345,11 @@ func splitJSONList(data []byte, items func(i int, raw []byte)) ([]byte, bool) {
 	}
 	return append(skel, '}'), true
 }
+
+// skipJSON is a JSON value decoded into nothing.
+type skipJSON struct{}
+
+func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
 
 // splitYAML passes the items of a YAML document's top-level "items" block
 // sequence, as kubectl writes it (each "- " at the start of a line), to

@@ -47,7 +47,15 @@ func checkFast(t *testing.T, name string, data []byte) bool {
 func fastSeeds(tb testing.TB) [][]byte {
 	seeds := loadSeeds(tb)
 	for _, doc := range append(append([]string(nil), yamlCorpus...), listItemCorpus...) {
-		seeds = append(seeds, []byte(doc), []byte("apiVersion: v1\nkind: List\nitems:\n"+indent(doc)+indent(nodeDoc)))
+		// doc as an unknown field of a Node, an item of a List.
+		var x strings.Builder
+		for _, l := range strings.SplitAfter(doc, "\n") {
+			if l != "" {
+				x.WriteString("  " + l)
+			}
+		}
+		item := "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nx:\n" + x.String() + "\n"
+		seeds = append(seeds, []byte(doc), []byte("apiVersion: v1\nkind: List\nitems:\n"+indent(item)+indent(podA)))
 	}
 	for _, shape := range Shapes() {
 		for _, real := range []bool{false, true} {

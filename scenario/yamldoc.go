@@ -246,34 +246,120 @@ func readYAMLItems(text []byte, n int) (yamlItems, bool) {
 	limit := aliasExpansion * int64(len(text))
 	c := &converter{budget: limit, limit: limit}
 	items := yamlItems{json: make([][]byte, n), typeMeta: make([]*typeMeta, n)}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	for i, m := range seq {
 		if len(m) == 0 {
 			return yamlItems{}, false
 		}
-		out, err := c.value(m)
-		if err != nil || len(c.dups) > 0 {
+		buf.Reset()
+		if c.write(&buf, enc, m) != nil {
 			return yamlItems{}, false
 		}
-		if items.json[i], err = json.Marshal(out); err != nil {
-			return yamlItems{}, false
-		}
-		items.typeMeta[i] = plainTypeMeta(out)
+		items.json[i] = bytes.Clone(buf.Bytes())
+		items.typeMeta[i] = plainTypeMeta(m)
 	}
 	items.spent = c.limit - c.budget
 	return items, true
 }
 
-// plainTypeMeta is the type and name of a converted object, when each is
-// absent or a valid UTF-8 string (as decoding its JSON would find them),
-// else nil.
-func plainTypeMeta(v any) *typeMeta {
-	m, ok := v.(map[string]any)
-	if !ok {
+// errFast is write's giving up.
+var errFast = errors.New("not on the fast path")
+
+// write writes v's JSON as json.Marshal writes c.value's (keys in order,
+// each value as encoding/json writes it), spending the same budget, with
+// no map between; it gives up (errFast) on duplicate keys, which it
+// leaves to value.
+func (c *converter) write(buf *bytes.Buffer, enc *json.Encoder, v any) error {
+	scalar := func(v any) error {
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		buf.Truncate(buf.Len() - 1) // Encode's line break
 		return nil
 	}
+	switch v := v.(type) {
+	case yaml.MapSlice:
+		if err := c.spend(2); err != nil {
+			return err
+		}
+		type entry struct {
+			key   string
+			value any
+		}
+		entries := make([]entry, len(v))
+		for i, it := range v {
+			k, err := c.key(it.Key)
+			if err != nil {
+				return err
+			}
+			entries[i] = entry{k, it.Value}
+		}
+		slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })
+		buf.WriteByte('{')
+		for i, e := range entries {
+			if i > 0 {
+				if e.key == entries[i-1].key {
+					return errFast
+				}
+				buf.WriteByte(',')
+			}
+			if err := c.spend(len(e.key) + 4); err != nil {
+				return err
+			}
+			if err := scalar(e.key); err != nil {
+				return err
+			}
+			buf.WriteByte(':')
+			if err := c.write(buf, enc, e.value); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+		return nil
+	case []any:
+		if err := c.spend(2); err != nil {
+			return err
+		}
+		buf.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := c.write(buf, enc, e); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+		return nil
+	case map[any]any:
+		return errFast // merged keys: value orders them
+	case string:
+		if err := c.spend(len(v) + 3); err != nil {
+			return err
+		}
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return errFast
+		}
+		if err := c.spend(24); err != nil {
+			return err
+		}
+	default:
+		if err := c.spend(24); err != nil {
+			return err
+		}
+	}
+	return scalar(v)
+}
+
+// plainTypeMeta is the type and name of a mapping, when each is absent
+// or a valid UTF-8 string (as decoding its JSON would find them), else
+// nil.
+func plainTypeMeta(m yaml.MapSlice) *typeMeta {
 	var tm typeMeta
-	str := func(m map[string]any, key string, s *string) bool {
-		switch v := m[key].(type) {
+	str := func(v any, key string, s *string) bool {
+		switch v := lookupValue(v, key).(type) {
 		case nil:
 			return true
 		case string:
@@ -285,9 +371,9 @@ func plainTypeMeta(v any) *typeMeta {
 	if !str(m, "apiVersion", &tm.APIVersion) || !str(m, "kind", &tm.Kind) {
 		return nil
 	}
-	switch meta := m["metadata"].(type) {
+	switch meta := lookupValue(m, "metadata").(type) {
 	case nil:
-	case map[string]any:
+	case yaml.MapSlice:
 		if !str(meta, "name", &tm.Metadata.Name) || !str(meta, "namespace", &tm.Metadata.Namespace) {
 			return nil
 		}
