@@ -312,7 +312,7 @@ func splitJSONList(data []byte, items func(i int, raw []byte)) ([]byte, bool) {
 			if dec.Decode(&skipJSON{}) != nil {
 				return nil, false
 			}
-			return bytes.TrimLeft(data[start:dec.InputOffset()], " \t\r\n,"), true
+			return bytes.TrimLeft(data[start:dec.InputOffset()], " \t\r\n,:"), true
 		}
 		if key != "items" {
 			v, ok := value()

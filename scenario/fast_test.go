@@ -197,3 +197,26 @@ func TestFastPathStaysLinear(t *testing.T) {
 		t.Errorf("an object of many keys: %v", d)
 	}
 }
+
+// The fast path takes what kubectl writes: a List of every shape, plain
+// and realistic, in YAML and in JSON.
+func TestFastPathTakesKubectlLists(t *testing.T) {
+	for _, shape := range Shapes() {
+		for _, real := range []bool{false, true} {
+			s := MustBuild(shape, 3, 1)
+			if real {
+				realistic(s.Cluster)
+			}
+			list, err := ListYAML(s.Cluster)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, data := range map[string][]byte{"yaml": list, "json": jsonDump(t, list)} {
+				r := reader{}
+				if !r.readFast("list", data) {
+					t.Errorf("%s (realistic %v) in %s: not on the fast path", shape, real, name)
+				}
+			}
+		}
+	}
+}
