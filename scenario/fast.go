@@ -234,47 +234,56 @@ func (b *itemBatch) decode() {
 	if b.st.failed.Load() {
 		return
 	}
-	var quick []*typeMeta
-	if b.st.yaml {
-		text := b.st.text[b.start:b.end]
-		if bytes.IndexByte(text, '&') >= 0 && bytes.IndexByte(text, '*') >= 0 {
-			// Maybe an anchor and its aliases: go-yaml bounds their
-			// ratio to all nodes over the whole document.
-			b.st.failed.Store(true)
-			return
-		}
-		items, ok := readYAMLItems(text, len(b.raws))
-		if !ok {
-			b.st.failed.Store(true)
-			return
-		}
-		b.st.spent.Add(items.spent)
-		b.raws, quick = items.json, items.typeMeta
-	}
 	b.out = make([]streamedItem, len(b.raws))
-	for k, raw := range b.raws {
-		if bytes.Count(raw, []byte("{"))+bytes.Count(raw, []byte("[")) > maxItemBrackets {
-			b.st.failed.Store(true)
-			return
-		}
-		var tm *typeMeta
-		if quick != nil {
-			tm = quick[k]
-		}
-		if tm == nil {
-			tm = new(typeMeta)
-			if k8sjson.UnmarshalCaseSensitivePreserveInts(raw, tm) != nil {
+	if !b.st.yaml {
+		for k, raw := range b.raws {
+			if !b.decodeItem(k, raw, nil, false) {
 				b.st.failed.Store(true)
 				return
 			}
 		}
-		if tm.Kind == "" {
-			b.out[k].deferred = raw
-			continue
-		}
-		b.out[k].d = decodeObject(fmt.Sprintf("%s: item %d", b.st.file, b.first+k), raw, "", "", tm)
+		b.raws = nil
+		return
 	}
+	text := b.st.text[b.start:b.end]
+	if bytes.IndexByte(text, '&') >= 0 && bytes.IndexByte(text, '*') >= 0 {
+		// Maybe an anchor and its aliases: go-yaml bounds their ratio to
+		// all nodes over the whole document.
+		b.st.failed.Store(true)
+		return
+	}
+	spent, ok := readYAMLItems(text, len(b.raws), func(k int, raw []byte, tm *typeMeta) bool {
+		return b.decodeItem(k, raw, tm, true)
+	})
+	if !ok {
+		b.st.failed.Store(true)
+		return
+	}
+	b.st.spent.Add(spent)
 	b.raws = nil
+}
+
+// decodeItem decodes item k of the batch, its JSON raw (lent when lent:
+// kept only as a copy); tm is its type and name when known.
+func (b *itemBatch) decodeItem(k int, raw []byte, tm *typeMeta, lent bool) bool {
+	if bytes.Count(raw, []byte("{"))+bytes.Count(raw, []byte("[")) > maxItemBrackets {
+		return false
+	}
+	if tm == nil {
+		tm = new(typeMeta)
+		if k8sjson.UnmarshalCaseSensitivePreserveInts(raw, tm) != nil {
+			return false
+		}
+	}
+	if tm.Kind == "" {
+		if lent {
+			raw = bytes.Clone(raw)
+		}
+		b.out[k].deferred = raw
+		return true
+	}
+	b.out[k].d = decodeObject(fmt.Sprintf("%s: item %d", b.st.file, b.first+k), raw, "", "", tm)
+	return true
 }
 
 // splitJSONList passes the items of a JSON object's "items" array to

@@ -222,45 +222,35 @@ func readYAMLDocument(doc []byte, firstLine int) (yamlDoc, error) {
 	return yamlDoc{json: j, dups: c.dups, spent: c.limit - c.budget}, nil
 }
 
-// yamlItems are items of a List's block sequence read apart from their
-// document: their JSON, their types and names when they are plain
-// strings, and the alias budget their conversion spent.
-type yamlItems struct {
-	json     [][]byte
-	typeMeta []*typeMeta
-	spent    int64
-}
-
 // readYAMLItems reads n items of a List's top-level block sequence (their
 // lines, from the first one's "- ") as readYAMLDocument reads them within
-// their document, or reports false: an item that is not a mapping, or
-// with duplicate fields, or that go-yaml refuses apart (an alias to an
-// anchor outside them), is for the general reader. Their budget has no
-// slack: the items and the rest of the document together stay within the
-// document's.
-func readYAMLItems(text []byte, n int) (yamlItems, bool) {
+// their document, and passes each item's JSON (lent for the call) and its
+// type and name (when they are plain strings) to item; it returns the
+// alias budget they spent. It reports false, and so may item: an item
+// that is not a mapping, or with duplicate fields, or that go-yaml
+// refuses apart (an alias to an anchor outside them), is for the general
+// reader. Their budget has no slack: the items and the rest of the
+// document together stay within the document's.
+func readYAMLItems(text []byte, n int, item func(i int, json []byte, tm *typeMeta) bool) (int64, bool) {
 	var seq []yaml.MapSlice
 	if yaml.Unmarshal(text, &seq) != nil || len(seq) != n {
-		return yamlItems{}, false
+		return 0, false
 	}
 	limit := aliasExpansion * int64(len(text))
 	c := &converter{budget: limit, limit: limit}
-	items := yamlItems{json: make([][]byte, n), typeMeta: make([]*typeMeta, n)}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	for i, m := range seq {
 		if len(m) == 0 {
-			return yamlItems{}, false
+			return 0, false
 		}
 		buf.Reset()
-		if c.write(&buf, enc, m) != nil {
-			return yamlItems{}, false
+		if c.write(&buf, enc, m) != nil || !item(i, buf.Bytes(), plainTypeMeta(m)) {
+			return 0, false
 		}
-		items.json[i] = bytes.Clone(buf.Bytes())
-		items.typeMeta[i] = plainTypeMeta(m)
+		seq[i] = nil // for the collector
 	}
-	items.spent = c.limit - c.budget
-	return items, true
+	return c.limit - c.budget, true
 }
 
 // errFast is write's giving up.
