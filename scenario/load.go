@@ -292,21 +292,13 @@ func loadPod(name string, data []byte, opts Options) (*loadedPod, error) {
 	return &loadedPod{pod: p, warnings: r.warnings}, nil
 }
 
-// goTypeError is encoding/json's type error, which names Go types.
-var goTypeError = regexp.MustCompile(`json: cannot unmarshal (\w+)(?: (\S+))? into Go (?:struct field \S*?\.([^ .]\S*)|value) of type (\S+)`)
-
-// goTimeError is time.Parse's error, which names Go's layout.
-var goTimeError = regexp.MustCompile(`^parsing time ("(?:[^"\\]|\\.)*") as "[^"]*"`)
-
 // friendly rewrites a JSON decoding error in terms of fields and JSON
 // types, without Go type names.
 func friendly(err error) string {
-	msg := err.Error()
-	m := goTypeError.FindStringSubmatch(msg)
-	if m == nil {
-		return strings.TrimPrefix(msg, "json: ")
+	got, value, field, goType, ok := jsonTypeError(err)
+	if !ok {
+		return jsonMessage(err)
 	}
-	got, value, field, goType := m[1], m[2], m[3], m[4]
 	what := fmt.Sprintf("%s where %s is wanted", article(got), jsonKind(goType))
 	if got == "number" && value != "" && jsonKind(goType) == "a number" {
 		bits := strings.TrimLeftFunc(goType, unicode.IsLetter)
@@ -589,20 +581,6 @@ func describe(kind, namespace, name string) string {
 	return what
 }
 
-// oneLine joins a multi-line YAML error: "yaml: unmarshal errors:\n  line
-// 4: key ..." becomes "line 4 of the document: key ...".
-func oneLine(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
-	msg = strings.TrimPrefix(msg, "yaml: unmarshal errors:")
-	var parts []string
-	for _, l := range strings.Split(msg, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			parts = append(parts, l)
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
 // strictf records a strict-decoding finding: a note, or an error under
 // Options.Strict.
 func (r *reader) strictf(format string, a ...any) error {
@@ -792,13 +770,13 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 func decodeStrict(raw []byte, obj any) ([]string, error) {
 	errs, err := k8sjson.UnmarshalStrict(raw, obj)
 	if err != nil {
-		if !goTypeError.MatchString(err.Error()) {
+		if _, _, _, _, typeErr := jsonTypeError(err); !typeErr {
 			// A value the type decodes itself, a quantity or a time, gives
 			// an error without its field.
 			if path, e := badField(raw, reflect.TypeOf(obj)); path != "" && e != nil {
-				msg := strings.TrimPrefix(e.Error(), "json: ")
-				if m := goTimeError.FindStringSubmatch(msg); m != nil {
-					msg = m[1] + " is not a time in RFC 3339 form (2006-01-02T15:04:05Z)"
+				msg := jsonMessage(e)
+				if v, ok := timeValue(e); ok {
+					msg = v + " is not a time in RFC 3339 form (2006-01-02T15:04:05Z)"
 				}
 				return nil, fmt.Errorf("%s (field %s)", msg, path)
 			}
@@ -807,7 +785,7 @@ func decodeStrict(raw []byte, obj any) ([]string, error) {
 	}
 	findings := make([]string, len(errs))
 	for i, e := range errs {
-		findings[i] = e.Error() + caseHint(e.Error(), reflect.TypeOf(obj))
+		findings[i] = e.Error() + caseHint(e, reflect.TypeOf(obj))
 	}
 	return findings, nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -217,7 +216,7 @@ func readYAMLDocument(doc []byte, firstLine int) (yamlDoc, error) {
 	}
 	j, err := json.Marshal(out)
 	if err != nil {
-		return yamlDoc{}, fmt.Errorf("malformed YAML: %s", strings.TrimPrefix(err.Error(), "json: "))
+		return yamlDoc{}, fmt.Errorf("malformed YAML: %s", jsonMessage(err))
 	}
 	return yamlDoc{json: j, dups: c.dups, spent: c.limit - c.budget}, nil
 }
@@ -385,7 +384,7 @@ func readYAMLMerging(doc []byte, firstLine int) (yamlDoc, error) {
 			return yamlDoc{}, yamlError(err, firstLine)
 		}
 		for _, e := range te.Errors {
-			if !strings.Contains(e, "already set in map") {
+			if !yamlDuplicateKey(e) {
 				return yamlDoc{}, yamlError(err, firstLine)
 			}
 			e = fileLines(e, firstLine)
@@ -408,7 +407,7 @@ func readYAMLMerging(doc []byte, firstLine int) (yamlDoc, error) {
 	}
 	j, err := json.Marshal(out)
 	if err != nil {
-		return yamlDoc{}, fmt.Errorf("malformed YAML: %s", strings.TrimPrefix(err.Error(), "json: "))
+		return yamlDoc{}, fmt.Errorf("malformed YAML: %s", jsonMessage(err))
 	}
 	return yamlDoc{json: j, dups: append(dups, c.dups...), spent: c.limit - c.budget}, nil
 }
@@ -416,13 +415,11 @@ func readYAMLMerging(doc []byte, firstLine int) (yamlDoc, error) {
 // yamlError rewrites go-yaml's errors without Go types, and with the
 // file's line numbers.
 func yamlError(err error, firstLine int) error {
-	if strings.Contains(err.Error(), "invalid map key: ") {
+	if yamlInvalidMapKey(err) {
 		return errors.New("malformed YAML: a list or a mapping used as a key")
 	}
-	return fmt.Errorf("malformed YAML: %s", fileLines(strings.TrimPrefix(oneLine(err), "yaml: "), firstLine))
+	return fmt.Errorf("malformed YAML: %s", fileLines(yamlMessage(err), firstLine))
 }
-
-var yamlLine = regexp.MustCompile(`\bline (\d+)\b`)
 
 // fileLines makes go-yaml's line numbers, of a document starting at line
 // firstLine of a file, the file's.
