@@ -503,7 +503,10 @@ func jsonDocuments(file string, trimmed []byte) ([]yamlDoc, error) {
 
 func yamlDocuments(file string, data []byte) ([]yamlDoc, error) {
 	var docs []yamlDoc
-	pieces := splitYAML(data)
+	pieces, err := splitYAML(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: malformed YAML: %w", file, err)
+	}
 	content := 0
 	for _, p := range pieces {
 		if p.hasContent() {

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v2"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 // This file reads YAML as kubectl does (sigs.k8s.io/yaml: go-yaml v2,
@@ -69,51 +71,100 @@ type yamlPiece struct {
 	line int
 }
 
-// splitYAML splits a YAML stream into its documents as a YAML parser
-// does: a line starting with "---" followed by nothing, a space or a tab
-// (a comment or content may follow) starts a document, a "..." line (a
-// comment may follow) ends one, and directive lines ("%YAML 1.2") before
-// a document are dropped. Line breaks are YAML's: CR LF, CR and NEL
-// (U+0085) are taken as LF, as go-yaml reads them.
-func splitYAML(data []byte) []yamlPiece {
-	text := string(data)
-	if strings.ContainsAny(text, "\r\u0085") {
-		text = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u0085", "\n").Replace(text)
+// splitYAML splits a YAML stream into its documents with apimachinery's
+// YAMLReader, kubectl's, which splits at lines starting with "---" (a
+// comment may follow). YAML's other markers are first written in that
+// form, line by line (readerForm).
+func splitYAML(data []byte) ([]yamlPiece, error) {
+	text, lines, err := readerForm(data)
+	if err != nil {
+		return nil, err
 	}
-	var docs []yamlPiece
-	var cur []string
-	start := 1
-	flush := func(next int) {
-		docs = append(docs, yamlPiece{[]byte(strings.Join(cur, "\n")), start})
-		cur, start = nil, next
-	}
-	marker := func(line, m string) (rest string, ok bool) {
-		if line == m || strings.HasPrefix(line, m+" ") || strings.HasPrefix(line, m+"\t") {
-			return strings.TrimSpace(line[len(m):]), true
+	rd := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(text)))
+	var pieces []yamlPiece
+	textLines := bytes.SplitAfter(text, []byte("\n"))
+	next := 0 // the next line of text the reader has not returned
+	for {
+		p, err := rd.Read()
+		if err == io.EOF {
+			return pieces, nil
 		}
-		return "", false
+		if err != nil {
+			return nil, err
+		}
+		// The reader returns every line but the markers, in order.
+		for next < len(textLines) && bytes.HasPrefix(textLines[next], []byte("---")) {
+			next++
+		}
+		line := 1
+		if next < len(lines) {
+			line = lines[next]
+		}
+		pieces = append(pieces, yamlPiece{p, line})
+		next += bytes.Count(p, []byte("\n"))
 	}
-	for i, line := range strings.Split(text, "\n") {
+}
+
+// readerForm writes YAML's markers as apimachinery's YAMLReader reads them,
+// and returns the line of data each line of text comes from. Line breaks
+// are YAML's: CR LF, CR and NEL (U+0085) become LF, as go-yaml reads them.
+// A line starting with "---" or "..." and then nothing, a space or a tab
+// is a marker: "---" alone, with what follows it on a line of its own (a
+// comment dropped); directive lines ("%YAML 1.2") before a document's
+// content become comments (go-yaml v2 reads only %YAML 1.1). Another line
+// starting with "---" ("----") is refused: the reader would take it for
+// a marker.
+func readerForm(data []byte) ([]byte, []int, error) {
+	str := string(data)
+	if strings.ContainsAny(str, "\r\u0085") {
+		str = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u0085", "\n").Replace(str)
+	}
+	all := strings.Split(str, "\n")
+	if len(all) > 1 && all[len(all)-1] == "" {
+		all = all[:len(all)-1]
+	}
+	var text strings.Builder
+	text.Grow(len(str) + 1)
+	lines := make([]int, 0, len(all))
+	write := func(s string, n int) {
+		text.WriteString(s)
+		text.WriteByte('\n')
+		lines = append(lines, n)
+	}
+	content := false // in a document, past its directives
+	for i, line := range all {
 		n := i + 1
-		rest, ok := marker(line, "---")
-		if !ok {
-			rest, ok = marker(line, "...")
-		}
-		if ok {
-			flush(n + 1)
+		if rest, ok := cutMarker(line); ok {
+			write("---", n)
+			content = false
 			if rest != "" && !strings.HasPrefix(rest, "#") {
-				cur, start = append(cur, rest), n // content on the marker line: "--- {a: 1}"
+				write(rest, n) // content on the marker line: "--- {a: 1}"
+				content = true
 			}
 			continue
 		}
-		if strings.HasPrefix(line, "%") && len(strings.TrimSpace(strings.Join(cur, ""))) == 0 {
-			cur, start = nil, n+1 // a directive: "%YAML 1.2", "%TAG ..."
-			continue
+		switch {
+		case strings.HasPrefix(line, "---"):
+			return nil, nil, fmt.Errorf("line %d starts with --- but is not a document marker (--- then a space, a tab or nothing)", n)
+		case strings.HasPrefix(line, "%") && !content:
+			line = "# " + line
+		case strings.TrimSpace(line) != "":
+			content = true
 		}
-		cur = append(cur, line)
+		write(line, n)
 	}
-	flush(0)
-	return docs
+	return []byte(text.String()), lines, nil
+}
+
+// cutMarker reports a document marker line, "---" or "...", and what
+// follows it on the line.
+func cutMarker(line string) (rest string, ok bool) {
+	for _, m := range []string{"---", "..."} {
+		if line == m || strings.HasPrefix(line, m+" ") || strings.HasPrefix(line, m+"\t") {
+			return strings.TrimSpace(line[len(m):]), true
+		}
+	}
+	return "", false
 }
 
 // hasContent reports a piece holding more than blank lines and comments.
