@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -306,6 +307,14 @@ func friendly(err error) string {
 			bits = "64"
 		}
 		what = fmt.Sprintf("%s is out of range (a %s-bit %s)", value, bits, strings.TrimRightFunc(goType, unicode.IsDigit))
+		if strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint") {
+			if f, err := strconv.ParseFloat(value, 64); err == nil && strings.ContainsAny(value, ".eE") {
+				what = fmt.Sprintf("%s is not an integer (a %s-bit %s is wanted)", value, bits, strings.TrimRightFunc(goType, unicode.IsDigit))
+				if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+					what = fmt.Sprintf("%s is not written as an integer (a %s-bit %s is wanted: write %d)", value, bits, strings.TrimRightFunc(goType, unicode.IsDigit), int64(f))
+				}
+			}
+		}
 	}
 	if field == "" {
 		return what
@@ -529,14 +538,46 @@ func yamlDocuments(file string, data []byte) ([]yamlDoc, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
-		if doc.json != nil {
-			docs = append(docs, doc)
+		if doc.json == nil {
+			continue
 		}
+		if doc.json[0] == '[' {
+			// A sequence's items are documents, as a JSON array's are.
+			docs = append(docs, sequenceItems(doc)...)
+			continue
+		}
+		docs = append(docs, doc)
 	}
 	if len(docs) == 0 {
 		return nil, fmt.Errorf("%s: empty file", file)
 	}
 	return docs, nil
+}
+
+// sequenceItems are the items of a document holding a sequence, each a
+// document with its duplicate fields (those go-yaml names by line, not by
+// path, with the first).
+func sequenceItems(doc yamlDoc) []yamlDoc {
+	var raws []json.RawMessage
+	if json.Unmarshal(doc.json, &raws) != nil {
+		return []yamlDoc{doc}
+	}
+	items := make([]yamlDoc, len(raws))
+	for i, raw := range raws {
+		items[i].json = raw
+	}
+	for _, d := range doc.dups {
+		i := 0
+		if rest, ok := strings.CutPrefix(d.path, "["); ok {
+			n, tail, _ := strings.Cut(rest, "]")
+			i, _ = strconv.Atoi(n)
+			d.path = strings.TrimPrefix(tail, ".")
+		}
+		if i < len(items) {
+			items[i].dups = append(items[i].dups, d)
+		}
+	}
+	return items
 }
 
 // describeDup names a duplicate field found in a YAML document by the

@@ -3,6 +3,7 @@ package scenario
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -188,11 +189,15 @@ func TestLoadMessagesNameFieldsNotGoTypes(t *testing.T) {
 	for _, tc := range []struct{ data, want string }{
 		{nodeDoc + "---\n" + strings.Replace(podA, "priority: 1", "priority: high", 1), `pod default/a: field spec.priority: a string where a number is wanted`},
 		{nodeDoc + "---\n" + strings.Replace(podA, "priority: 1", "priority: 2147483648", 1), `pod default/a: field spec.priority: 2147483648 is out of range (a 32-bit int)`},
+		{nodeDoc + "---\n" + strings.Replace(podA, "priority: 1", "priority: 1.5", 1), `x.yaml: document 2: pod default/a: field spec.priority: 1.5 is not an integer (a 32-bit int is wanted)`},
+		{`{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "spec": {"priority": 2.0, "containers": [{"name": "c"}]}}`, `x.yaml: pod a: field spec.priority: 2.0 is not written as an integer (a 32-bit int is wanted: write 2)`},
 		{nodeDoc + "---\n" + strings.Replace(podA, "containers: [", "containers: {x: [", 1) + "}", "field spec.containers: an object where a list is wanted"},
 		{"apiVersion: v1\nkind: [Pod]\n", "malformed"},
 		{nodeDoc + "---\n" + strings.Replace(podA, `cpu: "1"`, `cpu: "1 core"`, 1), `pod default/a: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (field spec.containers[0].resources.requests.cpu)`},
 		{strings.Replace(nodeDoc, "{name: n1}", "{name: n1, creationTimestamp: yesterday}", 1), `node n1: "yesterday" is not a time in RFC 3339 form (2006-01-02T15:04:05Z) (field metadata.creationTimestamp)`},
-		{"- a\n- b\n", "x.yaml: malformed: an array where an object is wanted"},
+		// A YAML sequence's items are documents, as a JSON array's are.
+		{"- a\n- b\n", "x.yaml: document 1: malformed: a string where an object is wanted"},
+		{`["a", "b"]`, "x.yaml: document 1: malformed: a string where an object is wanted"},
 		{"[[1]]", "x.yaml: malformed: an array where an object is wanted"},
 		{nodeDoc + "---\njust text\n", "x.yaml: document 2: malformed: a string where an object is wanted"},
 		{`{"apiVersion": "v1", "kind": "List", "items": {}}`, "x.yaml: list: malformed: field items: an object where a list is wanted"},
@@ -291,5 +296,34 @@ func TestLoadStdinAndNoNodes(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", name, err, tc.want)
 		}
+	}
+}
+
+// A YAML sequence of objects is read as the JSON array of them is; a
+// duplicate key in a flow mapping in it is named, a note or, strict, an
+// error.
+func TestLoadYAMLSequence(t *testing.T) {
+	list := "apiVersion: v1\nkind: List\nitems:\n" + indent(nodeDoc) + indent(podA)
+	want, _, err := LoadCluster("list.yaml", []byte(list))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{
+		"YAML": indent(nodeDoc) + indent(podA),
+		"JSON": "[" + jsonOf(t, nodeDoc) + ", " + jsonOf(t, podA) + "]",
+	} {
+		got, notes, err := LoadCluster("seq.yaml", []byte(data))
+		if err != nil || len(notes) > 0 || !equality.Semantic.DeepEqual(want, got) {
+			t.Errorf("%s: %v, %q; cluster differs: %s", name, err, notes, cmp.Diff(want, got))
+		}
+	}
+	dup := indent(nodeDoc) + "- {apiVersion: v1, kind: Namespace, metadata: {name: p, name: q}}\n"
+	_, notes, err := LoadCluster("seq.yaml", []byte(dup))
+	wantNote := `seq.yaml: document 2: namespace q: duplicate field "metadata.name"`
+	if err != nil || !reflect.DeepEqual(notes, []string{wantNote}) {
+		t.Errorf("notes %q, %v; want %q", notes, err, wantNote)
+	}
+	if _, _, err := LoadClusterWith("seq.yaml", []byte(dup), Options{Strict: true}); err == nil || err.Error() != wantNote {
+		t.Errorf("strict: error %v, want %q", err, wantNote)
 	}
 }

@@ -236,7 +236,26 @@ func (t *topDocument) UnmarshalYAML(unmarshal func(any) error) error {
 		t.isMap = true
 		return nil
 	}
+	// A sequence's items are read the same way, so that a mapping in it
+	// keeps its keys, duplicates included ("- {e, e}").
+	var seq []topDocument
+	if unmarshal(&seq) == nil {
+		items := make([]any, len(seq))
+		for i, e := range seq {
+			items[i] = e.value()
+		}
+		t.other = items
+		return nil
+	}
 	return unmarshal(&t.other)
+}
+
+// value is what the document holds.
+func (t topDocument) value() any {
+	if t.isMap {
+		return t.m
+	}
+	return t.other
 }
 
 // readYAMLDocument converts one YAML document to JSON as
@@ -257,10 +276,7 @@ func readYAMLDocument(doc []byte, firstLine int) (yamlDoc, error) {
 		return yamlDoc{}, nil
 	}
 	c := newConverter(doc)
-	var v any = top.m
-	if !top.isMap {
-		v = top.other
-	}
+	v := top.value()
 	out, err := c.value(v)
 	if err != nil {
 		return yamlDoc{}, nameObject(v, err)
