@@ -81,6 +81,7 @@ func (r *reader) readFast(file string, data []byte) bool {
 	r.warnings = append(r.warnings, s.warnings...)
 	r.objects = append(r.objects, s.objects...)
 	r.skipped = append(r.skipped, s.skipped...)
+	r.ignored = append(r.ignored, s.ignored...)
 	for _, f := range s.inferred {
 		if !containsString(r.inferred, f) {
 			r.inferred = append(r.inferred, f)

@@ -135,6 +135,9 @@ func LoadPathsWith(paths []string, opts Options) (*preempt.Cluster, []string, er
 				names[i] = "standard input"
 			}
 		}
+		if len(r.objects) == 0 && len(r.ignored) > 0 {
+			return nil, nil, fmt.Errorf("nothing read from %s: every object was ignored: %s", strings.Join(names, ", "), abbreviate(r.ignored))
+		}
 		return nil, nil, fmt.Errorf("no nodes in %s: a cluster to preempt on needs at least one Node (an empty List, or one without items, holds none)", strings.Join(names, ", "))
 	}
 	return c, notes, nil
@@ -277,8 +280,11 @@ func loadPod(name string, data []byte, opts Options) (*loadedPod, error) {
 	if err := r.readFile(name, data); err != nil {
 		return nil, err
 	}
-	if n := len(r.objects); n != 1 || len(r.skipped) > 0 {
-		return nil, fmt.Errorf("%s: want exactly one Pod, found %d objects", name, n+len(r.skipped))
+	if len(r.objects) == 0 && len(r.ignored) == 1 && len(r.skipped) == 0 {
+		return nil, errors.New(r.ignored[0])
+	}
+	if n := len(r.objects); n != 1 || len(r.skipped)+len(r.ignored) > 0 {
+		return nil, fmt.Errorf("%s: want exactly one Pod, found %d objects", name, n+len(r.skipped)+len(r.ignored))
 	}
 	p, ok := r.objects[0].(*v1.Pod)
 	if !ok {
@@ -351,6 +357,23 @@ func jsonKind(goType string) string {
 	return "an object"
 }
 
+// kinds are the kinds the loader reads, and their lists.
+var kinds = []string{"Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "List"}
+
+// rightKind is the kind (or list kind) the loader reads that kind is in
+// another case ("Node" for "node", "PodList" for "podlist"), quoted, or
+// "".
+func rightKind(kind string) string {
+	for _, k := range kinds {
+		for _, form := range []string{k, k + "List"} {
+			if strings.EqualFold(kind, form) && kind != form && form != "ListList" {
+				return strconv.Quote(form)
+			}
+		}
+	}
+	return ""
+}
+
 func kindOf(o runtime.Object) string {
 	switch o.(type) {
 	case *v1.Node:
@@ -370,6 +393,7 @@ type reader struct {
 	warnings []string // unknown and duplicate fields, named
 	objects  []runtime.Object
 	skipped  []string // "v1 Service default/svc"
+	ignored  []string // objects of a kind in the wrong case, why
 	inferred []string // files whose kind-less objects got their kind from their fields
 }
 
@@ -696,6 +720,7 @@ type decoded struct {
 	obj      runtime.Object
 	skipped  string   // the apiVersion and kind of an object skipped
 	inferred bool     // its kind was inferred from its fields
+	ignored  string   // why it is ignored: its kind in the wrong case
 	findings []string // unknown and duplicate fields, named
 	err      error    // after the findings
 }
@@ -709,6 +734,10 @@ func (r *reader) apply(file string, d decoded) error {
 	if d.skipped != "" {
 		r.skipped = append(r.skipped, d.skipped)
 		return nil
+	}
+	if d.ignored != "" {
+		r.ignored = append(r.ignored, d.ignored)
+		return r.strictf("%s", d.ignored)
 	}
 	for _, f := range d.findings {
 		if err := r.strictf("%s", f); err != nil {
@@ -776,6 +805,11 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 		switch tm.Kind {
 		case "Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode":
 			d.err = fmt.Errorf("%s: %s: unsupported apiVersion %q for kind %s", where, what, tm.APIVersion, tm.Kind)
+			return d
+		}
+		if right := rightKind(tm.Kind); right != "" {
+			// Kinds are case-sensitive: the API server refuses "node".
+			d.ignored = fmt.Sprintf("%s: %s: kind %q is not %s: kinds are case-sensitive; the object is ignored", where, what, tm.Kind, right)
 			return d
 		}
 		d.skipped = strings.TrimSpace(tm.APIVersion + " " + tm.Kind)

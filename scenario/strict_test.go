@@ -327,3 +327,43 @@ func TestLoadYAMLSequence(t *testing.T) {
 		t.Errorf("strict: error %v, want %q", err, wantNote)
 	}
 }
+
+// Kinds are case-sensitive: an object of a kind in the wrong case is
+// ignored with a note naming it and the right kind, an error under
+// Options.Strict; a cluster of such objects only is an error naming the
+// inputs.
+func TestLoadMisCasedKinds(t *testing.T) {
+	list := "apiVersion: v1\nkind: List\nitems:\n" + indent(nodeDoc) +
+		indent(strings.Replace(nodeDoc, "kind: Node\nmetadata: {name: n1}", "kind: node\nmetadata: {name: n2}", 1)) +
+		indent(strings.Replace(podA, "kind: Pod", "kind: POD", 1))
+	for _, data := range []string{list, string(jsonDump(t, []byte(list)))} {
+		c, notes, err := LoadCluster("cased.yaml", []byte(data))
+		want := []string{
+			`cased.yaml: item 1: node n2: kind "node" is not "Node": kinds are case-sensitive; the object is ignored`,
+			`cased.yaml: item 2: pod default/a: kind "POD" is not "Pod": kinds are case-sensitive; the object is ignored`,
+		}
+		if err != nil || !reflect.DeepEqual(notes, want) || len(c.Nodes) != 1 || len(c.Pods) != 0 {
+			t.Errorf("notes %q, %v; want %q and one node", notes, err, want)
+		}
+		if _, _, err := LoadClusterWith("cased.yaml", []byte(data), Options{Strict: true}); err == nil || err.Error() != want[0] {
+			t.Errorf("strict: error %v, want %q", err, want[0])
+		}
+	}
+	dir := t.TempDir()
+	only := filepath.Join(dir, "only.yaml")
+	if err := os.WriteFile(only, []byte(strings.Replace(nodeDoc, "kind: Node", "kind: NODE", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := LoadPaths([]string{only})
+	if want := "nothing read from " + only + ": every object was ignored: " + only + `: node n1: kind "NODE" is not "Node": kinds are case-sensitive; the object is ignored`; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	_, err = LoadPod("pod.yaml", []byte(strings.Replace(podB, "kind: Pod", "kind: pod", 1)))
+	if want := `pod.yaml: pod default/b: kind "pod" is not "Pod": kinds are case-sensitive; the object is ignored`; err == nil || err.Error() != want {
+		t.Errorf("pod: error %v, want %q", err, want)
+	}
+	_, notes, err := LoadCluster("list.yaml", []byte("apiVersion: v1\nkind: nodelist\nitems: []\n"))
+	if want := `list.yaml: nodelist: kind "nodelist" is not "NodeList": kinds are case-sensitive; the object is ignored`; err != nil || !reflect.DeepEqual(notes, []string{want}) {
+		t.Errorf("notes %q, %v; want %q", notes, err, want)
+	}
+}
