@@ -240,6 +240,7 @@ func (opts decideOptions) load(stderr io.Writer) (*preempt.Cluster, *v1.Pod, err
 	// YAML dump's items go through go-yaml, whose garbage a higher target
 	// (200 was set here, when the loader kept nearly all it allocated)
 	// turns into some 40 MB more peak memory at 5000 nodes and 20000 pods.
+	opts.loadOpts.Notify = func(n string) { fmt.Fprintf(stderr, "compare decide: note: %s\n", n) }
 	cluster, notes, err := scenario.LoadPathsWith(opts.clusterFiles, opts.loadOpts)
 	if err != nil {
 		return nil, nil, badf("%v", err)

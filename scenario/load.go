@@ -20,6 +20,7 @@ import (
 	"sync"
 	"unicode"
 
+	"golang.org/x/term"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	policyv1beta1 "k8s.io/api/policy/v1beta1"
@@ -100,6 +101,15 @@ type Options struct {
 	MaxBytes int64
 	// Stdin is what the path "-" reads; nil is os.Stdin.
 	Stdin io.Reader
+	// Notify, when set, is told at once what cannot wait for the notes
+	// at the end: that a named pipe (FIFO) or a terminal is waited on.
+	Notify func(note string)
+}
+
+func (o Options) notify(format string, a ...any) {
+	if o.Notify != nil {
+		o.Notify(fmt.Sprintf(format, a...))
+	}
 }
 
 func (o Options) maxBytes() int64 {
@@ -184,7 +194,7 @@ func tooLarge(name string, max int64) error {
 // binary data (a NUL byte in the first 4 KiB), which no kubectl output
 // holds. sizeHint is rd's size when known (a regular file's), else 0.
 func readAll(name string, rd io.Reader, max, sizeHint int64) ([]byte, error) {
-	br := bufio.NewReaderSize(io.LimitReader(rd, max+1), 4096)
+	br := bufio.NewReaderSize(io.LimitReader(&onceEOF{r: rd}, max+1), 4096)
 	head, err := br.Peek(4096)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -200,6 +210,24 @@ func readAll(name string, rd io.Reader, max, sizeHint int64) ([]byte, error) {
 		return nil, tooLarge(name, max)
 	}
 	return data, nil
+}
+
+// onceEOF ends at r's first end: a terminal's Ctrl-D ends its input once,
+// and reading on would wait for more.
+type onceEOF struct {
+	r   io.Reader
+	eof bool
+}
+
+func (o *onceEOF) Read(p []byte) (int, error) {
+	if o.eof {
+		return 0, io.EOF
+	}
+	n, err := o.r.Read(p)
+	if err == io.EOF {
+		o.eof = true
+	}
+	return n, err
 }
 
 // readSized is io.ReadAll, starting with a buffer of size bytes (a big
@@ -229,7 +257,15 @@ func (r *reader) readFileLimited(path string) ([]byte, error) {
 		if in == nil {
 			in = os.Stdin
 		}
+		if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			r.opts.notify("standard input is a terminal: waiting for input (end it with Ctrl-D)")
+		}
 		return readAll("standard input", in, r.opts.maxBytes(), 0)
+	}
+	// Opening a named pipe waits for a writer, and reading it or a
+	// terminal for input: say so first.
+	if info, err := os.Stat(path); err == nil && info.Mode()&fs.ModeNamedPipe != 0 {
+		r.opts.notify("%s is a named pipe (FIFO): waiting for input", path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -239,6 +275,8 @@ func (r *reader) readFileLimited(path string) ([]byte, error) {
 	var size int64
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
 		size = info.Size()
+	} else if err == nil && info.Mode()&fs.ModeCharDevice != 0 && term.IsTerminal(int(f.Fd())) {
+		r.opts.notify("%s is a terminal: waiting for input (end it with Ctrl-D)", path)
 	}
 	return readAll(path, f, r.opts.maxBytes(), size)
 }
@@ -357,6 +395,23 @@ func jsonKind(goType string) string {
 	return "an object"
 }
 
+// specialFile names a file mode that is not a regular file's, or "".
+func specialFile(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	case mode&fs.ModeIrregular != 0:
+		return "an irregular file"
+	}
+	return ""
+}
+
 // kinds are the kinds the loader reads, and their lists.
 var kinds = []string{"Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "List"}
 
@@ -394,6 +449,7 @@ type reader struct {
 	objects  []runtime.Object
 	skipped  []string // "v1 Service default/svc"
 	ignored  []string // objects of a kind in the wrong case, why
+	notes    []string // about the inputs: files skipped
 	inferred []string // files whose kind-less objects got their kind from their fields
 }
 
@@ -416,23 +472,42 @@ func (r *reader) readPath(path string) error {
 		}
 		return r.readFile(path, data)
 	}
-	var files []string
+	var files, special []string
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		switch strings.ToLower(filepath.Ext(p)) {
 		case ".json", ".yaml", ".yml":
-			if !d.IsDir() {
-				files = append(files, p)
+			if d.IsDir() {
+				return nil
 			}
+			mode := d.Type()
+			if mode&fs.ModeSymlink != 0 {
+				if info, err := os.Stat(p); err == nil {
+					mode = info.Mode().Type()
+				}
+			}
+			// A pipe, a socket or a device is no file of a dump: reading
+			// it would wait, fail or never end.
+			if what := specialFile(mode); what != "" {
+				special = append(special, fmt.Sprintf("%s (%s)", p, what))
+				return nil
+			}
+			files = append(files, p)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	if len(special) > 0 {
+		r.notes = append(r.notes, fmt.Sprintf("skipped %d files of %s that are not regular files (a directory is read for its files): %s", len(special), path, abbreviate(special)))
+	}
 	if len(files) == 0 {
+		if len(special) > 0 {
+			return fmt.Errorf("%s: no regular .json, .yaml or .yml file in the directory (skipped %s)", path, abbreviate(special))
+		}
 		return fmt.Errorf("%s: no .json, .yaml or .yml file in the directory", path)
 	}
 	for _, f := range files {
@@ -1045,7 +1120,7 @@ func (r *reader) cluster() (*preempt.Cluster, []string, error) {
 			c.CSINodes = append(c.CSINodes, o)
 		}
 	}
-	notes := append([]string(nil), r.warnings...)
+	notes := append(append([]string(nil), r.notes...), r.warnings...)
 	if len(r.inferred) > 0 {
 		notes = append(notes, fmt.Sprintf("objects without kind taken as Node (they have status.nodeInfo) or Pod (spec.containers) in %d files: %s", len(r.inferred), abbreviate(r.inferred)))
 	}
