@@ -247,7 +247,7 @@ func (b *itemBatch) decode() {
 		return
 	}
 	text := b.st.text[b.start:b.end]
-	if bytes.IndexByte(text, '&') >= 0 && bytes.IndexByte(text, '*') >= 0 {
+	if nodeStart(text, '&') && nodeStart(text, '*') {
 		// Maybe an anchor and its aliases: go-yaml bounds their ratio to
 		// all nodes over the whole document.
 		b.st.failed.Store(true)
@@ -285,6 +285,24 @@ func (b *itemBatch) decodeItem(k int, raw []byte, tm *typeMeta, lent bool) bool 
 	}
 	b.out[k].d = decodeObject(fmt.Sprintf("%s: item %d", b.st.file, b.first+k), raw, "", "", tm)
 	return true
+}
+
+// nodeStart reports c where a YAML node may start (after a blank, a line
+// break or a flow indicator), as an anchor's & and an alias's * do: not
+// the & of "a&b". A false report (" & " in a script) only sends the file
+// to the general reader.
+func nodeStart(text []byte, c byte) bool {
+	for i := bytes.IndexByte(text, c); i >= 0; {
+		if i == 0 || bytes.IndexByte([]byte(" \t\n-[{,:?"), text[i-1]) >= 0 {
+			return true
+		}
+		j := bytes.IndexByte(text[i+1:], c)
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // splitJSONList passes the items of a JSON object's "items" array to

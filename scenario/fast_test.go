@@ -220,3 +220,25 @@ func TestFastPathTakesKubectlLists(t *testing.T) {
 		}
 	}
 }
+
+// Text that may hold anchors and aliases sends a List to the general
+// reader (go-yaml bounds aliases over the whole document); & and * inside
+// words do not.
+func TestFastPathAnchors(t *testing.T) {
+	item := func(labels string) string {
+		return indent("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {" + labels + "}\n")
+	}
+	for labels, taken := range map[string]bool{
+		`a: "x&y", b: "p*q"`:           true,
+		`a: &l "x", b: *l`:             false,
+		`a: "x & y", b: "rm *"`:        false,
+		`a: "x&y", b: "*.example.com"`: true,
+	} {
+		data := []byte("apiVersion: v1\nkind: List\nitems:\n" + item(labels))
+		r := reader{}
+		if got := r.readFast("a.yaml", data); got != taken {
+			t.Errorf("%s: fast path took it: %v, want %v", labels, got, taken)
+		}
+		checkFast(t, "a.yaml", data)
+	}
+}

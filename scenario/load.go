@@ -46,10 +46,11 @@ import (
 //   - a file holds a kubectl List or a typed list (NodeList, PodList, ...;
 //     items without kind take it from the list, as kubectl and client-go
 //     do), single objects, several YAML documents or JSON values, or a
-//     JSON array of them;
+//     JSON array or YAML sequence of them;
 //   - a directory is read whole (every *.json, *.yaml and *.yml below it,
 //     in name order), as `kubectl cluster-info dump --output-directory`
-//     writes it;
+//     writes it; named pipes, sockets and devices in it are skipped, with
+//     a note;
 //   - policy/v1beta1 PodDisruptionBudgets are converted to policy/v1 as the
 //     API server serves them, and every object gets the API server's
 //     defaulting (a container's limits become its requests when it has
@@ -58,7 +59,9 @@ import (
 //     not hold and pods nominated to one are left out, as kube-scheduler's
 //     informer and snapshot leave them out; each is reported in a note;
 //   - objects of kinds the filters do not read (Services, Events, ...) are
-//     skipped, with a note.
+//     skipped, with a note; kinds are case-sensitive: an object of a kind
+//     read in another case ("node") is ignored with a note naming it and
+//     the right kind, an error under Options.Strict.
 //
 // Decoding is the API server's under strict field validation: field
 // names are matched case-sensitively (a field in the wrong case is never
@@ -70,9 +73,11 @@ import (
 // under Options.Strict they are errors.
 //
 // YAML is read as kubectl reads it (go-yaml v2, YAML 1.1: yes and y are
-// true), every document whatever its separator style (---, --- # comment,
-// --- with content, ... end markers with or without a comment, %YAML
-// directives, CR LF, CR or NEL line breaks, a byte order mark, UTF-16).
+// true), its documents split by apimachinery's YAMLReader, kubectl's,
+// whatever their separator style (---, --- # comment, --- with content,
+// ... end markers with or without a comment, %YAML directives, CR LF, CR
+// or NEL line breaks, a byte order mark, UTF-16: the markers are first
+// written in the reader's form).
 // JSON values separated by --- lines are YAML documents. A YAML document
 // whose aliases would make its JSON form over 16 times its size (plus 64
 // KiB) is refused, as an alias bomb.
@@ -80,8 +85,11 @@ import (
 // A file larger than Options.MaxBytes (MaxInputBytes by default) is
 // refused naming the file, having read no more than the limit and a byte
 // (a device or a FIFO too: -cluster /dev/zero ends at once, as binary
-// data). The path "-" is standard input (Options.Stdin), read once. A
-// cluster without nodes is an error naming the inputs.
+// data). A named pipe or a terminal named as an input is read to its
+// first end, after Options.Notify is told it is waited on. The path "-"
+// is standard input (Options.Stdin), read once. A cluster without nodes
+// is an error naming the inputs, and so is one whose every object was
+// ignored.
 //
 // Errors and notes name the file (and the document or list item) and the
 // object ("pod default/a"), never a Go type.
