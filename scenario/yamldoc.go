@@ -115,19 +115,18 @@ func splitYAML(data []byte) ([]yamlPiece, error) {
 // starting with "---" ("----") is refused: the reader would take it for
 // a marker.
 func readerForm(data []byte) ([]byte, []int, error) {
-	str := string(data)
-	if strings.ContainsAny(str, "\r\u0085") {
-		str = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u0085", "\n").Replace(str)
+	if bytes.ContainsAny(data, "\r\u0085") {
+		data = []byte(strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u0085", "\n").Replace(string(data)))
 	}
-	all := strings.Split(str, "\n")
-	if len(all) > 1 && all[len(all)-1] == "" {
+	all := bytes.Split(data, []byte("\n"))
+	if len(all) > 1 && len(all[len(all)-1]) == 0 {
 		all = all[:len(all)-1]
 	}
-	var text strings.Builder
-	text.Grow(len(str) + 1)
+	var text bytes.Buffer
+	text.Grow(len(data) + 1)
 	lines := make([]int, 0, len(all))
-	write := func(s string, n int) {
-		text.WriteString(s)
+	write := func(b []byte, n int) {
+		text.Write(b)
 		text.WriteByte('\n')
 		lines = append(lines, n)
 	}
@@ -135,36 +134,36 @@ func readerForm(data []byte) ([]byte, []int, error) {
 	for i, line := range all {
 		n := i + 1
 		if rest, ok := cutMarker(line); ok {
-			write("---", n)
+			write([]byte("---"), n)
 			content = false
-			if rest != "" && !strings.HasPrefix(rest, "#") {
+			if len(rest) > 0 && rest[0] != '#' {
 				write(rest, n) // content on the marker line: "--- {a: 1}"
 				content = true
 			}
 			continue
 		}
 		switch {
-		case strings.HasPrefix(line, "---"):
+		case bytes.HasPrefix(line, []byte("---")):
 			return nil, nil, fmt.Errorf("line %d starts with --- but is not a document marker (--- then a space, a tab or nothing)", n)
-		case strings.HasPrefix(line, "%") && !content:
-			line = "# " + line
-		case strings.TrimSpace(line) != "":
+		case len(line) > 0 && line[0] == '%' && !content:
+			line = append([]byte("# "), line...)
+		case len(bytes.TrimSpace(line)) > 0:
 			content = true
 		}
 		write(line, n)
 	}
-	return []byte(text.String()), lines, nil
+	return text.Bytes(), lines, nil
 }
 
 // cutMarker reports a document marker line, "---" or "...", and what
 // follows it on the line.
-func cutMarker(line string) (rest string, ok bool) {
+func cutMarker(line []byte) (rest []byte, ok bool) {
 	for _, m := range []string{"---", "..."} {
-		if line == m || strings.HasPrefix(line, m+" ") || strings.HasPrefix(line, m+"\t") {
-			return strings.TrimSpace(line[len(m):]), true
+		if bytes.HasPrefix(line, []byte(m)) && (len(line) == 3 || line[3] == ' ' || line[3] == '\t') {
+			return bytes.TrimSpace(line[3:]), true
 		}
 	}
-	return "", false
+	return nil, false
 }
 
 // hasContent reports a piece holding more than blank lines and comments.
@@ -233,6 +232,14 @@ func (t *topDocument) UnmarshalYAML(unmarshal func(any) error) error {
 		if err := unmarshal(&t.m); err != nil {
 			return err
 		}
+		if len(t.m) == 0 {
+			// {}, or a null go-yaml resolves but calls this for ("Null",
+			// "NULL"), which the probe takes too.
+			var v any
+			if unmarshal(&v) == nil && v == nil {
+				return nil
+			}
+		}
 		t.isMap = true
 		return nil
 	}
@@ -272,8 +279,8 @@ func readYAMLDocument(doc []byte, firstLine int) (yamlDoc, error) {
 	if err := yaml.Unmarshal(doc, &top); err != nil {
 		return yamlDoc{}, yamlError(err, firstLine)
 	}
-	if !top.seen {
-		return yamlDoc{}, nil
+	if !top.seen || top.value() == nil {
+		return yamlDoc{}, nil // a null document
 	}
 	c := newConverter(doc)
 	v := top.value()
