@@ -51,7 +51,7 @@ func TestLoadEndlessFIFO(t *testing.T) {
 	}
 }
 
-// A directory's named pipes and sockets are skipped, with a note naming
+// A directory's named pipes, sockets and devices are skipped, with a note naming
 // them, never waited on; a directory of nothing else is an error.
 func TestLoadDirectorySkipsSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
@@ -68,6 +68,10 @@ func TestLoadDirectorySkipsSpecialFiles(t *testing.T) {
 		t.Skipf("listen: %v", err)
 	}
 	defer l.Close()
+	dev := filepath.Join(dir, "null.yml")
+	if err := os.Symlink("/dev/null", dev); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan struct{})
 	var c *preempt.Cluster
 	var notes []string
@@ -80,7 +84,7 @@ func TestLoadDirectorySkipsSpecialFiles(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("waited on the named pipe")
 	}
-	want := "skipped 2 files of " + dir + " that are not regular files (a directory is read for its files): " + fifo + " (a named pipe (FIFO)), " + sock + " (a socket)"
+	want := "skipped 3 files of " + dir + " that are not regular files (a directory is read for its files): " + dev + " (a character device), " + fifo + " (a named pipe (FIFO)), " + sock + " (a socket)"
 	if err != nil || len(c.Nodes) != 1 || !reflect.DeepEqual(notes, []string{want}) {
 		t.Errorf("%v, notes %q; want one node and %q", err, notes, want)
 	}
@@ -88,7 +92,7 @@ func TestLoadDirectorySkipsSpecialFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = LoadPaths([]string{dir})
-	if want := dir + ": no regular .json, .yaml or .yml file in the directory (skipped " + fifo + " (a named pipe (FIFO)), " + sock + " (a socket))"; err == nil || err.Error() != want {
+	if want := dir + ": no regular .json, .yaml or .yml file in the directory (skipped " + dev + " (a character device), " + fifo + " (a named pipe (FIFO)), " + sock + " (a socket))"; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
 	}
 }
