@@ -47,3 +47,28 @@ func TestLoadTerminalWaits(t *testing.T) {
 		t.Errorf("%v: want the node typed", err)
 	}
 }
+
+// Standard input on a terminal is said to be waited on too.
+func TestLoadStdinTerminalWaits(t *testing.T) {
+	m, tty := openPTY(t)
+	defer m.Close()
+	in, err := os.Open(tty)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer in.Close()
+	told := make(chan string, 1)
+	go func() {
+		<-told
+		m.Write([]byte("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n\x04"))
+	}()
+	c, _, err := LoadPathsWith([]string{"-"}, Options{Stdin: in, Notify: func(n string) {
+		if n != "standard input is a terminal: waiting for input (end it with Ctrl-D)" {
+			t.Errorf("note %q", n)
+		}
+		told <- n
+	}})
+	if err != nil || len(c.Nodes) != 1 {
+		t.Errorf("%v: want the node typed", err)
+	}
+}
