@@ -297,15 +297,3 @@ func BenchmarkLoadBig(b *testing.B) {
 		}
 	}
 }
-
-// BenchmarkFastYAML converts the big synthetic dump, items streamed.
-func BenchmarkFastYAML(b *testing.B) {
-	data := bigDump(b, "syn.yaml")
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, ok := fastYAML(data, func(int, []byte) {}); !ok {
-			b.Fatal("not on the fast path")
-		}
-	}
-}

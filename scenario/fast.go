@@ -4,59 +4,84 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"sync"
-	"unicode/utf8"
+	"sync/atomic"
 
 	k8sjson "sigs.k8s.io/json"
 )
 
 // This file is the loader's fast path, for the common big input: one
-// file holding one kubectl List (or one object), in the YAML kubectl
-// writes (fastyaml.go) or in JSON. It reads the list's items one by one,
-// decoding them on every core while it reads on, never holding the whole
-// document's YAML tree nor its JSON: an item's JSON is dropped once
-// decoded. It gives up on anything else, and on anything wrong, having
-// changed nothing: readFile then reads the file the general way, which
-// finds the same objects and notes, and says what is wrong.
+// file holding one kubectl List. It does not parse: it splits the list's
+// items apart and hands each to the libraries the general reader uses,
+// on every core, while it splits on. It gives up on anything unusual and
+// on anything wrong, having changed nothing: readFile then reads the file
+// the general way, which finds the same objects and notes, and says what
+// is wrong.
+//
+//   - JSON: encoding/json's Decoder walks the top-level object's tokens
+//     to "items" and decodes each item as a json.RawMessage.
+//   - YAML, as kubectl writes it: the items are the lines from each "- "
+//     at the start of a line to the next, below a top-level "items:"
+//     line; each is read as a one-item sequence by go-yaml, converted as
+//     the general reader converts a document (readYAMLItem), and the rest
+//     of the document, "items: []" in the block's place, as a document.
 //
 // What it gives up on includes every error and, under Options.Strict,
-// every unknown field; a duplicate field in YAML; several documents;
-// comments, anchors, tags, flow collections, folded scalars in YAML (see
-// fastYAMLOK); a JSON array or stream of values; escaped keys in JSON.
+// every unknown field; a duplicate field; several documents (any line
+// starting with "---", "..." or "%"), comments at the start of a line,
+// merge keys ("<<"), CR, NEL and Unicode line separators; a top level
+// whose lines are not plain "key:" lines; anchors shared between items
+// and the rest; items that are not mappings; a JSON array or stream of
+// values.
+
+// maxItemBrackets bounds the brackets of an item's JSON taken on the fast
+// path: an item alone is two levels less deep than in its document, whose
+// depth the decoders bound (10000 levels).
+const maxItemBrackets = 9000
 
 // readFast reads a file as readFile would, or reports false having
 // changed nothing.
 func (r *reader) readFast(file string, data []byte) bool {
 	data = normalizeText(data)
 	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 {
+	if len(trimmed) == 0 || trimmed[0] == '[' {
 		return false
 	}
-	st := newItemStream(file)
+	st := newItemStream(file, trimmed[0] != '{')
 	var skel []byte
 	var ok bool
-	switch trimmed[0] {
-	case '[':
-		return false
-	case '{':
+	if trimmed[0] == '{' {
 		skel, ok = splitJSONList(trimmed, st.add)
-	default:
-		st.sorted = true
-		skel, ok = fastYAML(data, st.add)
+	} else {
+		skel, ok = st.splitYAML(data)
 	}
 	results := st.wait()
-	if !ok {
+	if !ok || st.failed.Load() || !st.streamed {
 		return false
 	}
+	if st.yaml {
+		// The rest of the document, read as the general reader reads a
+		// document; with the items, within the document's alias budget.
+		doc, err := readYAMLDocument(skel, 1)
+		if err != nil || len(doc.dups) > 0 || doc.json == nil {
+			return false
+		}
+		if doc.spent+st.spent.Load() > aliasExpansion*int64(len(data))+aliasSlack {
+			return false
+		}
+		skel = doc.json
+	}
 	s := reader{opts: r.opts}
-	if !s.fastDocument(file, skel, st.streamed, results) {
+	if !s.fastDocument(file, skel, results) {
 		return false
 	}
 	r.warnings = append(r.warnings, s.warnings...)
 	r.objects = append(r.objects, s.objects...)
 	r.skipped = append(r.skipped, s.skipped...)
+	r.ignored = append(r.ignored, s.ignored...)
 	for _, f := range s.inferred {
 		if !containsString(r.inferred, f) {
 			r.inferred = append(r.inferred, f)
@@ -74,30 +99,27 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// fastDocument is readDocument on a document read whole (where is the
-// file): skel is the document, or with streamed its "items" emptied and
-// items what decoding its items found.
-func (r *reader) fastDocument(file string, skel []byte, streamed bool, items []streamedItem) bool {
+// fastDocument is readDocument on a document whose items were split out
+// (where is the file): skel is the document with "items":[] in their
+// place, and items what decoding them found.
+func (r *reader) fastDocument(file string, skel []byte, items []streamedItem) bool {
 	where := file
 	var fields map[string]json.RawMessage
 	if k8sjson.UnmarshalCaseSensitivePreserveInts(skel, &fields) != nil {
 		return false
 	}
-	var tm typeMeta
-	if k8sjson.UnmarshalCaseSensitivePreserveInts(skel, &tm) != nil {
+	// The items taken out must be the document's "items", and it must
+	// hold no other.
+	if v, ok := fields["items"]; !ok || string(bytes.TrimSpace(v)) != "[]" {
 		return false
 	}
-	if tm.Kind == "" {
-		if _, internal := fields["Items"]; internal {
-			return false
-		}
-	}
-	if !strings.HasSuffix(tm.Kind, "List") {
-		return !streamed && r.readObject(file, where, skel, "", "") == nil
+	var tm typeMeta
+	if k8sjson.UnmarshalCaseSensitivePreserveInts(skel, &tm) != nil || !strings.HasSuffix(tm.Kind, "List") {
+		return false
 	}
 	var list listEnvelope
 	strictErrs, err := decodeStrict(skel, &list)
-	if err != nil {
+	if err != nil || len(list.Items) != 0 {
 		return false
 	}
 	for _, e := range strictErrs {
@@ -106,17 +128,6 @@ func (r *reader) fastDocument(file string, skel []byte, streamed bool, items []s
 		}
 	}
 	itemKind := strings.TrimSuffix(tm.Kind, "List")
-	if !streamed {
-		for j, item := range list.Items {
-			if r.readObject(file, fmt.Sprintf("%s: item %d", where, j), item, tm.APIVersion, itemKind) != nil {
-				return false
-			}
-		}
-		return true
-	}
-	if len(list.Items) != 0 {
-		return false
-	}
 	for j, it := range items {
 		d := it.d
 		if it.deferred != nil {
@@ -139,8 +150,11 @@ type streamedItem struct {
 // itemStream decodes the items of a list on every core, as they come.
 type itemStream struct {
 	file     string
-	sorted   bool // items' keys in order, each once (fastYAML's)
+	yaml     bool // items are YAML text, converted by the workers
 	streamed bool
+	failed   atomic.Bool  // an item the fast path does not take
+	spent    atomic.Int64 // the YAML items' conversion budget spent
+	text     []byte       // the YAML document the items are in
 	batch    *itemBatch
 	batches  []*itemBatch
 	work     chan *itemBatch
@@ -148,16 +162,17 @@ type itemStream struct {
 }
 
 type itemBatch struct {
-	st    *itemStream
-	first int
-	raws  [][]byte
-	out   []streamedItem
+	st         *itemStream
+	first      int
+	raws       [][]byte
+	start, end int // of the YAML items' text in st.text
+	out        []streamedItem
 }
 
 const itemBatchSize = 32
 
-func newItemStream(file string) *itemStream {
-	st := &itemStream{file: file, work: make(chan *itemBatch, 2*runtime.GOMAXPROCS(0))}
+func newItemStream(file string, yamlItems bool) *itemStream {
+	st := &itemStream{file: file, yaml: yamlItems, work: make(chan *itemBatch, 2*runtime.GOMAXPROCS(0))}
 	for range runtime.GOMAXPROCS(0) {
 		st.wg.Add(1)
 		go func() {
@@ -170,7 +185,7 @@ func newItemStream(file string) *itemStream {
 	return st
 }
 
-// add takes item i of the list, its JSON.
+// add takes item i of the list.
 func (st *itemStream) add(i int, raw []byte) {
 	st.streamed = true
 	if st.batch == nil {
@@ -180,6 +195,16 @@ func (st *itemStream) add(i int, raw []byte) {
 	if len(st.batch.raws) == itemBatchSize {
 		st.flush()
 	}
+}
+
+// addYAML takes item i of the list, the YAML text[start:end], which
+// follows the batch's items.
+func (st *itemStream) addYAML(i, start, end int) {
+	if st.batch == nil {
+		st.batch = &itemBatch{st: st, first: i, start: start}
+	}
+	st.batch.end = end
+	st.add(i, st.text[start:end])
 }
 
 func (st *itemStream) flush() {
@@ -203,291 +228,253 @@ func (st *itemStream) wait() []streamedItem {
 }
 
 // decode decodes a batch's items; an item without a kind waits for its
-// list's.
+// list's. A batch of YAML items is read as one block sequence (its items'
+// lines, one after the other in the file): one go-yaml parser for them
+// all.
 func (b *itemBatch) decode() {
-	b.out = make([]streamedItem, len(b.raws))
-	for k, raw := range b.raws {
-		tm, ok := quickTypeMeta(raw, b.st.sorted)
-		if !ok || tm.Kind == "" {
-			b.out[k].deferred = raw
-			continue
-		}
-		b.out[k].d = decodeObject(fmt.Sprintf("%s: item %d", b.st.file, b.first+k), raw, "", "", &tm)
+	if b.st.failed.Load() {
+		return
 	}
+	b.out = make([]streamedItem, len(b.raws))
+	if !b.st.yaml {
+		for k, raw := range b.raws {
+			if !b.decodeItem(k, raw, nil, false) {
+				b.st.failed.Store(true)
+				return
+			}
+		}
+		b.raws = nil
+		return
+	}
+	text := b.st.text[b.start:b.end]
+	if nodeStart(text, '&') && nodeStart(text, '*') {
+		// Maybe an anchor and its aliases: go-yaml bounds their ratio to
+		// all nodes over the whole document.
+		b.st.failed.Store(true)
+		return
+	}
+	spent, ok := readYAMLItems(text, len(b.raws), func(k int, raw []byte, tm *typeMeta) bool {
+		return b.decodeItem(k, raw, tm, true)
+	})
+	if !ok {
+		b.st.failed.Store(true)
+		return
+	}
+	b.st.spent.Add(spent)
 	b.raws = nil
+}
+
+// decodeItem decodes item k of the batch, its JSON raw (lent when lent:
+// kept only as a copy); tm is its type and name when known.
+func (b *itemBatch) decodeItem(k int, raw []byte, tm *typeMeta, lent bool) bool {
+	if bytes.Count(raw, []byte("{"))+bytes.Count(raw, []byte("[")) > maxItemBrackets {
+		return false
+	}
+	if tm == nil {
+		tm = new(typeMeta)
+		if k8sjson.UnmarshalCaseSensitivePreserveInts(raw, tm) != nil {
+			return false
+		}
+	}
+	if tm.Kind == "" {
+		if lent {
+			raw = bytes.Clone(raw)
+		}
+		b.out[k].deferred = raw
+		return true
+	}
+	b.out[k].d = decodeObject(fmt.Sprintf("%s: item %d", b.st.file, b.first+k), raw, "", "", tm)
+	return true
+}
+
+// nodeStart reports c where a YAML node may start (after a blank, a line
+// break or a flow indicator), as an anchor's & and an alias's * do: not
+// the & of "a&b". A false report (" & " in a script) only sends the file
+// to the general reader.
+func nodeStart(text []byte, c byte) bool {
+	for i := bytes.IndexByte(text, c); i >= 0; {
+		if i == 0 || bytes.IndexByte([]byte(" \t\n-[{,:?"), text[i-1]) >= 0 {
+			return true
+		}
+		j := bytes.IndexByte(text[i+1:], c)
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // splitJSONList passes the items of a JSON object's "items" array to
 // items, and returns the object with "items":[] in their place; or
-// reports false (not one object, a key with an escape or twice the same,
-// ...). The items and the rest are checked when decoded.
+// reports false (not one object, a key twice, "items" not an array, ...).
+// encoding/json's Decoder checks the syntax; the items and the rest are
+// checked when decoded.
 func splitJSONList(data []byte, items func(i int, raw []byte)) ([]byte, bool) {
-	i := 0
-	ws := func() {
-		for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-			i++
-		}
-	}
-	// sep reads what follows a value: a comma (more follows), the closer
-	// (the collection ends) or anything else (not read here).
-	sep := func(closer byte) (more, ok bool) {
-		ws()
-		if i < len(data) && (data[i] == ',' || data[i] == closer) {
-			i++
-			return data[i-1] == ',', true
-		}
-		return false, false
-	}
-	if data[0] != '{' {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, false
 	}
-	i = 1
-	var skel []byte
-	last := 0 // data[last:i] is still to be copied to skel
+	skel := []byte{'{'}
 	seen := map[string]bool{}
-	ws()
-	if i < len(data) && data[i] == '}' {
-		i++
-	} else {
-		for {
-			ws()
-			if i >= len(data) || data[i] != '"' {
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok || seen[key] {
+			return nil, false
+		}
+		seen[key] = true
+		if len(skel) > 1 {
+			skel = append(skel, ',')
+		}
+		k, err := json.Marshal(key)
+		if err != nil {
+			return nil, false
+		}
+		skel = append(append(skel, k...), ':')
+		// A value's bytes are data's, from where the decoder was to where
+		// it is (past the separator before it and blanks): the decoder
+		// checks them and copies nothing.
+		value := func() ([]byte, bool) {
+			start := dec.InputOffset()
+			if dec.Decode(&skipJSON{}) != nil {
 				return nil, false
 			}
-			end := skipJSONString(data, i)
-			if end < 0 {
-				return nil, false
-			}
-			key := data[i+1 : end-1]
-			if bytes.IndexByte(key, '\\') >= 0 || seen[string(key)] {
-				return nil, false
-			}
-			seen[string(key)] = true
-			i = end
-			ws()
-			if i >= len(data) || data[i] != ':' {
-				return nil, false
-			}
-			i++
-			ws()
-			if string(key) == "items" && i < len(data) && data[i] == '[' {
-				skel = append(skel, data[last:i]...)
-				skel = append(skel, "[]"...)
-				i++
-				n := 0
-				ws()
-				if i < len(data) && data[i] == ']' {
-					i++
-				} else {
-					for {
-						ws()
-						end := skipJSONValue(data, i)
-						if end < 0 {
-							return nil, false
-						}
-						items(n, data[i:end])
-						n++
-						i = end
-						more, ok := sep(']')
-						if !ok {
-							return nil, false
-						}
-						if !more {
-							break
-						}
-					}
-				}
-				last = i
-			} else {
-				end := skipJSONValue(data, i)
-				if end < 0 {
-					return nil, false
-				}
-				i = end
-			}
-			more, ok := sep('}')
+			return bytes.TrimLeft(data[start:dec.InputOffset()], " \t\r\n,:"), true
+		}
+		if key != "items" {
+			v, ok := value()
 			if !ok {
 				return nil, false
 			}
-			if !more {
-				break
-			}
-		}
-	}
-	if i != len(data) {
-		return nil, false
-	}
-	return append(skel, data[last:]...), true
-}
-
-// skipJSONString returns the end of the string starting at data[i], or
-// -1.
-func skipJSONString(data []byte, i int) int {
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return -1
-}
-
-// skipJSONValue returns the end of the value starting at data[i], or -1:
-// it only matches brackets and quotes, the value is checked when
-// decoded.
-func skipJSONValue(data []byte, i int) int {
-	if i >= len(data) {
-		return -1
-	}
-	switch data[i] {
-	case '"':
-		return skipJSONString(data, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(data); j++ {
-			switch data[j] {
-			case '"':
-				end := skipJSONString(data, j)
-				if end < 0 {
-					return -1
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-				if depth > 1000 {
-					return -1 // the whole document's depth is bounded too
-				}
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(data) && !strings.ContainsRune(" \t\n\r,]}", rune(data[j])) {
-		j++
-	}
-	if j == i {
-		return -1
-	}
-	return j
-}
-
-// quickTypeMeta finds an object's apiVersion, kind, name and namespace
-// without decoding it, when each is a string without escapes given once
-// (and metadata an object); otherwise it reports false. Whether raw is
-// JSON at all is left to the decoding of the object. sorted says raw's
-// keys are in order and unique at every level (fastYAML writes them so),
-// which lets it stop past the keys it looks for.
-func quickTypeMeta(raw []byte, sorted bool) (typeMeta, bool) {
-	var tm typeMeta
-	ok := scanJSONObject(raw, func(key []byte, value []byte) (bool, bool) {
-		switch string(key) {
-		case "apiVersion":
-			return jsonPlainString(value, &tm.APIVersion), false
-		case "kind":
-			return jsonPlainString(value, &tm.Kind), false
-		case "metadata":
-			ok := scanJSONObject(value, func(key, value []byte) (bool, bool) {
-				switch string(key) {
-				case "name":
-					return jsonPlainString(value, &tm.Metadata.Name), false
-				case "namespace":
-					return jsonPlainString(value, &tm.Metadata.Namespace), false
-				}
-				return true, sorted && string(key) > "namespace"
-			})
-			return ok, sorted
-		}
-		return true, sorted && string(key) > "metadata"
-	})
-	return tm, ok
-}
-
-// jsonPlainString sets *s to a JSON string without escapes, or reports
-// false; it must be set once.
-func jsonPlainString(v []byte, s *string) bool {
-	if *s != "" || len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' || bytes.IndexByte(v[1:len(v)-1], '\\') >= 0 || bytes.IndexByte(v[1:len(v)-1], '"') >= 0 || !utf8.Valid(v) {
-		return false
-	}
-	*s = string(v[1 : len(v)-1])
-	return *s != ""
-}
-
-// scanJSONObject calls f on each key (without escapes, each once) and
-// value of the JSON object data, until f says to stop, or reports false
-// (or f does).
-func scanJSONObject(data []byte, f func(key, value []byte) (ok, stop bool)) bool {
-	i := 0
-	ws := func() {
-		for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-			i++
-		}
-	}
-	ws()
-	if i >= len(data) || data[i] != '{' {
-		return false
-	}
-	i++
-	ws()
-	if i < len(data) && data[i] == '}' {
-		i++
-		ws()
-		return i == len(data)
-	}
-	seen := make([][]byte, 0, 64)
-	for {
-		ws()
-		if i >= len(data) || data[i] != '"' {
-			return false
-		}
-		end := skipJSONString(data, i)
-		if end < 0 {
-			return false
-		}
-		key := data[i+1 : end-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			return false
-		}
-		if len(seen) == 64 {
-			return false // few objects have more keys: the general way
-		}
-		for _, k := range seen {
-			if bytes.Equal(k, key) {
-				return false
-			}
-		}
-		seen = append(seen, key)
-		i = end
-		ws()
-		if i >= len(data) || data[i] != ':' {
-			return false
-		}
-		i++
-		ws()
-		end = skipJSONValue(data, i)
-		if end < 0 {
-			return false
-		}
-		if ok, stop := f(key, data[i:end]); !ok || stop {
-			return ok
-		}
-		i = end
-		ws()
-		if i < len(data) && data[i] == ',' {
-			i++
+			skel = append(skel, v...)
 			continue
 		}
-		if i < len(data) && data[i] == '}' {
-			i++
-			ws()
-			return i == len(data)
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return nil, false
 		}
-		return false
+		for n := 0; dec.More(); n++ {
+			item, ok := value()
+			if !ok {
+				return nil, false
+			}
+			items(n, item)
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim(']') {
+			return nil, false
+		}
+		skel = append(skel, "[]"...)
 	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	return append(skel, '}'), true
+}
+
+// skipJSON is a JSON value decoded into nothing.
+type skipJSON struct{}
+
+func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
+
+// splitYAML passes the items of a YAML document's top-level "items" block
+// sequence, as kubectl writes it (each "- " at the start of a line), to
+// the workers, and returns the document with "items: []" in their place;
+// or reports false. It reads lines, never YAML: what it cannot tell from
+// the first character of a line it gives up on, and a line it took for
+// the start of an item that was not leaves an item or the rest that
+// go-yaml refuses.
+func (st *itemStream) splitYAML(data []byte) ([]byte, bool) {
+	st.text = data
+	if bytes.Contains(data, []byte("<<")) || bytes.ContainsAny(data, "\r\u0085\u2028\u2029") {
+		return nil, false
+	}
+	var skel []byte
+	inItems, seenItems := false, false
+	itemStart, n := -1, 0
+	for pos := 0; pos < len(data); {
+		end := bytes.IndexByte(data[pos:], '\n') + 1
+		if end == 0 {
+			end = len(data)
+		} else {
+			end += pos
+		}
+		line := data[pos:end]
+		if inItems {
+			switch {
+			case line[0] == '-' && (len(line) == 1 || line[1] == ' ' || line[1] == '\n'):
+				if itemStart >= 0 {
+					st.addYAML(n, itemStart, pos)
+					n++
+				}
+				itemStart = pos
+				pos = end
+				continue
+			case line[0] == ' ' || line[0] == '\n':
+				if itemStart < 0 {
+					return nil, false // an indented sequence, or none
+				}
+				pos = end
+				continue
+			}
+			if itemStart < 0 {
+				return nil, false
+			}
+			st.addYAML(n, itemStart, pos)
+			n++
+			inItems = false
+			skel = append(skel, "items: []\n"...)
+			skel = append(skel, line...) // the rest follows
+			pos = end
+			if !plainKeyLine(line) {
+				return nil, false
+			}
+			continue
+		}
+		switch {
+		case line[0] == ' ' || line[0] == '\n':
+		case plainKeyLine(line):
+			if bytes.HasPrefix(line, []byte("items:")) {
+				if seenItems || string(bytes.TrimRight(line, " \n")) != "items:" {
+					return nil, false
+				}
+				seenItems, inItems = true, true
+				pos = end
+				continue
+			}
+		default:
+			return nil, false
+		}
+		skel = append(skel, line...)
+		pos = end
+	}
+	if inItems {
+		if itemStart < 0 {
+			return nil, false
+		}
+		st.addYAML(n, itemStart, len(data))
+		skel = append(skel, "items: []\n"...)
+	}
+	if !seenItems {
+		return nil, false
+	}
+	return skel, true
+}
+
+// plainKeyLine reports a line starting with a plain key and a colon
+// ("apiVersion: v1", "metadata:"), the only lines the fast path takes at
+// the top level.
+func plainKeyLine(line []byte) bool {
+	for i, c := range line {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9' && i > 0, c == '_' && i > 0:
+		case c == ':' && i > 0:
+			return i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\n'
+		default:
+			return false
+		}
+	}
+	return false
 }

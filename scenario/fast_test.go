@@ -46,8 +46,16 @@ func checkFast(t *testing.T, name string, data []byte) bool {
 // plain and realistic, as a List in YAML and JSON.
 func fastSeeds(tb testing.TB) [][]byte {
 	seeds := loadSeeds(tb)
-	for _, doc := range fastYAMLCorpus {
-		seeds = append(seeds, []byte(doc))
+	for _, doc := range append(append([]string(nil), yamlCorpus...), listItemCorpus...) {
+		// doc as an unknown field of a Node, an item of a List.
+		var x strings.Builder
+		for _, l := range strings.SplitAfter(doc, "\n") {
+			if l != "" {
+				x.WriteString("  " + l)
+			}
+		}
+		item := "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nx:\n" + x.String() + "\n"
+		seeds = append(seeds, []byte(doc), []byte("apiVersion: v1\nkind: List\nitems:\n"+indent(item)+indent(podA)))
 	}
 	for _, shape := range Shapes() {
 		for _, real := range []bool{false, true} {
@@ -131,6 +139,28 @@ func FuzzFastPath(f *testing.F) {
 	})
 }
 
+// listItemCorpus holds items as kubectl writes them, and just past it,
+// for the fast path's splitting of a List's items.
+var listItemCorpus = []string{
+	"a: b\nc:\n- d\n- e: f\n  g: [ ]\n",
+	"a: 1\na: 2\n",
+	"msg: this is a long\n  message on two lines\n\n  and a paragraph\nnext: x\n",
+	"q: \"double \\\"quoted\\\" \\u00e9 \\x41\\n\\\n  continued  \"\nr: 'it''s\n\n  folded'\n",
+	"lit: |\n  line 1\n    more\n\n  line 3\nstrip: |-\n  x\n  y\nafter: z\n",
+	"yes: 1\n1: 2\n\"1\": 3\n",
+	"args:\n- --config=/etc/x.yaml\n- -v=2\n- --\n- -- x\n",
+	"s: |\n  x\n# a comment ending the scalar\nt: y\n",
+	"m: |2\n   leading space\n  next\nn: x\n",
+	"m: |2+\n   a\n\n",
+	"a: &x {b: 1}\nc: *x\n",
+	"a: \"x\n- b: c\"\n",
+	"a: [x,\n- y]\n",
+	"kind: Node\napiVersion: v1\nmetadata: {name: !!binary aGVsbG8=}\n",
+	"kind: Node\napiVersion: v1\nmetadata: {name: n, name: m}\n",
+	"{}",
+	"x",
+}
+
 func unquoteGo(s string) (string, error) { return strconv.Unquote(s) }
 
 // A size hint changes how readAll reads, not what: the same bytes, the
@@ -153,31 +183,62 @@ func TestReadAllSizeHint(t *testing.T) {
 	}
 }
 
-// Hostile inputs keep the fast path linear: mappings out of order nested
-// deep around a big value, an object of many keys.
+// An object of many keys keeps the fast path linear.
 func TestFastPathStaysLinear(t *testing.T) {
-	var b strings.Builder
-	const depth = 900
-	for i := range depth {
-		pad := strings.Repeat(" ", i)
-		b.WriteString(pad + "b: 1\n" + pad + "a:\n")
-	}
-	pad := strings.Repeat(" ", depth)
-	b.WriteString(pad + "z: " + strings.Repeat("x", 16<<20) + "\n")
-	start := time.Now()
-	fastYAML([]byte(b.String()), nil)
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("nested mappings out of order: %v", d)
-	}
 	var j strings.Builder
 	j.WriteString(`{"apiVersion":"v1","kind":"List","items":[{`)
 	for i := range 200000 {
 		fmt.Fprintf(&j, `"k%d":1,`, i)
 	}
 	j.WriteString(`"kind":"Node","metadata":{"name":"n"}}]}`)
-	start = time.Now()
+	start := time.Now()
 	checkFast(t, "many.json", []byte(j.String()))
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("an object of many keys: %v", d)
+	}
+}
+
+// The fast path takes what kubectl writes: a List of every shape, plain
+// and realistic, in YAML and in JSON.
+func TestFastPathTakesKubectlLists(t *testing.T) {
+	for _, shape := range Shapes() {
+		for _, real := range []bool{false, true} {
+			s := MustBuild(shape, 3, 1)
+			if real {
+				realistic(s.Cluster)
+			}
+			list, err := ListYAML(s.Cluster)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, data := range map[string][]byte{"yaml": list, "json": jsonDump(t, list)} {
+				r := reader{}
+				if !r.readFast("list", data) {
+					t.Errorf("%s (realistic %v) in %s: not on the fast path", shape, real, name)
+				}
+			}
+		}
+	}
+}
+
+// Text that may hold anchors and aliases sends a List to the general
+// reader (go-yaml bounds aliases over the whole document); & and * inside
+// words do not.
+func TestFastPathAnchors(t *testing.T) {
+	item := func(labels string) string {
+		return indent("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {" + labels + "}\n")
+	}
+	for labels, taken := range map[string]bool{
+		`a: "x&y", b: "p*q"`:           true,
+		`a: &l "x", b: *l`:             false,
+		`a: "x & y", b: "rm *"`:        false,
+		`a: "x&y", b: "*.example.com"`: true,
+	} {
+		data := []byte("apiVersion: v1\nkind: List\nitems:\n" + item(labels))
+		r := reader{}
+		if got := r.readFast("a.yaml", data); got != taken {
+			t.Errorf("%s: fast path took it: %v, want %v", labels, got, taken)
+		}
+		checkFast(t, "a.yaml", data)
 	}
 }

@@ -120,8 +120,6 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	return fields
 }
 
-var unknownField = regexp.MustCompile(`^unknown field "(.*)"$`)
-
 // pathElem splits a strict error's path: "spec.containers[0].NAME" is
 // spec, containers, [0], NAME.
 var pathElem = regexp.MustCompile(`\[\d+\]|[^.\[]+`)
@@ -129,12 +127,12 @@ var pathElem = regexp.MustCompile(`\[\d+\]|[^.\[]+`)
 // caseHint is " (the field is \"nodeName\": field names are
 // case-sensitive)" when a strict error's unknown field of typ differs
 // from a field only in case, "" otherwise.
-func caseHint(strictErr string, typ reflect.Type) string {
-	m := unknownField.FindStringSubmatch(strictErr)
-	if m == nil {
+func caseHint(strictErr error, typ reflect.Type) string {
+	path, ok := unknownFieldPath(strictErr)
+	if !ok {
 		return ""
 	}
-	elems := pathElem.FindAllString(m[1], -1)
+	elems := pathElem.FindAllString(path, -1)
 	if len(elems) == 0 {
 		return ""
 	}

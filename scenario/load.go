@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,6 +20,7 @@ import (
 	"sync"
 	"unicode"
 
+	"golang.org/x/term"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	policyv1beta1 "k8s.io/api/policy/v1beta1"
@@ -44,10 +46,11 @@ import (
 //   - a file holds a kubectl List or a typed list (NodeList, PodList, ...;
 //     items without kind take it from the list, as kubectl and client-go
 //     do), single objects, several YAML documents or JSON values, or a
-//     JSON array of them;
+//     JSON array or YAML sequence of them;
 //   - a directory is read whole (every *.json, *.yaml and *.yml below it,
 //     in name order), as `kubectl cluster-info dump --output-directory`
-//     writes it;
+//     writes it; named pipes, sockets and devices in it are skipped, with
+//     a note;
 //   - policy/v1beta1 PodDisruptionBudgets are converted to policy/v1 as the
 //     API server serves them, and every object gets the API server's
 //     defaulting (a container's limits become its requests when it has
@@ -56,7 +59,9 @@ import (
 //     not hold and pods nominated to one are left out, as kube-scheduler's
 //     informer and snapshot leave them out; each is reported in a note;
 //   - objects of kinds the filters do not read (Services, Events, ...) are
-//     skipped, with a note.
+//     skipped, with a note; kinds are case-sensitive: an object of a kind
+//     read in another case ("node") is ignored with a note naming it and
+//     the right kind, an error under Options.Strict.
 //
 // Decoding is the API server's under strict field validation: field
 // names are matched case-sensitively (a field in the wrong case is never
@@ -68,9 +73,11 @@ import (
 // under Options.Strict they are errors.
 //
 // YAML is read as kubectl reads it (go-yaml v2, YAML 1.1: yes and y are
-// true), every document whatever its separator style (---, --- # comment,
-// --- with content, ... end markers with or without a comment, %YAML
-// directives, CR LF, CR or NEL line breaks, a byte order mark, UTF-16).
+// true), its documents split by apimachinery's YAMLReader, kubectl's,
+// whatever their separator style (---, --- # comment, --- with content,
+// ... end markers with or without a comment, %YAML directives, CR LF, CR
+// or NEL line breaks, a byte order mark, UTF-16: the markers are first
+// written in the reader's form).
 // JSON values separated by --- lines are YAML documents. A YAML document
 // whose aliases would make its JSON form over 16 times its size (plus 64
 // KiB) is refused, as an alias bomb.
@@ -78,8 +85,11 @@ import (
 // A file larger than Options.MaxBytes (MaxInputBytes by default) is
 // refused naming the file, having read no more than the limit and a byte
 // (a device or a FIFO too: -cluster /dev/zero ends at once, as binary
-// data). The path "-" is standard input (Options.Stdin), read once. A
-// cluster without nodes is an error naming the inputs.
+// data). A named pipe or a terminal named as an input is read to its
+// first end, after Options.Notify is told it is waited on. The path "-"
+// is standard input (Options.Stdin), read once. A cluster without nodes
+// is an error naming the inputs, and so is one whose every object was
+// ignored.
 //
 // Errors and notes name the file (and the document or list item) and the
 // object ("pod default/a"), never a Go type.
@@ -99,6 +109,15 @@ type Options struct {
 	MaxBytes int64
 	// Stdin is what the path "-" reads; nil is os.Stdin.
 	Stdin io.Reader
+	// Notify, when set, is told at once what cannot wait for the notes
+	// at the end: that a named pipe (FIFO) or a terminal is waited on.
+	Notify func(note string)
+}
+
+func (o Options) notify(format string, a ...any) {
+	if o.Notify != nil {
+		o.Notify(fmt.Sprintf(format, a...))
+	}
 }
 
 func (o Options) maxBytes() int64 {
@@ -133,6 +152,9 @@ func LoadPathsWith(paths []string, opts Options) (*preempt.Cluster, []string, er
 			if p == "-" {
 				names[i] = "standard input"
 			}
+		}
+		if len(r.objects) == 0 && len(r.ignored) > 0 {
+			return nil, nil, fmt.Errorf("nothing read from %s: every object was ignored: %s", strings.Join(names, ", "), abbreviate(r.ignored))
 		}
 		return nil, nil, fmt.Errorf("no nodes in %s: a cluster to preempt on needs at least one Node (an empty List, or one without items, holds none)", strings.Join(names, ", "))
 	}
@@ -180,7 +202,7 @@ func tooLarge(name string, max int64) error {
 // binary data (a NUL byte in the first 4 KiB), which no kubectl output
 // holds. sizeHint is rd's size when known (a regular file's), else 0.
 func readAll(name string, rd io.Reader, max, sizeHint int64) ([]byte, error) {
-	br := bufio.NewReaderSize(io.LimitReader(rd, max+1), 4096)
+	br := bufio.NewReaderSize(io.LimitReader(&onceEOF{r: rd}, max+1), 4096)
 	head, err := br.Peek(4096)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -196,6 +218,24 @@ func readAll(name string, rd io.Reader, max, sizeHint int64) ([]byte, error) {
 		return nil, tooLarge(name, max)
 	}
 	return data, nil
+}
+
+// onceEOF ends at r's first end: a terminal's Ctrl-D ends its input once,
+// and reading on would wait for more.
+type onceEOF struct {
+	r   io.Reader
+	eof bool
+}
+
+func (o *onceEOF) Read(p []byte) (int, error) {
+	if o.eof {
+		return 0, io.EOF
+	}
+	n, err := o.r.Read(p)
+	if err == io.EOF {
+		o.eof = true
+	}
+	return n, err
 }
 
 // readSized is io.ReadAll, starting with a buffer of size bytes (a big
@@ -225,7 +265,15 @@ func (r *reader) readFileLimited(path string) ([]byte, error) {
 		if in == nil {
 			in = os.Stdin
 		}
+		if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			r.opts.notify("standard input is a terminal: waiting for input (end it with Ctrl-D)")
+		}
 		return readAll("standard input", in, r.opts.maxBytes(), 0)
+	}
+	// Opening a named pipe waits for a writer, and reading it or a
+	// terminal for input: say so first.
+	if info, err := os.Stat(path); err == nil && info.Mode()&fs.ModeNamedPipe != 0 {
+		r.opts.notify("%s is a named pipe (FIFO): waiting for input", path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -235,6 +283,8 @@ func (r *reader) readFileLimited(path string) ([]byte, error) {
 	var size int64
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
 		size = info.Size()
+	} else if err == nil && info.Mode()&fs.ModeCharDevice != 0 && term.IsTerminal(int(f.Fd())) {
+		r.opts.notify("%s is a terminal: waiting for input (end it with Ctrl-D)", path)
 	}
 	return readAll(path, f, r.opts.maxBytes(), size)
 }
@@ -276,8 +326,11 @@ func loadPod(name string, data []byte, opts Options) (*loadedPod, error) {
 	if err := r.readFile(name, data); err != nil {
 		return nil, err
 	}
-	if n := len(r.objects); n != 1 || len(r.skipped) > 0 {
-		return nil, fmt.Errorf("%s: want exactly one Pod, found %d objects", name, n+len(r.skipped))
+	if len(r.objects) == 0 && len(r.ignored) == 1 && len(r.skipped) == 0 {
+		return nil, errors.New(r.ignored[0])
+	}
+	if n := len(r.objects); n != 1 || len(r.skipped)+len(r.ignored) > 0 {
+		return nil, fmt.Errorf("%s: want exactly one Pod, found %d objects", name, n+len(r.skipped)+len(r.ignored))
 	}
 	p, ok := r.objects[0].(*v1.Pod)
 	if !ok {
@@ -292,21 +345,13 @@ func loadPod(name string, data []byte, opts Options) (*loadedPod, error) {
 	return &loadedPod{pod: p, warnings: r.warnings}, nil
 }
 
-// goTypeError is encoding/json's type error, which names Go types.
-var goTypeError = regexp.MustCompile(`json: cannot unmarshal (\w+)(?: (\S+))? into Go (?:struct field \S*?\.([^ .]\S*)|value) of type (\S+)`)
-
-// goTimeError is time.Parse's error, which names Go's layout.
-var goTimeError = regexp.MustCompile(`^parsing time ("(?:[^"\\]|\\.)*") as "[^"]*"`)
-
 // friendly rewrites a JSON decoding error in terms of fields and JSON
 // types, without Go type names.
 func friendly(err error) string {
-	msg := err.Error()
-	m := goTypeError.FindStringSubmatch(msg)
-	if m == nil {
-		return strings.TrimPrefix(msg, "json: ")
+	got, value, field, goType, ok := jsonTypeError(err)
+	if !ok {
+		return jsonMessage(err)
 	}
-	got, value, field, goType := m[1], m[2], m[3], m[4]
 	what := fmt.Sprintf("%s where %s is wanted", article(got), jsonKind(goType))
 	if got == "number" && value != "" && jsonKind(goType) == "a number" {
 		bits := strings.TrimLeftFunc(goType, unicode.IsLetter)
@@ -314,6 +359,14 @@ func friendly(err error) string {
 			bits = "64"
 		}
 		what = fmt.Sprintf("%s is out of range (a %s-bit %s)", value, bits, strings.TrimRightFunc(goType, unicode.IsDigit))
+		if strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint") {
+			if f, err := strconv.ParseFloat(value, 64); err == nil && strings.ContainsAny(value, ".eE") {
+				what = fmt.Sprintf("%s is not an integer (a %s-bit %s is wanted)", value, bits, strings.TrimRightFunc(goType, unicode.IsDigit))
+				if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+					what = fmt.Sprintf("%s is not written as an integer (a %s-bit %s is wanted: write %d)", value, bits, strings.TrimRightFunc(goType, unicode.IsDigit), int64(f))
+				}
+			}
+		}
 	}
 	if field == "" {
 		return what
@@ -350,6 +403,40 @@ func jsonKind(goType string) string {
 	return "an object"
 }
 
+// specialFile names a file mode that is not a regular file's, or "".
+func specialFile(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	case mode&fs.ModeIrregular != 0:
+		return "an irregular file"
+	}
+	return ""
+}
+
+// kinds are the kinds the loader reads, and their lists.
+var kinds = []string{"Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "List"}
+
+// rightKind is the kind (or list kind) the loader reads that kind is in
+// another case ("Node" for "node", "PodList" for "podlist"), quoted, or
+// "".
+func rightKind(kind string) string {
+	for _, k := range kinds {
+		for _, form := range []string{k, k + "List"} {
+			if strings.EqualFold(kind, form) && kind != form && form != "ListList" {
+				return strconv.Quote(form)
+			}
+		}
+	}
+	return ""
+}
+
 func kindOf(o runtime.Object) string {
 	switch o.(type) {
 	case *v1.Node:
@@ -369,6 +456,8 @@ type reader struct {
 	warnings []string // unknown and duplicate fields, named
 	objects  []runtime.Object
 	skipped  []string // "v1 Service default/svc"
+	ignored  []string // objects of a kind in the wrong case, why
+	notes    []string // about the inputs: files skipped
 	inferred []string // files whose kind-less objects got their kind from their fields
 }
 
@@ -391,23 +480,42 @@ func (r *reader) readPath(path string) error {
 		}
 		return r.readFile(path, data)
 	}
-	var files []string
+	var files, special []string
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		switch strings.ToLower(filepath.Ext(p)) {
 		case ".json", ".yaml", ".yml":
-			if !d.IsDir() {
-				files = append(files, p)
+			if d.IsDir() {
+				return nil
 			}
+			mode := d.Type()
+			if mode&fs.ModeSymlink != 0 {
+				if info, err := os.Stat(p); err == nil {
+					mode = info.Mode().Type()
+				}
+			}
+			// A pipe, a socket or a device is no file of a dump: reading
+			// it would wait, fail or never end.
+			if what := specialFile(mode); what != "" {
+				special = append(special, fmt.Sprintf("%s (%s)", p, what))
+				return nil
+			}
+			files = append(files, p)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	if len(special) > 0 {
+		r.notes = append(r.notes, fmt.Sprintf("skipped %d files of %s that are not regular files (a directory is read for its files): %s", len(special), path, abbreviate(special)))
+	}
 	if len(files) == 0 {
+		if len(special) > 0 {
+			return fmt.Errorf("%s: no regular .json, .yaml or .yml file in the directory (skipped %s)", path, abbreviate(special))
+		}
 		return fmt.Errorf("%s: no .json, .yaml or .yml file in the directory", path)
 	}
 	for _, f := range files {
@@ -511,7 +619,10 @@ func jsonDocuments(file string, trimmed []byte) ([]yamlDoc, error) {
 
 func yamlDocuments(file string, data []byte) ([]yamlDoc, error) {
 	var docs []yamlDoc
-	pieces := splitYAML(data)
+	pieces, err := splitYAML(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: malformed YAML: %w", file, err)
+	}
 	content := 0
 	for _, p := range pieces {
 		if p.hasContent() {
@@ -534,14 +645,46 @@ func yamlDocuments(file string, data []byte) ([]yamlDoc, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
-		if doc.json != nil {
-			docs = append(docs, doc)
+		if doc.json == nil {
+			continue
 		}
+		if doc.json[0] == '[' {
+			// A sequence's items are documents, as a JSON array's are.
+			docs = append(docs, sequenceItems(doc)...)
+			continue
+		}
+		docs = append(docs, doc)
 	}
 	if len(docs) == 0 {
 		return nil, fmt.Errorf("%s: empty file", file)
 	}
 	return docs, nil
+}
+
+// sequenceItems are the items of a document holding a sequence, each a
+// document with its duplicate fields (those go-yaml names by line, not by
+// path, with the first).
+func sequenceItems(doc yamlDoc) []yamlDoc {
+	var raws []json.RawMessage
+	if json.Unmarshal(doc.json, &raws) != nil {
+		return []yamlDoc{doc}
+	}
+	items := make([]yamlDoc, len(raws))
+	for i, raw := range raws {
+		items[i].json = raw
+	}
+	for _, d := range doc.dups {
+		i := 0
+		if rest, ok := strings.CutPrefix(d.path, "["); ok {
+			n, tail, _ := strings.Cut(rest, "]")
+			i, _ = strconv.Atoi(n)
+			d.path = strings.TrimPrefix(tail, ".")
+		}
+		if i < len(items) {
+			items[i].dups = append(items[i].dups, d)
+		}
+	}
+	return items
 }
 
 // describeDup names a duplicate field found in a YAML document by the
@@ -587,20 +730,6 @@ func describe(kind, namespace, name string) string {
 		return what + " " + name
 	}
 	return what
-}
-
-// oneLine joins a multi-line YAML error: "yaml: unmarshal errors:\n  line
-// 4: key ..." becomes "line 4 of the document: key ...".
-func oneLine(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
-	msg = strings.TrimPrefix(msg, "yaml: unmarshal errors:")
-	var parts []string
-	for _, l := range strings.Split(msg, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			parts = append(parts, l)
-		}
-	}
-	return strings.Join(parts, "; ")
 }
 
 // strictf records a strict-decoding finding: a note, or an error under
@@ -674,6 +803,7 @@ type decoded struct {
 	obj      runtime.Object
 	skipped  string   // the apiVersion and kind of an object skipped
 	inferred bool     // its kind was inferred from its fields
+	ignored  string   // why it is ignored: its kind in the wrong case
 	findings []string // unknown and duplicate fields, named
 	err      error    // after the findings
 }
@@ -687,6 +817,10 @@ func (r *reader) apply(file string, d decoded) error {
 	if d.skipped != "" {
 		r.skipped = append(r.skipped, d.skipped)
 		return nil
+	}
+	if d.ignored != "" {
+		r.ignored = append(r.ignored, d.ignored)
+		return r.strictf("%s", d.ignored)
 	}
 	for _, f := range d.findings {
 		if err := r.strictf("%s", f); err != nil {
@@ -702,8 +836,8 @@ func (r *reader) apply(file string, d decoded) error {
 
 // decodeObject decodes one object as readObject does, touching no
 // reader: it may run on any goroutine. quick, when not nil, is raw's
-// type and name as quickTypeMeta found them, to be checked by decoding
-// raw.
+// type and name as the fast path found them (what decoding raw into a
+// typeMeta gives), to be checked by decoding raw.
 func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind string, quick *typeMeta) decoded {
 	var tm typeMeta
 	if quick != nil {
@@ -756,6 +890,11 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 			d.err = fmt.Errorf("%s: %s: unsupported apiVersion %q for kind %s", where, what, tm.APIVersion, tm.Kind)
 			return d
 		}
+		if right := rightKind(tm.Kind); right != "" {
+			// Kinds are case-sensitive: the API server refuses "node".
+			d.ignored = fmt.Sprintf("%s: %s: kind %q is not %s: kinds are case-sensitive; the object is ignored", where, what, tm.Kind, right)
+			return d
+		}
 		d.skipped = strings.TrimSpace(tm.APIVersion + " " + tm.Kind)
 		return d
 	}
@@ -792,13 +931,13 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 func decodeStrict(raw []byte, obj any) ([]string, error) {
 	errs, err := k8sjson.UnmarshalStrict(raw, obj)
 	if err != nil {
-		if !goTypeError.MatchString(err.Error()) {
+		if _, _, _, _, typeErr := jsonTypeError(err); !typeErr {
 			// A value the type decodes itself, a quantity or a time, gives
 			// an error without its field.
 			if path, e := badField(raw, reflect.TypeOf(obj)); path != "" && e != nil {
-				msg := strings.TrimPrefix(e.Error(), "json: ")
-				if m := goTimeError.FindStringSubmatch(msg); m != nil {
-					msg = m[1] + " is not a time in RFC 3339 form (2006-01-02T15:04:05Z)"
+				msg := jsonMessage(e)
+				if v, ok := timeValue(e); ok {
+					msg = v + " is not a time in RFC 3339 form (2006-01-02T15:04:05Z)"
 				}
 				return nil, fmt.Errorf("%s (field %s)", msg, path)
 			}
@@ -807,7 +946,7 @@ func decodeStrict(raw []byte, obj any) ([]string, error) {
 	}
 	findings := make([]string, len(errs))
 	for i, e := range errs {
-		findings[i] = e.Error() + caseHint(e.Error(), reflect.TypeOf(obj))
+		findings[i] = e.Error() + caseHint(e, reflect.TypeOf(obj))
 	}
 	return findings, nil
 }
@@ -989,7 +1128,7 @@ func (r *reader) cluster() (*preempt.Cluster, []string, error) {
 			c.CSINodes = append(c.CSINodes, o)
 		}
 	}
-	notes := append([]string(nil), r.warnings...)
+	notes := append(append([]string(nil), r.notes...), r.warnings...)
 	if len(r.inferred) > 0 {
 		notes = append(notes, fmt.Sprintf("objects without kind taken as Node (they have status.nodeInfo) or Pod (spec.containers) in %d files: %s", len(r.inferred), abbreviate(r.inferred)))
 	}

@@ -3,6 +3,7 @@ package scenario
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -188,11 +189,15 @@ func TestLoadMessagesNameFieldsNotGoTypes(t *testing.T) {
 	for _, tc := range []struct{ data, want string }{
 		{nodeDoc + "---\n" + strings.Replace(podA, "priority: 1", "priority: high", 1), `pod default/a: field spec.priority: a string where a number is wanted`},
 		{nodeDoc + "---\n" + strings.Replace(podA, "priority: 1", "priority: 2147483648", 1), `pod default/a: field spec.priority: 2147483648 is out of range (a 32-bit int)`},
+		{nodeDoc + "---\n" + strings.Replace(podA, "priority: 1", "priority: 1.5", 1), `x.yaml: document 2: pod default/a: field spec.priority: 1.5 is not an integer (a 32-bit int is wanted)`},
+		{`{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "spec": {"priority": 2.0, "containers": [{"name": "c"}]}}`, `x.yaml: pod a: field spec.priority: 2.0 is not written as an integer (a 32-bit int is wanted: write 2)`},
 		{nodeDoc + "---\n" + strings.Replace(podA, "containers: [", "containers: {x: [", 1) + "}", "field spec.containers: an object where a list is wanted"},
 		{"apiVersion: v1\nkind: [Pod]\n", "malformed"},
 		{nodeDoc + "---\n" + strings.Replace(podA, `cpu: "1"`, `cpu: "1 core"`, 1), `pod default/a: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (field spec.containers[0].resources.requests.cpu)`},
 		{strings.Replace(nodeDoc, "{name: n1}", "{name: n1, creationTimestamp: yesterday}", 1), `node n1: "yesterday" is not a time in RFC 3339 form (2006-01-02T15:04:05Z) (field metadata.creationTimestamp)`},
-		{"- a\n- b\n", "x.yaml: malformed: an array where an object is wanted"},
+		// A YAML sequence's items are documents, as a JSON array's are.
+		{"- a\n- b\n", "x.yaml: document 1: malformed: a string where an object is wanted"},
+		{`["a", "b"]`, "x.yaml: document 1: malformed: a string where an object is wanted"},
 		{"[[1]]", "x.yaml: malformed: an array where an object is wanted"},
 		{nodeDoc + "---\njust text\n", "x.yaml: document 2: malformed: a string where an object is wanted"},
 		{`{"apiVersion": "v1", "kind": "List", "items": {}}`, "x.yaml: list: malformed: field items: an object where a list is wanted"},
@@ -291,5 +296,74 @@ func TestLoadStdinAndNoNodes(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", name, err, tc.want)
 		}
+	}
+}
+
+// A YAML sequence of objects is read as the JSON array of them is; a
+// duplicate key in a flow mapping in it is named, a note or, strict, an
+// error.
+func TestLoadYAMLSequence(t *testing.T) {
+	list := "apiVersion: v1\nkind: List\nitems:\n" + indent(nodeDoc) + indent(podA)
+	want, _, err := LoadCluster("list.yaml", []byte(list))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{
+		"YAML": indent(nodeDoc) + indent(podA),
+		"JSON": "[" + jsonOf(t, nodeDoc) + ", " + jsonOf(t, podA) + "]",
+	} {
+		got, notes, err := LoadCluster("seq.yaml", []byte(data))
+		if err != nil || len(notes) > 0 || !equality.Semantic.DeepEqual(want, got) {
+			t.Errorf("%s: %v, %q; cluster differs: %s", name, err, notes, cmp.Diff(want, got))
+		}
+	}
+	dup := indent(nodeDoc) + "- {apiVersion: v1, kind: Namespace, metadata: {name: p, name: q}}\n"
+	_, notes, err := LoadCluster("seq.yaml", []byte(dup))
+	wantNote := `seq.yaml: document 2: namespace q: duplicate field "metadata.name"`
+	if err != nil || !reflect.DeepEqual(notes, []string{wantNote}) {
+		t.Errorf("notes %q, %v; want %q", notes, err, wantNote)
+	}
+	if _, _, err := LoadClusterWith("seq.yaml", []byte(dup), Options{Strict: true}); err == nil || err.Error() != wantNote {
+		t.Errorf("strict: error %v, want %q", err, wantNote)
+	}
+}
+
+// Kinds are case-sensitive: an object of a kind in the wrong case is
+// ignored with a note naming it and the right kind, an error under
+// Options.Strict; a cluster of such objects only is an error naming the
+// inputs.
+func TestLoadMisCasedKinds(t *testing.T) {
+	list := "apiVersion: v1\nkind: List\nitems:\n" + indent(nodeDoc) +
+		indent(strings.Replace(nodeDoc, "kind: Node\nmetadata: {name: n1}", "kind: node\nmetadata: {name: n2}", 1)) +
+		indent(strings.Replace(podA, "kind: Pod", "kind: POD", 1))
+	for _, data := range []string{list, string(jsonDump(t, []byte(list)))} {
+		c, notes, err := LoadCluster("cased.yaml", []byte(data))
+		want := []string{
+			`cased.yaml: item 1: node n2: kind "node" is not "Node": kinds are case-sensitive; the object is ignored`,
+			`cased.yaml: item 2: pod default/a: kind "POD" is not "Pod": kinds are case-sensitive; the object is ignored`,
+		}
+		if err != nil || !reflect.DeepEqual(notes, want) || len(c.Nodes) != 1 || len(c.Pods) != 0 {
+			t.Errorf("notes %q, %v; want %q and one node", notes, err, want)
+		}
+		if _, _, err := LoadClusterWith("cased.yaml", []byte(data), Options{Strict: true}); err == nil || err.Error() != want[0] {
+			t.Errorf("strict: error %v, want %q", err, want[0])
+		}
+	}
+	dir := t.TempDir()
+	only := filepath.Join(dir, "only.yaml")
+	if err := os.WriteFile(only, []byte(strings.Replace(nodeDoc, "kind: Node", "kind: NODE", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := LoadPaths([]string{only})
+	if want := "nothing read from " + only + ": every object was ignored: " + only + `: node n1: kind "NODE" is not "Node": kinds are case-sensitive; the object is ignored`; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	_, err = LoadPod("pod.yaml", []byte(strings.Replace(podB, "kind: Pod", "kind: pod", 1)))
+	if want := `pod.yaml: pod default/b: kind "pod" is not "Pod": kinds are case-sensitive; the object is ignored`; err == nil || err.Error() != want {
+		t.Errorf("pod: error %v, want %q", err, want)
+	}
+	_, notes, err := LoadCluster("list.yaml", []byte("apiVersion: v1\nkind: nodelist\nitems: []\n"))
+	if want := `list.yaml: nodelist: kind "nodelist" is not "NodeList": kinds are case-sensitive; the object is ignored`; err != nil || !reflect.DeepEqual(notes, []string{want}) {
+		t.Errorf("notes %q, %v; want %q", notes, err, want)
 	}
 }

@@ -1,20 +1,22 @@
 package scenario
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v2"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 // This file reads YAML as kubectl does (sigs.k8s.io/yaml: go-yaml v2,
@@ -69,51 +71,99 @@ type yamlPiece struct {
 	line int
 }
 
-// splitYAML splits a YAML stream into its documents as a YAML parser
-// does: a line starting with "---" followed by nothing, a space or a tab
-// (a comment or content may follow) starts a document, a "..." line (a
-// comment may follow) ends one, and directive lines ("%YAML 1.2") before
-// a document are dropped. Line breaks are YAML's: CR LF, CR and NEL
-// (U+0085) are taken as LF, as go-yaml reads them.
-func splitYAML(data []byte) []yamlPiece {
-	text := string(data)
-	if strings.ContainsAny(text, "\r\u0085") {
-		text = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u0085", "\n").Replace(text)
+// splitYAML splits a YAML stream into its documents with apimachinery's
+// YAMLReader, kubectl's, which splits at lines starting with "---" (a
+// comment may follow). YAML's other markers are first written in that
+// form, line by line (readerForm).
+func splitYAML(data []byte) ([]yamlPiece, error) {
+	text, lines, err := readerForm(data)
+	if err != nil {
+		return nil, err
 	}
-	var docs []yamlPiece
-	var cur []string
-	start := 1
-	flush := func(next int) {
-		docs = append(docs, yamlPiece{[]byte(strings.Join(cur, "\n")), start})
-		cur, start = nil, next
-	}
-	marker := func(line, m string) (rest string, ok bool) {
-		if line == m || strings.HasPrefix(line, m+" ") || strings.HasPrefix(line, m+"\t") {
-			return strings.TrimSpace(line[len(m):]), true
+	rd := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(text)))
+	var pieces []yamlPiece
+	textLines := bytes.SplitAfter(text, []byte("\n"))
+	next := 0 // the next line of text the reader has not returned
+	for {
+		p, err := rd.Read()
+		if err == io.EOF {
+			return pieces, nil
 		}
-		return "", false
+		if err != nil {
+			return nil, err
+		}
+		// The reader returns every line but the markers, in order.
+		for next < len(textLines) && bytes.HasPrefix(textLines[next], []byte("---")) {
+			next++
+		}
+		line := 1
+		if next < len(lines) {
+			line = lines[next]
+		}
+		pieces = append(pieces, yamlPiece{p, line})
+		next += bytes.Count(p, []byte("\n"))
 	}
-	for i, line := range strings.Split(text, "\n") {
+}
+
+// readerForm writes YAML's markers as apimachinery's YAMLReader reads them,
+// and returns the line of data each line of text comes from. Line breaks
+// are YAML's: CR LF, CR and NEL (U+0085) become LF, as go-yaml reads them.
+// A line starting with "---" or "..." and then nothing, a space or a tab
+// is a marker: "---" alone, with what follows it on a line of its own (a
+// comment dropped); directive lines ("%YAML 1.2") before a document's
+// content become comments (go-yaml v2 reads only %YAML 1.1). Another line
+// starting with "---" ("----") is refused: the reader would take it for
+// a marker.
+func readerForm(data []byte) ([]byte, []int, error) {
+	if bytes.ContainsAny(data, "\r\u0085") {
+		data = []byte(strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u0085", "\n").Replace(string(data)))
+	}
+	all := bytes.Split(data, []byte("\n"))
+	if len(all) > 1 && len(all[len(all)-1]) == 0 {
+		all = all[:len(all)-1]
+	}
+	var text bytes.Buffer
+	text.Grow(len(data) + 1)
+	lines := make([]int, 0, len(all))
+	write := func(b []byte, n int) {
+		text.Write(b)
+		text.WriteByte('\n')
+		lines = append(lines, n)
+	}
+	content := false // in a document, past its directives
+	for i, line := range all {
 		n := i + 1
-		rest, ok := marker(line, "---")
-		if !ok {
-			rest, ok = marker(line, "...")
-		}
-		if ok {
-			flush(n + 1)
-			if rest != "" && !strings.HasPrefix(rest, "#") {
-				cur, start = append(cur, rest), n // content on the marker line: "--- {a: 1}"
+		if rest, ok := cutMarker(line); ok {
+			write([]byte("---"), n)
+			content = false
+			if len(rest) > 0 && rest[0] != '#' {
+				write(rest, n) // content on the marker line: "--- {a: 1}"
+				content = true
 			}
 			continue
 		}
-		if strings.HasPrefix(line, "%") && len(strings.TrimSpace(strings.Join(cur, ""))) == 0 {
-			cur, start = nil, n+1 // a directive: "%YAML 1.2", "%TAG ..."
-			continue
+		switch {
+		case bytes.HasPrefix(line, []byte("---")):
+			return nil, nil, fmt.Errorf("line %d starts with --- but is not a document marker (--- then a space, a tab or nothing)", n)
+		case len(line) > 0 && line[0] == '%' && !content:
+			line = append([]byte("# "), line...)
+		case len(bytes.TrimSpace(line)) > 0:
+			content = true
 		}
-		cur = append(cur, line)
+		write(line, n)
 	}
-	flush(0)
-	return docs
+	return text.Bytes(), lines, nil
+}
+
+// cutMarker reports a document marker line, "---" or "...", and what
+// follows it on the line.
+func cutMarker(line []byte) (rest []byte, ok bool) {
+	for _, m := range []string{"---", "..."} {
+		if bytes.HasPrefix(line, []byte(m)) && (len(line) == 3 || line[3] == ' ' || line[3] == '\t') {
+			return bytes.TrimSpace(line[3:]), true
+		}
+	}
+	return nil, false
 }
 
 // hasContent reports a piece holding more than blank lines and comments.
@@ -151,8 +201,9 @@ func (*skipDocument) UnmarshalYAML(func(any) error) error { return nil }
 // yamlDoc is one YAML document read: its JSON form (nil for an empty or
 // null document) and its duplicate fields.
 type yamlDoc struct {
-	json []byte
-	dups []yamlDup
+	json  []byte
+	dups  []yamlDup
+	spent int64 // of the alias budget
 }
 
 // yamlDup is a duplicate field: its path in the document ("spec.priority",
@@ -181,10 +232,37 @@ func (t *topDocument) UnmarshalYAML(unmarshal func(any) error) error {
 		if err := unmarshal(&t.m); err != nil {
 			return err
 		}
+		if len(t.m) == 0 {
+			// {}, or a null go-yaml resolves but calls this for ("Null",
+			// "NULL"), which the probe takes too.
+			var v any
+			if unmarshal(&v) == nil && v == nil {
+				return nil
+			}
+		}
 		t.isMap = true
 		return nil
 	}
+	// A sequence's items are read the same way, so that a mapping in it
+	// keeps its keys, duplicates included ("- {e, e}").
+	var seq []topDocument
+	if unmarshal(&seq) == nil {
+		items := make([]any, len(seq))
+		for i, e := range seq {
+			items[i] = e.value()
+		}
+		t.other = items
+		return nil
+	}
 	return unmarshal(&t.other)
+}
+
+// value is what the document holds.
+func (t topDocument) value() any {
+	if t.isMap {
+		return t.m
+	}
+	return t.other
 }
 
 // readYAMLDocument converts one YAML document to JSON as
@@ -201,23 +279,171 @@ func readYAMLDocument(doc []byte, firstLine int) (yamlDoc, error) {
 	if err := yaml.Unmarshal(doc, &top); err != nil {
 		return yamlDoc{}, yamlError(err, firstLine)
 	}
-	if !top.seen {
-		return yamlDoc{}, nil
+	if !top.seen || top.value() == nil {
+		return yamlDoc{}, nil // a null document
 	}
 	c := newConverter(doc)
-	var v any = top.m
-	if !top.isMap {
-		v = top.other
-	}
+	v := top.value()
 	out, err := c.value(v)
 	if err != nil {
 		return yamlDoc{}, nameObject(v, err)
 	}
 	j, err := json.Marshal(out)
 	if err != nil {
-		return yamlDoc{}, fmt.Errorf("malformed YAML: %s", strings.TrimPrefix(err.Error(), "json: "))
+		return yamlDoc{}, fmt.Errorf("malformed YAML: %s", jsonMessage(err))
 	}
-	return yamlDoc{json: j, dups: c.dups}, nil
+	return yamlDoc{json: j, dups: c.dups, spent: c.limit - c.budget}, nil
+}
+
+// readYAMLItems reads n items of a List's top-level block sequence (their
+// lines, from the first one's "- ") as readYAMLDocument reads them within
+// their document, and passes each item's JSON (lent for the call) and its
+// type and name (when they are plain strings) to item; it returns the
+// alias budget they spent. It reports false, and so may item: an item
+// that is not a mapping, or with duplicate fields, or that go-yaml
+// refuses apart (an alias to an anchor outside them), is for the general
+// reader. Their budget has no slack: the items and the rest of the
+// document together stay within the document's.
+func readYAMLItems(text []byte, n int, item func(i int, json []byte, tm *typeMeta) bool) (int64, bool) {
+	var seq []yaml.MapSlice
+	if yaml.Unmarshal(text, &seq) != nil || len(seq) != n {
+		return 0, false
+	}
+	limit := aliasExpansion * int64(len(text))
+	c := &converter{budget: limit, limit: limit}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for i, m := range seq {
+		if len(m) == 0 {
+			return 0, false
+		}
+		buf.Reset()
+		if c.write(&buf, enc, m) != nil || !item(i, buf.Bytes(), plainTypeMeta(m)) {
+			return 0, false
+		}
+		seq[i] = nil // for the collector
+	}
+	return c.limit - c.budget, true
+}
+
+// errFast is write's giving up.
+var errFast = errors.New("not on the fast path")
+
+// write writes v's JSON as json.Marshal writes c.value's (keys in order,
+// each value as encoding/json writes it), spending the same budget, with
+// no map between; it gives up (errFast) on duplicate keys, which it
+// leaves to value.
+func (c *converter) write(buf *bytes.Buffer, enc *json.Encoder, v any) error {
+	scalar := func(v any) error {
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		buf.Truncate(buf.Len() - 1) // Encode's line break
+		return nil
+	}
+	switch v := v.(type) {
+	case yaml.MapSlice:
+		if err := c.spend(2); err != nil {
+			return err
+		}
+		type entry struct {
+			key   string
+			value any
+		}
+		entries := make([]entry, len(v))
+		for i, it := range v {
+			k, err := c.key(it.Key)
+			if err != nil {
+				return err
+			}
+			entries[i] = entry{k, it.Value}
+		}
+		slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })
+		buf.WriteByte('{')
+		for i, e := range entries {
+			if i > 0 {
+				if e.key == entries[i-1].key {
+					return errFast
+				}
+				buf.WriteByte(',')
+			}
+			if err := c.spend(len(e.key) + 4); err != nil {
+				return err
+			}
+			if err := scalar(e.key); err != nil {
+				return err
+			}
+			buf.WriteByte(':')
+			if err := c.write(buf, enc, e.value); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+		return nil
+	case []any:
+		if err := c.spend(2); err != nil {
+			return err
+		}
+		buf.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := c.write(buf, enc, e); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+		return nil
+	case map[any]any:
+		return errFast // merged keys: value orders them
+	case string:
+		if err := c.spend(len(v) + 3); err != nil {
+			return err
+		}
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return errFast
+		}
+		if err := c.spend(24); err != nil {
+			return err
+		}
+	default:
+		if err := c.spend(24); err != nil {
+			return err
+		}
+	}
+	return scalar(v)
+}
+
+// plainTypeMeta is the type and name of a mapping, when each is absent
+// or a valid UTF-8 string (as decoding its JSON would find them), else
+// nil.
+func plainTypeMeta(m yaml.MapSlice) *typeMeta {
+	var tm typeMeta
+	str := func(v any, key string, s *string) bool {
+		switch v := lookupValue(v, key).(type) {
+		case nil:
+			return true
+		case string:
+			*s = v
+			return utf8.ValidString(v)
+		}
+		return false
+	}
+	if !str(m, "apiVersion", &tm.APIVersion) || !str(m, "kind", &tm.Kind) {
+		return nil
+	}
+	switch meta := lookupValue(m, "metadata").(type) {
+	case nil:
+	case yaml.MapSlice:
+		if !str(meta, "name", &tm.Metadata.Name) || !str(meta, "namespace", &tm.Metadata.Namespace) {
+			return nil
+		}
+	default:
+		return nil
+	}
+	return &tm
 }
 
 // readYAMLMerging reads a document that may hold merge keys ("<<"), which
@@ -232,7 +458,7 @@ func readYAMLMerging(doc []byte, firstLine int) (yamlDoc, error) {
 			return yamlDoc{}, yamlError(err, firstLine)
 		}
 		for _, e := range te.Errors {
-			if !strings.Contains(e, "already set in map") {
+			if !yamlDuplicateKey(e) {
 				return yamlDoc{}, yamlError(err, firstLine)
 			}
 			e = fileLines(e, firstLine)
@@ -255,21 +481,19 @@ func readYAMLMerging(doc []byte, firstLine int) (yamlDoc, error) {
 	}
 	j, err := json.Marshal(out)
 	if err != nil {
-		return yamlDoc{}, fmt.Errorf("malformed YAML: %s", strings.TrimPrefix(err.Error(), "json: "))
+		return yamlDoc{}, fmt.Errorf("malformed YAML: %s", jsonMessage(err))
 	}
-	return yamlDoc{json: j, dups: append(dups, c.dups...)}, nil
+	return yamlDoc{json: j, dups: append(dups, c.dups...), spent: c.limit - c.budget}, nil
 }
 
 // yamlError rewrites go-yaml's errors without Go types, and with the
 // file's line numbers.
 func yamlError(err error, firstLine int) error {
-	if strings.Contains(err.Error(), "invalid map key: ") {
+	if yamlInvalidMapKey(err) {
 		return errors.New("malformed YAML: a list or a mapping used as a key")
 	}
-	return fmt.Errorf("malformed YAML: %s", fileLines(strings.TrimPrefix(oneLine(err), "yaml: "), firstLine))
+	return fmt.Errorf("malformed YAML: %s", fileLines(yamlMessage(err), firstLine))
 }
-
-var yamlLine = regexp.MustCompile(`\bline (\d+)\b`)
 
 // fileLines makes go-yaml's line numbers, of a document starting at line
 // firstLine of a file, the file's.

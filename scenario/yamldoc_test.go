@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	goyaml "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
 )
 
@@ -176,4 +177,33 @@ func FuzzYAMLDocument(f *testing.F) {
 			t.Fatalf("got %s, sigs.k8s.io/yaml %s", got.json, want)
 		}
 	})
+}
+
+// The documents are go-yaml's, read from the whole stream: a literal
+// block ending a document keeps its line break.
+func TestSplitYAMLAsGoYAML(t *testing.T) {
+	data := "a: |\n  x\n---\nb: |+\n  y\n\n--- # c\nc: |\n  z\n"
+	pieces, err := splitYAML([]byte(data))
+	if err != nil || len(pieces) != 3 {
+		t.Fatalf("%v, %v", pieces, err)
+	}
+	dec := goyaml.NewDecoder(strings.NewReader(data))
+	for i, p := range pieces {
+		var want map[string]string
+		if err := dec.Decode(&want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readYAMLDocument(p.data, p.line)
+		w, _ := json.Marshal(want)
+		if err != nil || string(got.json) != string(w) {
+			t.Errorf("document %d: %s, %v; want %s", i+1, got.json, err, w)
+		}
+	}
+	if lines := []int{pieces[0].line, pieces[1].line, pieces[2].line}; !reflect.DeepEqual(lines, []int{1, 4, 8}) {
+		t.Errorf("first lines %v", lines)
+	}
+	_, _, err = LoadCluster("dashes.yaml", []byte(nodeDoc+"----\n"))
+	if want := "dashes.yaml: malformed YAML: line 5 starts with --- but is not a document marker (--- then a space, a tab or nothing)"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
 }
