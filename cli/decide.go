@@ -26,6 +26,7 @@ import (
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/registry"
 	"github.com/preemptbench/preemptbench/scenario"
+	"github.com/preemptbench/preemptbench/wire"
 )
 
 // implementations returns the implementations decide can run, by name
@@ -156,7 +157,8 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	var clusterFiles stringList
 	fs.Var(&clusterFiles, "cluster", "cluster `file or directory`: kubectl output (a List, typed lists, objects; YAML or JSON) or a `kubectl cluster-info dump --output-directory`; repeat it to read several as one cluster")
 	podFile := fs.String("pod", "", "the preemptor pod (YAML or JSON)")
-	implName := fs.String("impl", "reference", "implementation: "+implNames()+" or all")
+	implName := fs.String("impl", "reference", "implementation: "+implNames()+", exec:COMMAND (an implementation served over package wire's protocol by a child process), a comma-separated list of those (compared with the first), or all")
+	execTimeout := fs.Duration("exec-timeout", wire.DefaultTimeout, "how long an exec: implementation may take to answer one call before it is killed")
 	offset := fs.Int("offset", 0, "dry-run offset into the potential nodes (upstream draws it at random)")
 	nowFlag := fs.String("now", "", "RFC3339 time used as start time of pods without one (default: the current time)")
 	output := fs.String("o", "json", "output: json or text")
@@ -175,7 +177,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	opts := decideOptions{clusterFiles: clusterFiles, podFile: *podFile, text: *output == "text", all: *implName == "all"}
+	opts := decideOptions{clusterFiles: clusterFiles, podFile: *podFile, text: *output == "text", all: *implName == "all" || strings.Contains(*implName, ",")}
 	switch {
 	case fs.NArg() > 0:
 		return opts, badf("unexpected arguments %q", fs.Args())
@@ -227,14 +229,28 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 		}
 		opts.now = t
 	}
-	if opts.all {
+	if *implName == "all" {
 		opts.impls = implementations()
-	} else {
-		impl, ok := implByName(*implName)
-		if !ok {
-			return opts, badf("unknown implementation %q (known: %s, all)", *implName, implNames())
+		return opts, nil
+	}
+	if *execTimeout <= 0 {
+		return opts, badf("-exec-timeout %v: want a positive duration", *execTimeout)
+	}
+	for _, name := range strings.Split(*implName, ",") {
+		name = strings.TrimSpace(name)
+		if cmd, ok := strings.CutPrefix(name, "exec:"); ok {
+			args := strings.Fields(cmd)
+			if len(args) == 0 {
+				return opts, badf("-impl %q: exec: wants a command", name)
+			}
+			opts.impls = append(opts.impls, wire.Command(*execTimeout, args...))
+			continue
 		}
-		opts.impls = []preempt.Implementation{impl}
+		impl, ok := implByName(name)
+		if !ok {
+			return opts, badf("unknown implementation %q (known: %s, exec:COMMAND, all)", name, implNames())
+		}
+		opts.impls = append(opts.impls, impl)
 	}
 	return opts, nil
 }

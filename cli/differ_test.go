@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -56,5 +57,21 @@ func TestDecideAllSaysTheyAgree(t *testing.T) {
 	stdout, _, code = runCLI(t, append(args, "-o", "text")...)
 	if code != ExitOK || !strings.HasSuffix(stdout, "agreement: all three agree (reference, upstream, optimized)\n") {
 		t.Errorf("text: exit %d, stdout ends %q", code, stdout[max(0, len(stdout)-200):])
+	}
+}
+
+// -impl takes a list, exec: implementations among them: here this test
+// binary serving optimized over package wire's protocol.
+func TestDecideExecImplementation(t *testing.T) {
+	t.Setenv("PREEMPTBENCH_CLI_CHILD", "optimized")
+	args := []string{"decide", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-now", testNow}
+	_, stderr, code := runCLI(t, append(args, "-impl", "reference,exec:"+os.Args[0])...)
+	if code != ExitOK || !strings.HasSuffix(stderr, "compare decide: reference and optimized agree\n") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	// A child that never says hello: an error naming it, within the timeout.
+	_, stderr, code = runCLI(t, append(args, "-impl", "reference,exec:sleep 30", "-exec-timeout", "500ms")...)
+	if code != ExitBadInput || !strings.Contains(stderr, "wire: sleep did not answer within 500ms; killed") {
+		t.Errorf("a silent child: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -296,15 +296,13 @@ func apiCall(cs kubernetes.Interface, call *Call) CallResult {
 	return CallResult{Pod: pod}
 }
 
-// Unmodelled asks the child's implementation (preempt.Limited); a child
-// that cannot answer refuses, saying why.
+// Unmodelled asks the child's implementation (preempt.Limited). A child
+// that cannot answer refuses nothing: NewEvaluator, next, says what is
+// wrong with it.
 func (c *Client) Unmodelled(cl *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
 	resp, err := c.call(&Request{Method: MethodUnmodelled, Cluster: cl, Pod: pod}, nil, 0)
-	if err != nil {
-		return &preempt.Unmodelled{Feature: "anything", Object: "the child process", Detail: err.Error()}
-	}
-	if resp.Error != "" {
-		return &preempt.Unmodelled{Feature: "anything", Object: "the child process", Detail: resp.Error}
+	if err != nil || resp.Error != "" {
+		return nil
 	}
 	return resp.Unmodelled
 }
