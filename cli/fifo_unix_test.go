@@ -40,7 +40,7 @@ func TestDecideNamedPipes(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
-		"compare decide: note: skipped 1 files of " + clusterDir + " that are not regular files (a directory is read for its files): " + fifo + " (a named pipe (FIFO))\n",
+		"compare decide: note: skipped 1 file of " + clusterDir + " that is not a regular file (a directory is read for its files): " + fifo + " (a named pipe (FIFO))\n",
 		"compare decide: note: " + podFIFO + " is a named pipe (FIFO): waiting for input\n",
 	} {
 		if !strings.Contains(stderr, want) {

@@ -156,6 +156,9 @@ func LoadPathsWith(paths []string, opts Options) (*preempt.Cluster, []string, er
 		if len(r.objects) == 0 && len(r.ignored) > 0 {
 			return nil, nil, fmt.Errorf("nothing read from %s: every object was ignored: %s", strings.Join(names, ", "), abbreviate(r.ignored))
 		}
+		if len(r.ignored) > 0 {
+			return nil, nil, fmt.Errorf("no nodes in %s: a cluster to preempt on needs at least one Node; ignored: %s", strings.Join(names, ", "), abbreviate(r.ignored))
+		}
 		return nil, nil, fmt.Errorf("no nodes in %s: a cluster to preempt on needs at least one Node (an empty List, or one without items, holds none)", strings.Join(names, ", "))
 	}
 	return c, notes, nil
@@ -510,7 +513,7 @@ func (r *reader) readPath(path string) error {
 		return err
 	}
 	if len(special) > 0 {
-		r.notes = append(r.notes, fmt.Sprintf("skipped %d files of %s that are not regular files (a directory is read for its files): %s", len(special), path, abbreviate(special)))
+		r.notes = append(r.notes, fmt.Sprintf("skipped %s of %s that %s (a directory is read for its files): %s", plural(len(special), "file"), path, map[bool]string{true: "is not a regular file", false: "are not regular files"}[len(special) == 1], abbreviate(special)))
 	}
 	if len(files) == 0 {
 		if len(special) > 0 {
@@ -1178,4 +1181,12 @@ type listEnvelope struct {
 	Kind       string            `json:"kind"`
 	Metadata   metav1.ListMeta   `json:"metadata"`
 	Items      []json.RawMessage `json:"items"`
+}
+
+// plural is "1 file", "2 files".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

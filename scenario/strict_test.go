@@ -367,3 +367,16 @@ func TestLoadMisCasedKinds(t *testing.T) {
 		t.Errorf("notes %q, %v; want %q", notes, err, want)
 	}
 }
+
+// A cluster without nodes because its nodes' kind is mis-cased says so in
+// its error, naming the ignored objects.
+func TestNoNodesNamesIgnored(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(f, []byte("apiVersion: v1\nkind: node\nmetadata: {name: n1}\n---\n"+podA), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := LoadPaths([]string{f})
+	if err == nil || !strings.Contains(err.Error(), "no nodes in ") || !strings.Contains(err.Error(), `ignored: `+f+`: document 1: node n1: kind "node" is not "Node"`) {
+		t.Errorf("error %v, want one naming the mis-cased kind", err)
+	}
+}
