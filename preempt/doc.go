@@ -51,6 +51,13 @@
 //     nominations, then the nomination.
 //   - A still-running asynchronous preemption, upstream's in-memory record,
 //     is an input (Request.Preempting).
+//   - PodDisruptionBudget order. Upstream lists the budgets from the
+//     informer (a map), and from v1.37 FilterVictimsWithPDBViolation stops
+//     counting a victim's budgets at the first one it takes below zero, so
+//     with overlapping budgets the order decides which budgets later
+//     victims still find, and the violation count. Here they are taken in
+//     (namespace, name) order (SortedPDBs), by every implementation: the
+//     upstream adapter's PDB lister sorts what the informer lists.
 //
 // # Streams
 //

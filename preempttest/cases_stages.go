@@ -1041,10 +1041,11 @@ func testSelectVictimsOnNodePDB(t *testing.T, impl preempt.Implementation) {
 			want: victimsResult{all, 2, ok},
 		},
 		{
-			// p1 takes pdb "a" below zero; "b" is still counted down for
-			// p1, so p2 takes it below zero too. Breaking after the first
-			// violation (as the pod-group variant does) would give 1.
-			name: "a pod matching two PDBs counts both down even after one is violated",
+			// v1.37's FilterVictimsWithPDBViolation: p1 takes pdb "a"
+			// below zero and the count stops there, so "b" keeps its
+			// budget for p2 (v1.36 counted "b" down for p1 too, and p2
+			// violated as well: 2).
+			name: "a pod stops counting PDBs at the first it violates",
 			pods: []*v1.Pod{
 				app("p1", 3*time.Hour, labeled("tier", "be")),
 				pod("default", "p2", 1, on("n"), cpu("500m"), started(ago(2*time.Hour)), labeled("tier", "be")),
@@ -1053,6 +1054,23 @@ func testSelectVictimsOnNodePDB(t *testing.T, impl preempt.Implementation) {
 			pdbs: []*policyv1.PodDisruptionBudget{
 				pdb("default", "a", 0, matchLabels("app", "foo")),
 				pdb("default", "b", 1, matchLabels("tier", "be")),
+			},
+			preemptor: big, want: victimsResult{all, 1, ok},
+		},
+		{
+			// The same budgets under swapped names, listed in the other
+			// order: the contract takes PDBs in (namespace, name) order,
+			// so p1 counts "a" (tier) down to 0 before violating "b", and
+			// p2 then violates "a": 2.
+			name: "PDBs are counted in (namespace, name) order, not the cluster's",
+			pods: []*v1.Pod{
+				app("p1", 3*time.Hour, labeled("tier", "be")),
+				pod("default", "p2", 1, on("n"), cpu("500m"), started(ago(2*time.Hour)), labeled("tier", "be")),
+				pod("default", "p3", 1, on("n"), cpu("500m"), started(ago(time.Hour)), labeled("other", "x")),
+			},
+			pdbs: []*policyv1.PodDisruptionBudget{
+				pdb("default", "b", 0, matchLabels("app", "foo")),
+				pdb("default", "a", 1, matchLabels("tier", "be")),
 			},
 			preemptor: big, want: victimsResult{all, 2, ok},
 		},
@@ -1316,7 +1334,7 @@ func testDryRunPreemptionErrors(t *testing.T, impl preempt.Implementation) {
 		},
 		{
 			name: "errors do not matter once there is a candidate", filter: unschedulable("node-a", "node-b", "node-c"),
-			want: preempt.Decision{Status: preempt.Success, NominatedNode: "node-b", Eligible: true,
+			want: preempt.Decision{Status: preempt.Success, Message: successMsg("node-b", 1), NominatedNode: "node-b", Eligible: true,
 				Victims:    []preempt.Victim{vic("default", "b", 1)},
 				Candidates: []preempt.Candidate{{Node: "node-b", Victims: []preempt.Victim{vic("default", "b", 1)}}},
 				NodeStatuses: []preempt.NodeStatus{
@@ -1369,6 +1387,7 @@ func testPreemptDecision(t *testing.T, impl preempt.Implementation) {
 	}
 	want := preempt.Decision{
 		Status:        preempt.Success,
+		Message:       successMsg("node-a", 1),
 		NominatedNode: "node-a",
 		Victims:       []preempt.Victim{vic("default", "a2", 1)},
 		Eligible:      true,

@@ -110,6 +110,12 @@ func outcomeOf(d preempt.Decision) decisionOutcome {
 		NumPDBViolations: d.NumPDBViolations, Victims: d.Victims, Actions: d.Actions}
 }
 
+// successMsg is Evaluator.Preempt's Success message from v1.37, without
+// DefaultPreemption's "preemption: " prefix.
+func successMsg(node string, victims int) string {
+	return fmt.Sprintf("found a potential placement for pod on node %s, preempting %d victims", node, victims)
+}
+
 func runDecision(t *testing.T, impl preempt.Implementation, c *preempt.Cluster, r *preempt.Request) preempt.Decision {
 	t.Helper()
 	d, err := harness.Run(context.Background(), impl, c, r)
@@ -162,7 +168,7 @@ func testUpstreamPostFilter(t *testing.T, impl preempt.Implementation) {
 	nodeRes := map[v1.ResourceName]string{v1.ResourceCPU: "200m", v1.ResourceMemory: "400"}
 	def := v1.NamespaceDefault
 	success := func(node string, pdbViolations int, victims []preempt.Victim) decisionOutcome {
-		out := decisionOutcome{Eligible: true, Status: preempt.Success, NominatedNode: node, NumPDBViolations: pdbViolations, Victims: victims}
+		out := decisionOutcome{Eligible: true, Status: preempt.Success, Message: successMsg(node, len(victims)), NominatedNode: node, NumPDBViolations: pdbViolations, Victims: victims}
 		for _, v := range victims {
 			out.Actions = append(out.Actions, patchOf(v.Namespace, v.Name, setsDisruption), deleteOf(v.Namespace, v.Name))
 		}
@@ -787,7 +793,7 @@ func testUpstreamPreempt(t *testing.T, impl preempt.Implementation) {
 				st.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).Obj(),
 			},
 			nodeNames: []string{"node1", "node2", "node3"},
-			want: decisionOutcome{Eligible: true, Status: preempt.Success, NominatedNode: "node1",
+			want: decisionOutcome{Eligible: true, Status: preempt.Success, Message: successMsg("node1", 2), NominatedNode: "node1",
 				Victims: []preempt.Victim{vic("", "p1.1", lowPriority), vic("", "p1.2", lowPriority)},
 				Actions: []preempt.Action{
 					patchOf("", "p1.1", setsDisruption), deleteOf("", "p1.1"),
@@ -817,7 +823,7 @@ func testUpstreamPreempt(t *testing.T, impl preempt.Implementation) {
 				st.MakePod().Name("p3.1").UID("p3.1").Namespace(def).Node("node3").Priority(midPriority).Req(mediumRes).Obj(),
 			},
 			nodeNames: []string{"node1", "node2", "node3"},
-			want: decisionOutcome{Eligible: true, Status: preempt.Success, NominatedNode: "node1",
+			want: decisionOutcome{Eligible: true, Status: preempt.Success, Message: successMsg("node1", 2), NominatedNode: "node1",
 				Victims: []preempt.Victim{vic(def, "p1.1", lowPriority), vic(def, "p1.2", lowPriority)},
 				Actions: []preempt.Action{
 					patchOf(def, "p1.1", setsDisruption), deleteOf(def, "p1.1"),
@@ -1037,7 +1043,7 @@ func testUpstreamAffinityAndSpread(t *testing.T, impl preempt.Implementation) {
 				st.MakePod().Name("p-x1").UID("p-x1").Namespace(v1.NamespaceDefault).Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
 				st.MakePod().Name("p-x2").UID("p-x2").Namespace(v1.NamespaceDefault).Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
 			},
-			wantPre: &decisionOutcome{Eligible: true, Status: preempt.Success, NominatedNode: "node-b",
+			wantPre: &decisionOutcome{Eligible: true, Status: preempt.Success, Message: successMsg("node-b", 1), NominatedNode: "node-b",
 				Victims: []preempt.Victim{vic(v1.NamespaceDefault, "p-b1", lowPriority)},
 				Actions: []preempt.Action{patchOf(v1.NamespaceDefault, "p-b1", setsDisruption), deleteOf(v1.NamespaceDefault, "p-b1"),
 					patchOf(v1.NamespaceDefault, "p", "nominatedNodeName=node-b")}},

@@ -6,7 +6,7 @@
 //
 // The request arithmetic reproduces one component-helpers release,
 // quirks included, and lives in a file named for it
-// (requests_v0_36.go): a release that computes otherwise gets a file of
+// (requests_v0_37.go): a release that computes otherwise gets a file of
 // its own beside it.
 package podinfo
 
@@ -20,8 +20,19 @@ import (
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 )
 
-// The requests as k8s.io/component-helpers v0.36.3 (the staging release of
-// k8s.io/kubernetes v1.36.3) computes them.
+// The requests as k8s.io/component-helpers v0.37.2 (the staging release of
+// k8s.io/kubernetes v1.37.2) computes them. What changed from v0.36.3: a
+// resized pod (status resources set) counts, resource by resource, the
+// maximum of its spec, actuated and allocated requests each aggregated
+// over the whole pod (containers, init containers and sidecars with the
+// sidecar rule, then the maximum), where v0.36.3 took that maximum per
+// container (and for init containers only for sidecars); a pod whose
+// resize is Infeasible counts the maximum of actuated and allocated only;
+// with InPlacePodLevelResourcesVerticalScaling (on by default) and the
+// pod-level status.allocatedResources and status.resources.requests set,
+// those pod-level values stand for the actuated and allocated sums; and
+// pod-level requests take max(spec, status.resources, allocated) for every
+// resource any of them names (v0.36.3: only those the spec names).
 
 // IsScalarResource is upstream's schedutil.IsScalarResourceName: extended,
 // hugepages, kubernetes.io-prefixed and attachable-volume resources.
@@ -35,8 +46,8 @@ func IsScalarResource(name v1.ResourceName) bool {
 // pod-level resources and resized status resources included.
 //
 // It makes upstream's two PodRequests calls in upstream's order, on a copy
-// of the pod's pod-level resources: component-helpers v0.36.3 adds the
-// overhead into the pod-level quantities in place and the first call's
+// of the pod's pod-level resources: component-helpers v0.37.2 (as v0.36.3)
+// adds the overhead into the pod-level quantities in place and the first call's
 // result shares them, so for a pod with pod-level requests, an overhead
 // and a container without a cpu or memory request (which makes
 // CalculateResource call PodRequests a second time, for the non-zero
@@ -88,7 +99,7 @@ func IncomingPodRequests(p *v1.Pod) v1.ResourceList {
 }
 
 // Unaliased returns p, or, when p has pod-level requests, a shallow copy
-// whose pod-level resources are its own: component-helpers v0.36.3's
+// whose pod-level resources are its own: component-helpers v0.37.2's
 // PodRequests copies the pod-level quantities without deep-copying them
 // and then adds the overhead to them in place, so every call on a shared
 // pod would grow that pod's own spec.resources by its overhead, and the
