@@ -483,6 +483,9 @@ func testFilterUnresolvablePlugins(t *testing.T, impl preempt.Implementation) {
 		{name: "unschedulable node and an untolerated taint: first filter wins",
 			node:      func() *v1.Node { n := taint(v1.TaintEffectNoSchedule); n.Spec.Unschedulable = true; return n }(),
 			preemptor: pod("default", "p", 10), want: []string{reasonUnsched}},
+		{name: "unschedulable node and another node name: NodeName runs first (v1.37's profile order)",
+			node:      unschedulableNode(),
+			preemptor: pod("default", "p", 10, func(p *v1.Pod) { p.Spec.NodeName = "other" }), want: []string{reasonNodeName}},
 		{name: "another node name", node: node("n", "cpu", "1"),
 			preemptor: pod("default", "p", 10, func(p *v1.Pod) { p.Spec.NodeName = "other" }), want: []string{reasonNodeName}},
 		{name: "NoSchedule taint", node: taint(v1.TaintEffectNoSchedule), preemptor: pod("default", "p", 10), want: []string{reasonTaints}},
@@ -503,6 +506,86 @@ func testFilterUnresolvablePlugins(t *testing.T, impl preempt.Implementation) {
 			want := preempt.FilterResult{Feasible: []string{"n"}, NodeStatuses: []preempt.NodeStatus{}}
 			if tt.want != nil {
 				want = preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{unresolvableStatus("n", tt.want...)}}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Filter (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// testFilterNamespaceSelector: InterPodAffinity's namespace selectors on
+// pods of namespaces with and without a Namespace object. The preemptor's
+// terms have their selector resolved against the cluster's Namespaces
+// (mergeAffinityTermNamespacesIfNotEmpty, which from v1.37 (PR #138198)
+// takes the term by pointer: before, the selector stayed on the term and a
+// NotIn or DoesNotExist selector matched the pods of every namespace
+// without a Namespace object). An existing pod's term is matched against
+// the labels of the preemptor's namespace, none when it has no object.
+func testFilterNamespaceSelector(t *testing.T, impl preempt.Implementation) {
+	const (
+		reasonAnti     = "node(s) didn't match pod anti-affinity rules"
+		reasonExisting = "node(s) didn't satisfy existing pods anti-affinity rules"
+	)
+	namespaces := []*v1.Namespace{
+		{ObjectMeta: metav1.ObjectMeta{Name: "default", Labels: map[string]string{"team": "red"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "blue", Labels: map[string]string{"team": "blue"}}},
+	}
+	sel := func(op metav1.LabelSelectorOperator, values ...string) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: op, Values: values}}}
+	}
+	antiTo := func(app string, nsSel *metav1.LabelSelector) podOpt {
+		return func(p *v1.Pod) {
+			p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+				LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
+				NamespaceSelector: nsSel,
+				TopologyKey:       v1.LabelHostname,
+			}}}}
+		}
+	}
+	notIn, doesNotExist, in, exists := sel(metav1.LabelSelectorOpNotIn, "blue"), sel(metav1.LabelSelectorOpDoesNotExist), sel(metav1.LabelSelectorOpIn, "red"), sel(metav1.LabelSelectorOpExists)
+	tests := []struct {
+		name      string
+		existing  *v1.Pod
+		preemptor *v1.Pod
+		want      string // "": feasible
+	}{
+		// The preemptor's term, the existing pod in each kind of namespace.
+		{name: "NotIn: a pod of a labelled namespace that is not excluded",
+			existing: pod("default", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", notIn)), want: reasonAnti},
+		{name: "NotIn: a pod of the excluded namespace",
+			existing: pod("blue", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", notIn))},
+		{name: "NotIn: a pod of a namespace without a Namespace object (v1.36: matched)",
+			existing: pod("ghost", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", notIn))},
+		{name: "DoesNotExist: a pod of a labelled namespace",
+			existing: pod("default", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", doesNotExist))},
+		{name: "DoesNotExist: a pod of a namespace without a Namespace object (v1.36: matched)",
+			existing: pod("ghost", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", doesNotExist))},
+		{name: "In: a pod of the named team's namespace",
+			existing: pod("default", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", in)), want: reasonAnti},
+		{name: "In: a pod of a namespace without a Namespace object",
+			existing: pod("ghost", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", in))},
+		{name: "Exists: a pod of another labelled namespace",
+			existing: pod("blue", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", exists)), want: reasonAnti},
+		{name: "Exists: a pod of a namespace without a Namespace object",
+			existing: pod("ghost", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", exists))},
+		// An existing pod's term, the preemptor in each kind of namespace.
+		{name: "existing NotIn: a preemptor of a namespace without a Namespace object matches (no labels)",
+			existing: pod("default", "g", 1, on("n"), antiTo("p", notIn)), preemptor: pod("ghost", "p", 10, labeled("app", "p")), want: reasonExisting},
+		{name: "existing NotIn: a preemptor of the excluded namespace",
+			existing: pod("default", "g", 1, on("n"), antiTo("p", notIn)), preemptor: pod("blue", "p", 10, labeled("app", "p"))},
+		{name: "existing DoesNotExist: a preemptor of a namespace without a Namespace object matches",
+			existing: pod("default", "g", 1, on("n"), antiTo("p", doesNotExist)), preemptor: pod("ghost", "p", 10, labeled("app", "p")), want: reasonExisting},
+		{name: "existing In: a preemptor of a namespace without a Namespace object",
+			existing: pod("default", "g", 1, on("n"), antiTo("p", in)), preemptor: pod("ghost", "p", 10, labeled("app", "p"))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "cpu", "1")}, Pods: []*v1.Pod{tt.existing}, Namespaces: namespaces}
+			got := newEvaluator(t, impl, c).Filter(context.Background(), tt.preemptor)
+			want := preempt.FilterResult{Feasible: []string{"n"}, NodeStatuses: []preempt.NodeStatus{}}
+			if tt.want != "" {
+				want = preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{unschedulableStatus("n", tt.want)}}
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("Filter (-want +got):\n%s", diff)

@@ -44,6 +44,7 @@ func Tables() []Table {
 		{"FilterHostPorts", testFilterHostPorts},
 		{"FilterUnresolvablePlugins", testFilterUnresolvablePlugins},
 		{"FilterNominatedPods", testFilterNominatedPods},
+		{"FilterNamespaceSelector", testFilterNamespaceSelector},
 		{"PodEligibleToPreemptOthersExtra", testPodEligibleToPreemptOthersExtra},
 		{"SelectVictimsOnNodeOrder", testSelectVictimsOnNodeOrder},
 		{"SelectVictimsOnNodeNominatedPods", testSelectVictimsOnNodeNominatedPods},
