@@ -137,6 +137,61 @@ func initContainer(name, cpu string, sidecar bool, ports ...v1.ContainerPort) po
 	}
 }
 
+// containerStatus returns the status of the container named name,
+// appending one when there is none (init: among the init containers').
+func containerStatus(p *v1.Pod, name string, init bool) *v1.ContainerStatus {
+	list := &p.Status.ContainerStatuses
+	if init {
+		list = &p.Status.InitContainerStatuses
+	}
+	for i := range *list {
+		if (*list)[i].Name == name {
+			return &(*list)[i]
+		}
+	}
+	*list = append(*list, v1.ContainerStatus{Name: name})
+	return &(*list)[len(*list)-1]
+}
+
+// actuated sets the cpu request the runtime reports for container name
+// (status.containerStatuses[].resources.requests).
+func actuated(name, cpu string) podOpt {
+	return func(p *v1.Pod) {
+		containerStatus(p, name, false).Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}
+	}
+}
+
+// actuatedInit is actuated for an init container.
+func actuatedInit(name, cpu string) podOpt {
+	return func(p *v1.Pod) {
+		containerStatus(p, name, true).Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}
+	}
+}
+
+// allocated sets the cpu the kubelet allocated to container name.
+func allocated(name, cpu string) podOpt {
+	return func(p *v1.Pod) {
+		containerStatus(p, name, false).AllocatedResources = v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}
+	}
+}
+
+// podLevelStatus sets the pod-level allocated and actuated cpu requests
+// (status.allocatedResources, status.resources.requests).
+func podLevelStatus(allocatedCPU, actuatedCPU string) podOpt {
+	return func(p *v1.Pod) {
+		p.Status.AllocatedResources = v1.ResourceList{v1.ResourceCPU: resource.MustParse(allocatedCPU)}
+		p.Status.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(actuatedCPU)}}
+	}
+}
+
+// resizeInfeasible marks the pod's resize as Infeasible (condition
+// PodResizePending, reason Infeasible).
+func resizeInfeasible() podOpt {
+	return func(p *v1.Pod) {
+		p.Status.Conditions = append(p.Status.Conditions, v1.PodCondition{Type: v1.PodResizePending, Status: v1.ConditionTrue, Reason: v1.PodReasonInfeasible})
+	}
+}
+
 func overhead(kv ...string) podOpt {
 	return func(p *v1.Pod) {
 		p.Spec.Overhead = v1.ResourceList{}
@@ -331,6 +386,68 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 				pod("default", "used-b", high, on("b"), containers("500m"), initContainer("init", "2000m", false), overhead("cpu", "250m")),
 			},
 			preemptor: pod("default", "p", 10, cpu("1000m")),
+			want: preempt.FilterResult{
+				Feasible:     []string{"a"},
+				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("b", "Insufficient cpu")},
+			},
+		},
+		{
+			// component-helpers v0.37: max(spec, actuated, allocated), each
+			// summed over the pod: max(100+300, 300+100) = 400m (v0.36
+			// took the max per container: 300+300).
+			name:  "a resized pod counts the max of its spec and status sums",
+			nodes: []*v1.Node{node("a", "cpu", "500m"), node("b", "cpu", "499m")},
+			pods: []*v1.Pod{
+				pod("default", "used-a", high, on("a"), containers("100m", "300m"), actuated("c0", "300m"), actuated("c1", "100m")),
+				pod("default", "used-b", high, on("b"), containers("100m", "300m"), actuated("c0", "300m"), actuated("c1", "100m")),
+			},
+			preemptor: pod("default", "p", 10, cpu("100m")),
+			want: preempt.FilterResult{
+				Feasible:     []string{"a"},
+				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("b", "Insufficient cpu")},
+			},
+		},
+		{
+			// v0.37 with InPlacePodLevelResourcesVerticalScaling (on):
+			// the pod-level allocated (600m) and actuated (400m) requests
+			// stand for the containers' sums (v0.36: the spec's 200m).
+			name:  "a resized pod's pod-level status counts",
+			nodes: []*v1.Node{node("a", "cpu", "700m"), node("b", "cpu", "699m")},
+			pods: []*v1.Pod{
+				pod("default", "used-a", high, on("a"), containers("200m"), podLevelStatus("600m", "400m")),
+				pod("default", "used-b", high, on("b"), containers("200m"), podLevelStatus("600m", "400m")),
+			},
+			preemptor: pod("default", "p", 10, cpu("100m")),
+			want: preempt.FilterResult{
+				Feasible:     []string{"a"},
+				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("b", "Insufficient cpu")},
+			},
+		},
+		{
+			// v0.37 reads the status of every init container (v0.36: of
+			// sidecars only): max(200m, init 800m) = 800m.
+			name:  "a resized init container counts its actuated request",
+			nodes: []*v1.Node{node("a", "cpu", "900m"), node("b", "cpu", "899m")},
+			pods: []*v1.Pod{
+				pod("default", "used-a", high, on("a"), containers("200m"), initContainer("init", "100m", false), actuatedInit("init", "800m")),
+				pod("default", "used-b", high, on("b"), containers("200m"), initContainer("init", "100m", false), actuatedInit("init", "800m")),
+			},
+			preemptor: pod("default", "p", 10, cpu("100m")),
+			want: preempt.FilterResult{
+				Feasible:     []string{"a"},
+				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("b", "Insufficient cpu")},
+			},
+		},
+		{
+			// An Infeasible resize leaves the spec out: max(actuated
+			// 200m, allocated 300m).
+			name:  "an infeasible resize counts the actuated and allocated requests only",
+			nodes: []*v1.Node{node("a", "cpu", "400m"), node("b", "cpu", "399m")},
+			pods: []*v1.Pod{
+				pod("default", "used-a", high, on("a"), containers("900m"), actuated("c0", "200m"), allocated("c0", "300m"), resizeInfeasible()),
+				pod("default", "used-b", high, on("b"), containers("900m"), actuated("c0", "200m"), allocated("c0", "300m"), resizeInfeasible()),
+			},
+			preemptor: pod("default", "p", 10, cpu("100m")),
 			want: preempt.FilterResult{
 				Feasible:     []string{"a"},
 				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("b", "Insufficient cpu")},
