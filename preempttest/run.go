@@ -35,6 +35,7 @@ func Tables() []Table {
 		{"UpstreamSelectBestCandidate", testUpstreamSelectBestCandidate},
 		{"UpstreamPodEligibleToPreemptOthers", testUpstreamPodEligibleToPreemptOthers},
 		{"UpstreamPreempt", testUpstreamPreempt},
+		{"UpstreamSelectVictimsOnNode", testUpstreamSelectVictimsOnNode},
 		{"UpstreamFilterVictimsWithPDBViolation", testUpstreamFilterVictimsWithPDBViolation},
 		{"UpstreamAffinityAndSpread", testUpstreamAffinityAndSpread},
 		{"UpstreamPrepareCandidate", testUpstreamPrepareCandidate},
