@@ -5,9 +5,10 @@
 // it; upstream reads its own. It is not part of the contract.
 //
 // The request arithmetic reproduces one component-helpers release,
-// quirks included, and lives in a file named for it
-// (requests_v0_37.go): a release that computes otherwise gets a file of
-// its own beside it.
+// quirks included, and lives in a file named for it: requests_v0_37.go
+// (v0.37.2, the module's, which the implementations use) and
+// requests_v0_36.go (v0.36.3, ported, for the next release switch). A
+// release that computes otherwise gets a file of its own beside them.
 package podinfo
 
 import (
