@@ -213,14 +213,19 @@ func (r statusReader) NodesForStatusCode(lister fwk.NodeInfoLister, code fwk.Cod
 	return nodes, nil
 }
 
-// newStatusReader is the filter outcome of req: the listed codes, and
+// newStatusReader is the filter outcome of req: the listed codes (a
+// Success one too: the contract reads only UnschedulableAndUnresolvable as
+// giving up the nominated node, in PodEligibleToPreemptOthers), and
 // UnschedulableAndUnresolvable (NodeToStatus's default) for the others.
 func newStatusReader(req *preempt.Request, c *preempt.Cluster) statusReader {
 	m := framework.NewDefaultNodeToStatus()
 	for node, code := range req.FilterCodes(c) {
 		c := fwk.UnschedulableAndUnresolvable
-		if code == preempt.Unschedulable {
+		switch code {
+		case preempt.Unschedulable:
 			c = fwk.Unschedulable
+		case preempt.Success:
+			c = fwk.Success
 		}
 		m.Set(node, fwk.NewStatus(c))
 	}
