@@ -84,7 +84,7 @@ type Config struct {
 	// ignored by the scheduler) is the caller's to refuse.
 	Extenders []schedconfig.Extender
 	// Synchronous selects the synchronous actuation of releases before
-	// v1.33 (SchedulerAsyncPreemption off). The zero value is v1.36's
+	// v1.33 (SchedulerAsyncPreemption off). The zero value is upstream's
 	// default, asynchronous preemption (see Actuate).
 	Synchronous bool
 }

@@ -42,7 +42,7 @@
 //     scalar resources in name order (upstream ranges over a map).
 //   - Extenders. Upstream's callExtenders rebuilds the candidates from a map;
 //     here the survivors come in node-name order (CallExtenders).
-//   - Asynchronous actuation (v1.36's default; Actuate). Upstream's
+//   - Asynchronous actuation (the default since v1.33; Actuate). Upstream's
 //     nomination patch races with the executor's goroutine, which preempts
 //     all victims but the last in parallel. Here: the nomination first, then
 //     the cleared nominations, the victims in candidate order (stopping at

@@ -40,7 +40,7 @@ type Spec struct {
 	// those filters still see most problems.
 	Topology bool
 	// Synchronous selects the synchronous actuation (the default is
-	// v1.36's asynchronous preemption).
+	// asynchronous preemption, on by default since v1.33).
 	Synchronous bool
 	// Extenders are the scheduler's extenders, in configuration order.
 	Extenders []ExtenderSpec
