@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -84,8 +85,9 @@ func KnobsFor(stage string) Knobs {
 // Active reports whether k changes anything.
 func (k Knobs) Active() bool { return k.SlowdownPercent > 0 || k.ExtraAllocs > 0 }
 
-// sink keeps the extra allocations on the heap.
-var sink []byte
+// sink keeps the extra allocations on the heap (a pointer to the first
+// byte: one allocation each, the array).
+var sink atomic.Pointer[byte]
 
 // Apply runs op once with k's slowdown and extra allocations.
 func (k Knobs) Apply(op func()) {
@@ -97,7 +99,8 @@ func (k Knobs) Apply(op func()) {
 		op()
 	}
 	for range k.ExtraAllocs {
-		sink = make([]byte, 64)
+		b := make([]byte, 64)
+		sink.Store(&b[0])
 	}
 }
 
