@@ -24,7 +24,10 @@ import (
 )
 
 // PreemptPod is upstream's Executor.PreemptPod for a pod that is neither
-// waiting nor in PreBind.
+// waiting nor in PreBind. (Such a pod upstream preempts in memory only,
+// and from v1.37 its asynchronous executor then activates the preemptor
+// when that pod was the last victim, as no deletion event will; the
+// contract's victims are always deleted through the API.)
 func PreemptPod(ctx context.Context, cs kubernetes.Interface, preemptor, victim *v1.Pod) error {
 	condition := &v1.PodCondition{
 		Type:               v1.DisruptionTarget,
@@ -112,7 +115,7 @@ func (e *BackgroundError) Error() string {
 // and is returned. Then the lower-priority nominations are cleared (errors
 // ignored) and the preemptor is nominated.
 //
-// Asynchronous (v1.36's default, prepareCandidateAsync): the preemptor is
+// Asynchronous (the default since v1.33, prepareCandidateAsync): the preemptor is
 // nominated first (its error is returned after the background work ran),
 // then, if any victim is not already terminating: the lower-priority
 // nominations are cleared, the victims but the last are preempted and, if

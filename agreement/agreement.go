@@ -74,7 +74,7 @@ func Expected(ctx context.Context, refEv preempt.Evaluator, c *preempt.Cluster, 
 	cand := cands[i]
 	cs := harness.NewClient(c, req.Pod, fs...)
 	want = ref
-	want.Status, want.Message = preempt.Success, ""
+	want.Status, want.Message = preempt.Success, preempt.SuccessMessage(cand.Node, len(cand.Victims))
 	want.ActuationErrors, want.PreemptorActivated = nil, false
 	want.NominatedNode, want.Victims, want.NumPDBViolations = cand.Node, cand.Victims, cand.NumPDBViolations
 	if err := refEv.PrepareCandidate(ctx, cs, &cand, req); err != nil {

@@ -69,8 +69,12 @@ func TestDecideConfigExtenders(t *testing.T) {
 				for _, v := range o.Victims {
 					victims = append(victims, v.Name)
 				}
-				if o.NominatedNode != tt.node || !cmp.Equal(victims, tt.victims) || o.Message != tt.message {
-					t.Errorf("%s: node %q victims %v message %q, want %q %v %q", o.Implementation, o.NominatedNode, victims, o.Message, tt.node, tt.victims, tt.message)
+				wantMsg := tt.message
+				if wantMsg == "" && tt.node != "" {
+					wantMsg = successMessage(tt.node, len(tt.victims))
+				}
+				if o.NominatedNode != tt.node || !cmp.Equal(victims, tt.victims) || o.Message != wantMsg {
+					t.Errorf("%s: node %q victims %v message %q, want %q %v %q", o.Implementation, o.NominatedNode, victims, o.Message, tt.node, tt.victims, wantMsg)
 				}
 			}
 		})

@@ -50,18 +50,18 @@ func newDecision(s *Snapshot, pod *v1.Pod, now int64) *decision {
 	return d
 }
 
-// nodeFilters runs NodeUnschedulable, NodeName, TaintToleration and
-// NodeAffinity on node n; nil means they pass. NodeUnschedulable and
-// TaintToleration can fail only on a tainted node.
+// nodeFilters runs NodeName, NodeUnschedulable, TaintToleration and
+// NodeAffinity on node n, in v1.37's profile order; nil means they pass.
+// NodeUnschedulable and TaintToleration can fail only on a tainted node.
 func (d *decision) nodeFilters(n int32) []string {
 	if !d.checkNodes && !d.s.tainted[n] {
 		return nil
 	}
 	node := d.s.nodes[n]
-	if r := d.unschedulable.filter(node); r != nil {
+	if r := d.nodeName.filter(d.pod, node); r != nil {
 		return r
 	}
-	if r := d.nodeName.filter(d.pod, node); r != nil {
+	if r := d.unschedulable.filter(node); r != nil {
 		return r
 	}
 	if r := d.taints.filter(d.pod, node); r != nil {

@@ -12,6 +12,7 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -79,8 +80,9 @@ type Snapshot struct {
 	terminating []bool  // being deleted because the scheduler preempted it
 	portStart   []int32
 	ports       []podinfo.HostPort
-	pdbStart    []int32 // pod -> pdbOf[pdbStart[p]:pdbStart[p+1]]
-	pdbOf       []int32 // matching PDBs that do not list the pod as disrupted
+	pdbStart    []int32                         // pod -> pdbOf[pdbStart[p]:pdbStart[p+1]]
+	pdbOf       []int32                         // matching PDBs that do not list the pod as disrupted, in pdbs order
+	pdbs        []*policyv1.PodDisruptionBudget // the cluster's, in the contract's order
 	pdbAllowed  []int32
 	pdbSel      []labels.Selector // nil: matches nothing
 	podIndex    map[podKey]int32
@@ -151,9 +153,10 @@ func Prepare(c *preempt.Cluster) (*Snapshot, error) {
 	s.portStart = append(make([]int32, 0, np+1), 0)
 	s.pdbStart = append(make([]int32, 0, np+1), 0)
 	s.req = make([]int64, 0, np*s.dims)
-	s.pdbAllowed = make([]int32, len(c.PDBs))
-	s.pdbSel = make([]labels.Selector, len(c.PDBs))
-	for i, pdb := range c.PDBs {
+	s.pdbs = preempt.SortedPDBs(c.PDBs)
+	s.pdbAllowed = make([]int32, len(s.pdbs))
+	s.pdbSel = make([]labels.Selector, len(s.pdbs))
+	for i, pdb := range s.pdbs {
 		s.pdbAllowed[i] = pdb.Status.DisruptionsAllowed
 		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
 		if err == nil && !sel.Empty() {
@@ -254,7 +257,7 @@ func (s *Snapshot) appendPod(p *v1.Pod, reqs v1.ResourceList) error {
 	s.ports = podinfo.AppendHostPorts(s.ports, p)
 	s.portStart = append(s.portStart, int32(len(s.ports)))
 	if len(p.Labels) > 0 {
-		for j, pdb := range s.cluster.PDBs {
+		for j, pdb := range s.pdbs {
 			if s.pdbSel[j] == nil || pdb.Namespace != p.Namespace || !s.pdbSel[j].Matches(labels.Set(p.Labels)) {
 				continue
 			}

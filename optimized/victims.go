@@ -158,9 +158,10 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 	return result{code: preempt.Success, victims: victims, numViolations: numViolations}
 }
 
-// splitByPDBViolation is filterPodsWithPDBViolation over sc.potential: each
-// matching PDB's budget is counted down; a pod that takes one below zero
-// violates. Budgets live in sc.pdbAllowed, reset lazily by epoch.
+// splitByPDBViolation is FilterVictimsWithPDBViolation (v1.37) over
+// sc.potential: each matching PDB's budget, in the contract's order, is
+// counted down until one goes below zero: the pod violates, and the PDBs
+// after it keep their budget. Budgets live in sc.pdbAllowed, reset lazily by epoch.
 func (d *decision) splitByPDBViolation(sc *scratch) {
 	s := d.s
 	sc.violating, sc.nonViolating = sc.violating[:0], sc.nonViolating[:0]
@@ -179,6 +180,7 @@ func (d *decision) splitByPDBViolation(sc *scratch) {
 			sc.pdbAllowed[pdb]--
 			if sc.pdbAllowed[pdb] < 0 {
 				violates = true
+				break
 			}
 		}
 		if violates {

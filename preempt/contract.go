@@ -84,7 +84,7 @@ type Config struct {
 	// ignored by the scheduler) is the caller's to refuse.
 	Extenders []schedconfig.Extender
 	// Synchronous selects the synchronous actuation of releases before
-	// v1.33 (SchedulerAsyncPreemption off). The zero value is v1.36's
+	// v1.33 (SchedulerAsyncPreemption off). The zero value is upstream's
 	// default, asynchronous preemption (see Actuate).
 	Synchronous bool
 }
@@ -451,7 +451,7 @@ func (f FilterResult) Codes() map[string]Code {
 type Evaluator interface {
 	// Filter runs the filter phase for pod: the nodes it fits (sorted by
 	// name) and the status of every other node (sorted by name). Filters:
-	// NodeUnschedulable, NodeName, TaintToleration, NodeAffinity (their
+	// NodeName, NodeUnschedulable, TaintToleration, NodeAffinity (their
 	// failures are UnschedulableAndUnresolvable), NodePorts and
 	// NodeResourcesFit, in upstream's default order, with nominated pods of
 	// equal or higher priority counted as present.

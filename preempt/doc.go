@@ -42,7 +42,7 @@
 //     scalar resources in name order (upstream ranges over a map).
 //   - Extenders. Upstream's callExtenders rebuilds the candidates from a map;
 //     here the survivors come in node-name order (CallExtenders).
-//   - Asynchronous actuation (v1.36's default; Actuate). Upstream's
+//   - Asynchronous actuation (the default since v1.33; Actuate). Upstream's
 //     nomination patch races with the executor's goroutine, which preempts
 //     all victims but the last in parallel. Here: the nomination first, then
 //     the cleared nominations, the victims in candidate order (stopping at
@@ -51,6 +51,13 @@
 //     nominations, then the nomination.
 //   - A still-running asynchronous preemption, upstream's in-memory record,
 //     is an input (Request.Preempting).
+//   - PodDisruptionBudget order. Upstream lists the budgets from the
+//     informer (a map), and from v1.37 FilterVictimsWithPDBViolation stops
+//     counting a victim's budgets at the first one it takes below zero, so
+//     with overlapping budgets the order decides which budgets later
+//     victims still find, and the violation count. Here they are taken in
+//     (namespace, name) order (SortedPDBs), by every implementation: the
+//     upstream adapter's PDB lister sorts what the informer lists.
 //
 // # Streams
 //

@@ -31,7 +31,7 @@ func (u *Unmodelled) Error() string {
 }
 
 // SixFilterGaps is Unmodelled for an implementation whose filters are
-// NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts and
+// NodeName, NodeUnschedulable, TaintToleration, NodeAffinity, NodePorts and
 // NodeResourcesFit: it reports what the rest of the default profile's
 // filters (InterPodAffinity, PodTopologySpread, the volume filters and
 // DynamicResources) would look at. Preferred affinity terms and

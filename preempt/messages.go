@@ -51,3 +51,9 @@ func FitErrorMessage(numAllNodes int, statuses []NodeStatus) string {
 	}
 	return msg
 }
+
+// SuccessMessage is the message of Evaluator.Preempt's Success status
+// (v1.37), without DefaultPreemption's "preemption: " prefix.
+func SuccessMessage(node string, numVictims int) string {
+	return fmt.Sprintf("found a potential placement for pod on node %v, preempting %d victims", node, numVictims)
+}

@@ -58,7 +58,7 @@ func testExtenders(t *testing.T, impl preempt.Implementation) {
 		{Node: "node-c", Victims: []preempt.Victim{vic("default", "c1", 5)}},
 	}
 	success := func(node string, victims ...preempt.Victim) decisionOutcome {
-		out := decisionOutcome{Eligible: true, Status: preempt.Success, NominatedNode: node, Victims: victims,
+		out := decisionOutcome{Eligible: true, Status: preempt.Success, Message: successMsg(node, len(victims)), NominatedNode: node, Victims: victims,
 			Actions: []preempt.Action{patchOf("default", "p", "nominatedNodeName="+node)}}
 		for _, v := range victims {
 			out.Actions = append(out.Actions, patchOf(v.Namespace, v.Name, setsDisruption), deleteOf(v.Namespace, v.Name))
@@ -161,11 +161,11 @@ func testActuationFaults(t *testing.T, impl preempt.Implementation) {
 			want:  outcome{Status: preempt.Error, Message: forbiddenMsg("p"), Actions: append(append(append([]preempt.Action{}, a2...), a1...), failed(nominate))}},
 		{name: "async: a failing victim but the last stops before the last, the decision stands",
 			fault: harness.Fault{Verb: "delete", Namespace: "default", Name: "a2"},
-			want: outcome{Status: preempt.Success, NominatedNode: "node-a", Actions: []preempt.Action{nominate, a2[0], failed(a2[1])},
+			want: outcome{Status: preempt.Success, Message: successMsg("node-a", 2), NominatedNode: "node-a", Actions: []preempt.Action{nominate, a2[0], failed(a2[1])},
 				ActuationErrors: []string{forbiddenMsg("a2")}, PreemptorActivated: true}},
 		{name: "async: a failing last victim is reported",
 			fault: harness.Fault{Verb: "patch", Subresource: "status", Namespace: "default", Name: "a1"},
-			want: outcome{Status: preempt.Success, NominatedNode: "node-a", Actions: []preempt.Action{nominate, a2[0], a2[1], failed(a1[0])},
+			want: outcome{Status: preempt.Success, Message: successMsg("node-a", 2), NominatedNode: "node-a", Actions: []preempt.Action{nominate, a2[0], a2[1], failed(a1[0])},
 				ActuationErrors: []string{forbiddenMsg("a1")}, PreemptorActivated: true}},
 		{name: "async: a failing nomination is an error, the victims are preempted all the same",
 			fault: harness.Fault{Verb: "patch", Subresource: "status", Namespace: "default", Name: "p"},
@@ -200,7 +200,7 @@ func testActuationFaults(t *testing.T, impl preempt.Implementation) {
 func testRunningPreemption(t *testing.T, impl preempt.Implementation) {
 	waiting := decisionOutcome{Status: preempt.UnschedulableAndUnresolvable, Message: preempt.MessageWaitingForPreemption}
 	nominate := patchOf("default", "p", "nominatedNodeName=node-b")
-	decided := decisionOutcome{Eligible: true, Status: preempt.Success, NominatedNode: "node-b", Victims: []preempt.Victim{vic("default", "b1", 1)},
+	decided := decisionOutcome{Eligible: true, Status: preempt.Success, Message: successMsg("node-b", 1), NominatedNode: "node-b", Victims: []preempt.Victim{vic("default", "b1", 1)},
 		Actions: []preempt.Action{nominate, patchOf("default", "b1", setsDisruption), deleteOf("default", "b1")}}
 	ref := func(name string) *preempt.PodRef { return &preempt.PodRef{Namespace: "default", Name: name} }
 	tests := []struct {
@@ -217,7 +217,7 @@ func testRunningPreemption(t *testing.T, impl preempt.Implementation) {
 			want: decided},
 		{name: "the last victim is gone: done", preempting: &preempt.Preempting{LastVictim: ref("gone")}, want: decided},
 		{name: "synchronous preemption keeps no record", preempting: &preempt.Preempting{}, sync: true,
-			want: decisionOutcome{Eligible: true, Status: preempt.Success, NominatedNode: "node-b", Victims: []preempt.Victim{vic("default", "b1", 1)},
+			want: decisionOutcome{Eligible: true, Status: preempt.Success, Message: successMsg("node-b", 1), NominatedNode: "node-b", Victims: []preempt.Victim{vic("default", "b1", 1)},
 				Actions: []preempt.Action{patchOf("default", "b1", setsDisruption), deleteOf("default", "b1"), nominate}}},
 	}
 	for _, tt := range tests {

@@ -3,7 +3,7 @@ package preempttest
 // PrepareCandidate, both ways upstream actuates (actuation.Actuate):
 // synchronous prepareCandidate (victims patched with DisruptionTarget and
 // deleted, in victim order; lower-priority nominations on the node cleared;
-// then the preemptor's nomination), and v1.36's default asynchronous
+// then the preemptor's nomination), and the default (since v1.33) asynchronous
 // prepareCandidateAsync (the nomination first; then, when a victim is not
 // already terminating, the nominations cleared and the victims preempted,
 // the last one only when the others succeeded).

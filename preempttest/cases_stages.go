@@ -137,6 +137,61 @@ func initContainer(name, cpu string, sidecar bool, ports ...v1.ContainerPort) po
 	}
 }
 
+// containerStatus returns the status of the container named name,
+// appending one when there is none (init: among the init containers').
+func containerStatus(p *v1.Pod, name string, init bool) *v1.ContainerStatus {
+	list := &p.Status.ContainerStatuses
+	if init {
+		list = &p.Status.InitContainerStatuses
+	}
+	for i := range *list {
+		if (*list)[i].Name == name {
+			return &(*list)[i]
+		}
+	}
+	*list = append(*list, v1.ContainerStatus{Name: name})
+	return &(*list)[len(*list)-1]
+}
+
+// actuated sets the cpu request the runtime reports for container name
+// (status.containerStatuses[].resources.requests).
+func actuated(name, cpu string) podOpt {
+	return func(p *v1.Pod) {
+		containerStatus(p, name, false).Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}
+	}
+}
+
+// actuatedInit is actuated for an init container.
+func actuatedInit(name, cpu string) podOpt {
+	return func(p *v1.Pod) {
+		containerStatus(p, name, true).Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}
+	}
+}
+
+// allocated sets the cpu the kubelet allocated to container name.
+func allocated(name, cpu string) podOpt {
+	return func(p *v1.Pod) {
+		containerStatus(p, name, false).AllocatedResources = v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}
+	}
+}
+
+// podLevelStatus sets the pod-level allocated and actuated cpu requests
+// (status.allocatedResources, status.resources.requests).
+func podLevelStatus(allocatedCPU, actuatedCPU string) podOpt {
+	return func(p *v1.Pod) {
+		p.Status.AllocatedResources = v1.ResourceList{v1.ResourceCPU: resource.MustParse(allocatedCPU)}
+		p.Status.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(actuatedCPU)}}
+	}
+}
+
+// resizeInfeasible marks the pod's resize as Infeasible (condition
+// PodResizePending, reason Infeasible).
+func resizeInfeasible() podOpt {
+	return func(p *v1.Pod) {
+		p.Status.Conditions = append(p.Status.Conditions, v1.PodCondition{Type: v1.PodResizePending, Status: v1.ConditionTrue, Reason: v1.PodReasonInfeasible})
+	}
+}
+
 func overhead(kv ...string) podOpt {
 	return func(p *v1.Pod) {
 		p.Spec.Overhead = v1.ResourceList{}
@@ -337,6 +392,68 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 			},
 		},
 		{
+			// component-helpers v0.37: max(spec, actuated, allocated), each
+			// summed over the pod: max(100+300, 300+100) = 400m (v0.36
+			// took the max per container: 300+300).
+			name:  "a resized pod counts the max of its spec and status sums",
+			nodes: []*v1.Node{node("a", "cpu", "500m"), node("b", "cpu", "499m")},
+			pods: []*v1.Pod{
+				pod("default", "used-a", high, on("a"), containers("100m", "300m"), actuated("c0", "300m"), actuated("c1", "100m")),
+				pod("default", "used-b", high, on("b"), containers("100m", "300m"), actuated("c0", "300m"), actuated("c1", "100m")),
+			},
+			preemptor: pod("default", "p", 10, cpu("100m")),
+			want: preempt.FilterResult{
+				Feasible:     []string{"a"},
+				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("b", "Insufficient cpu")},
+			},
+		},
+		{
+			// v0.37 with InPlacePodLevelResourcesVerticalScaling (on):
+			// the pod-level allocated (600m) and actuated (400m) requests
+			// stand for the containers' sums (v0.36: the spec's 200m).
+			name:  "a resized pod's pod-level status counts",
+			nodes: []*v1.Node{node("a", "cpu", "700m"), node("b", "cpu", "699m")},
+			pods: []*v1.Pod{
+				pod("default", "used-a", high, on("a"), containers("200m"), podLevelStatus("600m", "400m")),
+				pod("default", "used-b", high, on("b"), containers("200m"), podLevelStatus("600m", "400m")),
+			},
+			preemptor: pod("default", "p", 10, cpu("100m")),
+			want: preempt.FilterResult{
+				Feasible:     []string{"a"},
+				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("b", "Insufficient cpu")},
+			},
+		},
+		{
+			// v0.37 reads the status of every init container (v0.36: of
+			// sidecars only): max(200m, init 800m) = 800m.
+			name:  "a resized init container counts its actuated request",
+			nodes: []*v1.Node{node("a", "cpu", "900m"), node("b", "cpu", "899m")},
+			pods: []*v1.Pod{
+				pod("default", "used-a", high, on("a"), containers("200m"), initContainer("init", "100m", false), actuatedInit("init", "800m")),
+				pod("default", "used-b", high, on("b"), containers("200m"), initContainer("init", "100m", false), actuatedInit("init", "800m")),
+			},
+			preemptor: pod("default", "p", 10, cpu("100m")),
+			want: preempt.FilterResult{
+				Feasible:     []string{"a"},
+				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("b", "Insufficient cpu")},
+			},
+		},
+		{
+			// An Infeasible resize leaves the spec out: max(actuated
+			// 200m, allocated 300m).
+			name:  "an infeasible resize counts the actuated and allocated requests only",
+			nodes: []*v1.Node{node("a", "cpu", "400m"), node("b", "cpu", "399m")},
+			pods: []*v1.Pod{
+				pod("default", "used-a", high, on("a"), containers("900m"), actuated("c0", "200m"), allocated("c0", "300m"), resizeInfeasible()),
+				pod("default", "used-b", high, on("b"), containers("900m"), actuated("c0", "200m"), allocated("c0", "300m"), resizeInfeasible()),
+			},
+			preemptor: pod("default", "p", 10, cpu("100m")),
+			want: preempt.FilterResult{
+				Feasible:     []string{"a"},
+				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("b", "Insufficient cpu")},
+			},
+		},
+		{
 			name: "hugepages and extended resources come after the fixed reasons, in name order",
 			nodes: []*v1.Node{node("a", "cpu", "1000m", "memory", "1Gi", "ephemeral-storage", "1Gi",
 				"hugepages-2Mi", "4Mi", "example.com/foo", "2", "pods", "1")},
@@ -483,6 +600,9 @@ func testFilterUnresolvablePlugins(t *testing.T, impl preempt.Implementation) {
 		{name: "unschedulable node and an untolerated taint: first filter wins",
 			node:      func() *v1.Node { n := taint(v1.TaintEffectNoSchedule); n.Spec.Unschedulable = true; return n }(),
 			preemptor: pod("default", "p", 10), want: []string{reasonUnsched}},
+		{name: "unschedulable node and another node name: NodeName runs first (v1.37's profile order)",
+			node:      unschedulableNode(),
+			preemptor: pod("default", "p", 10, func(p *v1.Pod) { p.Spec.NodeName = "other" }), want: []string{reasonNodeName}},
 		{name: "another node name", node: node("n", "cpu", "1"),
 			preemptor: pod("default", "p", 10, func(p *v1.Pod) { p.Spec.NodeName = "other" }), want: []string{reasonNodeName}},
 		{name: "NoSchedule taint", node: taint(v1.TaintEffectNoSchedule), preemptor: pod("default", "p", 10), want: []string{reasonTaints}},
@@ -503,6 +623,86 @@ func testFilterUnresolvablePlugins(t *testing.T, impl preempt.Implementation) {
 			want := preempt.FilterResult{Feasible: []string{"n"}, NodeStatuses: []preempt.NodeStatus{}}
 			if tt.want != nil {
 				want = preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{unresolvableStatus("n", tt.want...)}}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Filter (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// testFilterNamespaceSelector: InterPodAffinity's namespace selectors on
+// pods of namespaces with and without a Namespace object. The preemptor's
+// terms have their selector resolved against the cluster's Namespaces
+// (mergeAffinityTermNamespacesIfNotEmpty, which from v1.37 (PR #138198)
+// takes the term by pointer: before, the selector stayed on the term and a
+// NotIn or DoesNotExist selector matched the pods of every namespace
+// without a Namespace object). An existing pod's term is matched against
+// the labels of the preemptor's namespace, none when it has no object.
+func testFilterNamespaceSelector(t *testing.T, impl preempt.Implementation) {
+	const (
+		reasonAnti     = "node(s) didn't match pod anti-affinity rules"
+		reasonExisting = "node(s) didn't satisfy existing pods anti-affinity rules"
+	)
+	namespaces := []*v1.Namespace{
+		{ObjectMeta: metav1.ObjectMeta{Name: "default", Labels: map[string]string{"team": "red"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "blue", Labels: map[string]string{"team": "blue"}}},
+	}
+	sel := func(op metav1.LabelSelectorOperator, values ...string) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: op, Values: values}}}
+	}
+	antiTo := func(app string, nsSel *metav1.LabelSelector) podOpt {
+		return func(p *v1.Pod) {
+			p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+				LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
+				NamespaceSelector: nsSel,
+				TopologyKey:       v1.LabelHostname,
+			}}}}
+		}
+	}
+	notIn, doesNotExist, in, exists := sel(metav1.LabelSelectorOpNotIn, "blue"), sel(metav1.LabelSelectorOpDoesNotExist), sel(metav1.LabelSelectorOpIn, "red"), sel(metav1.LabelSelectorOpExists)
+	tests := []struct {
+		name      string
+		existing  *v1.Pod
+		preemptor *v1.Pod
+		want      string // "": feasible
+	}{
+		// The preemptor's term, the existing pod in each kind of namespace.
+		{name: "NotIn: a pod of a labelled namespace that is not excluded",
+			existing: pod("default", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", notIn)), want: reasonAnti},
+		{name: "NotIn: a pod of the excluded namespace",
+			existing: pod("blue", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", notIn))},
+		{name: "NotIn: a pod of a namespace without a Namespace object (v1.36: matched)",
+			existing: pod("ghost", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", notIn))},
+		{name: "DoesNotExist: a pod of a labelled namespace",
+			existing: pod("default", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", doesNotExist))},
+		{name: "DoesNotExist: a pod of a namespace without a Namespace object (v1.36: matched)",
+			existing: pod("ghost", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", doesNotExist))},
+		{name: "In: a pod of the named team's namespace",
+			existing: pod("default", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", in)), want: reasonAnti},
+		{name: "In: a pod of a namespace without a Namespace object",
+			existing: pod("ghost", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", in))},
+		{name: "Exists: a pod of another labelled namespace",
+			existing: pod("blue", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", exists)), want: reasonAnti},
+		{name: "Exists: a pod of a namespace without a Namespace object",
+			existing: pod("ghost", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", exists))},
+		// An existing pod's term, the preemptor in each kind of namespace.
+		{name: "existing NotIn: a preemptor of a namespace without a Namespace object matches (no labels)",
+			existing: pod("default", "g", 1, on("n"), antiTo("p", notIn)), preemptor: pod("ghost", "p", 10, labeled("app", "p")), want: reasonExisting},
+		{name: "existing NotIn: a preemptor of the excluded namespace",
+			existing: pod("default", "g", 1, on("n"), antiTo("p", notIn)), preemptor: pod("blue", "p", 10, labeled("app", "p"))},
+		{name: "existing DoesNotExist: a preemptor of a namespace without a Namespace object matches",
+			existing: pod("default", "g", 1, on("n"), antiTo("p", doesNotExist)), preemptor: pod("ghost", "p", 10, labeled("app", "p")), want: reasonExisting},
+		{name: "existing In: a preemptor of a namespace without a Namespace object",
+			existing: pod("default", "g", 1, on("n"), antiTo("p", in)), preemptor: pod("ghost", "p", 10, labeled("app", "p"))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "cpu", "1")}, Pods: []*v1.Pod{tt.existing}, Namespaces: namespaces}
+			got := newEvaluator(t, impl, c).Filter(context.Background(), tt.preemptor)
+			want := preempt.FilterResult{Feasible: []string{"n"}, NodeStatuses: []preempt.NodeStatus{}}
+			if tt.want != "" {
+				want = preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{unschedulableStatus("n", tt.want)}}
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("Filter (-want +got):\n%s", diff)
@@ -1041,10 +1241,11 @@ func testSelectVictimsOnNodePDB(t *testing.T, impl preempt.Implementation) {
 			want: victimsResult{all, 2, ok},
 		},
 		{
-			// p1 takes pdb "a" below zero; "b" is still counted down for
-			// p1, so p2 takes it below zero too. Breaking after the first
-			// violation (as the pod-group variant does) would give 1.
-			name: "a pod matching two PDBs counts both down even after one is violated",
+			// v1.37's FilterVictimsWithPDBViolation: p1 takes pdb "a"
+			// below zero and the count stops there, so "b" keeps its
+			// budget for p2 (v1.36 counted "b" down for p1 too, and p2
+			// violated as well: 2).
+			name: "a pod stops counting PDBs at the first it violates",
 			pods: []*v1.Pod{
 				app("p1", 3*time.Hour, labeled("tier", "be")),
 				pod("default", "p2", 1, on("n"), cpu("500m"), started(ago(2*time.Hour)), labeled("tier", "be")),
@@ -1053,6 +1254,23 @@ func testSelectVictimsOnNodePDB(t *testing.T, impl preempt.Implementation) {
 			pdbs: []*policyv1.PodDisruptionBudget{
 				pdb("default", "a", 0, matchLabels("app", "foo")),
 				pdb("default", "b", 1, matchLabels("tier", "be")),
+			},
+			preemptor: big, want: victimsResult{all, 1, ok},
+		},
+		{
+			// The same budgets under swapped names, listed in the other
+			// order: the contract takes PDBs in (namespace, name) order,
+			// so p1 counts "a" (tier) down to 0 before violating "b", and
+			// p2 then violates "a": 2.
+			name: "PDBs are counted in (namespace, name) order, not the cluster's",
+			pods: []*v1.Pod{
+				app("p1", 3*time.Hour, labeled("tier", "be")),
+				pod("default", "p2", 1, on("n"), cpu("500m"), started(ago(2*time.Hour)), labeled("tier", "be")),
+				pod("default", "p3", 1, on("n"), cpu("500m"), started(ago(time.Hour)), labeled("other", "x")),
+			},
+			pdbs: []*policyv1.PodDisruptionBudget{
+				pdb("default", "b", 0, matchLabels("app", "foo")),
+				pdb("default", "a", 1, matchLabels("tier", "be")),
 			},
 			preemptor: big, want: victimsResult{all, 2, ok},
 		},
@@ -1316,7 +1534,7 @@ func testDryRunPreemptionErrors(t *testing.T, impl preempt.Implementation) {
 		},
 		{
 			name: "errors do not matter once there is a candidate", filter: unschedulable("node-a", "node-b", "node-c"),
-			want: preempt.Decision{Status: preempt.Success, NominatedNode: "node-b", Eligible: true,
+			want: preempt.Decision{Status: preempt.Success, Message: successMsg("node-b", 1), NominatedNode: "node-b", Eligible: true,
 				Victims:    []preempt.Victim{vic("default", "b", 1)},
 				Candidates: []preempt.Candidate{{Node: "node-b", Victims: []preempt.Victim{vic("default", "b", 1)}}},
 				NodeStatuses: []preempt.NodeStatus{
@@ -1369,6 +1587,7 @@ func testPreemptDecision(t *testing.T, impl preempt.Implementation) {
 	}
 	want := preempt.Decision{
 		Status:        preempt.Success,
+		Message:       successMsg("node-a", 1),
 		NominatedNode: "node-a",
 		Victims:       []preempt.Victim{vic("default", "a2", 1)},
 		Eligible:      true,

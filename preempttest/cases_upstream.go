@@ -1,25 +1,28 @@
 package preempttest
 
-// Ports of k8s.io/kubernetes at upstream.Version
+// Ports of k8s.io/kubernetes at upstream.Version (v1.37.2)
 // pkg/scheduler/framework/plugins/defaultpreemption/default_preemption_test.go
-// and pkg/scheduler/framework/preemption/preemption_test.go, each case named
-// after upstream's, in this project's terms. Where upstream accepts several
+// and pkg/scheduler/framework/preemption/preemption_test.go, util_test.go
+// and executor_test.go, each case named after upstream's, in this
+// project's terms. Where upstream accepts several
 // answers (map order, parallel timing) the contract's deterministic answer
 // is pinned. Upstream's random offset (rand.NewSource(4)) becomes
 // Request.Offset with the value that source gives: Int31n(1)=0,
 // Int31n(2)=1, Int31n(3)=1, Int31n(4)=1, and for 5 nodes 4, 1, 3 in
 // successive cycles.
 //
-// Skipped cases (the contract models neither extenders, custom plugins,
-// pod groups nor async preemption; the InterPodAffinity and
-// PodTopologySpread cases are in testUpstreamAffinityAndSpread):
+// Skipped cases (the contract models neither custom plugins, pod groups
+// (GenericWorkload, off by default in v1.37), DRA claims nor waiting pods;
+// the extenders are in cases_extenders.go, the InterPodAffinity and
+// PodTopologySpread cases in testUpstreamAffinityAndSpread):
 //
 // TestPostFilter:
 //   - "preemption result filtered out by extenders" (extenders)
 //   - "only one node but failed with TestPlugin",
 //     "one failed with TestPlugin and the other pass" (fake PreFilter plugin
 //     failing AddPod/RemovePod)
-//   - the six "pod with SchedulingGroup ..." cases (pod groups, TAS, WAP)
+//   - "deferred pod resize preemption ..." (three cases: the
+//     InPlacePodVerticalScalingSchedulerPreemption gate, alpha and off)
 //   - the "Async API calls enabled: true" variants (API dispatcher)
 //
 // TestDryRunPreemption (defaultpreemption):
@@ -28,6 +31,8 @@ package preempttest
 //   - "a pod that fits on one node with no preemption" (MatchFilter)
 //   - "get Unschedulable in the preemption phase when the filter plugins
 //     filtering the nodes" (FakeFilter returning Unschedulable)
+//   - the three "Preemption with DRA Node Allocatable ..." cases (DRA
+//     claims)
 //   - expectedNumFilterCalled of every case (the reference has no filter
 //     plugin call counter)
 //
@@ -38,16 +43,35 @@ package preempttest
 //     ignorable. Only node1 would be chosen", "One scheduler extender allows
 //     only node1, but it is not interested in given pod, otherwise node1
 //     would have been chosen" (extenders)
+//   - the five "Preemptor with SchedulingGroup, ..." cases (pod groups)
 //   - the async preemption and async API call variants
 //
+// TestSelectVictimsOnNode (new in v1.37): the "Workload Aware: ..." and
+// "Cross-node PodGroup: ..." cases (pod groups).
+//
 // TestCustomSelection, TestCustomOrdering (custom IsEligiblePod /
-// MoreImportantPod functions), TestPreEnqueue (async preemption).
+// MoreImportantVictim functions), TestPreEnqueue (async preemption, pod
+// groups), the TestDefaultPreemption_PodGroupPostFilter_* tests.
 //
 // preemption_test.go: TestDryRunPreemption and TestSelectCandidate (fake
 // SelectVictimsOnNode and custom OrderedScoreFuncs), TestCallExtenders
-// (extenders); TestFilterVictimsWithPDBViolation "no victims, no PDBs" (no
+// (extenders), TestGetVictimsOnNode (pod groups; without GenericWorkload
+// every pod of the node is a victim of its own),
+// TestPreemptionEvaluationDurationMetric (metrics).
+//
+// util_test.go: TestFilterVictimsWithPDBViolation "no victims, no PDBs" (no
 // pod to split: SelectVictimsOnNode stops before the split) and the two
-// "podgroup victim ..." cases (pod groups).
+// "podgroup victim ..." cases (pod groups); TestMoreImportantVictim (its
+// single-pod cases are priority then start time, the order
+// SelectVictimsOnNodeOrder shows), TestGetPodPriority and
+// TestTraverseHierarchyUp (pod groups). TestPodTerminatingByPreemption is
+// ported through PodEligibleToPreemptOthers.
+//
+// executor_test.go: TestPrepareCandidateAsyncActivatesPreemptorAfterLastVictimInMemoryPreemption
+// (victims preempted in memory are waiting pods or pods in PreBind, which
+// the contract does not model: its victims are always deleted through the
+// API), TestPreemptionExecutionDurationMetric (metrics),
+// TestIsPodGroupRunningPreemption (pod groups).
 
 import (
 	"context"
@@ -110,6 +134,12 @@ func outcomeOf(d preempt.Decision) decisionOutcome {
 		NumPDBViolations: d.NumPDBViolations, Victims: d.Victims, Actions: d.Actions}
 }
 
+// successMsg is Evaluator.Preempt's Success message from v1.37, without
+// DefaultPreemption's "preemption: " prefix.
+func successMsg(node string, victims int) string {
+	return fmt.Sprintf("found a potential placement for pod on node %s, preempting %d victims", node, victims)
+}
+
 func runDecision(t *testing.T, impl preempt.Implementation, c *preempt.Cluster, r *preempt.Request) preempt.Decision {
 	t.Helper()
 	d, err := harness.Run(context.Background(), impl, c, r)
@@ -162,7 +192,7 @@ func testUpstreamPostFilter(t *testing.T, impl preempt.Implementation) {
 	nodeRes := map[v1.ResourceName]string{v1.ResourceCPU: "200m", v1.ResourceMemory: "400"}
 	def := v1.NamespaceDefault
 	success := func(node string, pdbViolations int, victims []preempt.Victim) decisionOutcome {
-		out := decisionOutcome{Eligible: true, Status: preempt.Success, NominatedNode: node, NumPDBViolations: pdbViolations, Victims: victims}
+		out := decisionOutcome{Eligible: true, Status: preempt.Success, Message: successMsg(node, len(victims)), NominatedNode: node, NumPDBViolations: pdbViolations, Victims: victims}
 		for _, v := range victims {
 			out.Actions = append(out.Actions, patchOf(v.Namespace, v.Name, setsDisruption), deleteOf(v.Namespace, v.Name))
 		}
@@ -184,6 +214,16 @@ func testUpstreamPostFilter(t *testing.T, impl preempt.Implementation) {
 		{
 			name:   "pod with higher priority can be made schedulable",
 			pod:    st.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Obj(),
+			pods:   []*v1.Pod{st.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj()},
+			nodes:  []*v1.Node{st.MakeNode().Name("node1").Capacity(onePodRes).Obj()},
+			filter: unschedulable("node1"),
+			want:   success("node1", 0, []preempt.Victim{vic(def, "p1", 0)}),
+		},
+		{
+			// v1.37: without GenericWorkload (off by default) the pod's
+			// schedulingGroup changes nothing.
+			name:   "pod with SchedulingGroup with GenericWorkload and TAS disabled should preempt",
+			pod:    st.MakePod().Name("p").UID("p").Namespace(def).PodGroupName("foo").Priority(highPriority).Obj(),
 			pods:   []*v1.Pod{st.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj()},
 			nodes:  []*v1.Node{st.MakeNode().Name("node1").Capacity(onePodRes).Obj()},
 			filter: unschedulable("node1"),
@@ -744,6 +784,35 @@ func testUpstreamPodEligibleToPreemptOthers(t *testing.T, impl preempt.Implement
 			filter: unschedulable("node1"),
 			want:   result{false, "not eligible due to a terminating pod on the nominated node."},
 		},
+		// util_test.go TestPodTerminatingByPreemption (v1.37), through the
+		// nominated node's lower-priority pod.
+		{
+			name: "PodTerminatingByPreemption: pod without DeletionTimestamp",
+			pod:  st.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
+			pods: []*v1.Pod{st.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").
+				Condition(v1.DisruptionTarget, v1.ConditionTrue, v1.PodReasonPreemptionByScheduler).Obj()},
+			nodes:  []string{"node1"},
+			filter: unschedulable("node1"),
+			want:   result{true, ""},
+		},
+		{
+			name: "PodTerminatingByPreemption: pod with DeletionTimestamp, DisruptionTarget condition status False",
+			pod:  st.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
+			pods: []*v1.Pod{st.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").Terminating().
+				Condition(v1.DisruptionTarget, v1.ConditionFalse, v1.PodReasonPreemptionByScheduler).Obj()},
+			nodes:  []string{"node1"},
+			filter: unschedulable("node1"),
+			want:   result{true, ""},
+		},
+		{
+			name: "PodTerminatingByPreemption: pod with DeletionTimestamp, DisruptionTarget condition reason not PreemptionByScheduler",
+			pod:  st.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
+			pods: []*v1.Pod{st.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").Terminating().
+				Condition(v1.DisruptionTarget, v1.ConditionTrue, "EvictionByEvictionAPI").Obj()},
+			nodes:  []string{"node1"},
+			filter: unschedulable("node1"),
+			want:   result{true, ""},
+		},
 		{
 			name:   "non-victim Pods terminating",
 			pod:    st.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
@@ -768,6 +837,83 @@ func testUpstreamPodEligibleToPreemptOthers(t *testing.T, impl preempt.Implement
 	}
 }
 
+// testUpstreamSelectVictimsOnNode is default_preemption_test.go's
+// TestSelectVictimsOnNode (new in v1.37), its single-pod cases: nodes of
+// veryLargeRes, the default profile's filters (upstream registers
+// NodeResourcesFit only, the one that fails for these pods).
+func testUpstreamSelectVictimsOnNode(t *testing.T, impl preempt.Implementation) {
+	pdbFoo := []*policy.PodDisruptionBudget{{
+		ObjectMeta: metav1.ObjectMeta{Name: "pdb"},
+		Spec:       policy.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "foo"}}},
+		Status:     policy.PodDisruptionBudgetStatus{DisruptionsAllowed: 0},
+	}}
+	ok := preempt.Status{Code: preempt.Success}
+	tests := []struct {
+		name      string
+		initPods  []*v1.Pod
+		preemptor *v1.Pod
+		pdbs      []*policy.PodDisruptionBudget
+		want      victimsResult
+	}{
+		{
+			name:      "Basic: Preempt single lower priority pod",
+			initPods:  []*v1.Pod{st.MakePod().Name("victim").UID("v1").Node("node1").Priority(lowPriority).Req(largeRes).Obj()},
+			preemptor: st.MakePod().Name("p").UID("p").Priority(highPriority).Req(largeRes).Obj(),
+			want:      victimsResult{[]preempt.Victim{vic("", "victim", lowPriority)}, 0, ok},
+		},
+		{
+			name: "Priority: Prefer lower priority victim",
+			initPods: []*v1.Pod{
+				st.MakePod().Name("high-prio").UID("v3").Node("node1").Priority(highPriority).Req(smallRes).Obj(),
+				st.MakePod().Name("mid-prio").UID("v2").Node("node1").Priority(midPriority).Req(smallRes).Obj(),
+				st.MakePod().Name("low-prio").UID("v1").Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
+			},
+			preemptor: st.MakePod().Name("p").UID("p").Priority(highPriority).Req(largeRes).Obj(),
+			want:      victimsResult{[]preempt.Victim{vic("", "low-prio", lowPriority)}, 0, ok},
+		},
+		{
+			name: "PDB: Prefer non-violating victim with higher priority over violating victim with lower priority",
+			initPods: []*v1.Pod{
+				st.MakePod().Name("victim-pdb").UID("v1").Node("node1").Label("app", "foo").Priority(lowPriority).Req(mediumRes).Obj(),
+				st.MakePod().Name("victim-no-pdb").UID("v2").Node("node1").Priority(midPriority).Req(mediumRes).Obj(),
+			},
+			pdbs:      pdbFoo,
+			preemptor: st.MakePod().Name("p").UID("p").Priority(highPriority).Req(largeRes).Obj(),
+			want:      victimsResult{[]preempt.Victim{vic("", "victim-no-pdb", midPriority)}, 0, ok},
+		},
+		{
+			name: "PDB: Prefer lower prioirity pod for preemption, when preemption without pdb violation is not possible",
+			initPods: []*v1.Pod{
+				st.MakePod().Name("v1").UID("v1").Node("node1").Label("app", "foo").Priority(lowPriority).Req(mediumRes).Obj(),
+				st.MakePod().Name("v2").UID("v2").Node("node1").Label("app", "foo").Priority(midPriority).Req(mediumRes).Obj(),
+			},
+			pdbs:      pdbFoo,
+			preemptor: st.MakePod().Name("p").UID("p").Priority(highPriority).Req(largeRes).Obj(),
+			want:      victimsResult{[]preempt.Victim{vic("", "v1", lowPriority)}, 1, ok},
+		},
+		{
+			name:      "Failure: Cannot preempt the victim with higher priority",
+			initPods:  []*v1.Pod{st.MakePod().Name("victim").UID("v1").Node("node1").Priority(highPriority).Obj()},
+			preemptor: st.MakePod().Name("p").UID("p").Priority(midPriority).Obj(),
+			want:      victimsResult{nil, 0, preempt.Status{Code: preempt.UnschedulableAndUnresolvable, Reasons: []string{reasonNoVictims}}},
+		},
+		{
+			name:      "Failure: Cannot preempt if node is empty",
+			preemptor: st.MakePod().Name("p").UID("p").Priority(midPriority).Obj(),
+			want:      victimsResult{nil, 0, preempt.Status{Code: preempt.UnschedulableAndUnresolvable, Reasons: []string{reasonNoVictims}}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &preempt.Cluster{Nodes: []*v1.Node{st.MakeNode().Name("node1").Capacity(veryLargeRes).Obj()}, Pods: tt.initPods, PDBs: tt.pdbs}
+			got := selectVictims(t, impl, c, tt.preemptor, "node1")
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("SelectVictimsOnNode (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func testUpstreamPreempt(t *testing.T, impl preempt.Implementation) {
 	def := v1.NamespaceDefault
 	tests := []struct {
@@ -787,7 +933,7 @@ func testUpstreamPreempt(t *testing.T, impl preempt.Implementation) {
 				st.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).Obj(),
 			},
 			nodeNames: []string{"node1", "node2", "node3"},
-			want: decisionOutcome{Eligible: true, Status: preempt.Success, NominatedNode: "node1",
+			want: decisionOutcome{Eligible: true, Status: preempt.Success, Message: successMsg("node1", 2), NominatedNode: "node1",
 				Victims: []preempt.Victim{vic("", "p1.1", lowPriority), vic("", "p1.2", lowPriority)},
 				Actions: []preempt.Action{
 					patchOf("", "p1.1", setsDisruption), deleteOf("", "p1.1"),
@@ -817,7 +963,7 @@ func testUpstreamPreempt(t *testing.T, impl preempt.Implementation) {
 				st.MakePod().Name("p3.1").UID("p3.1").Namespace(def).Node("node3").Priority(midPriority).Req(mediumRes).Obj(),
 			},
 			nodeNames: []string{"node1", "node2", "node3"},
-			want: decisionOutcome{Eligible: true, Status: preempt.Success, NominatedNode: "node1",
+			want: decisionOutcome{Eligible: true, Status: preempt.Success, Message: successMsg("node1", 2), NominatedNode: "node1",
 				Victims: []preempt.Victim{vic(def, "p1.1", lowPriority), vic(def, "p1.2", lowPriority)},
 				Actions: []preempt.Action{
 					patchOf(def, "p1.1", setsDisruption), deleteOf(def, "p1.1"),
@@ -1037,7 +1183,7 @@ func testUpstreamAffinityAndSpread(t *testing.T, impl preempt.Implementation) {
 				st.MakePod().Name("p-x1").UID("p-x1").Namespace(v1.NamespaceDefault).Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
 				st.MakePod().Name("p-x2").UID("p-x2").Namespace(v1.NamespaceDefault).Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
 			},
-			wantPre: &decisionOutcome{Eligible: true, Status: preempt.Success, NominatedNode: "node-b",
+			wantPre: &decisionOutcome{Eligible: true, Status: preempt.Success, Message: successMsg("node-b", 1), NominatedNode: "node-b",
 				Victims: []preempt.Victim{vic(v1.NamespaceDefault, "p-b1", lowPriority)},
 				Actions: []preempt.Action{patchOf(v1.NamespaceDefault, "p-b1", setsDisruption), deleteOf(v1.NamespaceDefault, "p-b1"),
 					patchOf(v1.NamespaceDefault, "p", "nominatedNodeName=node-b")}},

@@ -49,6 +49,10 @@ func Decode(data []byte) Spec {
 	s.Preempting = r.intn(256)
 	s.Codes = r.intn(2) == 1
 	s.ReuseOutput = r.intn(2) == 1
+	s.Namespaces = r.intn(len(namespaceSets))
+	s.PDBsReversed = r.intn(2) == 1
+	s.Resized = r.intn(4)
+	s.ResizeShape = r.intn(len(resizes))
 	return s
 }
 
@@ -140,5 +144,9 @@ func Encode(s Spec) []byte {
 	put(s.Preempting)
 	flag(s.Codes, 1)
 	flag(s.ReuseOutput, 1)
+	put(s.Namespaces)
+	flag(s.PDBsReversed, 1)
+	put(s.Resized)
+	put(s.ResizeShape)
 	return out
 }

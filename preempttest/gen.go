@@ -97,6 +97,12 @@ func GenSpec(maxNodes int) *rapid.Generator[Spec] {
 		}
 		s.Codes = rapid.Bool().Draw(t, "codes")
 		s.ReuseOutput = rapid.Bool().Draw(t, "reuseOutput")
+		s.Namespaces = idx(len(namespaceSets), "namespaces")
+		s.PDBsReversed = rapid.Bool().Draw(t, "pdbsReversed")
+		if rapid.IntRange(0, 3).Draw(t, "withResized") == 0 {
+			s.Resized = rapid.IntRange(1, 3).Draw(t, "resized")
+			s.ResizeShape = idx(len(resizes), "resizeShape")
+		}
 		return s
 	})
 }

@@ -80,3 +80,64 @@ func TestGeneratorCoversOutcomes(t *testing.T) {
 	}
 	t.Logf("outcomes: %v", seen)
 }
+
+// TestGeneratorCoversV137Inputs: the draws reach the inputs on which
+// v1.37 decides differently from v1.36 (namespace selectors of every
+// operator over namespaces with and without a Namespace object,
+// overlapping PDBs listed out of (namespace, name) order, resized pods).
+func TestGeneratorCoversV137Inputs(t *testing.T) {
+	seen := map[string]int{}
+	gen := Gen(64)
+	for i := range 400 {
+		in := gen.Example(i)
+		c := in.Cluster
+		hasNS := map[string]bool{}
+		for _, ns := range c.Namespaces {
+			hasNS[ns.Name] = true
+		}
+		for _, p := range c.Pods {
+			if a := p.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+				for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+					if sel := term.NamespaceSelector; sel != nil && len(sel.MatchExpressions) > 0 {
+						seen["namespace selector "+string(sel.MatchExpressions[0].Operator)]++
+					}
+				}
+			}
+			if p.Spec.NodeName != "" {
+				if hasNS[p.Namespace] {
+					seen["bound pod in a namespace with an object"]++
+				} else if len(c.Namespaces) > 0 {
+					seen["bound pod in a namespace without an object, beside one with"]++
+				}
+			}
+			if p.Status.Resources != nil || len(p.Status.ContainerStatuses) > 0 || len(p.Status.InitContainerStatuses) > 0 {
+				seen["resized pod"]++
+			}
+			matching := 0
+			for _, pdb := range c.PDBs {
+				if pdbMatches(pdb, p) {
+					matching++
+				}
+			}
+			if matching > 1 {
+				seen["pod matching several PDBs"]++
+			}
+		}
+		for j := 1; j < len(c.PDBs); j++ {
+			a, b := c.PDBs[j-1], c.PDBs[j]
+			if a.Namespace == b.Namespace && a.Name > b.Name {
+				seen["PDBs out of (namespace, name) order"]++
+			}
+		}
+	}
+	for _, want := range []string{
+		"namespace selector In", "namespace selector NotIn", "namespace selector Exists", "namespace selector DoesNotExist",
+		"bound pod in a namespace with an object", "bound pod in a namespace without an object, beside one with",
+		"resized pod", "pod matching several PDBs", "PDBs out of (namespace, name) order",
+	} {
+		if seen[want] == 0 {
+			t.Errorf("no draw reached %q (seen: %v)", want, seen)
+		}
+	}
+	t.Logf("inputs: %v", seen)
+}

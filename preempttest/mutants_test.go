@@ -418,10 +418,13 @@ func withoutPorts(present []*v1.Pod, p *v1.Pod) []*v1.Pod {
 	return out
 }
 
-// splitByPDB is filterPodsWithPDBViolation.
+// splitByPDB is FilterVictimsWithPDBViolation (v1.37): the PDBs in
+// (namespace, name) order, a pod's count stopping at the first it takes
+// below zero.
 func (ev *mutantEvaluator) splitByPDB(pods []*v1.Pod) (violating, nonViolating []*v1.Pod) {
-	allowed := make([]int32, len(ev.c.PDBs))
-	for i, pdb := range ev.c.PDBs {
+	pdbs := preempt.SortedPDBs(ev.c.PDBs)
+	allowed := make([]int32, len(pdbs))
+	for i, pdb := range pdbs {
 		allowed[i] = pdb.Status.DisruptionsAllowed
 		if ev.bug == disruptedPodsCounted {
 			allowed[i] -= int32(len(pdb.Status.DisruptedPods))
@@ -429,7 +432,7 @@ func (ev *mutantEvaluator) splitByPDB(pods []*v1.Pod) (violating, nonViolating [
 	}
 	for _, p := range pods {
 		violates := false
-		for i, pdb := range ev.c.PDBs {
+		for i, pdb := range pdbs {
 			if !pdbMatches(pdb, p) {
 				continue
 			}
@@ -437,11 +440,17 @@ func (ev *mutantEvaluator) splitByPDB(pods []*v1.Pod) (violating, nonViolating [
 				continue
 			}
 			if ev.bug == pdbBudgetNotDecremented {
-				violates = violates || allowed[i] <= 0
+				if allowed[i] <= 0 {
+					violates = true
+					break
+				}
 				continue
 			}
 			allowed[i]--
-			violates = violates || allowed[i] < 0
+			if allowed[i] < 0 {
+				violates = true
+				break
+			}
 		}
 		if violates {
 			violating = append(violating, p)

@@ -3,6 +3,7 @@ package preempttest
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -39,7 +40,7 @@ type Spec struct {
 	// those filters still see most problems.
 	Topology bool
 	// Synchronous selects the synchronous actuation (the default is
-	// v1.36's asynchronous preemption).
+	// asynchronous preemption, on by default since v1.33).
 	Synchronous bool
 	// Extenders are the scheduler's extenders, in configuration order.
 	Extenders []ExtenderSpec
@@ -58,6 +59,17 @@ type Spec struct {
 	// ReuseOutput sets Request.ReuseOutput: an implementation may lend
 	// its lists (and keep scores of them).
 	ReuseOutput bool
+	// Namespaces indexes namespaceSets: the Namespace objects the cluster
+	// holds (pods are in "default" or "other", with or without one), for
+	// InterPodAffinity's namespace selectors.
+	Namespaces int
+	// PDBsReversed lists the PDBs in the cluster in reverse name order:
+	// the contract takes them in (namespace, name) order whatever the
+	// cluster's (v1.37 stops a victim's count at the first it violates).
+	PDBsReversed bool
+	// Resized, when k > 0, resizes every k-th bound pod (the first, the
+	// (k+1)-th, ...) in place as resizes[ResizeShape] says.
+	Resized, ResizeShape int
 }
 
 // MaxExtenders bounds Spec.Extenders.
@@ -125,7 +137,66 @@ var (
 	percentages = []int32{0, 1, 5, 10, 34, 50, 100}
 	absolutes   = []int32{0, 1, 2, 3, 5, 100}
 	zones       = []string{"z1", "z2", "", "z1", "z3"} // "": no zone label
+	// namespaceSets are the Namespace objects of a cluster: none, a
+	// labelled "default" only, both labelled, an unlabelled "other" only.
+	namespaceSets = [][]*v1.Namespace{
+		nil,
+		{namespace("default", "team", "red")},
+		{namespace("default", "team", "red"), namespace("other", "team", "blue")},
+		{namespace("other")},
+	}
+	// resizes are the in-place resizes of a bound pod (its container "c",
+	// or an init container it gains), as the kubelet reports them.
+	resizes = []func(p *v1.Pod){
+		nil,
+		func(p *v1.Pod) { p.Status.ContainerStatuses = []v1.ContainerStatus{resizedStatus("c", "1500m", "")} },
+		func(p *v1.Pod) { p.Status.ContainerStatuses = []v1.ContainerStatus{resizedStatus("c", "100m", "")} },
+		func(p *v1.Pod) {
+			p.Status.ContainerStatuses = []v1.ContainerStatus{resizedStatus("c", "250m", "2000m")}
+		},
+		func(p *v1.Pod) {
+			p.Status.AllocatedResources = v1.ResourceList{v1.ResourceCPU: resource.MustParse("1500m")}
+			p.Status.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("750m")}}
+		},
+		func(p *v1.Pod) {
+			p.Status.ContainerStatuses = []v1.ContainerStatus{resizedStatus("c", "250m", "500m")}
+			p.Status.Conditions = append(p.Status.Conditions, v1.PodCondition{Type: v1.PodResizePending, Status: v1.ConditionTrue, Reason: v1.PodReasonInfeasible})
+		},
+		func(p *v1.Pod) {
+			p.Spec.InitContainers = []v1.Container{{Name: "init", Image: "pause", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m")}}}}
+			p.Status.InitContainerStatuses = []v1.ContainerStatus{resizedStatus("init", "3000m", "")}
+		},
+	}
 )
+
+func namespace(name string, labels ...string) *v1.Namespace {
+	ns := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-ns-" + name)}}
+	for i := 0; i+1 < len(labels); i += 2 {
+		if ns.Labels == nil {
+			ns.Labels = map[string]string{}
+		}
+		ns.Labels[labels[i]] = labels[i+1]
+	}
+	return ns
+}
+
+// resizedStatus is a container status with the cpu request the runtime
+// actuated and, unless "", the cpu the kubelet allocated.
+func resizedStatus(name, actuated, allocated string) v1.ContainerStatus {
+	cs := v1.ContainerStatus{Name: name, Resources: &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(actuated)}}}
+	if allocated != "" {
+		cs.AllocatedResources = v1.ResourceList{v1.ResourceCPU: resource.MustParse(allocated)}
+	}
+	return cs
+}
+
+// teamTerm is an anti-affinity term on hosts against app a in the
+// namespaces whose "team" label satisfies op.
+func teamTerm(op metav1.LabelSelectorOperator, values ...string) *v1.Affinity {
+	t := term(HostnameKey, "a")
+	t.NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: op, Values: values}}}
+	return anti(t)
+}
 
 // Topology keys of generated nodes: every node has its hostname, most a
 // zone; no node has a rack.
@@ -166,6 +237,12 @@ var affinities = []func() *v1.Affinity{
 		a.PodAntiAffinity = anti(term(HostnameKey, "b")).PodAntiAffinity
 		return a
 	},
+	// Namespace selectors under every operator, for namespaces with and
+	// without a Namespace object (namespaceSets).
+	func() *v1.Affinity { return teamTerm(metav1.LabelSelectorOpIn, "red") },
+	func() *v1.Affinity { return teamTerm(metav1.LabelSelectorOpNotIn, "blue") },
+	func() *v1.Affinity { return teamTerm(metav1.LabelSelectorOpExists) },
+	func() *v1.Affinity { return teamTerm(metav1.LabelSelectorOpDoesNotExist) },
 }
 
 // spreads are the pods' topology spread constraints, none first and most
@@ -228,7 +305,7 @@ func podAffinity(terms ...v1.PodAffinityTerm) *v1.Affinity {
 func (s Spec) Build() Input {
 	c := &preempt.Cluster{}
 	n := len(s.Nodes)
-	podCount := 0
+	podCount, bound := 0, 0
 	newPod := func(ps PodSpec) *v1.Pod {
 		podCount++
 		p := s.pod(ps, fmt.Sprintf("p%d", podCount))
@@ -246,6 +323,10 @@ func (s Spec) Build() Input {
 			p := newPod(ps)
 			p.Spec.NodeName = node.Name
 			p.Status.Phase = v1.PodRunning
+			if resize := pick(resizes, s.ResizeShape); s.Resized > 0 && resize != nil && bound%s.Resized == 0 {
+				resize(p)
+			}
+			bound++
 			c.Pods = append(c.Pods, p)
 		}
 	}
@@ -259,6 +340,12 @@ func (s Spec) Build() Input {
 	}
 	for i, ps := range s.PDBs {
 		c.PDBs = append(c.PDBs, buildPDB(ps, fmt.Sprintf("pdb-%d", i), podCount))
+	}
+	if s.PDBsReversed {
+		slices.Reverse(c.PDBs)
+	}
+	for _, ns := range pick(namespaceSets, s.Namespaces) {
+		c.Namespaces = append(c.Namespaces, ns.DeepCopy())
 	}
 
 	pod := s.pod(s.Preemptor, "preemptor")

@@ -3,10 +3,11 @@ package reference
 // defaultProfile is the default profile's filter plugins this model has,
 // in the order upstream's default profile runs them
 // (pkg/scheduler/apis/config/v1 default_plugins.go). Adding a filter is
-// one file with its plugin and one line here.
+// one file with its plugin and one line here. From v1.37 NodeName (which
+// gained a PreFilter) runs before NodeUnschedulable.
 var defaultProfile = []filterPlugin{
-	nodeUnschedulable{},
 	nodeName{},
+	nodeUnschedulable{},
 	taintToleration{},
 	nodeAffinity{},
 	nodePorts{},

@@ -33,7 +33,7 @@ func (Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 		cluster:    c,
 		nodeByName: map[string]*v1.Node{},
 		podByKey:   map[string]*v1.Pod{},
-		pdbs:       c.PDBs,
+		pdbs:       preempt.SortedPDBs(c.PDBs),
 		namespaces: c.Namespaces,
 	}
 	for _, n := range c.Nodes {
@@ -278,10 +278,12 @@ func (ev *evaluator) selectVictimsOnNode(req *preempt.Request, node string, cycl
 	return out, numViolating, preempt.Status{Code: preempt.Success}
 }
 
-// splitByPDBViolation is upstream's filterPodsWithPDBViolation: walking the
-// pods in order, each matching PDB (same namespace, a valid non-empty
-// selector that matches the pod's labels, pod not in DisruptedPods) has its
-// budget counted down; a pod that takes any budget below zero violates.
+// splitByPDBViolation is upstream's FilterVictimsWithPDBViolation (v1.37):
+// walking the pods in order, and for each pod the PDBs in the contract's
+// order (namespace, name), each matching PDB (same namespace, a valid
+// non-empty selector that matches the pod's labels, pod not in
+// DisruptedPods) has its budget counted down, until one goes below zero:
+// the pod violates, and the PDBs after that one keep their budget.
 // The order within each group is kept.
 func (ev *evaluator) splitByPDBViolation(pods []*v1.Pod) (violating, nonViolating []*v1.Pod) {
 	allowed := make([]int32, len(ev.pdbs))
@@ -305,6 +307,7 @@ func (ev *evaluator) splitByPDBViolation(pods []*v1.Pod) (violating, nonViolatin
 				allowed[i]--
 				if allowed[i] < 0 {
 					violates = true
+					break
 				}
 			}
 		}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prints the share of the statements of upstream's preemption code
 # (the k8s.io/kubernetes go.mod pins, `go list -m k8s.io/kubernetes`:
-# preemption.go, executor.go and
+# preemption.go, util.go (v1.37), executor.go and
 # default_preemption.go) that the project's tests drive, per file and in
 # all, pod-group code left out (scripts/upstreamcov says what that is).
 #

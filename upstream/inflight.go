@@ -72,13 +72,13 @@ func (r *request) preEnqueue(ctx context.Context, req *preempt.Request) (*fwk.St
 			close(release)
 		}
 	}()
-	executor.PreemptPod = func(ctx context.Context, _ preemption.Candidate, _ preemption.ExecutorPreemptor, victim *v1.Pod, _ string) error {
+	executor.PreemptPod = func(ctx context.Context, _ preemption.Candidate, _ preemption.ExecutorPreemptor, victim *v1.Pod, _ string) (bool, error) {
 		if victim == holdAt {
 			close(reached)
 			<-release
 			close(returned)
 		}
-		return nil
+		return false, nil
 	}
 	for _, e := range r.w.extenders {
 		e.skip = true
@@ -130,7 +130,7 @@ func (s *standInPreemption) PodEligibleToPreemptOthers(context.Context, *v1.Pod,
 	return true, ""
 }
 
-func (s *standInPreemption) SelectVictimsOnNode(context.Context, fwk.CycleState, *v1.Pod, fwk.NodeInfo, []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
+func (s *standInPreemption) SelectVictimsOnNode(context.Context, fwk.CycleState, *v1.Pod, fwk.NodeInfo, []*preemption.DomainVictim, []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
 	return s.victims, 0, nil
 }
 

@@ -18,21 +18,26 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
-	"k8s.io/kubernetes/pkg/scheduler/util"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
-// moreImportantPod is upstream's util.MoreImportantPod with the contract's
-// final key (namespace, name, UID) for pods neither of which is more
-// important than the other.
-func moreImportantPod(a, b *v1.Pod) bool {
-	if util.MoreImportantPod(a, b) {
+// moreImportantVictim is upstream's preemption.MoreImportantVictim with the
+// contract's final key (namespace, name, UID of the first pod) for victims
+// neither of which is more important than the other. Without
+// GenericWorkload every victim is one pod.
+func moreImportantVictim(va, vb preemption.Victim) bool {
+	if preemption.MoreImportantVictim(va, vb) {
 		return true
 	}
-	if util.MoreImportantPod(b, a) {
+	if preemption.MoreImportantVictim(vb, va) {
 		return false
 	}
+	pa, pb := va.Pods(), vb.Pods()
+	if len(pa) == 0 || len(pb) == 0 {
+		return len(pa) > len(pb)
+	}
+	a, b := pa[0].GetPod(), pb[0].GetPod()
 	if a.Namespace != b.Namespace {
 		return a.Namespace < b.Namespace
 	}
@@ -121,8 +126,8 @@ func (p *plugin) GetOffsetAndNumCandidates(n int32) (int32, int32) {
 }
 
 // SelectVictimsOnNode is upstream's, recorded.
-func (p *plugin) SelectVictimsOnNode(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo, pdbs []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
-	victims, n, status := p.DefaultPreemption.SelectVictimsOnNode(ctx, state, pod, nodeInfo, pdbs)
+func (p *plugin) SelectVictimsOnNode(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo, all []*preemption.DomainVictim, pdbs []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
+	victims, n, status := p.DefaultPreemption.SelectVictimsOnNode(ctx, state, pod, nodeInfo, all, pdbs)
 	p.mu.Lock()
 	p.calls = append(p.calls, selectCall{node: nodeInfo.Node().Name, victims: victims, violations: n, status: status})
 	p.mu.Unlock()
@@ -172,20 +177,22 @@ func (ev *evaluator) newPlugin(ctx context.Context, w *world, req *preempt.Reque
 	if err != nil {
 		return nil, nil, err
 	}
-	dp.MoreImportantPod = moreImportantPod
+	dp.MoreImportantVictim = moreImportantVictim
 	p := &plugin{DefaultPreemption: dp, offset: req.Offset, cfg: req.Config, args: *args, fts: fts, listOrderTie: ev.listOrderTie}
 	preemptPod := dp.Executor.PreemptPod
-	dp.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor, victim *v1.Pod, pluginName string) error {
-		err := preemptPod(ctx, c, preemptor, victim, pluginName)
+	dp.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor, victim *v1.Pod, pluginName string) (bool, error) {
+		inMemory, err := preemptPod(ctx, c, preemptor, victim, pluginName)
 		if err != nil {
 			p.mu.Lock()
 			p.errs = append(p.errs, err.Error())
 			p.mu.Unlock()
 		}
-		return err
+		return inMemory, err
 	}
-	// PostFilter runs the plugin's Evaluator: this one, with the hooks.
+	// PostFilter runs the plugin's Evaluator: this one, with the hooks,
+	// listing the PodDisruptionBudgets in the contract's order.
 	dp.Evaluator = preemption.NewEvaluator(names.DefaultPreemption, w.fh, p, dp.Executor)
+	dp.Evaluator.PdbLister = sortedPDBLister{dp.Evaluator.PdbLister}
 	return p, dp.Evaluator, nil
 }
 
@@ -206,14 +213,19 @@ func (r statusReader) NodesForStatusCode(lister fwk.NodeInfoLister, code fwk.Cod
 	return nodes, nil
 }
 
-// newStatusReader is the filter outcome of req: the listed codes, and
+// newStatusReader is the filter outcome of req: the listed codes (a
+// Success one too: the contract reads only UnschedulableAndUnresolvable as
+// giving up the nominated node, in PodEligibleToPreemptOthers), and
 // UnschedulableAndUnresolvable (NodeToStatus's default) for the others.
 func newStatusReader(req *preempt.Request, c *preempt.Cluster) statusReader {
 	m := framework.NewDefaultNodeToStatus()
 	for node, code := range req.FilterCodes(c) {
 		c := fwk.UnschedulableAndUnresolvable
-		if code == preempt.Unschedulable {
+		switch code {
+		case preempt.Unschedulable:
 			c = fwk.Unschedulable
+		case preempt.Success:
+			c = fwk.Success
 		}
 		m.Set(node, fwk.NewStatus(c))
 	}
@@ -229,6 +241,9 @@ type candidate struct {
 
 func (c *candidate) Victims() *extenderv1.Victims { return c.victims }
 func (c *candidate) Name() string                 { return c.name }
+
+// NumPodGroupDisruptions: without GenericWorkload no victim is a group.
+func (c *candidate) NumPodGroupDisruptions() int { return 0 }
 
 // podPreemptor is a preemption.ExecutorPreemptor for a pod (upstream's
 // podExecutorPreemptor is unexported).

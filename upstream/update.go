@@ -88,7 +88,7 @@ func (w *world) follow(removed, added []*v1.Pod) error {
 		// The cache's metrics goroutine stops with its context; the cache
 		// itself works on.
 		cctx, cancel := context.WithCancel(ctx)
-		cache := internalcache.New(cctx, nil, false)
+		cache := internalcache.New(cctx, nil, w.fts.EnableGenericWorkload, w.fts.EnableCompositePodGroup)
 		cancel()
 		for _, n := range w.nodeObjects {
 			cache.AddNode(logger, n)

@@ -360,7 +360,13 @@ func (ev *evaluator) SelectVictimsOnNode(ctx context.Context, req *preempt.Reque
 	if err != nil {
 		return nil, 0, status
 	}
-	pods, n, st := r.pl.DefaultPreemption.SelectVictimsOnNode(ctx, r.state.Clone(), r.pod, ni.Snapshot(), pdbs)
+	// As DryRunPreemption's checkNode: the victims are listed from the
+	// snapshot's NodeInfo, the node is a copy of it.
+	all, err := r.pe.GetVictimsOnNode(ctx, ni)
+	if err != nil {
+		return nil, 0, status
+	}
+	pods, n, st := r.pl.DefaultPreemption.SelectVictimsOnNode(ctx, r.state.Clone(), r.pod, ni.Snapshot(), all, pdbs)
 	if !st.IsSuccess() {
 		return nil, n, convStatus(st)
 	}
@@ -463,8 +469,12 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 	}
 	cand := &candidate{name: c.Node, victims: &extenderv1.Victims{Pods: victims, NumPDBViolations: int64(c.NumPDBViolations)}}
 	preemptor := &podPreemptor{Pod: r.pod}
+	// The contract's victims are neither waiting pods nor in PreBind, so
+	// PreemptPod never preempts one in memory only (which would make the
+	// asynchronous executor activate the preemptor).
 	preemptPod := func(ctx context.Context, victim *v1.Pod) error {
-		return r.pl.Executor.PreemptPod(ctx, cand, preemptor, victim, names.DefaultPreemption)
+		_, err := r.pl.Executor.PreemptPod(ctx, cand, preemptor, victim, names.DefaultPreemption)
+		return err
 	}
 	var lower []*v1.Pod
 	for _, pi := range r.w.fh.NominatedPodsForNode(c.Node) {

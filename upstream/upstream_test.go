@@ -138,6 +138,7 @@ func TestPreemptSmallCluster(t *testing.T) {
 			actions = append(actions, victimActions(tc.node+"-p1", tc.node+"-p2", tc.node+"-p3")...)
 			want := preempt.Decision{
 				Status:        preempt.Success,
+				Message:       "found a potential placement for pod on node " + tc.node + ", preempting 3 victims",
 				NominatedNode: tc.node,
 				Victims:       vs,
 				Eligible:      true,

@@ -111,6 +111,9 @@ type world struct {
 	// the first Update).
 	nodeObjects []*v1.Node
 	cache       internalcache.Cache
+	// fts are the evaluator's features (the scheduler cache's
+	// GenericWorkload and CompositePodGroup switches).
+	fts feature.Features
 }
 
 // activator is the framework's PodActivator: it counts the calls.
@@ -188,6 +191,7 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		proxy:     &proxyClient{Interface: internal},
 		internal:  internal,
 		podByKey:  make(map[string]*v1.Pod, len(ev.pods)),
+		fts:       ev.fts,
 	}
 	var bound, nominated []*v1.Pod
 	for _, p := range ev.pods {
@@ -260,6 +264,9 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithPodNominator(queue),
 		frameworkruntime.WithSnapshotSharedLister(w.snapshot),
+		// From v1.37 the evaluator lists nodes and victims from the
+		// mutable snapshot lister: the same snapshot, as kube-scheduler.
+		frameworkruntime.WithMutableSnapshotLister(w.snapshot),
 		frameworkruntime.WithSharedDRAManager(dra),
 		frameworkruntime.WithParallelism(ev.parallelism),
 		frameworkruntime.WithMetricsRecorder(metricsRecorder),

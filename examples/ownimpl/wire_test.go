@@ -24,4 +24,3 @@ func TestConformanceOverTheWire(t *testing.T) {
 	}
 	preempttest.Run(t, c)
 }
-

@@ -1,13 +1,15 @@
 // Command upstreamcov reads a Go coverage profile and prints the share of
-// statements driven in upstream's preemption.go, executor.go and
-// default_preemption.go, per file and in all, leaving out pod-group code:
+// statements driven in upstream's preemption.go, util.go (v1.37),
+// executor.go and default_preemption.go, per file and in all, leaving out
+// pod-group code:
 //
 //   - functions whose name holds "PodGroup", and the methods of
-//     podGroupExecutorPreemptor;
+//     podGroupExecutorPreemptor and compositePodGroupExecutorPreemptor;
 //   - functions only pod-group code calls (podGroupOnly);
 //   - the bodies of if statements whose condition reads
-//     Spec.SchedulingGroup or the workload-aware feature flags
-//     (EnableWorkloadAwarePreemption, EnableTopologyAwareWorkloadScheduling).
+//     Spec.SchedulingGroup or the pod-group feature flags
+//     (EnableGenericWorkload, EnableCompositePodGroup,
+//     EnableTopologyAwareWorkloadScheduling).
 //
 // A block counts as driven when any test binary of the profile ran it.
 // With -v it also lists the statements left undriven, by line.
@@ -32,13 +34,14 @@ import (
 
 var files = []string{
 	"pkg/scheduler/framework/preemption/preemption.go",
+	"pkg/scheduler/framework/preemption/util.go",
 	"pkg/scheduler/framework/preemption/executor.go",
 	"pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go",
 }
 
-// podGroupOnly are the functions of the three files that only
-// podgrouppreemption.go calls.
-var podGroupOnly = map[string]bool{"filterVictimsWithPDBViolation": true}
+// podGroupOnly are the functions of the files that only pod-group code
+// calls (v1.37: the hierarchy walk of CompositePodGroups).
+var podGroupOnly = map[string]bool{"TraverseHierarchyUp": true}
 
 type block struct {
 	startLine, startCol, endLine, endCol int
@@ -207,13 +210,13 @@ func podGroupSpans(file string) ([]span, error) {
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncDecl:
-			if strings.Contains(n.Name.Name, "PodGroup") || receiver(n) == "podGroupExecutorPreemptor" || podGroupOnly[n.Name.Name] {
+			if strings.Contains(n.Name.Name, "PodGroup") || receiver(n) == "podGroupExecutorPreemptor" || receiver(n) == "compositePodGroupExecutorPreemptor" || podGroupOnly[n.Name.Name] {
 				add(n)
 				return false
 			}
 		case *ast.IfStmt:
 			cond := exprString(fset, file, n.Cond)
-			for _, mark := range []string{"SchedulingGroup", "EnableWorkloadAwarePreemption", "EnableTopologyAwareWorkloadScheduling"} {
+			for _, mark := range []string{"SchedulingGroup", "EnableGenericWorkload", "EnableCompositePodGroup", "EnableTopologyAwareWorkloadScheduling"} {
 				if strings.Contains(cond, mark) {
 					add(n.Body)
 					break
