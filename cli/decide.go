@@ -60,15 +60,18 @@ type Outcome struct {
 
 // DecisionJSON is the JSON form of a decision, keys in this order.
 type DecisionJSON struct {
-	Implementation     string              `json:"implementation"`
-	Status             preempt.Code        `json:"status"`
-	Message            string              `json:"message"`
-	FeasibleNodes      []string            `json:"feasibleNodes"`
-	NominatedNode      string              `json:"nominatedNode"`
-	NumPDBViolations   int                 `json:"numPDBViolations"`
-	Victims            []preempt.Victim    `json:"victims"`
-	Candidates         []preempt.Candidate `json:"candidates"`
-	ClearedNominations []preempt.PodRef    `json:"clearedNominations"`
+	Implementation   string       `json:"implementation"`
+	Status           preempt.Code `json:"status"`
+	Message          string       `json:"message"`
+	FeasibleNodes    []string     `json:"feasibleNodes"`
+	NominatedNode    string       `json:"nominatedNode"`
+	NumPDBViolations int          `json:"numPDBViolations"`
+	// NumPodGroupDisruptions counts the chosen candidate's victims that are
+	// pod groups (v1.37's candidate field; 0 for single pods).
+	NumPodGroupDisruptions int                 `json:"numPodGroupDisruptions"`
+	Victims                []preempt.Victim    `json:"victims"`
+	Candidates             []preempt.Candidate `json:"candidates"`
+	ClearedNominations     []preempt.PodRef    `json:"clearedNominations"`
 	// Under asynchronous preemption, what failed in the background (only
 	// when something did).
 	ActuationErrors    []string `json:"actuationErrors,omitempty"`
@@ -83,17 +86,18 @@ type DecisionJSON struct {
 func ToJSON(o Outcome) DecisionJSON {
 	d := o.Decision
 	out := DecisionJSON{
-		Implementation:     o.Implementation,
-		Status:             d.Status,
-		Message:            d.Message,
-		FeasibleNodes:      append([]string{}, o.Feasible...),
-		NominatedNode:      d.NominatedNode,
-		NumPDBViolations:   d.NumPDBViolations,
-		Victims:            append([]preempt.Victim{}, d.Victims...),
-		Candidates:         []preempt.Candidate{},
-		ClearedNominations: harness.ClearedNominations(d.Actions),
-		ActuationErrors:    d.ActuationErrors,
-		PreemptorActivated: d.PreemptorActivated,
+		Implementation:         o.Implementation,
+		Status:                 d.Status,
+		Message:                d.Message,
+		FeasibleNodes:          append([]string{}, o.Feasible...),
+		NominatedNode:          d.NominatedNode,
+		NumPDBViolations:       d.NumPDBViolations,
+		NumPodGroupDisruptions: d.NumPodGroupDisruptions,
+		Victims:                append([]preempt.Victim{}, d.Victims...),
+		Candidates:             []preempt.Candidate{},
+		ClearedNominations:     harness.ClearedNominations(d.Actions),
+		ActuationErrors:        d.ActuationErrors,
+		PreemptorActivated:     d.PreemptorActivated,
 	}
 	sort.Strings(out.FeasibleNodes)
 	for _, c := range d.Candidates {

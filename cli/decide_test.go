@@ -70,7 +70,7 @@ func TestDecideJSONKeys(t *testing.T) {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	want := []string{"candidates", "clearedNominations", "feasibleNodes", "implementation", "message", "nominatedNode", "numPDBViolations", "status", "victims"}
+	want := []string{"candidates", "clearedNominations", "feasibleNodes", "implementation", "message", "nominatedNode", "numPDBViolations", "numPodGroupDisruptions", "status", "victims"}
 	if diff := cmp.Diff(want, sortedCopy(keys)); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}

@@ -306,7 +306,11 @@ type Decision struct {
 	// NominatedNode is the node the preemptor is nominated to, "" if none.
 	NominatedNode    string
 	NumPDBViolations int
-	Victims          []Victim
+	// NumPodGroupDisruptions is the chosen candidate's count of victims
+	// that are pod groups (v1.37's Candidate.NumPodGroupDisruptions): 0
+	// while every victim is a single pod.
+	NumPodGroupDisruptions int
+	Victims                []Victim
 	// Eligible is PodEligibleToPreemptOthers' verdict; when false nothing
 	// else ran.
 	Eligible bool
