@@ -13,6 +13,9 @@ import (
 // informer's map, and from v1.37 FilterVictimsWithPDBViolation stops at the
 // first PodDisruptionBudget a victim takes below zero, so with overlapping
 // budgets the order decides which budgets the later victims still find.
+//
+// pdbOrder is that order; TestPDBOrderChangesTheDecision swaps it for
+// another to show that upstream's decision depends on it.
 type sortedPDBLister struct {
 	policylisters.PodDisruptionBudgetLister
 }
@@ -22,6 +25,8 @@ func (l sortedPDBLister) List(selector labels.Selector) ([]*policy.PodDisruption
 	if err != nil {
 		return nil, err
 	}
-	preempt.SortPDBs(pdbs)
+	pdbOrder(pdbs)
 	return pdbs, nil
 }
+
+var pdbOrder = preempt.SortPDBs
