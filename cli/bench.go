@@ -325,7 +325,7 @@ func writeRaw(file string, data []byte, stderr io.Writer) error {
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "compare: raw results in %s (go run ./compare stat %s)\n", file, file)
+	fmt.Fprintf(stderr, "compare: raw results in %s (compare stat %s)\n", file, file)
 	return nil
 }
 
@@ -346,7 +346,7 @@ func renderBench(rep *benchcmp.Report, opts benchOptions, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nfull suite (every stage, 5 to 15000 nodes): scripts/bench.sh, then go run ./compare stat FILE\n")
+	fmt.Fprintf(stdout, "\nfull suite (every stage, 5 to 15000 nodes): scripts/bench.sh, then compare stat FILE\n")
 	for _, st := range opts.stages {
 		row := fmt.Sprintf("%s/shape=%s/nodes=%d", st, opts.shapes[0], slices.Max(opts.nodes))
 		fmt.Fprintln(stdout, verdict(rep, row))

@@ -7,7 +7,7 @@
 # The base is checked out in a temporary git worktree (removed at the end);
 # the head is the working tree as it is, uncommitted changes included. Both
 # bench test binaries are built once, then run interleaved (base, head,
-# head, base, ...) COUNT times, and `go run ./compare gate` judges. Its exit
+# head, base, ...) COUNT times, and `compare gate` (built from the working tree) judges. Its exit
 # code is this script's: 0 pass, 1 regression, 2 bad input (or a failure to
 # build or run).
 #
@@ -89,6 +89,9 @@ if [ -n "$OUT" ]; then
 fi
 echo "gate: $COUNT rounds in $((SECONDS - start))s" >&2
 code=0
+# Built, not `go run`: go run reports every non-zero exit as 1, and the
+# gate's 2 (bad input) must stay 2.
+go build -o "$tmp/compare" ./compare
 # shellcheck disable=SC2086 # GATE_FLAGS is a list of flags
-go run ./compare gate -base "$tmp/base.txt" -head "$tmp/head.txt" $GATE_FLAGS || code=$?
+"$tmp/compare" gate -base "$tmp/base.txt" -head "$tmp/head.txt" $GATE_FLAGS || code=$?
 exit "$code"
