@@ -57,18 +57,8 @@ func fastSeeds(tb testing.TB) [][]byte {
 		item := "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nx:\n" + x.String() + "\n"
 		seeds = append(seeds, []byte(doc), []byte("apiVersion: v1\nkind: List\nitems:\n"+indent(item)+indent(podA)))
 	}
-	for _, shape := range Shapes() {
-		for _, real := range []bool{false, true} {
-			s := MustBuild(shape, 3, 1)
-			if real {
-				realistic(s.Cluster)
-			}
-			list, err := ListYAML(s.Cluster)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			seeds = append(seeds, list, jsonDump(tb, list))
-		}
+	for _, l := range kubectlLists(tb) {
+		seeds = append(seeds, l.yaml, l.json)
 	}
 	files, _ := filepath.Glob("testdata/fuzz/FuzzLoadCluster/*")
 	for _, f := range files {
@@ -201,6 +191,25 @@ func TestFastPathStaysLinear(t *testing.T) {
 // The fast path takes what kubectl writes: a List of every shape, plain
 // and realistic, in YAML and in JSON.
 func TestFastPathTakesKubectlLists(t *testing.T) {
+	for _, l := range kubectlLists(t) {
+		for name, data := range map[string][]byte{"yaml": l.yaml, "json": l.json} {
+			r := reader{}
+			if !r.readFast("list", data) {
+				t.Errorf("%s in %s: not on the fast path", l.name, name)
+			}
+		}
+	}
+}
+
+// kubectlList is a cluster as kubectl writes it, in YAML and in JSON.
+type kubectlList struct {
+	name       string
+	yaml, json []byte
+}
+
+// kubectlLists are every shape of 3 nodes, plain and realistic.
+func kubectlLists(tb testing.TB) []kubectlList {
+	var out []kubectlList
 	for _, shape := range Shapes() {
 		for _, real := range []bool{false, true} {
 			s := MustBuild(shape, 3, 1)
@@ -209,16 +218,12 @@ func TestFastPathTakesKubectlLists(t *testing.T) {
 			}
 			list, err := ListYAML(s.Cluster)
 			if err != nil {
-				t.Fatal(err)
+				tb.Fatal(err)
 			}
-			for name, data := range map[string][]byte{"yaml": list, "json": jsonDump(t, list)} {
-				r := reader{}
-				if !r.readFast("list", data) {
-					t.Errorf("%s (realistic %v) in %s: not on the fast path", shape, real, name)
-				}
-			}
+			out = append(out, kubectlList{fmt.Sprintf("%s (realistic %v)", shape, real), list, jsonDump(tb, list)})
 		}
 	}
+	return out
 }
 
 // Text that may hold anchors and aliases sends a List to the general

@@ -63,17 +63,7 @@ func TestWriteClusterIsListYAML(t *testing.T) {
 		for _, nodes := range []int{0, 1, 7, 60} {
 			for _, seed := range []uint64{1, 42} {
 				s := MustBuild(shape, nodes, seed)
-				want, err := listYAMLWhole(s.Cluster)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := ListYAML(s.Cluster)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(want, got) {
-					t.Fatalf("%s/%d/%d: ListYAML differs from the whole List:\n%s", shape, nodes, seed, cmp.Diff(string(want), string(got)))
-				}
+				want := checkListYAML(t, s.Cluster, fmt.Sprintf("%s/%d/%d", shape, nodes, seed))
 				var buf bytes.Buffer
 				ws, err := WriteCluster(&buf, shape, nodes, seed)
 				if err != nil {
@@ -97,17 +87,7 @@ func TestListYAMLLongStrings(t *testing.T) {
 	long := strings.Repeat("a long label value with spaces ", 8)
 	s.Cluster.Nodes[1].Labels["note"] = long
 	s.Cluster.Pods[2].Labels["note"] = long
-	want, err := listYAMLWhole(s.Cluster)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := ListYAML(s.Cluster)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("ListYAML differs from the whole List:\n%s", cmp.Diff(string(want), string(got)))
-	}
+	checkListYAML(t, s.Cluster, "long strings")
 }
 
 type failingWriter struct{ after int }
@@ -133,4 +113,22 @@ func TestWriteClusterErrors(t *testing.T) {
 			t.Errorf("WriteCluster(%s, %d): %v, %d bytes written", tc.shape, tc.nodes, err, buf.Len())
 		}
 	}
+}
+
+// checkListYAML fails t unless ListYAML writes c byte for byte as the
+// whole List marshalled at once, which it returns.
+func checkListYAML(t *testing.T, c *preempt.Cluster, what string) []byte {
+	t.Helper()
+	want, err := listYAMLWhole(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ListYAML(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Fatalf("%s: ListYAML differs from the whole List:\n%s", what, cmp.Diff(string(want), string(got)))
+	}
+	return want
 }
