@@ -79,3 +79,30 @@ func TestFeatureGatesReachUpstream(t *testing.T) {
 		t.Error("the process's gate was not restored after Filter")
 	}
 }
+
+// TestGenericWorkloadSinglePods: with GenericWorkload on, DefaultPreemption
+// lists pod groups from the framework's PodGroupManager (the world's
+// scheduler cache); pods outside pod groups are preempted as with the gate
+// off.
+func TestGenericWorkloadSinglePods(t *testing.T) {
+	ctx := context.Background()
+	c := smallCluster()
+	cfg := preempt.DefaultConfig()
+	def, err := harness.Decide(ctx, upstream.Impl{ListOrderTie: true}, c, preemptor(), cfg, 0, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.FeatureGates = map[string]bool{"GenericWorkload": true}
+	gw, err := harness.Decide(ctx, upstream.Impl{ListOrderTie: true}, c, preemptor(), cfg, 0, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gw.Decision.Status != def.Decision.Status || gw.Decision.NominatedNode != def.Decision.NominatedNode || len(gw.Decision.Victims) != len(def.Decision.Victims) {
+		t.Errorf("GenericWorkload=true: %s on %q, %d victims (%s); default gates: %s on %q, %d victims",
+			gw.Decision.Status, gw.Decision.NominatedNode, len(gw.Decision.Victims), gw.Decision.Message,
+			def.Decision.Status, def.Decision.NominatedNode, len(def.Decision.Victims))
+	}
+	if def.Decision.Status != preempt.Success {
+		t.Errorf("default gates: %s %s, want Success", def.Decision.Status, def.Decision.Message)
+	}
+}

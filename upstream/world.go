@@ -267,7 +267,17 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	// Unmodelled).
 	claims := assumecache.NewAssumeCache(logger, informerFactory.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
 	dra := dynamicresources.NewDRAManager(ctx, claims, nil, informerFactory)
-	f, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), profile,
+	var pgm []frameworkruntime.Option
+	if w.fts.EnableGenericWorkload {
+		// With GenericWorkload, DefaultPreemption lists pod groups from the
+		// framework's PodGroupManager: kube-scheduler's is its scheduler
+		// cache. (The contract's cluster has no PodGroup objects.)
+		if err := w.ensureCache(); err != nil {
+			return nil, err
+		}
+		pgm = append(pgm, frameworkruntime.WithPodGroupManager(w.cache))
+	}
+	f, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), profile, append([]frameworkruntime.Option{
 		frameworkruntime.WithClientSet(w.proxy),
 		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
 		frameworkruntime.WithInformerFactory(informerFactory),
@@ -284,7 +294,7 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
 		frameworkruntime.WithPodActivator(w.activated),
 		frameworkruntime.WithExtenders(fexts),
-	)
+	}, pgm...)...)
 	if err != nil {
 		return nil, fmt.Errorf("building the framework: %w", err)
 	}
