@@ -51,11 +51,32 @@ func gateKey(gates map[string]bool) string {
 	return preempt.FormatFeatureGates(changed)
 }
 
-// lock takes the evaluator's mutex and sets gates on the process's gate,
-// until the returned function runs. A failure to set them is kept in
-// ev.gateErr for the stages to report.
-func (ev *evaluator) lock(gates map[string]bool) func() {
+// lock takes the evaluator's mutex and sets the gates req runs with
+// (req.Config.FeatureGates; with no request, those SetFeatureGates gave)
+// on the process's gate, until the returned function runs.
+func (ev *evaluator) lock(req *preempt.Request) func() {
 	ev.mu.Lock()
+	gates := ev.gates
+	if req != nil {
+		gates = req.Config.FeatureGates
+	}
+	return ev.useGatesLocked(gates)
+}
+
+// lockWorld is lock with the gates the cached world was built under.
+func (ev *evaluator) lockWorld() func() {
+	ev.mu.Lock()
+	var gates map[string]bool
+	if ev.w != nil {
+		gates = ev.w.gates
+	}
+	return ev.useGatesLocked(gates)
+}
+
+// useGatesLocked sets gates on the process's gate, ev.mu held, until the
+// returned function runs, which also releases ev.mu. A failure to set them
+// is kept in ev.gateErr for the stages to report.
+func (ev *evaluator) useGatesLocked(gates map[string]bool) func() {
 	restore, err := useGates(gates)
 	ev.gateErr = err
 	if err != nil {
@@ -65,13 +86,6 @@ func (ev *evaluator) lock(gates map[string]bool) func() {
 		restore()
 		ev.mu.Unlock()
 	}
-}
-
-func gatesOf(req *preempt.Request) map[string]bool {
-	if req == nil {
-		return nil
-	}
-	return req.Config.FeatureGates
 }
 
 // SetFeatureGates sets the gates Filter runs with (preempt.GateSetter).

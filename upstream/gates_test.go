@@ -2,6 +2,7 @@ package upstream_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -104,5 +105,40 @@ func TestGenericWorkloadSinglePods(t *testing.T) {
 	}
 	if def.Decision.Status != preempt.Success {
 		t.Errorf("default gates: %s %s, want Success", def.Decision.Status, def.Decision.Message)
+	}
+}
+
+// TestFeatureGatesConcurrent: evaluators with and without gates, used at
+// once, each see their own (the process's gate is held while one runs).
+func TestFeatureGatesConcurrent(t *testing.T) {
+	ctx := context.Background()
+	c, p := podLevelCluster()
+	off := map[string]bool{"PodLevelResources": false, "InPlacePodLevelResourcesVerticalScaling": false,
+		"PodLevelResourcesFixDefaulting": false, "PodLevelResourcesFixKubeletQOSClass": false}
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			ev, err := upstream.Impl{}.NewEvaluator(c)
+			if err != nil {
+				errs <- err
+				return
+			}
+			wantFit := i%2 == 1
+			if wantFit {
+				preempt.SetFeatureGates(ev, off)
+			}
+			for range 10 {
+				if got := len(ev.Filter(ctx, p).Feasible) == 1; got != wantFit {
+					errs <- fmt.Errorf("evaluator %d: fits %t, want %t", i, got, wantFit)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -21,11 +21,7 @@ var _ preempt.Updater = (*evaluator)(nil)
 // world with extenders, is not followed in place: the world is built
 // again on the next request.
 func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
-	var gates map[string]bool
-	if ev.w != nil {
-		gates = ev.w.gates
-	}
-	defer ev.lock(gates)()
+	defer ev.lockWorld()()
 	gone := make(map[preempt.PodRef]bool, len(ch.Removed))
 	for _, r := range ch.Removed {
 		gone[r] = true

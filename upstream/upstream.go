@@ -171,7 +171,7 @@ func (r *request) pdbs() ([]*policyv1.PodDisruptionBudget, error) {
 
 // Filter runs the filters of the framework for pod on every node.
 func (ev *evaluator) Filter(ctx context.Context, pod *v1.Pod) (res preempt.FilterResult) {
-	defer ev.lock(ev.gates)()
+	defer ev.lock(nil)()
 	ctx = quiet(ctx)
 	res = preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{}}
 	var err error
@@ -227,7 +227,7 @@ func (ev *evaluator) sortedNodeNames() []string {
 // PodEligibleToPreemptOthers is the plugin's, with the nominated node's
 // status taken from req.Filter.
 func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (ok bool, msg string) {
-	defer ev.lock(gatesOf(req))()
+	defer ev.lock(req)()
 	ctx := quiet(context.Background())
 	var err error
 	defer func() {
@@ -246,7 +246,7 @@ func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (ok bool, 
 
 // FindCandidates is Evaluator.findCandidates.
 func (ev *evaluator) FindCandidates(ctx context.Context, req *preempt.Request) (dr preempt.DryRun, err error) {
-	defer ev.lock(gatesOf(req))()
+	defer ev.lock(req)()
 	ctx = quiet(ctx)
 	defer recovered(&err)
 	r, err := ev.prepare(ctx, req)
@@ -278,7 +278,7 @@ func (ev *evaluator) FindCandidates(ctx context.Context, req *preempt.Request) (
 
 // DryRunPreemption is Evaluator.DryRunPreemption over the named nodes.
 func (ev *evaluator) DryRunPreemption(ctx context.Context, req *preempt.Request, potential []string, offset, numCandidates int32) (dr preempt.DryRun) {
-	defer ev.lock(gatesOf(req))()
+	defer ev.lock(req)()
 	ctx = quiet(ctx)
 	var err error
 	defer func() {
@@ -341,7 +341,7 @@ func (r *request) dryRun(ctx context.Context, nodes []fwk.NodeInfo, pdbs []*poli
 // SelectVictimsOnNode is the plugin's, on a copy of the node's NodeInfo and
 // of the prefiltered state.
 func (ev *evaluator) SelectVictimsOnNode(ctx context.Context, req *preempt.Request, node string) (victims []preempt.Victim, numViolations int, status preempt.Status) {
-	defer ev.lock(gatesOf(req))()
+	defer ev.lock(req)()
 	ctx = quiet(ctx)
 	var err error
 	defer func() {
@@ -378,7 +378,7 @@ func (ev *evaluator) SelectVictimsOnNode(ctx context.Context, req *preempt.Reque
 // SelectCandidate is Evaluator.SelectCandidate. Its victims are the
 // cluster's pods (with the request's start time when they have none).
 func (ev *evaluator) SelectCandidate(candidates []preempt.Candidate, req *preempt.Request) (best *preempt.Candidate) {
-	defer ev.lock(gatesOf(req))()
+	defer ev.lock(req)()
 	if len(candidates) == 0 {
 		return nil
 	}
@@ -447,7 +447,7 @@ func (w *world) victimPod(v preempt.Victim, req *preempt.Request) *v1.Pod {
 // to the node from the framework's nominator. Preempt runs the executor
 // itself.
 func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interface, c *preempt.Candidate, req *preempt.Request) (err error) {
-	defer ev.lock(gatesOf(req))()
+	defer ev.lock(req)()
 	ctx = quiet(ctx)
 	defer recovered(&err)
 	if c == nil {
@@ -501,7 +501,7 @@ const asyncWait = time.Minute
 // asynchronous preemption the executor's goroutine is held until the
 // nomination is sent, and waited for.
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) (d preempt.Decision) {
-	defer ev.lock(gatesOf(req))()
+	defer ev.lock(req)()
 	ctx = quiet(ctx)
 	d = preempt.Decision{Victims: []preempt.Victim{}, Candidates: []preempt.Candidate{}, NodeStatuses: []preempt.NodeStatus{}}
 	var err error
