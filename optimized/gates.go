@@ -11,9 +11,10 @@ import (
 // value other than its default. SchedulerAsyncPreemption is
 // Config.Synchronous. GenericWorkload=true changes nothing for pods outside
 // pod groups, and pods in one are refused (preempt.PodGroupGaps). The
-// resource helpers (podinfo) read the process's gate, which stays at its
-// defaults here, so InPlacePodLevelResourcesVerticalScaling, PodLevelResources
-// and DRANodeAllocatableResources are not modelled and refused.
+// resource helpers (podinfo) read the gates at their defaults, once, so
+// InPlacePodLevelResourcesVerticalScaling, PodLevelResources and
+// DRANodeAllocatableResources are not modelled and refused, like every
+// other gate.
 var modelledGates = []string{preempt.GenericWorkloadGate}
 
 var (
