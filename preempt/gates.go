@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -72,16 +73,26 @@ func FormatFeatureGates(gates map[string]bool) string {
 	return strings.Join(s, ",")
 }
 
+// gateDefaults is every known gate's default, computed once.
+var gateDefaults = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for k := range pristineGates.GetAll() {
+		m[string(k)] = pristineGates.Enabled(k)
+	}
+	return m
+})
+
 // ChangedGates is the gates of gates set to a value other than their
-// default, sorted: setting a gate to its default changes nothing.
+// default, sorted: setting a gate to its default changes nothing. (An
+// unknown gate counts as changed; ValidateFeatureGates refuses it.)
 func ChangedGates(gates map[string]bool) []string {
 	if len(gates) == 0 {
 		return nil
 	}
-	g := defaultGates()
+	defaults := gateDefaults()
 	var out []string
 	for k, v := range gates {
-		if g.Enabled(featuregate.Feature(k)) != v {
+		if d, ok := defaults[k]; !ok || d != v {
 			out = append(out, k)
 		}
 	}

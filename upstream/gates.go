@@ -44,6 +44,9 @@ func useGates(gates map[string]bool) (restore func(), err error) {
 // gateKey is the gates set away from their defaults, as --feature-gates
 // takes them: what a world depends on of the gates.
 func gateKey(gates map[string]bool) string {
+	if len(gates) == 0 {
+		return ""
+	}
 	changed := map[string]bool{}
 	for _, k := range preempt.ChangedGates(gates) {
 		changed[k] = gates[k]
