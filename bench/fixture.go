@@ -72,7 +72,12 @@ func FixtureFor(shape string, nodes int) (*Fixture, error) {
 		return nil, err
 	}
 	fr := ev.Filter(context.Background(), s.Pod)
+	gates, err := FeatureGates()
+	if err != nil {
+		return nil, err
+	}
 	req := &preempt.Request{Pod: s.Pod, Filter: fr.Codes(), Config: preempt.DefaultConfig(), Offset: 0, Now: s.Now, ReuseOutput: true}
+	req.Config.FeatureGates = gates
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
@@ -123,6 +128,7 @@ func EvaluatorFor(impl preempt.Implementation, f *Fixture) (preempt.Evaluator, e
 	if err != nil {
 		return nil, err
 	}
+	preempt.SetFeatureGates(ev, f.Req.Config.FeatureGates)
 	if _, err := ev.FindCandidates(context.Background(), f.Req); err != nil {
 		return nil, fmt.Errorf("%s: warming up: %w", impl.Name(), err)
 	}

@@ -23,6 +23,7 @@ func StreamSizes() []int { return []int{5000} }
 func StreamOf(f *Fixture, k int) harness.Stream {
 	s := harness.Stream{Cluster: f.Scenario.Cluster, Config: preempt.DefaultConfig(), Now: f.Scenario.Now, Seed: Seed}
 	s.Config.Synchronous = true
+	s.Config.FeatureGates = f.Req.Config.FeatureGates // -bench.feature-gates
 	for i := range k {
 		p := f.Scenario.Pod.DeepCopy()
 		p.Name = fmt.Sprintf("%s-%d", p.Name, i)
@@ -63,6 +64,9 @@ func PreemptionStream(b *testing.B, impls ...preempt.Implementation) {
 					for _, impl := range impls {
 						b.Run("impl="+impl.Name(), func(b *testing.B) {
 							if err := harness.Refusal(impl, s.Cluster, s.Preemptors[0]); err != nil {
+								b.Skipf("%s: %v", impl.Name(), err)
+							}
+							if err := harness.GateRefusal(impl, s.Cluster, s.Preemptors[0], s.Config); err != nil {
 								b.Skipf("%s: %v", impl.Name(), err)
 							}
 							measureStream(b, impl, s)

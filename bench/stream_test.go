@@ -107,3 +107,29 @@ func TestStreamPreemptionBasic(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamGenericWorkload: a stream under GenericWorkload=true (no pod
+// groups in the shapes) runs the same on every implementation, and the
+// same as with the gate off.
+func TestStreamGenericWorkload(t *testing.T) {
+	ctx := context.Background()
+	f, err := FixtureFor("basic", 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := StreamOf(f, 8)
+	want, err := harness.RunStream(ctx, registry.Reference(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Config.FeatureGates = map[string]bool{"GenericWorkload": true}
+	for _, impl := range registry.All() {
+		got, err := harness.RunStream(ctx, impl, s)
+		if err != nil {
+			t.Fatalf("%s: %v", impl.Name(), err)
+		}
+		if d := cmp.Diff(want.Steps, got.Steps); d != "" {
+			t.Errorf("%s with GenericWorkload=true: steps differ (-reference with the gate off +%s):\n%s", impl.Name(), impl.Name(), d)
+		}
+	}
+}

@@ -43,8 +43,8 @@ import (
 	"github.com/preemptbench/preemptbench/scenario"
 )
 
-// The suites' flags, -bench.large, -bench.shapes, -bench.nodes and
-// -bench.preemptors, are registered on the command line of test binaries
+// The suites' flags, -bench.large, -bench.shapes, -bench.nodes,
+// -bench.preemptors and -bench.feature-gates, are registered on the command line of test binaries
 // only (testing.Testing), as package testing registers its own: a program
 // that imports bench, such as the compare command for the stage names,
 // gets none of them.
@@ -52,6 +52,7 @@ var flags struct {
 	large         bool
 	shapes, nodes string
 	preemptors    int
+	featureGates  string
 }
 
 func init() {
@@ -62,6 +63,17 @@ func init() {
 	flag.StringVar(&flags.shapes, "bench.shapes", "basic", "shapes to run: basic, all, or a comma-separated list of scenario shapes")
 	flag.StringVar(&flags.nodes, "bench.nodes", "", "node counts to run, comma-separated, instead of the default sizes")
 	flag.IntVar(&flags.preemptors, "bench.preemptors", 0, "preemptors of BenchmarkPreemptionStream (0: as many as nodes)")
+	flag.StringVar(&flags.featureGates, "bench.feature-gates", "", "kube-scheduler's --feature-gates (`K=V,...`) the decisions and streams run with; an implementation that does not model a gate set away from its default is skipped")
+}
+
+// FeatureGates is -bench.feature-gates, parsed as kube-scheduler parses
+// --feature-gates (preempt.ParseFeatureGates).
+func FeatureGates() (map[string]bool, error) {
+	g, err := preempt.ParseFeatureGates(flags.featureGates)
+	if err != nil {
+		return nil, fmt.Errorf("-bench.feature-gates: %w", err)
+	}
+	return g, nil
 }
 
 // Sizes are the node counts of the default suite; LargeSize runs only under
@@ -118,6 +130,9 @@ func each(b *testing.B, impls []preempt.Implementation, body func(b *testing.B, 
 								b.Fatal(err)
 							}
 							if err := harness.Refusal(impl, f.Scenario.Cluster, f.Scenario.Pod); err != nil {
+								b.Skipf("%s: %v", impl.Name(), err)
+							}
+							if err := harness.GateRefusal(impl, f.Scenario.Cluster, f.Scenario.Pod, f.Req.Config); err != nil {
 								b.Skipf("%s: %v", impl.Name(), err)
 							}
 							body(b, impl, f)
@@ -304,6 +319,7 @@ func DecideCold(b *testing.B, impls ...preempt.Implementation) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			preempt.SetFeatureGates(ev, req.Config.FeatureGates)
 			dr, err := ev.FindCandidates(ctx, req)
 			if err != nil {
 				b.Fatal(err)

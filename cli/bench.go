@@ -18,6 +18,8 @@ import (
 
 	"github.com/preemptbench/preemptbench/bench"
 	"github.com/preemptbench/preemptbench/benchcmp"
+	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/registry"
 	"github.com/preemptbench/preemptbench/scenario"
 )
@@ -90,6 +92,8 @@ type benchRun struct {
 	Stage, Shape, Impl string
 	Nodes, Round       int
 	Preemptors         int // PreemptionStream's, 0: as many as nodes
+	// FeatureGates is -feature-gates as given ("" for none).
+	FeatureGates string
 }
 
 func (r benchRun) name() string {
@@ -107,6 +111,9 @@ func (r benchRun) args(benchtime string) []string {
 	}
 	if r.Preemptors > 0 {
 		args = append(args, "-bench.preemptors="+strconv.Itoa(r.Preemptors))
+	}
+	if r.FeatureGates != "" {
+		args = append(args, "-bench.feature-gates="+r.FeatureGates)
 	}
 	return args
 }
@@ -157,7 +164,8 @@ type benchOptions struct {
 	nodes                 []int
 	count                 int
 	benchtime, raw        string
-	preemptors            int // -preemptors
+	preemptors            int    // -preemptors
+	featureGates          string // -feature-gates, checked
 	markdown              bool
 	plot                  string // -plot: an SVG of the results
 }
@@ -197,6 +205,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	preemptors := fs.Int("preemptors", 0, "preemptors of each PreemptionStream run (0: as many as nodes)")
 	output := fs.String("o", "text", "output: text or markdown")
 	raw := fs.String("raw", "", "file to write the raw results to (default: a new file in the temp directory)")
+	gates := fs.String("feature-gates", "", "kube-scheduler's --feature-gates (`K=V,...`) the benchmarks run with (-bench.feature-gates); an implementation that does not model a gate set away from its default is an error")
 	plot := fs.String("plot", "", "also draw time/op and allocs/op against node count (log-log, one line per implementation) to this SVG `file`")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: compare [bench] [flags]\n\n%s", benchHelp)
@@ -239,6 +248,23 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	if *count < 1 {
 		return opts, badf("-count %d: need at least 1", *count)
 	}
+	fg, err := parseFeatureGates(*gates)
+	if err != nil {
+		return opts, err
+	}
+	cfg := preempt.DefaultConfig()
+	cfg.FeatureGates = fg
+	for _, name := range opts.impls {
+		impl, ok := implByName(name)
+		if !ok {
+			continue
+		}
+		// The shapes have no pod groups: only the gates matter.
+		if err := harness.GateRefusal(impl, &preempt.Cluster{}, nil, cfg); err != nil {
+			return opts, badf("-impl %s: %v", name, err)
+		}
+	}
+	opts.featureGates = *gates
 	if *output != "text" && *output != "markdown" {
 		return opts, badf("-o must be text or markdown, not %q", *output)
 	}
@@ -272,6 +298,7 @@ func runBenchJob(opts benchOptions, stderr io.Writer) (*benchcmp.Report, error) 
 	plan := benchPlan(opts.stages, opts.shapes, opts.nodes, opts.impls, opts.count)
 	for i := range plan {
 		plan[i].Preemptors = opts.preemptors
+		plan[i].FeatureGates = opts.featureGates
 	}
 	fmt.Fprintf(stderr, "compare: built in %s; %d runs: %d rounds of %d benchmarks x %d implementations, interleaved\n",
 		elapsed(), len(plan), opts.count, len(plan)/opts.count/len(opts.impls), len(opts.impls))

@@ -170,6 +170,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	abs := fs.Int("min-candidate-nodes-absolute", int(preempt.DefaultConfig().MinCandidateNodesAbsolute), "DefaultPreemptionArgs.minCandidateNodesAbsolute")
 	configFile := fs.String("config", "", "a KubeSchedulerConfiguration `file` (kube-scheduler's --config): its extenders and the DefaultPreemption args of the pod's profile")
 	async := fs.Bool("async", true, "asynchronous preemption (SchedulerAsyncPreemption, on by default since v1.33); -async=false is the synchronous path of earlier releases")
+	gates := fs.String("feature-gates", "", "kube-scheduler's --feature-gates: `K=V,...` set on top of v1.37.2's defaults (unknown gates, bad values and gates locked to their default are errors); an implementation that does not model a gate set away from its default refuses")
 	var faults stringList
 	fs.Var(&faults, "fail", "make one API call fail: `VERB:NAMESPACE/NAME[/status]` (delete, or patch of the status); repeatable")
 	actions := fs.Bool("actions", false, "report the API calls in the output (always with -fail)")
@@ -196,6 +197,17 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	}
 	opts.offset = int32(*offset)
 	opts.cfg = preempt.Config{MinCandidateNodesPercentage: int32(*pct), MinCandidateNodesAbsolute: int32(*abs), Synchronous: !*async}
+	fg, err := parseFeatureGates(*gates)
+	if err != nil {
+		return opts, err
+	}
+	if v, ok := fg[preempt.AsyncPreemptionGate]; ok {
+		if set["async"] && v != *async {
+			return opts, badf("-feature-gates %s=%t contradicts -async=%t", preempt.AsyncPreemptionGate, v, *async)
+		}
+		opts.cfg.Synchronous = !v
+	}
+	opts.cfg.FeatureGates = fg
 	if err := opts.cfg.Validate(); err != nil {
 		return opts, badf("invalid candidate settings: %v", err)
 	}
@@ -257,6 +269,16 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 		opts.impls = append(opts.impls, impl)
 	}
 	return opts, nil
+}
+
+// parseFeatureGates parses -feature-gates as kube-scheduler parses
+// --feature-gates (preempt.ParseFeatureGates), its error a usage error.
+func parseFeatureGates(value string) (map[string]bool, error) {
+	fg, err := preempt.ParseFeatureGates(value)
+	if err != nil {
+		return nil, badf("-feature-gates: %v", err)
+	}
+	return fg, nil
 }
 
 // loadGCPercent is the garbage collector's target while decide loads.
@@ -325,6 +347,7 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 		if cfg, err = opts.sched.preemptConfig(pod, opts.cfg.Synchronous); err != nil {
 			return decideResult{}, badf("-config %v", err)
 		}
+		cfg.FeatureGates = opts.cfg.FeatureGates
 	}
 	var outcomes []Outcome
 	var answered []preempt.Implementation

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -38,13 +39,20 @@ func DecideValid(ctx context.Context, impl preempt.Implementation, c *preempt.Cl
 	if err := c.ValidatePreemptor(pod); err != nil {
 		return Result{}, err
 	}
+	if err := preempt.ValidateFeatureGates(cfg.FeatureGates); err != nil {
+		return Result{}, fmt.Errorf("feature gates: %w", err)
+	}
 	if err := Refusal(impl, c, pod); err != nil {
+		return Result{}, err
+	}
+	if err := GateRefusal(impl, c, pod, cfg); err != nil {
 		return Result{}, err
 	}
 	ev, err := impl.NewEvaluator(c)
 	if err != nil {
 		return Result{}, err
 	}
+	preempt.SetFeatureGates(ev, cfg.FeatureGates)
 	var out Result
 	fr := ev.Filter(ctx, pod)
 	out.Feasible = fr.Feasible

@@ -141,10 +141,14 @@ func Run(ctx context.Context, impl preempt.Implementation, c *preempt.Cluster, r
 	if err := Refusal(impl, c, req.Pod); err != nil {
 		return preempt.Decision{}, err
 	}
+	if err := GateRefusal(impl, c, req.Pod, req.Config); err != nil {
+		return preempt.Decision{}, err
+	}
 	ev, err := impl.NewEvaluator(c)
 	if err != nil {
 		return preempt.Decision{}, err
 	}
+	preempt.SetFeatureGates(ev, req.Config.FeatureGates)
 	return Preempt(ctx, ev, c, req, fs...), nil
 }
 
@@ -181,6 +185,24 @@ func (c *Client) Recorded() []preempt.Action { return actions(c.Actions(), c.fai
 func Refusal(impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod) error {
 	if l, ok := impl.(preempt.Limited); ok {
 		if u := l.Unmodelled(c, pod); u != nil {
+			return u
+		}
+	}
+	return nil
+}
+
+// GateRefusal is the error of an implementation that does not model a
+// feature gate cfg sets away from its default (preempt.GateLimited), nil
+// otherwise. An implementation that models a gate may still refuse a use
+// of it in c (GateUseLimited).
+func GateRefusal(impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) error {
+	if l, ok := impl.(preempt.GateLimited); ok {
+		if u := preempt.GateGaps(cfg, l.ModelledGates()); u != nil {
+			return u
+		}
+	}
+	if l, ok := impl.(preempt.GateUseLimited); ok {
+		if u := l.UnmodelledGateUse(c, pod, cfg); u != nil {
 			return u
 		}
 	}

@@ -83,6 +83,9 @@ func RunStream(ctx context.Context, impl preempt.Implementation, s Stream) (Stre
 		if err := Refusal(impl, s.Cluster, p); err != nil {
 			return StreamResult{}, err
 		}
+		if err := GateRefusal(impl, s.Cluster, p, s.Config); err != nil {
+			return StreamResult{}, err
+		}
 	}
 	c := *s.Cluster
 	c.Pods = slices.Clone(s.Cluster.Pods)
@@ -126,6 +129,7 @@ func NewStreamRunner(impl preempt.Implementation, c *preempt.Cluster, s Stream) 
 	if err != nil {
 		return nil, err
 	}
+	preempt.SetFeatureGates(ev, s.Config.FeatureGates)
 	cs := NewAcceptingClientset()
 	r := &StreamRunner{
 		impl: impl, ev: ev, c: c, cfg: s.Config, now: s.Now,
@@ -217,6 +221,7 @@ func (r *StreamRunner) Next(ctx context.Context, pod *v1.Pod) error {
 	if err != nil {
 		return fmt.Errorf("preemptor %s: following the cluster: %w", step.Pod, err)
 	}
+	preempt.SetFeatureGates(ev, r.cfg.FeatureGates) // a new evaluator has none
 	r.ev = ev
 	r.Result.Bound++
 	r.Result.Victims += len(gone)

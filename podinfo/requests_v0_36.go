@@ -2,9 +2,7 @@ package podinfo
 
 import (
 	v1 "k8s.io/api/core/v1"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	resourcehelper "k8s.io/component-helpers/resource"
-	"k8s.io/kubernetes/pkg/features"
 )
 
 // The requests as k8s.io/component-helpers v0.36.3 (the staging release of
@@ -23,9 +21,9 @@ import (
 func PlacedPodRequestsV036(p *v1.Pod) v1.ResourceList {
 	q := Unaliased(p)
 	opts := resourcehelper.PodResourcesOptions{
-		UseStatusResources: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScaling),
-		InPlacePodLevelResourcesVerticalScalingEnabled: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodLevelResourcesVerticalScaling),
-		SkipPodLevelResources:                          !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
+		UseStatusResources: defaultGates.inPlacePodVerticalScaling,
+		InPlacePodLevelResourcesVerticalScalingEnabled: defaultGates.inPlacePodLevelResourcesVerticalScaling,
+		SkipPodLevelResources:                          !defaultGates.podLevelResources,
 	}
 	requests := podRequestsV036(q, opts)
 	// upstream's second call, for the non-zero requests (see
@@ -43,7 +41,7 @@ func PlacedPodRequestsV036(p *v1.Pod) v1.ResourceList {
 // (no status resources are read: the same answer as v0.37.2's).
 func IncomingPodRequestsV036(p *v1.Pod) v1.ResourceList {
 	return podRequestsV036(Unaliased(p), resourcehelper.PodResourcesOptions{
-		SkipPodLevelResources: !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
+		SkipPodLevelResources: !defaultGates.podLevelResources,
 	})
 }
 

@@ -14,10 +14,8 @@ package podinfo
 import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	resourcehelper "k8s.io/component-helpers/resource"
 	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
-	"k8s.io/kubernetes/pkg/features"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 )
 
@@ -58,10 +56,10 @@ func IsScalarResource(name v1.ResourceName) bool {
 func PlacedPodRequests(p *v1.Pod) v1.ResourceList {
 	q := Unaliased(p)
 	opts := resourcehelper.PodResourcesOptions{
-		UseStatusResources: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScaling),
-		InPlacePodLevelResourcesVerticalScalingEnabled: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodLevelResourcesVerticalScaling),
-		SkipPodLevelResources:                          !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
-		UseDRANodeAllocatableResourceClaimStatus:       utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources),
+		UseStatusResources: defaultGates.inPlacePodVerticalScaling,
+		InPlacePodLevelResourcesVerticalScalingEnabled: defaultGates.inPlacePodLevelResourcesVerticalScaling,
+		SkipPodLevelResources:                          !defaultGates.podLevelResources,
+		UseDRANodeAllocatableResourceClaimStatus:       defaultGates.draNodeAllocatableResources,
 	}
 	requests := resourcehelper.PodRequests(q, opts)
 	// Without pod-level requests every quantity of the first call's result
@@ -95,7 +93,7 @@ func nonMissingContainerRequests(requests v1.ResourceList, podLevelSet bool) v1.
 // being scheduled.
 func IncomingPodRequests(p *v1.Pod) v1.ResourceList {
 	return resourcehelper.PodRequests(Unaliased(p), resourcehelper.PodResourcesOptions{
-		SkipPodLevelResources: !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
+		SkipPodLevelResources: !defaultGates.podLevelResources,
 	})
 }
 

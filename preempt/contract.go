@@ -87,6 +87,12 @@ type Config struct {
 	// v1.33 (SchedulerAsyncPreemption off). The zero value is upstream's
 	// default, asynchronous preemption (see Actuate).
 	Synchronous bool
+	// FeatureGates are the feature gates set explicitly (kube-scheduler's
+	// --feature-gates), on top of v1.37.2's defaults; nil sets none. A
+	// gate set to its default changes nothing. SchedulerAsyncPreemption,
+	// when set, must agree with Synchronous. An implementation that does
+	// not model a gate set away from its default refuses (GateLimited).
+	FeatureGates map[string]bool
 }
 
 // DefaultConfig is upstream's default DefaultPreemptionArgs.
@@ -102,6 +108,12 @@ func (c Config) Validate() error {
 		MinCandidateNodesAbsolute:   c.MinCandidateNodesAbsolute,
 	}); err != nil {
 		return err
+	}
+	if err := ValidateFeatureGates(c.FeatureGates); err != nil {
+		return fmt.Errorf("feature gates: %w", err)
+	}
+	if v, ok := c.FeatureGates[AsyncPreemptionGate]; ok && v == c.Synchronous {
+		return fmt.Errorf("feature gates: %s=%t contradicts the synchronous setting (Synchronous=%t)", AsyncPreemptionGate, v, c.Synchronous)
 	}
 	if len(c.Extenders) == 0 {
 		return nil

@@ -171,7 +171,7 @@ func (ev *evaluator) newPlugin(ctx context.Context, w *world, req *preempt.Reque
 		MinCandidateNodesPercentage: req.Config.MinCandidateNodesPercentage,
 		MinCandidateNodesAbsolute:   req.Config.MinCandidateNodesAbsolute,
 	}
-	fts := ev.fts
+	fts := w.fts
 	fts.EnableAsyncPreemption = !req.Config.Synchronous
 	dp, err := defaultpreemption.New(ctx, args, w.fh, fts)
 	if err != nil {

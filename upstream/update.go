@@ -21,8 +21,7 @@ var _ preempt.Updater = (*evaluator)(nil)
 // world with extenders, is not followed in place: the world is built
 // again on the next request.
 func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
+	defer ev.lockWorld()()
 	gone := make(map[preempt.PodRef]bool, len(ch.Removed))
 	for _, r := range ch.Removed {
 		gone[r] = true
@@ -79,28 +78,40 @@ func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
 	return nil
 }
 
+// ensureCache builds w.cache, the scheduler cache of the world's nodes and
+// bound pods, if not yet built.
+func (w *world) ensureCache() error {
+	if w.cache != nil {
+		return nil
+	}
+	ctx := quiet(context.Background())
+	logger := klogFrom(ctx)
+	// The cache's metrics goroutine stops with its context; the cache
+	// itself works on.
+	cctx, cancel := context.WithCancel(ctx)
+	cache := internalcache.New(cctx, nil, w.fts.EnableGenericWorkload, w.fts.EnableCompositePodGroup)
+	cancel()
+	for _, n := range w.nodeObjects {
+		cache.AddNode(logger, n)
+	}
+	for _, p := range w.podByKey {
+		if preempt.IsBound(p) {
+			if err := cache.AddPod(logger, p); err != nil {
+				return err
+			}
+		}
+	}
+	w.cache = cache
+	return nil
+}
+
 // follow applies removed and added (bound pods, as the evaluator holds
 // them) to the world.
 func (w *world) follow(removed, added []*v1.Pod) error {
 	ctx := quiet(context.Background())
 	logger := klogFrom(ctx)
-	if w.cache == nil {
-		// The cache's metrics goroutine stops with its context; the cache
-		// itself works on.
-		cctx, cancel := context.WithCancel(ctx)
-		cache := internalcache.New(cctx, nil, w.fts.EnableGenericWorkload, w.fts.EnableCompositePodGroup)
-		cancel()
-		for _, n := range w.nodeObjects {
-			cache.AddNode(logger, n)
-		}
-		for _, p := range w.podByKey {
-			if preempt.IsBound(p) {
-				if err := cache.AddPod(logger, p); err != nil {
-					return err
-				}
-			}
-		}
-		w.cache = cache
+	if err := w.ensureCache(); err != nil {
+		return err
 	}
 	for _, p := range removed {
 		key := preempt.Key(p.Namespace, p.Name)

@@ -39,7 +39,6 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
@@ -81,7 +80,6 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	ev := &evaluator{
 		listOrderTie:  i.ListOrderTie,
 		parallelism:   par,
-		fts:           schedulerFeatures(),
 		nominatedUIDs: map[types.UID]bool{},
 	}
 	for _, n := range c.Nodes {
@@ -106,7 +104,6 @@ type evaluator struct {
 	listOrderTie  bool
 	cluster       *preempt.Cluster // the nodes only, in the cluster's order
 	parallelism   int
-	fts           feature.Features
 	nodes         []*v1.Node
 	pods          []*v1.Pod
 	pdbs          []*policyv1.PodDisruptionBudget
@@ -119,6 +116,10 @@ type evaluator struct {
 	// mu serialises requests: the world's pod store and client are shared.
 	mu sync.Mutex
 	w  *world
+	// gates are the feature gates Filter runs with (SetFeatureGates);
+	// gateErr is the failure to set the current call's gates.
+	gates   map[string]bool
+	gateErr error
 }
 
 // recovered turns a panic into an error.
@@ -142,6 +143,9 @@ type request struct {
 func (ev *evaluator) prepare(ctx context.Context, req *preempt.Request) (*request, error) {
 	if req == nil || req.Pod == nil {
 		return nil, errors.New("request: no preemptor pod")
+	}
+	if ev.gateErr != nil {
+		return nil, ev.gateErr
 	}
 	w, err := ev.worldFor(req)
 	if err != nil {
@@ -167,8 +171,7 @@ func (r *request) pdbs() ([]*policyv1.PodDisruptionBudget, error) {
 
 // Filter runs the filters of the framework for pod on every node.
 func (ev *evaluator) Filter(ctx context.Context, pod *v1.Pod) (res preempt.FilterResult) {
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
+	defer ev.lock(nil)()
 	ctx = quiet(ctx)
 	res = preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{}}
 	var err error
@@ -181,7 +184,10 @@ func (ev *evaluator) Filter(ctx context.Context, pod *v1.Pod) (res preempt.Filte
 		}
 	}()
 	defer recovered(&err)
-	w, err := ev.anyWorld()
+	if err = ev.gateErr; err != nil {
+		return res
+	}
+	w, err := ev.anyWorld(ev.gates)
 	if err != nil {
 		return res
 	}
@@ -221,8 +227,7 @@ func (ev *evaluator) sortedNodeNames() []string {
 // PodEligibleToPreemptOthers is the plugin's, with the nominated node's
 // status taken from req.Filter.
 func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (ok bool, msg string) {
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
+	defer ev.lock(req)()
 	ctx := quiet(context.Background())
 	var err error
 	defer func() {
@@ -241,8 +246,7 @@ func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (ok bool, 
 
 // FindCandidates is Evaluator.findCandidates.
 func (ev *evaluator) FindCandidates(ctx context.Context, req *preempt.Request) (dr preempt.DryRun, err error) {
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
+	defer ev.lock(req)()
 	ctx = quiet(ctx)
 	defer recovered(&err)
 	r, err := ev.prepare(ctx, req)
@@ -274,8 +278,7 @@ func (ev *evaluator) FindCandidates(ctx context.Context, req *preempt.Request) (
 
 // DryRunPreemption is Evaluator.DryRunPreemption over the named nodes.
 func (ev *evaluator) DryRunPreemption(ctx context.Context, req *preempt.Request, potential []string, offset, numCandidates int32) (dr preempt.DryRun) {
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
+	defer ev.lock(req)()
 	ctx = quiet(ctx)
 	var err error
 	defer func() {
@@ -338,8 +341,7 @@ func (r *request) dryRun(ctx context.Context, nodes []fwk.NodeInfo, pdbs []*poli
 // SelectVictimsOnNode is the plugin's, on a copy of the node's NodeInfo and
 // of the prefiltered state.
 func (ev *evaluator) SelectVictimsOnNode(ctx context.Context, req *preempt.Request, node string) (victims []preempt.Victim, numViolations int, status preempt.Status) {
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
+	defer ev.lock(req)()
 	ctx = quiet(ctx)
 	var err error
 	defer func() {
@@ -376,8 +378,7 @@ func (ev *evaluator) SelectVictimsOnNode(ctx context.Context, req *preempt.Reque
 // SelectCandidate is Evaluator.SelectCandidate. Its victims are the
 // cluster's pods (with the request's start time when they have none).
 func (ev *evaluator) SelectCandidate(candidates []preempt.Candidate, req *preempt.Request) (best *preempt.Candidate) {
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
+	defer ev.lock(req)()
 	if len(candidates) == 0 {
 		return nil
 	}
@@ -446,8 +447,7 @@ func (w *world) victimPod(v preempt.Victim, req *preempt.Request) *v1.Pod {
 // to the node from the framework's nominator. Preempt runs the executor
 // itself.
 func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interface, c *preempt.Candidate, req *preempt.Request) (err error) {
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
+	defer ev.lock(req)()
 	ctx = quiet(ctx)
 	defer recovered(&err)
 	if c == nil {
@@ -501,8 +501,7 @@ const asyncWait = time.Minute
 // asynchronous preemption the executor's goroutine is held until the
 // nomination is sent, and waited for.
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) (d preempt.Decision) {
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
+	defer ev.lock(req)()
 	ctx = quiet(ctx)
 	d = preempt.Decision{Victims: []preempt.Victim{}, Candidates: []preempt.Candidate{}, NodeStatuses: []preempt.NodeStatus{}}
 	var err error

@@ -82,10 +82,14 @@ type worldKey struct {
 	now       time.Time
 	exclude   types.UID
 	extenders []config.Extender
+	// gates are the feature gates set away from their defaults (gateKey).
+	gates string
+	// gateMap is the gates themselves (not compared).
+	gateMap map[string]bool
 }
 
 func (k worldKey) equal(o worldKey) bool {
-	return k.now.Equal(o.now) && k.exclude == o.exclude && reflect.DeepEqual(k.extenders, o.extenders)
+	return k.now.Equal(o.now) && k.exclude == o.exclude && reflect.DeepEqual(k.extenders, o.extenders) && k.gates == o.gates
 }
 
 // world is a scheduler framework over one prepared copy of the cluster, the
@@ -112,8 +116,11 @@ type world struct {
 	nodeObjects []*v1.Node
 	cache       internalcache.Cache
 	// fts are the evaluator's features (the scheduler cache's
-	// GenericWorkload and CompositePodGroup switches).
+	// GenericWorkload and CompositePodGroup switches), read from the
+	// process's gate while the world was built.
 	fts feature.Features
+	// gates are the feature gates the world was built under.
+	gates map[string]bool
 }
 
 // activator is the framework's PodActivator: it counts the calls.
@@ -191,7 +198,9 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		proxy:     &proxyClient{Interface: internal},
 		internal:  internal,
 		podByKey:  make(map[string]*v1.Pod, len(ev.pods)),
-		fts:       ev.fts,
+		// Built under the world's gates (evaluator.lock).
+		fts:   schedulerFeatures(),
+		gates: key.gateMap,
 	}
 	var bound, nominated []*v1.Pod
 	for _, p := range ev.pods {
@@ -258,7 +267,17 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	// Unmodelled).
 	claims := assumecache.NewAssumeCache(logger, informerFactory.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
 	dra := dynamicresources.NewDRAManager(ctx, claims, nil, informerFactory)
-	f, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), profile,
+	var pgm []frameworkruntime.Option
+	if w.fts.EnableGenericWorkload {
+		// With GenericWorkload, DefaultPreemption lists pod groups from the
+		// framework's PodGroupManager: kube-scheduler's is its scheduler
+		// cache. (The contract's cluster has no PodGroup objects.)
+		if err := w.ensureCache(); err != nil {
+			return nil, err
+		}
+		pgm = append(pgm, frameworkruntime.WithPodGroupManager(w.cache))
+	}
+	f, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), profile, append([]frameworkruntime.Option{
 		frameworkruntime.WithClientSet(w.proxy),
 		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
 		frameworkruntime.WithInformerFactory(informerFactory),
@@ -275,7 +294,7 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
 		frameworkruntime.WithPodActivator(w.activated),
 		frameworkruntime.WithExtenders(fexts),
-	)
+	}, pgm...)...)
 	if err != nil {
 		return nil, fmt.Errorf("building the framework: %w", err)
 	}
@@ -296,18 +315,19 @@ func (ev *evaluator) world(key worldKey) (*world, error) {
 	return w, nil
 }
 
-// anyWorld returns the cached world, whatever its key (for stages whose
-// outcome does not depend on start times).
-func (ev *evaluator) anyWorld() (*world, error) {
-	if ev.w != nil {
+// anyWorld returns the cached world built under gates, whatever the rest
+// of its key (for stages whose outcome does not depend on start times).
+func (ev *evaluator) anyWorld(gates map[string]bool) (*world, error) {
+	key := worldKey{gates: gateKey(gates), gateMap: gates}
+	if ev.w != nil && ev.w.key.gates == key.gates {
 		return ev.w, nil
 	}
-	return ev.world(worldKey{})
+	return ev.world(key)
 }
 
 // worldFor returns the world a request runs in.
 func (ev *evaluator) worldFor(req *preempt.Request) (*world, error) {
-	key := worldKey{now: req.Now, extenders: req.Config.Extenders}
+	key := worldKey{now: req.Now, extenders: req.Config.Extenders, gates: gateKey(req.Config.FeatureGates), gateMap: req.Config.FeatureGates}
 	if ev.nominatedUIDs[req.Pod.UID] {
 		key.exclude = req.Pod.UID
 	}
