@@ -117,6 +117,18 @@ type GateUseLimited interface {
 	UnmodelledGateUse(c *Cluster, pod *v1.Pod, cfg Config) *Unmodelled
 }
 
+// SinglePodGates are the feature gates the implementations of single-pod
+// preemption (reference and optimized) model away from their defaults;
+// they refuse a Config that sets any other gate to a value other than its
+// default. SchedulerAsyncPreemption is Config.Synchronous.
+// GenericWorkload=true changes nothing for pods outside pod groups, and
+// pods in one are refused (PodGroupGaps). The resource helpers (podinfo)
+// read the gates at their defaults, once, so
+// InPlacePodLevelResourcesVerticalScaling, PodLevelResources and
+// DRANodeAllocatableResources are not modelled and refused, like every
+// other gate.
+func SinglePodGates() []string { return []string{GenericWorkloadGate} }
+
 // GenericWorkloadGate groups the pods of a PodGroup into one victim in
 // v1.37's GetVictimsOnNode (getCrossNodesVictims) and sorts such victims
 // apart (MoreImportantVictim); a pod without spec.schedulingGroup stays a
