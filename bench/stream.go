@@ -35,8 +35,9 @@ func StreamOf(f *Fixture, k int) harness.Stream {
 
 // PreemptionStream is scheduler_perf's PreemptionBasic as a stream
 // (harness.Stream): with the basic shape at 5000 nodes, 20000 pods of
-// 900m at priority 0 and 5000 preemptors of 3000m at priority 10 (the
-// templates of scheduler_perf at upstream.Version), each filtered, preempting and
+// 900m at priority 0 and 5000 preemptors of 3970m at priority 9999999
+// (the templates of scheduler_perf at upstream.Version; basic-v1.36 has
+// v1.36's preemptor, 3000m at priority 10), each filtered, preempting and
 // bound in turn on one evolving cluster. One op is the whole stream; the
 // timed region holds every cycle (Filter, Preempt through an accepting
 // clientset, and following the cluster: Update or a new evaluator), not

@@ -14,8 +14,13 @@ import (
 // basicRequest builds the basic shape at n nodes and its request, with the
 // filter codes of the reference's filter phase.
 func basicRequest(t testing.TB, n int) (*preempt.Cluster, *preempt.Request) {
+	return shapeRequest(t, "basic", n)
+}
+
+// shapeRequest is basicRequest for any shape.
+func shapeRequest(t testing.TB, shape string, n int) (*preempt.Cluster, *preempt.Request) {
 	t.Helper()
-	s := scenario.MustBuild("basic", n, 1)
+	s := scenario.MustBuild(shape, n, 1)
 	ref, err := reference.Impl{}.NewEvaluator(s.Cluster)
 	if err != nil {
 		t.Fatal(err)
@@ -30,22 +35,30 @@ func skipUnderRace(t *testing.T) {
 	}
 }
 
+// TestSelectVictimsOnNodeAllocatesNothing: on the basic shape the
+// preemptor evicts all four pods of a node; on basic-v1.36 it reprieves
+// one of them (the reprieve path allocates nothing either).
 func TestSelectVictimsOnNodeAllocatesNothing(t *testing.T) {
 	skipUnderRace(t)
-	c, req := basicRequest(t, 50)
-	ev, err := optimized.Impl{}.NewEvaluator(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	ev.SelectVictimsOnNode(ctx, req, "node-3") // warm the scratch buffers
-	allocs := testing.AllocsPerRun(100, func() {
-		if v, _, st := ev.SelectVictimsOnNode(ctx, req, "node-3"); !st.IsSuccess() || len(v) != 3 {
-			t.Fatalf("victims %v status %+v", v, st)
+	for _, tc := range []struct {
+		shape   string
+		victims int
+	}{{"basic", 4}, {"basic-v1.36", 3}} {
+		c, req := shapeRequest(t, tc.shape, 50)
+		ev, err := optimized.Impl{}.NewEvaluator(c)
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
-	if allocs != 0 {
-		t.Errorf("SelectVictimsOnNode allocates %v times per call, want 0", allocs)
+		ctx := context.Background()
+		ev.SelectVictimsOnNode(ctx, req, "node-3") // warm the scratch buffers
+		allocs := testing.AllocsPerRun(100, func() {
+			if v, _, st := ev.SelectVictimsOnNode(ctx, req, "node-3"); !st.IsSuccess() || len(v) != tc.victims {
+				t.Fatalf("%s: victims %v status %+v", tc.shape, v, st)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: SelectVictimsOnNode allocates %v times per call, want 0", tc.shape, allocs)
+		}
 	}
 }
 

@@ -36,6 +36,7 @@ type builder func(b *B, nodes int)
 
 var shapes = map[string]builder{
 	"basic":         buildBasic,
+	"basic-v1.36":   buildBasicV136,
 	"mixed":         buildMixed,
 	"pdb":           buildPDB,
 	"heterogeneous": buildHeterogeneous,
@@ -298,10 +299,28 @@ const (
 	minute = time.Minute
 )
 
-// buildBasic is scheduler_perf's PreemptionBasic: nodes of 4 cpu, 32Gi and
-// 110 pods, each full with 4 pods of priority 0 at 900m/500Mi; the
-// preemptor asks 3000m/500Mi at priority 10.
+// buildBasic is scheduler_perf's PreemptionBasic at upstream v1.37.2
+// (test/integration/scheduler_perf/default_preemption): nodes of 4 cpu,
+// 32Gi and 110 pods (templates/node-default.yaml), each full with 4 pods
+// of priority 0 at 900m/500Mi (templates/pod-low-priority.yaml); the
+// preemptor asks 3970m/500Mi at priority 9999999
+// (default_preemption/templates/pod-high-priority.yaml), so it evicts all
+// four pods of a node.
 func buildBasic(b *B, nodes int) {
+	basicNodes(b, nodes)
+	b.Preemptor(PodSpec{Priority: 9999999, MilliCPU: 3970, Memory: 500 * mi})
+}
+
+// buildBasicV136 is PreemptionBasic with v1.36's preemptor template
+// (3000m/500Mi at priority 10), which evicts three of a node's four pods
+// and reprieves one: the shape the project measured before v1.37.2.
+func buildBasicV136(b *B, nodes int) {
+	basicNodes(b, nodes)
+	b.Preemptor(PodSpec{Priority: 10, MilliCPU: 3000, Memory: 500 * mi})
+}
+
+// basicNodes are PreemptionBasic's nodes and low-priority pods.
+func basicNodes(b *B, nodes int) {
 	for i := range nodes {
 		n := b.Node(nodeName(i), 4000, 32*gi, 110, nil)
 		for j := range 4 {
@@ -309,7 +328,6 @@ func buildBasic(b *B, nodes int) {
 				Age: time.Duration(b.rng.IntN(3600)) * time.Second})
 		}
 	}
-	b.Preemptor(PodSpec{Priority: 10, MilliCPU: 3000, Memory: 500 * mi})
 }
 
 // buildMixed: several priority bands, some above the preemptor's, and a

@@ -2,13 +2,20 @@ package scenario
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/preemptbench/preemptbench/preempt"
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	kptr "k8s.io/utils/ptr"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 func TestBuildIsDeterministicAndValid(t *testing.T) {
@@ -32,26 +39,65 @@ func TestBuildIsDeterministicAndValid(t *testing.T) {
 	}
 }
 
+// schedulerPerfTemplate decodes a template of scheduler_perf in the
+// k8s.io/kubernetes module this one requires (go list -m finds it).
+func schedulerPerfTemplate(t *testing.T, rel string, into any) {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "k8s.io/kubernetes").Output()
+	if err != nil {
+		t.Fatalf("go list -m k8s.io/kubernetes: %v", err)
+	}
+	path := filepath.Join(strings.TrimSpace(string(out)), "test", "integration", "scheduler_perf", rel)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sigsyaml.UnmarshalStrict(b, into); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestBasicIsSchedulerPerfPreemptionBasic checks the basic shape against
+// scheduler_perf's own templates at the required k8s.io/kubernetes
+// (PreemptionBasic in default_preemption/performance-config.yaml), and
+// basic-v1.36 against v1.36's preemptor.
 func TestBasicIsSchedulerPerfPreemptionBasic(t *testing.T) {
-	s := MustBuild("basic", 3, 1)
-	for _, n := range s.Cluster.Nodes {
-		a := n.Status.Allocatable
-		if a.Cpu().MilliValue() != 4000 || a.Memory().Value() != 32<<30 || a.Pods().Value() != 110 {
-			t.Errorf("node %s allocatable %v", n.Name, a)
+	var node v1.Node
+	var low, high v1.Pod
+	schedulerPerfTemplate(t, "templates/node-default.yaml", &node)
+	schedulerPerfTemplate(t, "templates/pod-low-priority.yaml", &low)
+	schedulerPerfTemplate(t, "default_preemption/templates/pod-high-priority.yaml", &high)
+	v136 := &v1.Pod{Spec: v1.PodSpec{Priority: kptr.To[int32](10), Containers: []v1.Container{{Resources: v1.ResourceRequirements{
+		Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("3000m"), v1.ResourceMemory: resource.MustParse("500Mi")}}}}}}
+	for _, tc := range []struct {
+		shape string
+		high  *v1.Pod
+	}{{"basic", &high}, {"basic-v1.36", v136}} {
+		s := MustBuild(tc.shape, 3, 1)
+		for _, n := range s.Cluster.Nodes {
+			a := n.Status.Allocatable
+			for _, r := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory, v1.ResourcePods} {
+				if got, want := a[r], node.Status.Capacity[r]; got.Cmp(want) != 0 {
+					t.Errorf("%s: node %s allocatable %s %v, template's capacity %v", tc.shape, n.Name, r, a[r], want)
+				}
+			}
 		}
-	}
-	if len(s.Cluster.Pods) != 12 {
-		t.Fatalf("%d pods, want 4 per node", len(s.Cluster.Pods))
-	}
-	for _, p := range s.Cluster.Pods {
-		r := p.Spec.Containers[0].Resources.Requests
-		if *p.Spec.Priority != 0 || r.Cpu().MilliValue() != 900 || r.Memory().Value() != 500<<20 {
-			t.Errorf("pod %s: priority %d requests %v", p.Name, *p.Spec.Priority, r)
+		if len(s.Cluster.Pods) != 12 {
+			t.Fatalf("%s: %d pods, want 4 per node", tc.shape, len(s.Cluster.Pods))
 		}
-	}
-	r := s.Pod.Spec.Containers[0].Resources.Requests
-	if *s.Pod.Spec.Priority != 10 || r.Cpu().MilliValue() != 3000 || r.Memory().Value() != 500<<20 {
-		t.Errorf("preemptor: priority %d requests %v", *s.Pod.Spec.Priority, r)
+		same := func(what string, got, want *v1.Pod) {
+			if p := kptr.Deref(want.Spec.Priority, 0); kptr.Deref(got.Spec.Priority, 0) != p {
+				t.Errorf("%s: %s priority %d, template's %d", tc.shape, what, kptr.Deref(got.Spec.Priority, 0), p)
+			}
+			g, w := got.Spec.Containers[0].Resources.Requests, want.Spec.Containers[0].Resources.Requests
+			if g.Cpu().Cmp(*w.Cpu()) != 0 || g.Memory().Cmp(*w.Memory()) != 0 {
+				t.Errorf("%s: %s requests %v, template's %v", tc.shape, what, g, w)
+			}
+		}
+		for _, p := range s.Cluster.Pods {
+			same("pod "+p.Name, p, &low)
+		}
+		same("preemptor", s.Pod, tc.high)
 	}
 }
 
@@ -116,7 +162,7 @@ func TestBuildUnknownShape(t *testing.T) {
 
 func ExampleShapes() {
 	fmt.Println(strings.Join(Shapes(), " "))
-	// Output: affinity basic heterogeneous hostports mixed nominated pdb spread ties
+	// Output: affinity basic basic-v1.36 heterogeneous hostports mixed nominated pdb spread ties
 }
 
 // defaulted is c as the API server would store it: the loader applies the
