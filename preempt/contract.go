@@ -69,6 +69,15 @@ type Cluster struct {
 	PVs            []*v1.PersistentVolume
 	StorageClasses []*storagev1.StorageClass
 	CSINodes       []*storagev1.CSINode
+
+	// PodGroups (scheduling.k8s.io/v1beta1) and CompositePodGroups
+	// (v1alpha3) are the workload objects a pod's spec.schedulingGroup
+	// names (PodGroupName) and their parents. kube-scheduler reads them
+	// only under GenericWorkload (and CompositePodGroup for the
+	// composites): a victim's priority and unit (PodGroupIndex), a gang
+	// preemptor's policy (PodGroupRequest).
+	PodGroups          []*PodGroup
+	CompositePodGroups []*CompositePodGroup
 }
 
 // Config is the scheduler configuration preemption reads: the
@@ -602,6 +611,9 @@ func (c *Cluster) DeepCopy() *Cluster {
 		PVs:            deepCopyAll(c.PVs, (*v1.PersistentVolume).DeepCopy),
 		StorageClasses: deepCopyAll(c.StorageClasses, (*storagev1.StorageClass).DeepCopy),
 		CSINodes:       deepCopyAll(c.CSINodes, (*storagev1.CSINode).DeepCopy),
+
+		PodGroups:          deepCopyAll(c.PodGroups, (*PodGroup).DeepCopy),
+		CompositePodGroups: deepCopyAll(c.CompositePodGroups, (*CompositePodGroup).DeepCopy),
 	}
 }
 
