@@ -9,7 +9,7 @@ package preempt
 // cluster holding one (PodGroupAPI is false). See podgroup_types.go.
 //
 // The check that this build compiles: TestPodGroupStandInsBuild
-// (podgroup_v1_36_test.go) runs `go vet -tags preemptbench_v1_36` on this
+// (podgroup_v1_36_test.go) runs `go build -tags preemptbench_v1_36` on this
 // package and wire; a module pinned at v1.36.3 with a replace directive to
 // this one builds with `go build -tags preemptbench_v1_36 ./...`.
 
