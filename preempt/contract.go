@@ -292,7 +292,13 @@ func (p PodRef) String() string { return p.Namespace + "/" + p.Name }
 type Victim struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
-	Priority  int32  `json:"priority"`
+	// Priority is the pod's own priority (spec.priority), not its
+	// group's.
+	Priority int32 `json:"priority"`
+	// PodGroup is, under GenericWorkload, the pod group the pod belongs
+	// to ("namespace/name" of spec.schedulingGroup.podGroupName), "" for
+	// a pod outside any group or with the gate off.
+	PodGroup string `json:"podGroup,omitempty"`
 }
 
 // Candidate is a node on which the preemptor fits once its victims are gone.

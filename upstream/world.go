@@ -115,6 +115,9 @@ type world struct {
 	// the first Update).
 	nodeObjects []*v1.Node
 	cache       internalcache.Cache
+	// initial are the bound pods the world was built with, in the
+	// cluster's order (the scheduler cache gets them in that order).
+	initial []*v1.Pod
 	// fts are the evaluator's features (the scheduler cache's
 	// GenericWorkload and CompositePodGroup switches), read from the
 	// process's gate while the world was built.
@@ -247,8 +250,24 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		queue.AddNominatedPod(logger, pi, &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: p.Status.NominatedNodeName})
 	}
 
-	w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
 	w.nodeObjects = ev.nodes
+	w.initial = bound
+	if w.fts.EnableGenericWorkload {
+		// With GenericWorkload, DefaultPreemption lists pod groups and
+		// their members from the snapshot: kube-scheduler's snapshot is
+		// its scheduler cache's, which holds the PodGroup and
+		// CompositePodGroup objects and every member pod.
+		if err := w.ensureCache(ev.podGroups, ev.composites, nominated); err != nil {
+			return nil, err
+		}
+		w.snapshot = internalcache.NewEmptySnapshot()
+		if err := w.cache.UpdateSnapshot(logger, w.snapshot); err != nil {
+			return nil, err
+		}
+	} else {
+		w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
+	}
+	lister := orderedSnapshot{w.snapshot}
 	exts, err := ev.newExtenders(key.extenders)
 	if err != nil {
 		return nil, err
@@ -269,12 +288,8 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	dra := dynamicresources.NewDRAManager(ctx, claims, nil, informerFactory)
 	var pgm []frameworkruntime.Option
 	if w.fts.EnableGenericWorkload {
-		// With GenericWorkload, DefaultPreemption lists pod groups from the
-		// framework's PodGroupManager: kube-scheduler's is its scheduler
-		// cache. (The contract's cluster has no PodGroup objects.)
-		if err := w.ensureCache(); err != nil {
-			return nil, err
-		}
+		// The framework's PodGroupManager is kube-scheduler's scheduler
+		// cache.
 		pgm = append(pgm, frameworkruntime.WithPodGroupManager(w.cache))
 	}
 	f, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), profile, append([]frameworkruntime.Option{
@@ -282,10 +297,10 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithPodNominator(queue),
-		frameworkruntime.WithSnapshotSharedLister(w.snapshot),
+		frameworkruntime.WithSnapshotSharedLister(lister),
 		// From v1.37 the evaluator lists nodes and victims from the
 		// mutable snapshot lister: the same snapshot, as kube-scheduler.
-		frameworkruntime.WithMutableSnapshotLister(w.snapshot),
+		frameworkruntime.WithMutableSnapshotLister(lister),
 		frameworkruntime.WithSharedDRAManager(dra),
 		frameworkruntime.WithParallelism(ev.parallelism),
 		frameworkruntime.WithMetricsRecorder(metricsRecorder),
