@@ -191,3 +191,114 @@ func TestUpstreamPodGroupVictims(t *testing.T) {
 		})
 	}
 }
+
+func gang(name string, prio, minCount int32) *preempt.PodGroup {
+	pg := group(name, true, prio, "")
+	pg.Spec.SchedulingPolicy = schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: minCount}}
+	return pg
+}
+
+// Gang preemption (PodGroupPostFilter) with first-fit placement, the
+// cases of podgrouppreemption_test.go's TestPodGroupPreemption shapes:
+// the gang's priority against victims', minCount, PDBs, unplaceable
+// members.
+func TestUpstreamGangPreemption(t *testing.T) {
+	twoNodes := func(victims ...*v1.Pod) *preempt.Cluster {
+		return &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")}, Pods: victims}
+	}
+	for _, tc := range []struct {
+		name        string
+		c           *preempt.Cluster
+		pg          *preempt.PodGroup
+		members     []*v1.Pod
+		status      preempt.Code
+		message     string
+		nominations []string
+		victims     []string
+		deleted     []string
+	}{
+		{
+			name:    "gang of two preempts one pod on each node",
+			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
+			pg:      gang("g", 10, 2),
+			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m")},
+			status:  preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
+			nominations: []string{"n1", "n2"}, victims: []string{"v1", "v2"}, deleted: []string{"v1", "v2"},
+		},
+		{
+			// The reprieve keeps what the gang does not need.
+			name:    "one member fits without preemption, the other takes one victim",
+			c:       twoNodes(pgPod("v1", "n1", "", 0, "300m"), pgPod("v2", "n2", "", 0, "600m")),
+			pg:      gang("g", 10, 2),
+			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m")},
+			status:  preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
+			nominations: []string{"n1", "n2"}, victims: []string{"v2"}, deleted: []string{"v2"},
+		},
+		{
+			// Victims must be below the group's priority (10), whatever
+			// the members' own (100).
+			name:    "no victim below the group's priority",
+			c:       twoNodes(pgPod("v1", "n1", "", 20, "600m"), pgPod("v2", "n2", "", 20, "600m")),
+			pg:      gang("g", 10, 2),
+			members: []*v1.Pod{pgPod("m0", "", "g", 100, "600m"), pgPod("m1", "", "g", 100, "600m")},
+			status:  preempt.UnschedulableAndUnresolvable, message: "pod group preemption: No preemption victims found for incoming preemptor",
+			nominations: []string{"", ""},
+		},
+		{
+			// Three members need 3 nodes' room, minCount 3: first fit
+			// places two, the gang fails.
+			name:    "minCount out of reach",
+			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
+			pg:      gang("g", 10, 3),
+			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m"), pgPod("m2", "", "g", 10, "600m")},
+			status:  preempt.Unschedulable, nominations: []string{"", "", ""},
+			message: "pod group preemption: pod group is unschedulable, minCount (3) cannot be satisfied: 2 scheduled, 0 remaining",
+		},
+		{
+			// minCount 2 of 3: the third member stays unplaced.
+			name:    "members beyond minCount may stay unplaced",
+			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
+			pg:      gang("g", 10, 2),
+			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m"), pgPod("m2", "", "g", 10, "600m")},
+			status:  preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
+			nominations: []string{"n1", "n2", ""}, victims: []string{"v1", "v2"}, deleted: []string{"v1", "v2"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := preempt.DefaultConfig()
+			cfg.Synchronous = true
+			cfg.FeatureGates = genericWorkload
+			ev, err := upstream.Impl{}.NewEvaluator(tc.c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs := harness.NewClientset(tc.c, nil)
+			req := &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: cfg, Now: pgNow}
+			d := ev.(preempt.PodGroupPreempter).PreemptPodGroup(context.Background(), cs, req)
+			if d.Status != tc.status || d.Message != tc.message {
+				t.Fatalf("status %s %q, want %s %q", d.Status, d.Message, tc.status, tc.message)
+			}
+			var noms, victims, deleted []string
+			for _, n := range d.Nominations {
+				noms = append(noms, n.Node)
+			}
+			for _, v := range d.Victims {
+				victims = append(victims, v.Name)
+			}
+			for _, a := range harness.Actions(cs.Actions()) {
+				if a.Verb == "delete" {
+					deleted = append(deleted, a.Name)
+				}
+			}
+			if diff := cmp.Diff(tc.nominations, noms); diff != "" {
+				t.Errorf("nominations (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.victims, victims); diff != "" {
+				t.Errorf("victims (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.deleted, deleted); diff != "" {
+				t.Errorf("deleted (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -115,6 +115,8 @@ type world struct {
 	// the first Update).
 	nodeObjects []*v1.Node
 	cache       internalcache.Cache
+	// queue is the scheduling queue, the framework's pod nominator.
+	queue internalqueue.SchedulingQueue
 	// initial are the bound pods the world was built with, in the
 	// cluster's order (the scheduler cache gets them in that order).
 	initial []*v1.Pod
@@ -239,6 +241,7 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 
 	sortPlugin := &queuesort.PrioritySort{}
 	queue := internalqueue.NewSchedulingQueue(sortPlugin.Less, informerFactory)
+	w.queue = queue
 	for _, p := range nominated {
 		// The queue holds the pod (NominatedPodsForNode reads pods from the
 		// queue) and nominates it; the explicit nomination pins the node.
@@ -277,7 +280,7 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	for i, e := range exts {
 		fexts[i] = e
 	}
-	profile, err := defaultProfile()
+	profile, err := profileFor(key.gates)
 	if err != nil {
 		return nil, err
 	}
@@ -404,3 +407,5 @@ func (w *world) withClient(cs kubernetes.Interface) func() {
 }
 
 func klogFrom(ctx context.Context) klog.Logger { return klog.FromContext(ctx) }
+
+type klogLogger = klog.Logger
