@@ -37,8 +37,8 @@ func TestDecidePodGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := PodGroupDecisionJSON{Implementation: "upstream", Status: preempt.Success,
-		Message:     "pod group preemption: found a placement for podgroup, preempting 2 victims",
-		Nominations: []preempt.Nomination{{Namespace: "default", Name: "t0", Node: "n1"}, {Namespace: "default", Name: "t1", Node: "n2"}},
+		Message:                "pod group preemption: found a placement for podgroup, preempting 2 victims",
+		Nominations:            []preempt.Nomination{{Namespace: "default", Name: "t0", Node: "n1"}, {Namespace: "default", Name: "t1", Node: "n2"}},
 		NumPodGroupDisruptions: 1, Victims: victims}
 	got := g
 	got.Actions = nil

@@ -58,7 +58,9 @@ func (s orderedPodGroupState) ScheduledPods() []*v1.Pod {
 	return pods
 }
 
-type orderedCompositeStates struct{ fwk.CompositePodGroupStateLister }
+type orderedCompositeStates struct {
+	fwk.CompositePodGroupStateLister
+}
 
 func (l orderedCompositeStates) Get(namespace, name string) (fwk.CompositePodGroupState, error) {
 	st, err := l.CompositePodGroupStateLister.Get(namespace, name)

@@ -138,8 +138,8 @@ func TestUpstreamPodGroupVictims(t *testing.T) {
 			// scheduled member of every leaf group under it.
 			name: "composite mode All takes both leaf groups",
 			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1"), pgNode("n3", "1")},
-				Pods: []*v1.Pod{pgPod("a1", "n1", "pga", 0, "600m"), pgPod("b1", "n2", "pgb", 0, "600m"), pgPod("b2", "n3", "pgb", 0, "600m")},
-				PodGroups: []*preempt.PodGroup{group("pga", false, 0, "job"), group("pgb", false, 0, "job")},
+				Pods:               []*v1.Pod{pgPod("a1", "n1", "pga", 0, "600m"), pgPod("b1", "n2", "pgb", 0, "600m"), pgPod("b2", "n3", "pgb", 0, "600m")},
+				PodGroups:          []*preempt.PodGroup{group("pga", false, 0, "job"), group("pgb", false, 0, "job")},
 				CompositePodGroups: []*preempt.CompositePodGroup{composite("job", 0)}},
 			pod: pgPod("p", "", "", 10, "600m"), gates: compositeGates,
 			status: preempt.Success, node: "n1",

@@ -22,10 +22,12 @@ import (
 // enable) and every plugin's default args, through upstream's own
 // defaulting and conversion. DefaultPreemption is left out: the adapter
 // builds it itself, with the contract's deterministic hooks (plugin.go).
-var defaultProfile = sync.OnceValues(buildProfile)
+var defaultProfile = sync.OnceValues(func() (*config.KubeSchedulerProfile, error) {
+	return buildProfile(schedulerconfig.Default)
+})
 
-func buildProfile() (*config.KubeSchedulerProfile, error) {
-	cfg, err := schedulerconfig.Default()
+func buildProfile(defaults func() (*config.KubeSchedulerConfiguration, error)) (*config.KubeSchedulerProfile, error) {
+	cfg, err := defaults()
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +53,7 @@ func profileFor(gates string) (*config.KubeSchedulerProfile, error) {
 	if p, ok := gatedProfiles.Load(gates); ok {
 		return p.(*config.KubeSchedulerProfile), nil
 	}
-	p, err := buildProfile()
+	p, err := buildProfile(schedulerconfig.DefaultUnderGates)
 	if err != nil {
 		return nil, err
 	}
