@@ -111,7 +111,8 @@ func ToJSON(o Outcome) DecisionJSON {
 type decideOptions struct {
 	clusterFiles []string
 	podFile      string
-	all          bool // -impl all: the output is a list
+	podGroupFile string // -pod-group: a gang preemptor
+	all          bool   // -impl all: the output is a list
 	impls        []preempt.Implementation
 	offset       int32
 	now          time.Time
@@ -135,9 +136,15 @@ func runDecide(args []string, stdout, stderr io.Writer) int {
 	quietKlog()
 	opts, err := parseDecide(args, stderr)
 	if err == nil {
-		var res decideResult
-		if res, err = decide(opts, stderr); err == nil {
-			return renderDecide(res, opts, stdout, stderr)
+		if opts.podGroupFile != "" {
+			if err = decidePodGroup(opts, stdout, stderr); err == nil {
+				return ExitOK
+			}
+		} else {
+			var res decideResult
+			if res, err = decide(opts, stderr); err == nil {
+				return renderDecide(res, opts, stdout, stderr)
+			}
 		}
 	}
 	if err == flag.ErrHelp {
@@ -161,6 +168,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	var clusterFiles stringList
 	fs.Var(&clusterFiles, "cluster", "cluster `file or directory`: kubectl output (a List, typed lists, objects; YAML or JSON) or a `kubectl cluster-info dump --output-directory`; repeat it to read several as one cluster")
 	podFile := fs.String("pod", "", "the preemptor pod (YAML or JSON)")
+	podGroupFile := fs.String("pod-group", "", "a gang preemptor instead of -pod (needs -feature-gates GenericWorkload=true): a `file` holding one PodGroup and its unscheduled member pods in queue order; runs PodGroupPostFilter with first-fit placement")
 	implName := fs.String("impl", "reference", "implementation: "+implNames()+", exec:COMMAND (an implementation served over package wire's protocol by a child process), a comma-separated list of those (compared with the first), or all")
 	execTimeout := fs.Duration("exec-timeout", wire.DefaultTimeout, "how long an exec: implementation may take to answer one call before it is killed")
 	offset := fs.Int("offset", 0, "dry-run offset into the potential nodes (upstream draws it at random)")
@@ -182,12 +190,14 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	opts := decideOptions{clusterFiles: clusterFiles, podFile: *podFile, text: *output == "text", all: *implName == "all" || strings.Contains(*implName, ",")}
+	opts := decideOptions{clusterFiles: clusterFiles, podFile: *podFile, podGroupFile: *podGroupFile, text: *output == "text", all: *implName == "all" || strings.Contains(*implName, ",")}
 	switch {
 	case fs.NArg() > 0:
 		return opts, badf("unexpected arguments %q", fs.Args())
-	case len(clusterFiles) == 0 || *podFile == "":
-		return opts, badf("-cluster and -pod are required")
+	case *podFile != "" && *podGroupFile != "":
+		return opts, badf("-pod and -pod-group exclude each other")
+	case len(clusterFiles) == 0 || (*podFile == "" && *podGroupFile == ""):
+		return opts, badf("-cluster and -pod (or -pod-group) are required")
 	case *output != "json" && *output != "text":
 		return opts, badf("-o must be json or text, not %q", *output)
 	case *offset < 0 || *offset > 1<<31-1:
@@ -298,13 +308,9 @@ func (opts decideOptions) load(stderr io.Writer) (*preempt.Cluster, *v1.Pod, err
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(loadGCPercent))
 	}
-	opts.loadOpts.Notify = func(n string) { fmt.Fprintf(stderr, "compare decide: note: %s\n", n) }
-	cluster, notes, err := scenario.LoadPathsWith(opts.clusterFiles, opts.loadOpts)
+	cluster, opts, err := opts.loadCluster(stderr)
 	if err != nil {
-		return nil, nil, badf("%v", err)
-	}
-	for _, n := range notes {
-		fmt.Fprintf(stderr, "compare decide: note: %s\n", n)
+		return nil, nil, err
 	}
 	podData, err := scenario.ReadInput(opts.podFile, opts.loadOpts)
 	if err != nil {
@@ -325,6 +331,20 @@ func (opts decideOptions) load(stderr io.Writer) (*preempt.Cluster, *v1.Pod, err
 	// some of its pods is valid: validating it again would take a tenth
 	// of a second at 20000 pods, for nothing.
 	return withoutPod(cluster, pod), pod, nil
+}
+
+// loadCluster reads -cluster, its notes on stderr; the options it
+// returns carry the notifier.
+func (opts decideOptions) loadCluster(stderr io.Writer) (*preempt.Cluster, decideOptions, error) {
+	opts.loadOpts.Notify = func(n string) { fmt.Fprintf(stderr, "compare decide: note: %s\n", n) }
+	cluster, notes, err := scenario.LoadPathsWith(opts.clusterFiles, opts.loadOpts)
+	if err != nil {
+		return nil, opts, badf("%v", err)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "compare decide: note: %s\n", n)
+	}
+	return cluster, opts, nil
 }
 
 // decideResult is every implementation's decision (outs) and what each

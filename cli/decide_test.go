@@ -237,7 +237,7 @@ func TestDecideBadInput(t *testing.T) {
 		args    []string
 		want    string
 	}{
-		{name: "missing flags", args: []string{}, want: "-cluster and -pod are required"},
+		{name: "missing flags", args: []string{}, want: "-cluster and -pod (or -pod-group) are required"},
 		{name: "unreadable cluster file", args: []string{"-cluster", filepath.Join(dir, "nope.yaml"), "-pod", goodPod}, want: "nope.yaml: no such file or directory"},
 		{name: "empty file", cluster: "\n", want: "empty file"},
 		{name: "malformed YAML", cluster: "items: [\n  - {", want: "malformed YAML"},

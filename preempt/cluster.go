@@ -100,6 +100,48 @@ func (c *Cluster) Validate() error {
 			return err
 		}
 	}
+	groups := make(map[string]bool, len(c.PodGroups))
+	for i, pg := range c.PodGroups {
+		if pg == nil {
+			return fmt.Errorf("podgroup #%d is nil", i)
+		}
+		if _, err := register("podgroup", i, &pg.ObjectMeta, groups); err != nil {
+			return err
+		}
+	}
+	composites := make(map[string]bool, len(c.CompositePodGroups))
+	for i, cpg := range c.CompositePodGroups {
+		if cpg == nil {
+			return fmt.Errorf("compositepodgroup #%d is nil", i)
+		}
+		if _, err := register("compositepodgroup", i, &cpg.ObjectMeta, composites); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PodGroupName is the PodGroup p belongs to (spec.schedulingGroup.
+// podGroupName, in p's namespace), as v1.37 reads it; ok is false for a
+// pod in no group.
+func PodGroupName(p *v1.Pod) (name string, ok bool) {
+	if g := p.Spec.SchedulingGroup; g != nil && g.PodGroupName != nil {
+		return *g.PodGroupName, true
+	}
+	return "", false
+}
+
+// checkSchedulingGroup refuses a spec.schedulingGroup upstream cannot
+// read: without a podGroupName (the API server requires one; upstream
+// dereferences it) or an empty one.
+func checkSchedulingGroup(p *v1.Pod) error {
+	g := p.Spec.SchedulingGroup
+	if g == nil {
+		return nil
+	}
+	if g.PodGroupName == nil || *g.PodGroupName == "" {
+		return fmt.Errorf("pod %s: spec.schedulingGroup has no podGroupName", Key(p.Namespace, p.Name))
+	}
 	return nil
 }
 
@@ -192,6 +234,9 @@ func validatePod(p *v1.Pod) (v1.ResourceList, error) {
 				}
 			}
 		}
+	}
+	if err := checkSchedulingGroup(p); err != nil {
+		return nil, err
 	}
 	pod := func() string { return "pod " + key() }
 	if err := checkResources(pod, " overhead", p.Spec.Overhead); err != nil {

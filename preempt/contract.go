@@ -69,6 +69,15 @@ type Cluster struct {
 	PVs            []*v1.PersistentVolume
 	StorageClasses []*storagev1.StorageClass
 	CSINodes       []*storagev1.CSINode
+
+	// PodGroups (scheduling.k8s.io/v1beta1) and CompositePodGroups
+	// (v1alpha3) are the workload objects a pod's spec.schedulingGroup
+	// names (PodGroupName) and their parents. kube-scheduler reads them
+	// only under GenericWorkload (and CompositePodGroup for the
+	// composites): a victim's priority and unit (PodGroupIndex), a gang
+	// preemptor's policy (PodGroupRequest).
+	PodGroups          []*PodGroup
+	CompositePodGroups []*CompositePodGroup
 }
 
 // Config is the scheduler configuration preemption reads: the
@@ -283,7 +292,13 @@ func (p PodRef) String() string { return p.Namespace + "/" + p.Name }
 type Victim struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
-	Priority  int32  `json:"priority"`
+	// Priority is the pod's own priority (spec.priority), not its
+	// group's.
+	Priority int32 `json:"priority"`
+	// PodGroup is, under GenericWorkload, the pod group the pod belongs
+	// to ("namespace/name" of spec.schedulingGroup.podGroupName), "" for
+	// a pod outside any group or with the gate off.
+	PodGroup string `json:"podGroup,omitempty"`
 }
 
 // Candidate is a node on which the preemptor fits once its victims are gone.
@@ -602,6 +617,9 @@ func (c *Cluster) DeepCopy() *Cluster {
 		PVs:            deepCopyAll(c.PVs, (*v1.PersistentVolume).DeepCopy),
 		StorageClasses: deepCopyAll(c.StorageClasses, (*storagev1.StorageClass).DeepCopy),
 		CSINodes:       deepCopyAll(c.CSINodes, (*storagev1.CSINode).DeepCopy),
+
+		PodGroups:          deepCopyAll(c.PodGroups, (*PodGroup).DeepCopy),
+		CompositePodGroups: deepCopyAll(c.CompositePodGroups, (*CompositePodGroup).DeepCopy),
 	}
 }
 

@@ -16,11 +16,14 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/utils/ptr"
 
 	"github.com/preemptbench/preemptbench/extendertest"
 	"github.com/preemptbench/preemptbench/harness"
@@ -1679,6 +1682,14 @@ func testInputsUnchanged(t *testing.T, impl preempt.Implementation) {
 		PVs:            []*v1.PersistentVolume{{ObjectMeta: metav1.ObjectMeta{Name: "vol"}, Spec: v1.PersistentVolumeSpec{StorageClassName: "fast"}}},
 		StorageClasses: []*storagev1.StorageClass{{ObjectMeta: metav1.ObjectMeta{Name: "fast"}, Provisioner: "example.com/csi"}},
 		CSINodes:       []*storagev1.CSINode{{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}},
+		// Pod groups no pod names: read under GenericWorkload only, and
+		// never written.
+		PodGroups: []*preempt.PodGroup{{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "pg", Labels: map[string]string{"a": "b"}},
+			Spec: schedulingv1beta1.PodGroupSpec{ParentCompositePodGroupName: ptr.To("cpg"), Priority: ptr.To[int32](5),
+				DisruptionMode:   &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}},
+				SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 2}}}}},
+		CompositePodGroups: []*preempt.CompositePodGroup{{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "cpg"},
+			Spec: schedulingv1alpha3.CompositePodGroupSpec{Priority: ptr.To[int32](7)}}},
 	}
 	inputs = append(inputs, input{"handmade", handmade, pod("default", "p", 10, cpu("800m"), nominatedTo("n2"))})
 

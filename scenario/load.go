@@ -24,6 +24,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	policyv1beta1 "k8s.io/api/policy/v1beta1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,6 +36,8 @@ import (
 	k8sv1 "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/pkg/apis/policy"
 	_ "k8s.io/kubernetes/pkg/apis/policy/install" // policy/v1beta1 <-> v1 conversion
+	schedulingapi "k8s.io/kubernetes/pkg/apis/scheduling"
+	_ "k8s.io/kubernetes/pkg/apis/scheduling/install" // scheduling.k8s.io defaulting, v1alpha3 <-> v1beta1 conversion
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	k8sjson "sigs.k8s.io/json"
 
@@ -58,6 +62,11 @@ import (
 //   - pods in phase Succeeded or Failed, pods bound to a node the dump does
 //     not hold and pods nominated to one are left out, as kube-scheduler's
 //     informer and snapshot leave them out; each is reported in a note;
+//   - scheduling.k8s.io PodGroups (v1beta1; v1alpha3 converted to
+//     v1beta1 as the API server serves them) and CompositePodGroups
+//     (v1alpha3) are read, defaulted as the API server defaults them
+//     under v1.37.2's default gates; a pod's membership is its
+//     spec.schedulingGroup.podGroupName (preempt.PodGroupName);
 //   - objects of kinds the filters do not read (Services, Events, ...) are
 //     skipped, with a note; kinds are case-sensitive: an object of a kind
 //     read in another case ("node") is ignored with a note naming it and
@@ -424,7 +433,7 @@ func specialFile(mode fs.FileMode) string {
 }
 
 // kinds are the kinds the loader reads, and their lists.
-var kinds = []string{"Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "List"}
+var kinds = []string{"Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "PodGroup", "CompositePodGroup", "List"}
 
 // rightKind is the kind (or list kind) the loader reads that kind is in
 // another case ("Node" for "node", "PodList" for "podlist"), quoted, or
@@ -448,6 +457,10 @@ func kindOf(o runtime.Object) string {
 		return "Pod"
 	case *policyv1.PodDisruptionBudget:
 		return "PodDisruptionBudget"
+	case *schedulingv1beta1.PodGroup:
+		return "PodGroup"
+	case *schedulingv1alpha3.CompositePodGroup:
+		return "CompositePodGroup"
 	}
 	return strings.TrimPrefix(fmt.Sprintf("%T", o), "*")
 }
@@ -882,6 +895,12 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 		obj = &storagev1.StorageClass{}
 	case "storage.k8s.io/v1 CSINode":
 		obj = &storagev1.CSINode{}
+	case "scheduling.k8s.io/v1beta1 PodGroup":
+		obj = &schedulingv1beta1.PodGroup{}
+	case "scheduling.k8s.io/v1alpha3 PodGroup":
+		obj = &schedulingv1alpha3.PodGroup{}
+	case "scheduling.k8s.io/v1alpha3 CompositePodGroup":
+		obj = &schedulingv1alpha3.CompositePodGroup{}
 	default:
 		if quick != nil {
 			// Nothing will decode raw: take its type the general way,
@@ -889,7 +908,7 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 			return decodeObject(where, raw, listAPIVersion, listKind, nil)
 		}
 		switch tm.Kind {
-		case "Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode":
+		case "Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "PodGroup", "CompositePodGroup":
 			d.err = fmt.Errorf("%s: %s: unsupported apiVersion %q for kind %s", where, what, tm.APIVersion, tm.Kind)
 			return d
 		}
@@ -916,6 +935,14 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 			return d
 		}
 		strictErrs = errs
+	}
+	if pg, ok := obj.(*schedulingv1alpha3.PodGroup); ok {
+		out, err := convertV1alpha3PodGroup(pg)
+		if err != nil {
+			d.err = fmt.Errorf("%s: %s: %w", where, what, err)
+			return d
+		}
+		obj = out
 	}
 	for _, e := range strictErrs {
 		d.findings = append(d.findings, fmt.Sprintf("%s: %s: %s", where, what, e))
@@ -999,6 +1026,22 @@ func convertV1beta1PDB(raw json.RawMessage) (*policyv1.PodDisruptionBudget, []st
 	return out, strictErrs, nil
 }
 
+// convertV1alpha3PodGroup converts a scheduling.k8s.io/v1alpha3 PodGroup
+// to v1beta1 (the version kube-scheduler v1.37 reads) as the API server
+// does: defaulted, to the internal form, to v1beta1.
+func convertV1alpha3PodGroup(in *schedulingv1alpha3.PodGroup) (*schedulingv1beta1.PodGroup, error) {
+	legacyscheme.Scheme.Default(in)
+	internal := &schedulingapi.PodGroup{}
+	if err := legacyscheme.Scheme.Convert(in, internal, nil); err != nil {
+		return nil, fmt.Errorf("converting scheduling.k8s.io/v1alpha3 to v1beta1: %w", err)
+	}
+	out := &schedulingv1beta1.PodGroup{}
+	if err := legacyscheme.Scheme.Convert(internal, out, nil); err != nil {
+		return nil, fmt.Errorf("converting scheduling.k8s.io/v1alpha3 to v1beta1: %w", err)
+	}
+	return out, nil
+}
+
 // admit applies the API server's defaulting and the checks the API server
 // would have made of what the filters read.
 func admit(obj runtime.Object) error {
@@ -1029,6 +1072,16 @@ func admit(obj runtime.Object) error {
 			return fmt.Errorf("invalid selector: %w", err)
 		}
 	case *v1.PersistentVolumeClaim:
+		if o.Namespace == "" {
+			o.Namespace = metav1.NamespaceDefault
+		}
+	case *schedulingv1beta1.PodGroup:
+		o.TypeMeta = metav1.TypeMeta{}
+		if o.Namespace == "" {
+			o.Namespace = metav1.NamespaceDefault
+		}
+	case *schedulingv1alpha3.CompositePodGroup:
+		o.TypeMeta = metav1.TypeMeta{}
 		if o.Namespace == "" {
 			o.Namespace = metav1.NamespaceDefault
 		}
@@ -1129,6 +1182,10 @@ func (r *reader) cluster() (*preempt.Cluster, []string, error) {
 			c.StorageClasses = append(c.StorageClasses, o)
 		case *storagev1.CSINode:
 			c.CSINodes = append(c.CSINodes, o)
+		case *schedulingv1beta1.PodGroup:
+			c.PodGroups = append(c.PodGroups, o)
+		case *schedulingv1alpha3.CompositePodGroup:
+			c.CompositePodGroups = append(c.CompositePodGroups, o)
 		}
 	}
 	notes := append(append([]string(nil), r.notes...), r.warnings...)

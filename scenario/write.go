@@ -10,6 +10,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
@@ -28,6 +30,12 @@ func ListYAML(c *preempt.Cluster) ([]byte, error) {
 	}
 	for _, pdb := range c.PDBs {
 		lw.item(pdb)
+	}
+	for _, pg := range c.PodGroups {
+		lw.item(pg)
+	}
+	for _, cpg := range c.CompositePodGroups {
+		lw.item(cpg)
 	}
 	if err := lw.close(); err != nil {
 		return nil, err
@@ -130,6 +138,10 @@ func itemYAML(obj any) ([]byte, error) {
 		apiVersion, kind, what = "v1", "Pod", "pod "+preempt.Key(o.Namespace, o.Name)
 	case *policyv1.PodDisruptionBudget:
 		apiVersion, kind, what = "policy/v1", "PodDisruptionBudget", "poddisruptionbudget "+preempt.Key(o.Namespace, o.Name)
+	case *schedulingv1beta1.PodGroup:
+		apiVersion, kind, what = "scheduling.k8s.io/v1beta1", "PodGroup", "podgroup "+preempt.Key(o.Namespace, o.Name)
+	case *schedulingv1alpha3.CompositePodGroup:
+		apiVersion, kind, what = "scheduling.k8s.io/v1alpha3", "CompositePodGroup", "compositepodgroup "+preempt.Key(o.Namespace, o.Name)
 	default:
 		return nil, fmt.Errorf("no List item for %T", obj)
 	}

@@ -13,7 +13,17 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 )
 
-var defaulted = sync.OnceValues(func() (*config.KubeSchedulerConfiguration, error) {
+var defaulted = sync.OnceValues(build)
+
+// DefaultUnderGates is Default computed afresh, under the process's
+// feature gates as they are now (Default's is computed once, under the
+// gates of its first call): the gated plugins (GangScheduling under
+// GenericWorkload, ...) follow them.
+func DefaultUnderGates() (*config.KubeSchedulerConfiguration, error) {
+	return build()
+}
+
+func build() (*config.KubeSchedulerConfiguration, error) {
 	versioned := &configv1.KubeSchedulerConfiguration{}
 	scheme.Scheme.Default(versioned)
 	cfg := &config.KubeSchedulerConfiguration{}
@@ -24,7 +34,7 @@ var defaulted = sync.OnceValues(func() (*config.KubeSchedulerConfiguration, erro
 		return nil, fmt.Errorf("the default scheduler configuration has %d profiles, want 1", len(cfg.Profiles))
 	}
 	return cfg, nil
-})
+}
 
 // Default returns the configuration kube-scheduler runs with an empty
 // configuration file: one profile, default-scheduler, with the default

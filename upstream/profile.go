@@ -23,7 +23,11 @@ import (
 // defaulting and conversion. DefaultPreemption is left out: the adapter
 // builds it itself, with the contract's deterministic hooks (plugin.go).
 var defaultProfile = sync.OnceValues(func() (*config.KubeSchedulerProfile, error) {
-	cfg, err := schedulerconfig.Default()
+	return buildProfile(schedulerconfig.Default)
+})
+
+func buildProfile(defaults func() (*config.KubeSchedulerConfiguration, error)) (*config.KubeSchedulerProfile, error) {
+	cfg, err := defaults()
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +36,30 @@ var defaultProfile = sync.OnceValues(func() (*config.KubeSchedulerProfile, error
 		return pl.Name == names.DefaultPreemption
 	})
 	return &p, nil
-})
+}
+
+// gatedProfiles are the default profiles built under feature gates that
+// add plugins (GenericWorkload adds GangScheduling,
+// TopologyAwareWorkloadScheduling its own), by gateKey.
+var gatedProfiles sync.Map
+
+// profileFor is the default profile under gates (gateKey), built while
+// they are set on the process's gate (the caller holds them): the
+// defaulting reads the gate.
+func profileFor(gates string) (*config.KubeSchedulerProfile, error) {
+	if gates == "" {
+		return defaultProfile()
+	}
+	if p, ok := gatedProfiles.Load(gates); ok {
+		return p.(*config.KubeSchedulerProfile), nil
+	}
+	p, err := buildProfile(schedulerconfig.DefaultUnderGates)
+	if err != nil {
+		return nil, err
+	}
+	gatedProfiles.Store(gates, p)
+	return p, nil
+}
 
 // FilterPlugins names the Filter plugins of the profile the adapter runs,
 // in order.

@@ -79,8 +79,10 @@ func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
 }
 
 // ensureCache builds w.cache, the scheduler cache of the world's nodes and
-// bound pods, if not yet built.
-func (w *world) ensureCache() error {
+// bound pods (in the cluster's order), and of the given pod groups,
+// composite pod groups and unbound members (nominated pods), if not yet
+// built.
+func (w *world) ensureCache(groups []*preempt.PodGroup, composites []*preempt.CompositePodGroup, unbound []*v1.Pod) error {
 	if w.cache != nil {
 		return nil
 	}
@@ -94,11 +96,24 @@ func (w *world) ensureCache() error {
 	for _, n := range w.nodeObjects {
 		cache.AddNode(logger, n)
 	}
-	for _, p := range w.podByKey {
-		if preempt.IsBound(p) {
-			if err := cache.AddPod(logger, p); err != nil {
-				return err
+	for _, p := range w.initial {
+		if err := cache.AddPod(logger, p); err != nil {
+			return err
+		}
+	}
+	if w.fts.EnableGenericWorkload {
+		for _, pg := range groups {
+			cache.AddPodGroup(pg)
+		}
+		if w.fts.EnableCompositePodGroup {
+			for _, cpg := range composites {
+				cache.AddCompositePodGroup(logger, cpg)
 			}
+		}
+		for _, p := range unbound {
+			// The scheduler's informer adds a pending member to its
+			// group (AddPodGroupMember) when it queues it.
+			cache.AddPodGroupMember(p)
 		}
 	}
 	w.cache = cache
@@ -110,7 +125,7 @@ func (w *world) ensureCache() error {
 func (w *world) follow(removed, added []*v1.Pod) error {
 	ctx := quiet(context.Background())
 	logger := klogFrom(ctx)
-	if err := w.ensureCache(); err != nil {
+	if err := w.ensureCache(nil, nil, nil); err != nil {
 		return err
 	}
 	for _, p := range removed {

@@ -95,6 +95,12 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	for _, pdb := range c.PDBs {
 		ev.pdbs = append(ev.pdbs, pdb.DeepCopy())
 	}
+	for _, pg := range c.PodGroups {
+		ev.podGroups = append(ev.podGroups, pg.DeepCopy())
+	}
+	for _, cpg := range c.CompositePodGroups {
+		ev.composites = append(ev.composites, cpg.DeepCopy())
+	}
 	ev.volumeObjects = volumeObjects(c)
 	ev.cluster = &preempt.Cluster{Nodes: ev.nodes} // node order, for Request.Codes
 	return ev, nil
@@ -108,6 +114,10 @@ type evaluator struct {
 	pods          []*v1.Pod
 	pdbs          []*policyv1.PodDisruptionBudget
 	nominatedUIDs map[types.UID]bool
+	// podGroups and composites are deep copies of the cluster's pod
+	// groups, which the scheduler cache holds under GenericWorkload.
+	podGroups  []*preempt.PodGroup
+	composites []*preempt.CompositePodGroup
 	// volumeObjects are deep copies of the namespaces, claims, volumes,
 	// storage classes and CSI nodes, for the informers the default
 	// profile's plugins list them from.
@@ -318,6 +328,7 @@ func (r *request) dryRun(ctx context.Context, nodes []fwk.NodeInfo, pdbs []*poli
 	var dr preempt.DryRun
 	for _, c := range cands {
 		dr.Candidates = append(dr.Candidates, candidateOf(c))
+		r.w.annotate(dr.Candidates[len(dr.Candidates)-1].Victims)
 	}
 	if statuses != nil {
 		statuses.ForEachExplicitNode(func(node string, st *fwk.Status) {
@@ -372,7 +383,9 @@ func (ev *evaluator) SelectVictimsOnNode(ctx context.Context, req *preempt.Reque
 	if !st.IsSuccess() {
 		return nil, n, convStatus(st)
 	}
-	return victimsOf(pods), n, convStatus(st)
+	victims = victimsOf(pods)
+	r.w.annotate(victims)
+	return victims, n, convStatus(st)
 }
 
 // SelectCandidate is Evaluator.SelectCandidate. Its victims are the
@@ -523,6 +536,7 @@ func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *
 	if err != nil {
 		return d
 	}
+	defer r.w.annotateDecision(&d)
 	restore, err := r.w.addPreemptor(r.pod)
 	if err != nil {
 		return d

@@ -115,6 +115,11 @@ type world struct {
 	// the first Update).
 	nodeObjects []*v1.Node
 	cache       internalcache.Cache
+	// queue is the scheduling queue, the framework's pod nominator.
+	queue internalqueue.SchedulingQueue
+	// initial are the bound pods the world was built with, in the
+	// cluster's order (the scheduler cache gets them in that order).
+	initial []*v1.Pod
 	// fts are the evaluator's features (the scheduler cache's
 	// GenericWorkload and CompositePodGroup switches), read from the
 	// process's gate while the world was built.
@@ -236,6 +241,7 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 
 	sortPlugin := &queuesort.PrioritySort{}
 	queue := internalqueue.NewSchedulingQueue(sortPlugin.Less, informerFactory)
+	w.queue = queue
 	for _, p := range nominated {
 		// The queue holds the pod (NominatedPodsForNode reads pods from the
 		// queue) and nominates it; the explicit nomination pins the node.
@@ -247,8 +253,24 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		queue.AddNominatedPod(logger, pi, &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: p.Status.NominatedNodeName})
 	}
 
-	w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
 	w.nodeObjects = ev.nodes
+	w.initial = bound
+	if w.fts.EnableGenericWorkload {
+		// With GenericWorkload, DefaultPreemption lists pod groups and
+		// their members from the snapshot: kube-scheduler's snapshot is
+		// its scheduler cache's, which holds the PodGroup and
+		// CompositePodGroup objects and every member pod.
+		if err := w.ensureCache(ev.podGroups, ev.composites, nominated); err != nil {
+			return nil, err
+		}
+		w.snapshot = internalcache.NewEmptySnapshot()
+		if err := w.cache.UpdateSnapshot(logger, w.snapshot); err != nil {
+			return nil, err
+		}
+	} else {
+		w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
+	}
+	lister := orderedSnapshot{w.snapshot}
 	exts, err := ev.newExtenders(key.extenders)
 	if err != nil {
 		return nil, err
@@ -258,7 +280,7 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	for i, e := range exts {
 		fexts[i] = e
 	}
-	profile, err := defaultProfile()
+	profile, err := profileFor(key.gates)
 	if err != nil {
 		return nil, err
 	}
@@ -269,12 +291,8 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	dra := dynamicresources.NewDRAManager(ctx, claims, nil, informerFactory)
 	var pgm []frameworkruntime.Option
 	if w.fts.EnableGenericWorkload {
-		// With GenericWorkload, DefaultPreemption lists pod groups from the
-		// framework's PodGroupManager: kube-scheduler's is its scheduler
-		// cache. (The contract's cluster has no PodGroup objects.)
-		if err := w.ensureCache(); err != nil {
-			return nil, err
-		}
+		// The framework's PodGroupManager is kube-scheduler's scheduler
+		// cache.
 		pgm = append(pgm, frameworkruntime.WithPodGroupManager(w.cache))
 	}
 	f, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), profile, append([]frameworkruntime.Option{
@@ -282,10 +300,10 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithPodNominator(queue),
-		frameworkruntime.WithSnapshotSharedLister(w.snapshot),
+		frameworkruntime.WithSnapshotSharedLister(lister),
 		// From v1.37 the evaluator lists nodes and victims from the
 		// mutable snapshot lister: the same snapshot, as kube-scheduler.
-		frameworkruntime.WithMutableSnapshotLister(w.snapshot),
+		frameworkruntime.WithMutableSnapshotLister(lister),
 		frameworkruntime.WithSharedDRAManager(dra),
 		frameworkruntime.WithParallelism(ev.parallelism),
 		frameworkruntime.WithMetricsRecorder(metricsRecorder),
@@ -389,3 +407,5 @@ func (w *world) withClient(cs kubernetes.Interface) func() {
 }
 
 func klogFrom(ctx context.Context) klog.Logger { return klog.FromContext(ctx) }
+
+type klogLogger = klog.Logger

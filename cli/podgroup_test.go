@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+const pgDir = "testdata/podgroup/"
+
+// decide -pod-group: a gang of two (minCount 2, priority 10) preempts a
+// mode-All group spread over both nodes; -pod under the gate names the
+// victims' group, and deletes the remote member too.
+func TestDecidePodGroup(t *testing.T) {
+	base := []string{"decide", "-cluster", pgDir + "cluster.yaml", "-impl", "upstream", "-feature-gates", "GenericWorkload=true", "-now", "2026-01-01T00:00:00Z", "-actions"}
+	victims := []preempt.Victim{{Namespace: "default", Name: "w1", PodGroup: "default/batch"}, {Namespace: "default", Name: "w2", PodGroup: "default/batch"}}
+	deleted := func(actions []preempt.Action) []string {
+		var out []string
+		for _, a := range actions {
+			if a.Verb == "delete" {
+				out = append(out, a.Name)
+			}
+		}
+		return out
+	}
+
+	stdout, stderr, code := runCLI(t, append(base, "-pod-group", pgDir+"gang.yaml")...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var g PodGroupDecisionJSON
+	if err := json.Unmarshal([]byte(stdout), &g); err != nil {
+		t.Fatal(err)
+	}
+	want := PodGroupDecisionJSON{Implementation: "upstream", Status: preempt.Success,
+		Message:                "pod group preemption: found a placement for podgroup, preempting 2 victims",
+		Nominations:            []preempt.Nomination{{Namespace: "default", Name: "t0", Node: "n1"}, {Namespace: "default", Name: "t1", Node: "n2"}},
+		NumPodGroupDisruptions: 1, Victims: victims}
+	got := g
+	got.Actions = nil
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("-pod-group decision (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"w1", "w2"}, deleted(g.Actions)); d != "" {
+		t.Errorf("-pod-group deletions (-want +got):\n%s", d)
+	}
+	if !strings.Contains(stdout, `"podGroup": "default/batch"`) || !strings.Contains(stdout, `"numPodGroupDisruptions": 1`) {
+		t.Errorf("JSON keys missing:\n%s", stdout)
+	}
+
+	stdout, stderr, code = runCLI(t, append(base, "-pod", pgDir+"pod.yaml")...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var d DecisionJSON
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	// Both nodes are candidates with the same victims: upstream breaks
+	// the final tie at random.
+	if (d.NominatedNode != "n1" && d.NominatedNode != "n2") || !cmp.Equal(d.Victims, victims) || !cmp.Equal(deleted(d.Actions), []string{"w1", "w2"}) {
+		t.Errorf("-pod: node %q victims %+v deleted %v", d.NominatedNode, d.Victims, deleted(d.Actions))
+	}
+	// v1.37.2 never sets NumPodGroupDisruptions for a single-pod
+	// preemptor (docs/upstream-findings.md).
+	if d.NumPodGroupDisruptions != 0 {
+		t.Errorf("-pod numPodGroupDisruptions %d, want upstream's 0", d.NumPodGroupDisruptions)
+	}
+
+	// reference does not model gangs, and says so.
+	_, stderr, code = runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-impl", "reference", "-feature-gates", "GenericWorkload=true", "-pod-group", pgDir+"gang.yaml")
+	if code != ExitBadInput || !strings.Contains(stderr, "reference does not model gang preemption (pod groups, GenericWorkload=true)") {
+		t.Errorf("reference: exit %d, %s", code, stderr)
+	}
+	// Without the gate, a gang is refused.
+	_, stderr, code = runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-impl", "upstream", "-pod-group", pgDir+"gang.yaml")
+	if code != ExitBadInput || !strings.Contains(stderr, "gang preemption needs GenericWorkload=true") {
+		t.Errorf("no gate: exit %d, %s", code, stderr)
+	}
+}

@@ -1,0 +1,190 @@
+//go:build !preemptbench_v1_36
+
+package preempt
+
+// This file and podgroup_types_v1_36.go are the only places the preempt
+// package names the pod-group API types. A module pinned at k8s.io/api
+// v0.36 (which has neither scheduling/v1beta1.PodGroup nor v1alpha3)
+// imports this package built with the tag preemptbench_v1_36 and gets the
+// stand-ins of podgroup_types_v1_36.go instead. Code of this package, or
+// of wire, that reads a field of a PodGroup or CompositePodGroup beyond
+// TypeMeta and ObjectMeta lives in files carrying this file's build
+// constraint. TestPodGroupStandInsBuild (podgroup_v1_36_test.go) checks the
+// tagged build compiles and decodes pod groups.
+
+import (
+	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+)
+
+// PodGroupAPI reports whether this build knows the pod-group API types
+// (false in a build for v1.36, whose stand-ins only carry the objects so
+// that they can be refused).
+const PodGroupAPI = true
+
+// PodGroup is scheduling.k8s.io/v1beta1's PodGroup (KEP-4671, GenericWorkload).
+type PodGroup = schedulingv1beta1.PodGroup
+
+// CompositePodGroup is scheduling.k8s.io/v1alpha3's CompositePodGroup
+// (CompositePodGroup gate).
+type CompositePodGroup = schedulingv1alpha3.CompositePodGroup
+
+// PodGroupPriority is upstream's util.PodGroupPriority: spec.priority, 0
+// when unset.
+func PodGroupPriority(pg *PodGroup) int32 {
+	if pg.Spec.Priority != nil {
+		return *pg.Spec.Priority
+	}
+	return 0
+}
+
+// CompositePodGroupPriority is upstream's util.CompositePodGroupPriority.
+func CompositePodGroupPriority(cpg *CompositePodGroup) int32 {
+	if cpg.Spec.Priority != nil {
+		return *cpg.Spec.Priority
+	}
+	return 0
+}
+
+// PodGroupModeAll reports whether pg's disruption mode is All.
+func PodGroupModeAll(pg *PodGroup) bool {
+	return pg.Spec.DisruptionMode != nil && pg.Spec.DisruptionMode.All != nil
+}
+
+// CompositePodGroupModeAll reports whether cpg's disruption mode is All.
+func CompositePodGroupModeAll(cpg *CompositePodGroup) bool {
+	return cpg.Spec.DisruptionMode != nil && cpg.Spec.DisruptionMode.All != nil
+}
+
+// PodGroupParent is pg's parent CompositePodGroup's name, "" for none.
+func PodGroupParent(pg *PodGroup) string {
+	if pg.Spec.ParentCompositePodGroupName == nil {
+		return ""
+	}
+	return *pg.Spec.ParentCompositePodGroupName
+}
+
+// CompositePodGroupParent is cpg's parent's name, "" for none.
+func CompositePodGroupParent(cpg *CompositePodGroup) string {
+	if cpg.Spec.ParentCompositePodGroupName == nil {
+		return ""
+	}
+	return *cpg.Spec.ParentCompositePodGroupName
+}
+
+// PodGroupMinCount is the gang's minCount (spec.schedulingPolicy.gang),
+// 0 for a group without the gang policy (basic: no minimum).
+func PodGroupMinCount(pg *PodGroup) int32 {
+	if g := pg.Spec.SchedulingPolicy.Gang; g != nil {
+		return g.MinCount
+	}
+	return 0
+}
+
+// PodGroupIndex finds a cluster's pod groups by namespace and name.
+type PodGroupIndex struct {
+	groups     map[string]*PodGroup
+	composites map[string]*CompositePodGroup
+	// composite reports whether CompositePodGroup is on: upstream reads
+	// the hierarchy only then.
+	composite bool
+}
+
+// NewPodGroupIndex indexes c's PodGroups and (when composite, the
+// CompositePodGroup gate, is on) its CompositePodGroups.
+func NewPodGroupIndex(c *Cluster, composite bool) *PodGroupIndex {
+	x := &PodGroupIndex{groups: map[string]*PodGroup{}, composites: map[string]*CompositePodGroup{}, composite: composite}
+	for _, pg := range c.PodGroups {
+		x.groups[Key(pg.Namespace, pg.Name)] = pg
+	}
+	if composite {
+		for _, cpg := range c.CompositePodGroups {
+			x.composites[Key(cpg.Namespace, cpg.Name)] = cpg
+		}
+	}
+	return x
+}
+
+// PodGroup is the PodGroup namespace/name, nil if absent.
+func (x *PodGroupIndex) PodGroup(namespace, name string) *PodGroup {
+	return x.groups[Key(namespace, name)]
+}
+
+// CompositePodGroup is the CompositePodGroup namespace/name, nil if absent
+// or CompositePodGroup is off.
+func (x *PodGroupIndex) CompositePodGroup(namespace, name string) *CompositePodGroup {
+	return x.composites[Key(namespace, name)]
+}
+
+// maxTreeDepth is schedulingv1beta1.WorkloadMaxTreeDepth, the levels
+// upstream's TraverseHierarchyUp visits at most.
+const maxTreeDepth = schedulingv1beta1.WorkloadMaxTreeDepth
+
+// VictimPriority is upstream's GetPodPriority under GenericWorkload: a
+// pod's priority as a victim, that of the highest group of its hierarchy
+// that exists (the PodGroup, or with CompositePodGroup on, the last
+// CompositePodGroup reached going up), the pod's own when it is in no
+// group or its PodGroup is absent.
+func (x *PodGroupIndex) VictimPriority(p *v1.Pod) int32 {
+	name, ok := PodGroupName(p)
+	if !ok {
+		return corev1helpers.PodPriority(p)
+	}
+	pg := x.PodGroup(p.Namespace, name)
+	if pg == nil {
+		return corev1helpers.PodPriority(p)
+	}
+	prio := PodGroupPriority(pg)
+	if !x.composite {
+		return prio
+	}
+	x.up(p.Namespace, pg, func(cpg *CompositePodGroup) { prio = CompositePodGroupPriority(cpg) })
+	return prio
+}
+
+// up calls visit on each CompositePodGroup above pg, going up, as
+// upstream's TraverseHierarchyUp does (stopping at a missing parent, a
+// cycle or maxTreeDepth levels counting pg).
+func (x *PodGroupIndex) up(namespace string, pg *PodGroup, visit func(*CompositePodGroup)) {
+	seen := map[string]bool{}
+	parent := PodGroupParent(pg)
+	for level := 1; level < maxTreeDepth && parent != "" && !seen[parent]; level++ {
+		seen[parent] = true
+		cpg := x.CompositePodGroup(namespace, parent)
+		if cpg == nil {
+			return
+		}
+		visit(cpg)
+		parent = CompositePodGroupParent(cpg)
+	}
+}
+
+// GroupKey names the unit a pod is preempted in, under GenericWorkload
+// (upstream's getHighestAllAncestor): "PodGroup/namespace/name" or
+// "CompositePodGroup/namespace/name" of the highest group of its
+// hierarchy whose disruption mode is All; ok is false when there is none
+// (the pod is a victim of its own).
+func (x *PodGroupIndex) GroupKey(p *v1.Pod) (kind, namespace, name string, ok bool) {
+	pgName, in := PodGroupName(p)
+	if !in {
+		return "", "", "", false
+	}
+	pg := x.PodGroup(p.Namespace, pgName)
+	if pg == nil {
+		return "", "", "", false
+	}
+	if PodGroupModeAll(pg) {
+		kind, namespace, name, ok = "PodGroup", p.Namespace, pg.Name, true
+	}
+	if !x.composite {
+		return kind, namespace, name, ok
+	}
+	x.up(p.Namespace, pg, func(cpg *CompositePodGroup) {
+		if CompositePodGroupModeAll(cpg) {
+			kind, namespace, name, ok = "CompositePodGroup", p.Namespace, cpg.Name, true
+		}
+	})
+	return kind, namespace, name, ok
+}

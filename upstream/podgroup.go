@@ -1,0 +1,112 @@
+package upstream
+
+import (
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// orderedSnapshot is the world's snapshot as the framework's listers, with
+// the one order upstream leaves to a map pinned: a pod group's members
+// (PodGroupState.ScheduledPods, built from a map of UIDs) come in
+// (namespace, name) order, and a composite pod group's children
+// (CompositePodGroupState.GetChildren, a set) in (type, namespace, name)
+// order. Upstream's victims list a group's members in that order, and
+// pickOneNodeForPreemption reads the first victim's priority, so the
+// decision would otherwise depend on the map (docs/divergences.md).
+type orderedSnapshot struct {
+	*internalcache.Snapshot
+}
+
+var _ fwk.MutableSnapshotSharedLister = orderedSnapshot{}
+
+// PodGroupStates is the snapshot's, members in (namespace, name) order.
+func (s orderedSnapshot) PodGroupStates() fwk.PodGroupStateLister {
+	return orderedPodGroupStates{s.Snapshot.PodGroupStates()}
+}
+
+// CompositePodGroupStates is the snapshot's, children in order.
+func (s orderedSnapshot) CompositePodGroupStates() fwk.CompositePodGroupStateLister {
+	return orderedCompositeStates{s.Snapshot.CompositePodGroupStates()}
+}
+
+type orderedPodGroupStates struct{ fwk.PodGroupStateLister }
+
+func (l orderedPodGroupStates) Get(namespace, name string) (fwk.PodGroupState, error) {
+	st, err := l.PodGroupStateLister.Get(namespace, name)
+	if err != nil || st == nil {
+		return st, err
+	}
+	return orderedPodGroupState{st}, nil
+}
+
+type orderedPodGroupState struct{ fwk.PodGroupState }
+
+// ScheduledPods is the state's, in (namespace, name) order.
+func (s orderedPodGroupState) ScheduledPods() []*v1.Pod {
+	pods := s.PodGroupState.ScheduledPods()
+	sort.Slice(pods, func(i, j int) bool {
+		if pods[i].Namespace != pods[j].Namespace {
+			return pods[i].Namespace < pods[j].Namespace
+		}
+		return pods[i].Name < pods[j].Name
+	})
+	return pods
+}
+
+type orderedCompositeStates struct {
+	fwk.CompositePodGroupStateLister
+}
+
+func (l orderedCompositeStates) Get(namespace, name string) (fwk.CompositePodGroupState, error) {
+	st, err := l.CompositePodGroupStateLister.Get(namespace, name)
+	if err != nil || st == nil {
+		return st, err
+	}
+	return orderedCompositeState{st}, nil
+}
+
+type orderedCompositeState struct{ fwk.CompositePodGroupState }
+
+// GetChildren is the state's, in (type, namespace, name) order.
+func (s orderedCompositeState) GetChildren() []fwk.EntityKey {
+	keys := s.CompositePodGroupState.GetChildren()
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.Type != b.Type {
+			return a.Type < b.Type
+		}
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	return keys
+}
+
+// annotate names each victim's PodGroup ("namespace/name") under
+// GenericWorkload, from the cluster's pod.
+func (w *world) annotate(vs []preempt.Victim) {
+	if !w.fts.EnableGenericWorkload {
+		return
+	}
+	for i := range vs {
+		if p := w.podByKey[preempt.Key(vs[i].Namespace, vs[i].Name)]; p != nil {
+			if name, ok := preempt.PodGroupName(p); ok {
+				vs[i].PodGroup = preempt.Key(p.Namespace, name)
+			}
+		}
+	}
+}
+
+// annotateDecision is annotate on every victim of d.
+func (w *world) annotateDecision(d *preempt.Decision) {
+	w.annotate(d.Victims)
+	for i := range d.Candidates {
+		w.annotate(d.Candidates[i].Victims)
+	}
+}
