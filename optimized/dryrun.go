@@ -159,60 +159,43 @@ func (dr *dryRun) commit(i int, numCandidates int32) {
 // the next output: nothing is allocated per candidate.
 func (ev *evaluator) output(reuse bool) preempt.DryRun {
 	dr := &ev.dr
-	s := ev.s
 	var out preempt.DryRun
+	// The candidates in output order (non-violating first, each list in
+	// visit order) and where each one's victims start.
+	order := append(append(ev.outOrder[:0], dr.nonViolating...), dr.violating...)
+	starts := ev.outStarts[:0]
 	total := 0
-	for _, lists := range [2][]int32{dr.nonViolating, dr.violating} {
-		for _, i := range lists {
-			total += len(dr.slots[i].res.victims)
-		}
+	for _, i := range order {
+		starts = append(starts, total)
+		total += len(dr.slots[i].res.victims)
 	}
+	ev.outOrder, ev.outStarts = order, starts
 	ev.last, ev.lastLent = ev.last[:0], reuse
-	now := ev.dec.now
-	if k := len(dr.nonViolating) + len(dr.violating); k > 0 {
+	if k := len(order); k > 0 {
 		var victims []preempt.Victim
 		if reuse {
-			victims, out.Candidates = grow(ev.outVictims, total), grow(ev.outCands, k)
-			defer func() { ev.outVictims, ev.outCands = victims, out.Candidates }()
+			victims, out.Candidates = grow(ev.outVictims, total)[:total], grow(ev.outCands, k)[:k]
+			ev.outVictims, ev.outCands = victims, out.Candidates
 		} else {
-			victims = make([]preempt.Victim, 0, total)
-			out.Candidates = make([]preempt.Candidate, 0, k)
+			victims = make([]preempt.Victim, total)
+			out.Candidates = make([]preempt.Candidate, k)
 		}
-		for _, lists := range [2][]int32{dr.nonViolating, dr.violating} {
-			for _, i := range lists {
-				sl := &dr.slots[i]
-				first := len(victims)
-				// One pass over the victims writes them and computes
-				// SelectCandidate's scores 1, 2 and 4 (score): the
-				// highest priority (victims[first], the most important),
-				// the priority sum, and the earliest start among the
-				// highest-priority victims (upstream's
-				// GetEarliestPodStartTime, now for a pod without one).
-				var sum int64
-				highest, earliest := s.priority[sl.res.victims[0]], int64(math.MaxInt64)
-				for _, p := range sl.res.victims {
-					prio := s.priority[p]
-					victims = append(victims, preempt.Victim{Namespace: s.podNS[p], Name: s.podName[p], Priority: prio})
-					sum += int64(prio) + int64(math.MaxInt32+1)
-					t := now
-					if s.hasStart[p] {
-						t = s.startNanos[p]
-					}
-					switch {
-					case prio > highest:
-						highest, earliest = prio, t
-					case prio == highest && t < earliest:
-						earliest = t
-					}
-				}
-				ev.last = append(ev.last, lastRow{node: s.names[sl.node], n: len(sl.res.victims),
-					high: -int64(victims[first].Priority), sum: -sum, start: earliest})
-				out.Candidates = append(out.Candidates, preempt.Candidate{
-					Node:             s.names[sl.node],
-					NumPDBViolations: int(sl.res.numViolations),
-					Victims:          victims[first:len(victims):len(victims)],
-				})
-			}
+		ev.last = grow(ev.last, k)[:k]
+		workers := ev.workers
+		if workers <= 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		if workers > 1 && k >= parallelOutputFrom {
+			// Two halves on two goroutines: each row is written in
+			// place, so the halves share nothing but the read-only
+			// snapshot.
+			half := k / 2
+			ev.outWG.Add(1)
+			go ev.writeRowsAndDone(half, k, victims, out.Candidates)
+			ev.writeRows(0, half, victims, out.Candidates)
+			ev.outWG.Wait()
+		} else {
+			ev.writeRows(0, k, victims, out.Candidates)
 		}
 	}
 	ev.lastCands, ev.lastNow = out.Candidates, ev.dec.now
@@ -280,6 +263,52 @@ func grow[T any](buf []T, n int) []T {
 		return make([]T, 0, max(n, 2*cap(buf)))
 	}
 	return buf[:0]
+}
+
+// parallelOutputFrom is the number of candidates from which output writes
+// its rows on two goroutines: below it, starting one costs more than half
+// the writing saves.
+const parallelOutputFrom = 256
+
+// writeRows writes output's rows [from, to) (ev.outOrder, ev.outStarts):
+// each candidate, its victims at their start in victims, and its scores
+// in ev.last. One pass over the victims writes them and computes
+// SelectCandidate's scores 1, 2 and 4 (score): the highest priority (the
+// first victim, the most important), the priority sum, and the earliest
+// start among the highest-priority victims (upstream's
+// GetEarliestPodStartTime, now for a pod without one).
+func (ev *evaluator) writeRows(from, to int, victims []preempt.Victim, cands []preempt.Candidate) {
+	s, dr, now := ev.s, &ev.dr, ev.dec.now
+	for j := from; j < to; j++ {
+		sl := &dr.slots[ev.outOrder[j]]
+		first := ev.outStarts[j]
+		vs := victims[first : first+len(sl.res.victims) : first+len(sl.res.victims)]
+		var sum int64
+		highest, earliest := s.priority[sl.res.victims[0]], int64(math.MaxInt64)
+		for x, p := range sl.res.victims {
+			prio := s.priority[p]
+			vs[x] = preempt.Victim{Namespace: s.podNS[p], Name: s.podName[p], Priority: prio}
+			sum += int64(prio) + int64(math.MaxInt32+1)
+			t := now
+			if s.hasStart[p] {
+				t = s.startNanos[p]
+			}
+			switch {
+			case prio > highest:
+				highest, earliest = prio, t
+			case prio == highest && t < earliest:
+				earliest = t
+			}
+		}
+		ev.last[j] = lastRow{node: s.names[sl.node], n: len(vs), high: -int64(vs[0].Priority), sum: -sum, start: earliest}
+		cands[j] = preempt.Candidate{Node: s.names[sl.node], NumPDBViolations: int(sl.res.numViolations), Victims: vs}
+	}
+}
+
+// writeRowsAndDone is writeRows on output's second goroutine.
+func (ev *evaluator) writeRowsAndDone(from, to int, victims []preempt.Victim, cands []preempt.Candidate) {
+	defer ev.outWG.Done()
+	ev.writeRows(from, to, victims, cands)
 }
 
 // lastRow is what output keeps of a candidate it wrote, for

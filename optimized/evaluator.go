@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -77,7 +78,12 @@ type evaluator struct {
 	lastLent  bool
 	// outCands, outVictims and outStatuses are output's buffers under
 	// Request.ReuseOutput.
-	outCands    []preempt.Candidate
+	outCands []preempt.Candidate
+	// outOrder and outStarts are output's rows: the slot of each
+	// candidate, and where its victims start.
+	outOrder    []int32
+	outStarts   []int
+	outWG       sync.WaitGroup // output's second writer
 	outVictims  []preempt.Victim
 	outStatuses []preempt.NodeStatus
 }
