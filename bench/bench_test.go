@@ -10,7 +10,7 @@ import (
 // BenchmarkStage/shape=S/nodes=N/impl=I.
 
 func BenchmarkPreempt(b *testing.B)                  { Preempt(b, registry.All()...) }
-func BenchmarkDecide(b *testing.B)                   { Decide(b, registry.All()...) }
+func BenchmarkDecide(b *testing.B)                   { Decide(b, append(registry.All(), Floor())...) }
 func BenchmarkDecideCachedPreemptor(b *testing.B)    { DecideCachedPreemptor(b, registry.All()...) }
 func BenchmarkDecideCold(b *testing.B)               { DecideCold(b, registry.All()...) }
 func BenchmarkNewEvaluator(b *testing.B)             { NewEvaluator(b, registry.All()...) }

@@ -28,6 +28,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"slices"
@@ -39,6 +40,7 @@ import (
 
 	"github.com/preemptbench/preemptbench/extendertest"
 	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/scenario"
 )
@@ -270,9 +272,16 @@ func preemptExtender(b *testing.B, stage string, nodeCache bool, impls []preempt
 
 // Decide is the full decision without actuation: FindCandidates
 // and SelectCandidate on a prepared evaluator, each op with its own
-// preemptor object. It is the number the project quotes.
+// preemptor object. It is the number the project quotes. Passed Floor()
+// among impls, it also runs optimized.Floor as impl=floor: the floor of
+// the same decision, on the clusters it models (resource-only ones, the
+// basic shape among them; skipped on others).
 func Decide(b *testing.B, impls ...preempt.Implementation) {
 	each(b, impls, func(b *testing.B, impl preempt.Implementation, f *Fixture) {
+		if _, ok := impl.(floorImpl); ok {
+			decideFloor(b, f)
+			return
+		}
 		ev := evaluator(b, impl, f)
 		ctx := context.Background()
 		i := 0
@@ -285,6 +294,40 @@ func Decide(b *testing.B, impls ...preempt.Implementation) {
 			}
 			return ChosenCounts(dr, ev.SelectCandidate(dr.Candidates, req))
 		})
+	})
+}
+
+// FloorName is the implementation name BenchmarkDecide gives the floor.
+const FloorName = "floor"
+
+// floorImpl stands for optimized.Floor among Decide's implementations. It
+// is not an implementation of the contract: it decides only inside
+// Decide, and NewEvaluator fails.
+type floorImpl struct{}
+
+func (floorImpl) Name() string { return FloorName }
+func (floorImpl) NewEvaluator(*preempt.Cluster) (preempt.Evaluator, error) {
+	return nil, errors.New("floor: the floor of a decision, measured by bench.Decide, not an implementation")
+}
+
+// Floor is the floor (optimized.Floor) as Decide's impl=floor.
+func Floor() preempt.Implementation { return floorImpl{} }
+
+func decideFloor(b *testing.B, f *Fixture) {
+	if len(f.Req.Config.FeatureGates) > 0 {
+		b.Skip("floor: feature gates set; the floor models none")
+	}
+	fl, err := optimized.NewFloor(f.Scenario.Cluster, f.Scenario.Pod, f.Request(0).Codes, f.Scenario.Now)
+	if err != nil {
+		b.Skip(err)
+	}
+	measure(b, "Decide", func() Counts {
+		cands, best, visited := fl.Decide()
+		c := Counts{Candidates: len(cands), NodesVisited: visited}
+		if best >= 0 {
+			c.Victims = len(cands[best].Victims)
+		}
+		return c
 	})
 }
 

@@ -128,6 +128,9 @@ func benchPlan(stages, shapes []string, nodes []int, impls []string, count int) 
 			for _, sh := range shapes {
 				for _, n := range nodes {
 					for _, im := range impls {
+						if im == bench.FloorName && st != "Decide" {
+							continue // the floor is Decide's only
+						}
 						plan = append(plan, benchRun{Stage: st, Shape: sh, Impl: im, Nodes: n, Round: round})
 					}
 				}
@@ -199,7 +202,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	stagesFlag := fs.String("bench", "Decide", "benchmarks, comma-separated: "+strings.Join(bench.Stages(), ", ")+" or all")
 	shapesFlag := fs.String("shape", "basic", "shapes, comma-separated: "+strings.Join(scenario.Shapes(), ", ")+" or all")
 	nodesFlag := fs.String("nodes", "5,500,5000", "node counts, comma-separated")
-	implFlag := fs.String("impl", "all", "implementations, comma-separated: "+strings.Join(benchImplNames(), ", ")+" or all")
+	implFlag := fs.String("impl", "all", "implementations, comma-separated: "+strings.Join(benchImplNames(), ", ")+" or all (the registry's); "+bench.FloorName+" adds the floor of a decision to Decide (optimized.Floor, resource-only shapes)")
 	count := fs.Int("count", 6, "rounds: runs of each benchmark and implementation (at least 6 for a p-value below 0.05)")
 	benchtime := fs.String("benchtime", "1s", "-test.benchtime of each run")
 	preemptors := fs.Int("preemptors", 0, "preemptors of each PreemptionStream run (0: as many as nodes)")
@@ -233,8 +236,13 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	if opts.shapes, err = splitList("shape", *shapesFlag, scenario.Shapes()); err != nil {
 		return opts, err
 	}
-	if opts.impls, err = splitList("impl", *implFlag, benchImplNames()); err != nil {
+	if *implFlag == "all" {
+		opts.impls = benchImplNames()
+	} else if opts.impls, err = splitList("impl", *implFlag, append(benchImplNames(), bench.FloorName)); err != nil {
 		return opts, err
+	}
+	if slices.Contains(opts.impls, bench.FloorName) && !slices.Contains(opts.stages, "Decide") {
+		return opts, badf("-impl %s: the floor of a decision runs only in -bench Decide", bench.FloorName)
 	}
 	for _, s := range strings.Split(*nodesFlag, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -301,7 +309,7 @@ func runBenchJob(opts benchOptions, stderr io.Writer) (*benchcmp.Report, error) 
 		plan[i].FeatureGates = opts.featureGates
 	}
 	fmt.Fprintf(stderr, "compare: built in %s; %d runs: %d rounds of %d benchmarks x %d implementations, interleaved\n",
-		elapsed(), len(plan), opts.count, len(plan)/opts.count/len(opts.impls), len(opts.impls))
+		elapsed(), len(plan), opts.count, len(opts.stages)*len(opts.shapes)*len(opts.nodes), len(opts.impls))
 	var results bytes.Buffer
 	width := len(strconv.Itoa(len(plan)))
 	for i, r := range plan {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/preemptbench/preemptbench/bench"
 	"github.com/preemptbench/preemptbench/benchcmp"
 	"github.com/preemptbench/preemptbench/registry"
 )
@@ -159,6 +162,32 @@ func TestBenchChoices(t *testing.T) {
 	}
 }
 
+// TestBenchFloor: -impl floor adds the floor to Decide only, interleaved
+// with the implementations; "all" is the registry's implementations.
+func TestBenchFloor(t *testing.T) {
+	f := &fakeRunner{}
+	fakeBench(t, f)
+	_, stderr, code := runCLI(t, "bench", "-bench", "FindCandidates,Decide", "-nodes", "50", "-impl", "optimized,floor", "-count", "6")
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	want := []string{
+		"FindCandidates/shape=basic/nodes=50/impl=optimized",
+		"Decide/shape=basic/nodes=50/impl=optimized", "Decide/shape=basic/nodes=50/impl=floor",
+		"FindCandidates/shape=basic/nodes=50/impl=optimized",
+	}
+	if diff := cmp.Diff(want, f.runs[:4]); diff != "" {
+		t.Errorf("first runs (-want +got):\n%s", diff)
+	}
+	if len(f.runs) != 18 {
+		t.Errorf("%d runs, want 18 (6 rounds of 2 optimized runs and 1 floor run)", len(f.runs))
+	}
+	opts, err := parseBench([]string{"-impl", "all"}, io.Discard)
+	if err != nil || slices.Contains(opts.impls, bench.FloorName) {
+		t.Errorf("-impl all: %v, %v; want the registry without the floor", opts.impls, err)
+	}
+}
+
 func TestBenchFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -169,6 +198,7 @@ func TestBenchFailures(t *testing.T) {
 		{"unknown benchmark", []string{"bench", "-bench", "Decide,Nope"}, fakeRunner{}, `-bench: unknown "Nope"`},
 		{"unknown implementation", []string{"bench", "-impl", "fast"}, fakeRunner{}, `-impl: unknown "fast"`},
 		{"unknown shape", []string{"bench", "-shape", "round"}, fakeRunner{}, `-shape: unknown "round"`},
+		{"floor outside Decide", []string{"bench", "-bench", "Preempt", "-impl", "optimized,floor"}, fakeRunner{}, "-impl floor: the floor of a decision runs only in -bench Decide"},
 		{"bad nodes", []string{"bench", "-nodes", "5,x"}, fakeRunner{}, `-nodes: "x" is not a positive node count`},
 		{"bad count", []string{"bench", "-count", "0"}, fakeRunner{}, "-count 0: need at least 1"},
 		{"bad output", []string{"bench", "-o", "csv"}, fakeRunner{}, `-o must be text or markdown, not "csv"`},
