@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Prints the share of the statements of upstream's preemption code
-# (the k8s.io/kubernetes go.mod pins, `go list -m k8s.io/kubernetes`:
-# preemption.go, util.go (v1.37), executor.go and
-# default_preemption.go) that the project's tests drive, per file and in
-# all, pod-group code left out (scripts/upstreamcov says what that is).
+# (the k8s.io/kubernetes go.mod pins, `go list -m k8s.io/kubernetes`)
+# that the project's tests drive, per file and in all, in two tables:
+# the single-pod code (preemption.go, util.go, executor.go and
+# default_preemption.go, pod-group code left out: scripts/upstreamcov
+# says what that is) and the pod-group code (podgrouppreemption.go,
+# types.go and util.go, every statement).
 #
 #   scripts/upstream-coverage.sh [go test flags...]    default: ./...
 #
