@@ -275,19 +275,23 @@ func (ev *evaluator) SelectCandidate(cands []preempt.Candidate, req *preempt.Req
 		return &cands[0]
 	}
 	now := req.Now.UnixNano()
+	// The rows output kept describe cands when cands is that very list
+	// (at the same Now) and every row still names its candidate's node and
+	// victim count: checked once for the list, not per score.
 	known := len(cands) == len(ev.lastCands) && &cands[0] == &ev.lastCands[0] && now == ev.lastNow
+	for i := 0; known && i < len(cands); i++ {
+		r := &ev.last[i]
+		known = r.node == cands[i].Node && r.n == len(cands[i].Victims)
+	}
+	lent := known && ev.lastLent
 	scoreOf := func(i, criterion int) int64 {
-		if known && (criterion == 4 || (ev.lastLent && (criterion == 1 || criterion == 2))) {
-			if r := &ev.last[i]; r.node == cands[i].Node && r.n == len(cands[i].Victims) {
-				switch criterion {
-				case 1:
-					return r.high
-				case 2:
-					return r.sum
-				default:
-					return r.start
-				}
-			}
+		switch {
+		case known && criterion == 4:
+			return ev.last[i].start
+		case lent && criterion == 1:
+			return ev.last[i].high
+		case lent && criterion == 2:
+			return ev.last[i].sum
 		}
 		return ev.score(criterion, &cands[i], now)
 	}

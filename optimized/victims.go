@@ -165,6 +165,10 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 func (d *decision) splitByPDBViolation(sc *scratch) {
 	s := d.s
 	sc.violating, sc.nonViolating = sc.violating[:0], sc.nonViolating[:0]
+	if len(s.pdbAllowed) == 0 { // no PDB in the cluster: none violated
+		sc.nonViolating = append(sc.nonViolating, sc.potential...)
+		return
+	}
 	sc.epoch++
 	if sc.epoch == 0 { // wrapped: forget every stamp
 		clear(sc.pdbEpoch)
