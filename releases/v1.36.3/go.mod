@@ -5,6 +5,8 @@
 // preemptbench_v1_36. Package releases builds it on first use of
 // upstream@v1.36.3.
 //
+// build-tags: preemptbench_v1_36
+//
 // The requirements below say the main module's release (v1.37.2, as MVS
 // takes the highest required): the replaces pin v1.36.3 and every staging
 // module at v0.36.3 (`go list -m k8s.io/kubernetes` says
