@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/preemptbench/preemptbench/registry"
 	"github.com/preemptbench/preemptbench/upstream"
 )
 
@@ -44,7 +45,8 @@ commands:
           write a built cluster (shapes: affinity, basic, heterogeneous,
           hostports, mixed, nominated, pdb, spread, ties) as DIR/cluster.yaml
           and DIR/pod.yaml
-  version print this build's version and the upstream release it models
+  version print this build's version, the upstream release it models and
+          the earlier releases -impl upstream@VERSION runs
 `
 
 // commands are the subcommands by name.
@@ -78,7 +80,8 @@ func parseExit(err error) int {
 	return ExitBadInput
 }
 
-// runVersion prints the module's version and upstream.Version.
+// runVersion prints the module's version, upstream.Version and the
+// releases -impl upstream@VERSION runs.
 func runVersion(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		fmt.Fprintf(stderr, "compare version: takes no arguments, got %q\n", args)
@@ -89,6 +92,17 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 		v = info.Main.Version
 	}
 	fmt.Fprintf(stdout, "preemptbench %s\nupstream k8s.io/kubernetes %s (kube-scheduler's DefaultPreemption, default profile)\n", v, upstream.Version)
+	fmt.Fprintf(stdout, "releases (-impl upstream@VERSION; an earlier one is the module releases/VERSION, built on first use):\n")
+	for _, r := range registry.Releases() {
+		state := "not built yet"
+		if _, err := r.Dir(); err != nil {
+			state = err.Error()
+		} else if bin := r.Built(); bin != "" {
+			state = "built: " + bin
+		}
+		fmt.Fprintf(stdout, "  %s: k8s.io/kubernetes %s, run as a child process (%s)\n", r.Name(), r.Version, state)
+	}
+	fmt.Fprintf(stdout, "  upstream@%s: in process (the same as upstream)\n", upstream.Version)
 	return ExitOK
 }
 

@@ -169,8 +169,8 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	fs.Var(&clusterFiles, "cluster", "cluster `file or directory`: kubectl output (a List, typed lists, objects; YAML or JSON) or a `kubectl cluster-info dump --output-directory`; repeat it to read several as one cluster")
 	podFile := fs.String("pod", "", "the preemptor pod (YAML or JSON)")
 	podGroupFile := fs.String("pod-group", "", "a gang preemptor instead of -pod (needs -feature-gates GenericWorkload=true): a `file` holding one PodGroup and its unscheduled member pods in queue order; runs PodGroupPostFilter with first-fit placement")
-	implName := fs.String("impl", "reference", "implementation: "+implNames()+", exec:COMMAND (an implementation served over package wire's protocol by a child process), a comma-separated list of those (compared with the first), or all")
-	execTimeout := fs.Duration("exec-timeout", wire.DefaultTimeout, "how long an exec: implementation may take to answer one call before it is killed")
+	implName := fs.String("impl", "reference", "implementation: "+implNames()+", "+strings.Join(registry.ReleaseNames(), ", ")+" (upstream at that release: an earlier one is its module releases/VERSION, built on first use and run as a child process), exec:COMMAND (an implementation served over package wire's protocol by a child process), a comma-separated list of those (compared with the first), or all")
+	execTimeout := fs.Duration("exec-timeout", wire.DefaultTimeout, "how long an exec: implementation, or an earlier release, may take to answer one call before it is killed")
 	offset := fs.Int("offset", 0, "dry-run offset into the potential nodes (upstream draws it at random)")
 	nowFlag := fs.String("now", "", "RFC3339 time used as start time of pods without one (default: the current time)")
 	output := fs.String("o", "json", "output: json or text")
@@ -272,9 +272,13 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 			opts.impls = append(opts.impls, wire.Command(*execTimeout, args...))
 			continue
 		}
+		if impl, ok := registry.LookupRelease(name, *execTimeout, stderr); ok {
+			opts.impls = append(opts.impls, impl)
+			continue
+		}
 		impl, ok := implByName(name)
 		if !ok {
-			return opts, badf("unknown implementation %q (known: %s, exec:COMMAND, all)", name, implNames())
+			return opts, badf("unknown implementation %q (known: %s, %s, exec:COMMAND, all)", name, implNames(), strings.Join(registry.ReleaseNames(), ", "))
 		}
 		opts.impls = append(opts.impls, impl)
 	}

@@ -3,15 +3,22 @@
 // conformance and fuzz tests, CI and the comparison tables' baselines all
 // read it. Adding an in-tree implementation is one package plus one line in
 // All.
+//
+// Earlier upstream releases run out of process, each from a module of its
+// own (package releases): Releases lists them, one line each, and
+// LookupRelease names them upstream@VERSION.
 package registry
 
 import (
 	"fmt"
+	"io"
 	"strings"
+	"time"
 
 	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
+	"github.com/preemptbench/preemptbench/releases"
 	"github.com/preemptbench/preemptbench/upstream"
 )
 
@@ -79,4 +86,48 @@ func Others() []preempt.Implementation {
 		}
 	}
 	return out
+}
+
+// releaseList are the upstream releases run from modules of their own,
+// releases/VERSION, oldest first. Adding one (v1.38.x) is its module
+// directory and one line here.
+var releaseList = []releases.Release{
+	{Version: "v1.36.3", Tags: []string{"preemptbench_v1_36"}},
+}
+
+// Releases returns the upstream releases run from modules of their own,
+// oldest first (the in-process upstream, upstream.Version, is not one).
+func Releases() []releases.Release {
+	return append([]releases.Release(nil), releaseList...)
+}
+
+// ReleaseNames are the names LookupRelease knows: upstream@VERSION for
+// every release of Releases, then for upstream.Version (the in-process
+// upstream).
+func ReleaseNames() []string {
+	var out []string
+	for _, r := range releaseList {
+		out = append(out, r.Name())
+	}
+	return append(out, "upstream@"+upstream.Version)
+}
+
+// LookupRelease returns the implementation called name if it is
+// upstream@VERSION: a release of Releases, built on first use with notes
+// on progress and run as a child that may take timeout per call; or, for
+// upstream.Version, the in-process upstream.
+func LookupRelease(name string, timeout time.Duration, progress io.Writer) (preempt.Implementation, bool) {
+	v, ok := strings.CutPrefix(name, "upstream@")
+	if !ok {
+		return nil, false
+	}
+	if v == upstream.Version {
+		return upstream.Impl{}, true
+	}
+	for _, r := range releaseList {
+		if r.Version == v {
+			return releases.New(r, timeout, progress), true
+		}
+	}
+	return nil, false
 }

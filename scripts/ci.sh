@@ -20,6 +20,13 @@ fi
 step "go vet ./..."
 go vet ./...
 
+step "the release modules (releases/*/, each a module of its own: vet, tests, tidy go.mod and go.sum, verified)"
+for dir in releases/*/; do
+  [ -f "$dir/go.mod" ] || continue
+  tags=$(sed -n 's/^\/\/ *build-tags: *//p' "$dir/go.mod")
+  (cd "$dir" && go mod tidy -diff && go mod verify && go vet -tags "$tags" ./... && go test -tags "$tags" ./...)
+done
+
 step "tests: go test ./... (the README's test command)"
 go test ./...
 

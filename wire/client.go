@@ -319,12 +319,20 @@ func (c *Client) NewEvaluator(cl *preempt.Cluster) (preempt.Evaluator, error) {
 	c.mu.Lock()
 	ev := &evaluator{c: c, id: resp.Evaluator, gen: c.gen}
 	c.mu.Unlock()
-	// The child keeps the evaluator until this one is collected.
-	runtime.AddCleanup(ev, func(id int64) {
+	// The child keeps the evaluator until this one is collected. A child
+	// started since numbers its evaluators from 1 again: the id is
+	// released only to the child that gave it.
+	type idOf struct {
+		id  int64
+		gen int
+	}
+	runtime.AddCleanup(ev, func(e idOf) {
 		c.mu.Lock()
-		c.released = append(c.released, id)
+		if e.gen == c.gen && c.proc != nil {
+			c.released = append(c.released, e.id)
+		}
 		c.mu.Unlock()
-	}, ev.id)
+	}, idOf{ev.id, ev.gen})
 	switch {
 	case resp.Updater && resp.CodeFilter:
 		return &updaterCodeFilter{ev}, nil

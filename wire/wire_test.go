@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -110,9 +111,18 @@ func TestChildFailures(t *testing.T) {
 			if d := time.Since(start); d > 10*time.Second {
 				t.Errorf("took %v", d)
 			}
-			// A new child for the next evaluator.
-			if _, err := c.NewEvaluator(cl); err != nil {
-				t.Errorf("NewEvaluator after the child died: %v", err)
+			// A new child for the next evaluator, whose calls are not
+			// confused with the dead child's evaluators (collected
+			// evaluators of the dead child release nothing in the new
+			// one, whose ids start at 1 again).
+			ev, err := c.NewEvaluator(cl)
+			if err != nil {
+				t.Fatalf("NewEvaluator after the child died: %v", err)
+			}
+			runtime.GC()
+			time.Sleep(10 * time.Millisecond) // the cleanups run
+			if fr := ev.Filter(context.Background(), pod); len(fr.Feasible)+len(fr.NodeStatuses) != len(cl.Nodes) {
+				t.Errorf("the new child's evaluator filters %d of %d nodes (an evaluator of the dead child's released in it?)", len(fr.Feasible)+len(fr.NodeStatuses), len(cl.Nodes))
 			}
 		})
 	}

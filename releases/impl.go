@@ -1,0 +1,100 @@
+package releases
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/wire"
+)
+
+// Impl is a Release as a preempt.Implementation: its binary, built on
+// first use, served as a child process (wire.Command). Its answers are
+// upstream's at the release, with pickOneNodeForPreemption's final tie
+// broken in list order (the child's default), so they are a function of
+// the problem.
+type Impl struct {
+	rel      Release
+	timeout  time.Duration
+	progress io.Writer
+
+	mu     sync.Mutex
+	client *wire.Client
+	err    error // the build's, kept: a failed build is not retried
+}
+
+var (
+	_ preempt.Implementation = (*Impl)(nil)
+	_ preempt.Limited        = (*Impl)(nil)
+)
+
+// New returns r's implementation, whose child may take timeout to answer
+// each call (wire.DefaultTimeout when 0), and which notes its build on
+// progress (nil: os.Stderr).
+func New(r Release, timeout time.Duration, progress io.Writer) *Impl {
+	if progress == nil {
+		progress = os.Stderr
+	}
+	return &Impl{rel: r, timeout: timeout, progress: progress}
+}
+
+// Name is the release's, "upstream@VERSION", without building it.
+func (i *Impl) Name() string { return i.rel.Name() }
+
+// Release is the release i runs.
+func (i *Impl) Release() Release { return i.rel }
+
+// Client builds the release if need be and returns its wire client.
+func (i *Impl) Client() (*wire.Client, error) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.client != nil || i.err != nil {
+		return i.client, i.err
+	}
+	bin, err := i.rel.Binary(i.progress)
+	if err != nil {
+		i.err = err
+		return nil, err
+	}
+	i.client = wire.Command(i.timeout, bin)
+	return i.client, nil
+}
+
+// NewEvaluator builds the release on first use, then prepares c in its
+// child.
+func (i *Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
+	cl, err := i.Client()
+	if err != nil {
+		return nil, err
+	}
+	ev, err := cl.NewEvaluator(c)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", i.Name(), err)
+	}
+	return ev, nil
+}
+
+// Unmodelled is the child's (nil when it cannot be built: NewEvaluator
+// says why).
+func (i *Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
+	cl, err := i.Client()
+	if err != nil {
+		return nil
+	}
+	return cl.Unmodelled(c, pod)
+}
+
+// Close stops the child, if any.
+func (i *Impl) Close() error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.client != nil {
+		return i.client.Close()
+	}
+	return nil
+}

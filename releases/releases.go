@@ -1,0 +1,366 @@
+// Package releases runs earlier upstream releases: each is a module of its
+// own, releases/<version> (its go.mod pins k8s.io/kubernetes at that
+// release and uses this repository's preempt and wire packages), whose
+// main package serves the upstream adapter at that release over package
+// wire's protocol. A Release is built on first use, with `go build`, into
+// the user's cache directory under a name that hashes the sources it is
+// built from, and reused afterwards; its Impl is a preempt.Implementation
+// that runs the binary as a child (wire.Command).
+//
+// The registry lists the releases (registry.Releases): adding one is a
+// module directory and one line there.
+package releases
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Module is the main module's path.
+const Module = "github.com/preemptbench/preemptbench"
+
+// SourceEnv names the environment variable that gives the checkout of this
+// repository holding releases/ when the command does not run from the one
+// it was built from.
+const SourceEnv = "PREEMPTBENCH_SOURCE"
+
+// CacheEnv names the environment variable that gives the directory the
+// binaries are built into, instead of preemptbench/ in the user's cache
+// directory (os.UserCacheDir).
+const CacheEnv = "PREEMPTBENCH_CACHE"
+
+// A Release is an upstream release served by the module releases/Version.
+type Release struct {
+	// Version is the k8s.io/kubernetes release, "v1.36.3".
+	Version string
+	// Tags are the build tags the module is built with (the contract's
+	// stand-ins for API types the release's k8s.io/api lacks).
+	Tags []string
+}
+
+// Name is the implementation's name, "upstream@" + Version.
+func (r Release) Name() string { return "upstream@" + r.Version }
+
+// Dir is the module's directory, releases/Version under the source root.
+func (r Release) Dir() (string, error) {
+	root, err := SourceRoot()
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", r.Name(), err)
+	}
+	dir := filepath.Join(root, "releases", r.Version)
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		return "", fmt.Errorf("%s: no module at %s: %w", r.Name(), dir, err)
+	}
+	return dir, nil
+}
+
+// SourceRoot is the checkout of this repository the releases are built
+// from: $PREEMPTBENCH_SOURCE, else the tree this package was compiled
+// from, else the first directory holding the main module's go.mod from
+// the working directory up.
+func SourceRoot() (string, error) {
+	if dir := os.Getenv(SourceEnv); dir != "" {
+		if !isMainModule(dir) {
+			return "", fmt.Errorf("$%s=%s holds no go.mod of module %s", SourceEnv, dir, Module)
+		}
+		return dir, nil
+	}
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		if dir := filepath.Dir(filepath.Dir(file)); isMainModule(dir) {
+			return dir, nil
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			if isMainModule(dir) {
+				return dir, nil
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
+	return "", fmt.Errorf("the sources of this repository (%s) are not found: run from a checkout, or set $%s to one", Module, SourceEnv)
+}
+
+// isMainModule tells whether dir/go.mod is the main module's.
+func isMainModule(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			p, err := strconv.Unquote(f[1])
+			if err != nil {
+				p = f[1]
+			}
+			return p == Module
+		}
+	}
+	return false
+}
+
+// CacheDir is the directory the binaries are built into.
+func CacheDir() (string, error) {
+	if dir := os.Getenv(CacheEnv); dir != "" {
+		return dir, nil
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "preemptbench"), nil
+}
+
+// Sources are the files a release's binary is built from, relative to the
+// source root, sorted: the module's go.mod, go.sum and Go files (tests
+// left out), the main module's go.mod, and the Go files of every package
+// of the main module that the release imports, directly or not (read from
+// their import lines, whatever the build tags: a superset).
+func (r Release) Sources() ([]string, error) {
+	_, files, err := r.sources()
+	return files, err
+}
+
+// sources is Sources and the source root.
+func (r Release) sources() (root string, _ []string, _ error) {
+	dir, err := r.Dir()
+	if err != nil {
+		return "", nil, err
+	}
+	root = filepath.Dir(filepath.Dir(dir))
+	modPath := Module + "/releases/" + r.Version
+	files := map[string]bool{"go.mod": true}
+	var queue []string
+	visit := func(path string) error {
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)] = true
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if (p == Module || strings.HasPrefix(p, Module+"/")) && p != modPath && !strings.HasPrefix(p, modPath+"/") {
+				queue = append(queue, strings.TrimPrefix(strings.TrimPrefix(p, Module), "/"))
+			}
+		}
+		return nil
+	}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != dir && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if name == "go.mod" || name == "go.sum" || (strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) {
+			return visit(path)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: reading its module: %w", r.Name(), err)
+	}
+	seen := map[string]bool{}
+	for len(queue) > 0 {
+		pkg := queue[0]
+		queue = queue[1:]
+		if seen[pkg] {
+			continue
+		}
+		seen[pkg] = true
+		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(pkg)))
+		if err != nil {
+			return "", nil, fmt.Errorf("%s: package %s/%s: %w", r.Name(), Module, pkg, err)
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if !e.IsDir() && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
+				if err := visit(filepath.Join(root, filepath.FromSlash(pkg), name)); err != nil {
+					return "", nil, fmt.Errorf("%s: %w", r.Name(), err)
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(files))
+	for f := range files {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return root, out, nil
+}
+
+// Hash is the first 16 hex digits of the SHA-256 of Sources (names and
+// contents), and of the build tags.
+func (r Release) Hash() (string, error) {
+	root, files, err := r.sources()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "tags %q\n", r.Tags)
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", r.Name(), err)
+		}
+		fmt.Fprintf(h, "%s %d\n", f, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// binaryPath is the binary of r built from sources of the hash.
+func (r Release) binaryPath(cache, hash string) string {
+	bin := filepath.Join(cache, r.binaryPrefix()+hash)
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	return bin
+}
+
+// binaryPrefix is the name of every binary of r, before the hash.
+func (r Release) binaryPrefix() string { return "upstream-" + r.Version + "-" }
+
+// buildMu serialises the builds of this process (another process may
+// build the same binary at once: each writes its own file and renames it).
+var buildMu sync.Mutex
+
+// Binary is the path of r's binary built from the current sources,
+// building it first if the cache does not hold it. progress (nil: none)
+// gets notes while it builds.
+func (r Release) Binary(progress io.Writer) (string, error) {
+	if progress == nil {
+		progress = io.Discard
+	}
+	dir, err := r.Dir()
+	if err != nil {
+		return "", err
+	}
+	hash, err := r.Hash()
+	if err != nil {
+		return "", err
+	}
+	cache, err := CacheDir()
+	if err != nil {
+		return "", fmt.Errorf("%s: no cache directory for its binary: %w", r.Name(), err)
+	}
+	bin := r.binaryPath(cache, hash)
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
+		return bin, nil
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return "", fmt.Errorf("%s: %w", r.Name(), err)
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("%s is built on first use and needs the Go toolchain (go on $PATH): %w", r.Name(), err)
+	}
+	tmp := fmt.Sprintf("%s.tmp-%d", bin, os.Getpid())
+	args := []string{"build", "-buildvcs=false"}
+	if len(r.Tags) > 0 {
+		args = append(args, "-tags", strings.Join(r.Tags, ","))
+	}
+	args = append(args, "-o", tmp, ".")
+	cmd := exec.Command(goCmd, args...)
+	cmd.Dir = dir
+	// The module is built as it is: no workspace of the caller's.
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	fmt.Fprintf(progress, "building %s (first use): go %s in %s (a few minutes the first time, while Go compiles k8s.io/kubernetes %s) …\n",
+		r.Name(), strings.Join(args, " "), dir, r.Version)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("%s: starting go build: %w", r.Name(), err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	tick := time.NewTicker(30 * time.Second)
+	defer tick.Stop()
+wait:
+	for {
+		select {
+		case err = <-done:
+			break wait
+		case <-tick.C:
+			fmt.Fprintf(progress, "building %s … (%v)\n", r.Name(), time.Since(start).Round(time.Second))
+		}
+	}
+	if err != nil {
+		os.Remove(tmp)
+		msg := strings.TrimSpace(out.String())
+		if len(msg) > 4000 {
+			msg = "…" + msg[len(msg)-4000:]
+		}
+		return "", fmt.Errorf("%s: go build in %s failed (%v):\n%s", r.Name(), dir, err, msg)
+	}
+	if err := os.Rename(tmp, bin); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("%s: %w", r.Name(), err)
+	}
+	fmt.Fprintf(progress, "built %s in %v: %s\n", r.Name(), time.Since(start).Round(time.Second), bin)
+	r.prune(cache, bin)
+	return bin, nil
+}
+
+// prune removes r's binaries built from other sources than keep's.
+func (r Release) prune(cache, keep string) {
+	entries, err := os.ReadDir(cache)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(cache, e.Name())
+		if strings.HasPrefix(e.Name(), r.binaryPrefix()) && !strings.Contains(e.Name(), ".tmp-") && p != keep {
+			os.Remove(p)
+		}
+	}
+}
+
+// Built is the path of r's binary for the current sources if the cache
+// holds it, "" if not.
+func (r Release) Built() string {
+	hash, err := r.Hash()
+	if err != nil {
+		return ""
+	}
+	cache, err := CacheDir()
+	if err != nil {
+		return ""
+	}
+	bin := r.binaryPath(cache, hash)
+	if _, err := os.Stat(bin); err != nil {
+		return ""
+	}
+	return bin
+}

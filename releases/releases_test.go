@@ -1,0 +1,432 @@
+package releases_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/preempttest"
+	"github.com/preemptbench/preemptbench/reference"
+	"github.com/preemptbench/preemptbench/registry"
+	"github.com/preemptbench/preemptbench/releases"
+	"github.com/preemptbench/preemptbench/scenario"
+	"github.com/preemptbench/preemptbench/upstream"
+)
+
+// v1363 is upstream@v1.36.3, built once for the package's tests (the
+// first build of a clean machine compiles k8s.io/kubernetes v1.36.3: some
+// minutes; later ones find the binary in the cache).
+var v1363 = sync.OnceValues(func() (*releases.Impl, error) {
+	impl, ok := registry.LookupRelease("upstream@v1.36.3", 0, os.Stderr)
+	if !ok {
+		return nil, os.ErrNotExist
+	}
+	r := impl.(*releases.Impl)
+	_, err := r.Client()
+	return r, err
+})
+
+func release(t *testing.T) *releases.Impl {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to build the release with")
+	}
+	start := time.Now()
+	impl, err := v1363()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Logf("built %s in %v", impl.Name(), d.Round(time.Second))
+	}
+	return impl
+}
+
+// The registry knows upstream@v1.36.3 and upstream@upstream.Version (the
+// in-process upstream), and nothing else of the form.
+func TestRegistry(t *testing.T) {
+	names := registry.ReleaseNames()
+	if len(names) < 2 || names[0] != "upstream@v1.36.3" || names[len(names)-1] != "upstream@"+upstream.Version {
+		t.Errorf("ReleaseNames() = %v", names)
+	}
+	if impl, ok := registry.LookupRelease("upstream@"+upstream.Version, 0, nil); !ok || impl.Name() != "upstream" {
+		t.Errorf("upstream@%s: %v %v, want the in-process upstream", upstream.Version, impl, ok)
+	}
+	for _, name := range []string{"upstream@v1.30.0", "upstream", "reference"} {
+		if _, ok := registry.LookupRelease(name, 0, nil); ok {
+			t.Errorf("LookupRelease(%q) found one", name)
+		}
+	}
+	for _, r := range registry.Releases() {
+		dir, err := r.Dir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Base(dir) != r.Version {
+			t.Errorf("%s: module %s", r.Name(), dir)
+		}
+		// scripts/ci.sh vets and tests the module with the tags its
+		// go.mod names: the registry's.
+		mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tags string
+		for _, line := range strings.Split(string(mod), "\n") {
+			if v, ok := strings.CutPrefix(line, "// build-tags: "); ok {
+				tags = strings.TrimSpace(v)
+			}
+		}
+		if tags != strings.Join(r.Tags, ",") {
+			t.Errorf("%s: go.mod says build-tags %q, the registry %q", r.Name(), tags, r.Tags)
+		}
+	}
+}
+
+// The hash covers the module's sources and the main module's packages it
+// imports (preempt, wire and theirs), and nothing else.
+func TestSources(t *testing.T) {
+	r := registry.Releases()[0]
+	files, err := r.Sources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := map[string]bool{}
+	for _, f := range files {
+		has[f] = true
+	}
+	for _, want := range []string{"go.mod", "releases/v1.36.3/go.mod", "releases/v1.36.3/go.sum", "releases/v1.36.3/main.go",
+		"releases/v1.36.3/internal/upstream/upstream.go", "preempt/contract.go", "wire/client.go", "wire/server.go"} {
+		if !has[want] {
+			t.Errorf("Sources() lacks %s", want)
+		}
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || strings.HasPrefix(f, "upstream/") || strings.HasPrefix(f, "reference/") || strings.HasPrefix(f, "cli/") {
+			t.Errorf("Sources() has %s", f)
+		}
+	}
+	if h, err := r.Hash(); err != nil || len(h) != 16 {
+		t.Errorf("Hash() = %q, %v", h, err)
+	}
+}
+
+// A release that cannot be built is an error naming it, from NewEvaluator
+// and from a decision.
+func TestBuildFailure(t *testing.T) {
+	t.Setenv(releases.CacheEnv, t.TempDir())
+	t.Setenv("PATH", t.TempDir()) // no go command
+	impl := releases.New(registry.Releases()[0], 0, nil)
+	_, err := impl.NewEvaluator(&preempt.Cluster{})
+	if err == nil || !strings.Contains(err.Error(), "upstream@v1.36.3 is built on first use and needs the Go toolchain") {
+		t.Errorf("NewEvaluator without go: %v", err)
+	}
+	missing := releases.New(releases.Release{Version: "v1.0.0"}, 0, nil)
+	if _, err := missing.NewEvaluator(&preempt.Cluster{}); err == nil || !strings.Contains(err.Error(), "upstream@v1.0.0: no module at") {
+		t.Errorf("NewEvaluator of a release without a module: %v", err)
+	}
+}
+
+// The release module builds, its binary says its version, and its child
+// answers over the protocol with v1.36.3's decision (the Success message
+// is v1.37's only).
+func TestBuildAndServe(t *testing.T) {
+	impl := release(t)
+	c, err := impl.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Name(); got != "upstream@v1.36.3" {
+		t.Errorf("the child says it is %q", got)
+	}
+	bin := impl.Release().Built()
+	out, err := exec.Command(bin, "-version").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "v1.36.3" {
+		t.Errorf("%s -version: %q, %v", bin, out, err)
+	}
+	s, err := scenario.Build("basic", 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := harness.Decide(context.Background(), impl, s.Cluster, s.Pod, preempt.DefaultConfig(), 0, scenario.Base())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := harness.Decide(context.Background(), upstream.Impl{ListOrderTie: true}, s.Cluster, s.Pod, preempt.DefaultConfig(), 0, scenario.Base())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Decision.Status != preempt.Success || got.Decision.Message != "" {
+		t.Errorf("v1.36.3: %s %q, want a Success without a message", got.Decision.Status, got.Decision.Message)
+	}
+	if got.Decision.NominatedNode != want.Decision.NominatedNode || len(got.Decision.Victims) != len(want.Decision.Victims) {
+		t.Errorf("v1.36.3 nominates %s with %v, v1.37.2 %s with %v", got.Decision.NominatedNode, got.Decision.Victims, want.Decision.NominatedNode, want.Decision.Victims)
+	}
+}
+
+var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func node(name, cpu string) *v1.Node {
+	return &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Status: v1.NodeStatus{Allocatable: v1.ResourceList{
+			v1.ResourceCPU:    resource.MustParse(cpu),
+			v1.ResourceMemory: resource.MustParse("32Gi"),
+			v1.ResourcePods:   resource.MustParse("110"),
+		}},
+	}
+}
+
+func pod(namespace, name, nodeName string, prio int32, cpu string, labels map[string]string) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, UID: types.UID("uid-" + name), Labels: labels},
+		Spec: v1.PodSpec{
+			NodeName: nodeName,
+			Priority: &prio,
+			Containers: []v1.Container{{
+				Name: "c",
+				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
+					v1.ResourceCPU:    resource.MustParse(cpu),
+					v1.ResourceMemory: resource.MustParse("1Gi"),
+				}},
+			}},
+		},
+	}
+}
+
+func decide(t *testing.T, impl preempt.Implementation, c *preempt.Cluster, p *v1.Pod) preempt.Decision {
+	t.Helper()
+	r, err := harness.Decide(context.Background(), impl, c, p, preempt.DefaultConfig(), 0, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Decision.Status == preempt.Error {
+		t.Fatalf("%s: %s", impl.Name(), r.Decision.Message)
+	}
+	return r.Decision
+}
+
+func victims(d preempt.Decision) string {
+	var s []string
+	for _, v := range d.Victims {
+		s = append(s, preempt.Key(v.Namespace, v.Name))
+	}
+	return strings.Join(s, ",")
+}
+
+// Issue 18's namespaceSelector case (PR #138198), on upstream's own code
+// at both releases: one node, a priority-0 pod app=a in namespace other
+// (the cluster has no Namespace object), a preemptor with required
+// anti-affinity to app=a under namespaceSelector team NotIn [x]. v1.36.3
+// kept the selector of the incoming pod's term, which matched every
+// namespace without a Namespace object: it preempts other/a. v1.37.2
+// resolves the selector against the Namespace objects: the pod fits.
+func TestNamespaceSelectorChange(t *testing.T) {
+	impl := release(t)
+	c := &preempt.Cluster{
+		Nodes: []*v1.Node{node("n1", "4")},
+		Pods:  []*v1.Pod{pod("other", "a", "n1", 0, "1", map[string]string{"app": "a"})},
+	}
+	p := pod("default", "preemptor", "", 10, "1", nil)
+	p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+			LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}},
+			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"x"}}}},
+			TopologyKey:       "kubernetes.io/hostname",
+		}},
+	}}
+	c.Nodes[0].Labels = map[string]string{"kubernetes.io/hostname": "n1"}
+	old := decide(t, impl, c, p)
+	cur := decide(t, upstream.Impl{}, c, p)
+	t.Logf("v1.36.3: %s on %q, victims %s; v1.37.2: %s", old.Status, old.NominatedNode, victims(old), cur.Status)
+	if old.Status != preempt.Success || old.NominatedNode != "n1" || victims(old) != "other/a" {
+		t.Errorf("v1.36.3: %s on %q, victims %s; want other/a preempted on n1", old.Status, old.NominatedNode, victims(old))
+	}
+	if cur.Status != preempt.Schedulable {
+		t.Errorf("v1.37.2: %s, want Schedulable", cur.Status)
+	}
+	if ref := decide(t, reference.Impl{}, c, p); ref.Status != cur.Status {
+		t.Errorf("the reference: %s, v1.37.2: %s", ref.Status, cur.Status)
+	}
+}
+
+// Overlapping PodDisruptionBudgets (upstream's FilterVictimsWithPDBViolation):
+// docs/upstream-findings.md's cluster. Two full nodes of 2 cpu; PDB a
+// (app=a) allows no disruption, PDB b (team=x) one. On n1, p1 is app=a and
+// team=x, p2 team=x; on n2, r1 is app=a, r2 unlabelled; n1's pods started
+// later. v1.36.3 lowers every budget a victim matches: p1 and p2 both
+// violate (2 violations on n1, 1 on n2), so n2. v1.37.2 stops at the first
+// budget taken below zero (in the contract's order, a then b): p1 stops at
+// a, and p2 finds b's disruption left, 1 violation on each node, and the
+// later start time picks n1.
+func TestOverlappingPDBsChange(t *testing.T) {
+	impl := release(t)
+	mk := func(name, nodeName string, start time.Time, labels map[string]string) *v1.Pod {
+		p := pod("default", name, nodeName, 0, "1", labels)
+		st := metav1.NewTime(start)
+		p.Status.StartTime = &st
+		return p
+	}
+	pdb := func(name, key, value string, allowed int32) *policyv1.PodDisruptionBudget {
+		return &policyv1.PodDisruptionBudget{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+			Spec:       policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}}},
+			Status:     policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed},
+		}
+	}
+	c := &preempt.Cluster{
+		Nodes: []*v1.Node{node("n1", "2"), node("n2", "2")},
+		Pods: []*v1.Pod{
+			mk("p1", "n1", now.Add(-50*time.Minute), map[string]string{"app": "a", "team": "x"}),
+			mk("p2", "n1", now.Add(-50*time.Minute), map[string]string{"team": "x"}),
+			mk("r1", "n2", now.Add(-60*time.Minute), map[string]string{"app": "a"}),
+			mk("r2", "n2", now.Add(-60*time.Minute), nil),
+		},
+		PDBs: []*policyv1.PodDisruptionBudget{pdb("a", "app", "a", 0), pdb("b", "team", "x", 1)},
+	}
+	p := pod("default", "preemptor", "", 10, "2", nil)
+	old := decide(t, impl, c, p)
+	cur := decide(t, upstream.Impl{}, c, p)
+	violations := func(d preempt.Decision) map[string]int {
+		m := map[string]int{}
+		for _, cand := range d.Candidates {
+			m[cand.Node] = cand.NumPDBViolations
+		}
+		return m
+	}
+	t.Logf("v1.36.3: %s on %s, victims %s, candidates' violations %v", old.Status, old.NominatedNode, victims(old), violations(old))
+	t.Logf("v1.37.2: %s on %s, victims %s, candidates' violations %v", cur.Status, cur.NominatedNode, victims(cur), violations(cur))
+	if old.NominatedNode != "n2" || old.NumPDBViolations != 1 || victims(old) != "default/r1,default/r2" {
+		t.Errorf("v1.36.3: %s on %q with %d violation(s), victims %s; want n2 with 1, r1 and r2", old.Status, old.NominatedNode, old.NumPDBViolations, victims(old))
+	}
+	if v := violations(old); v["n1"] != 2 || v["n2"] != 1 {
+		t.Errorf("v1.36.3 counts violations %v, want n1:2 n2:1", v)
+	}
+	if cur.NominatedNode != "n1" || cur.NumPDBViolations != 1 {
+		t.Errorf("v1.37.2: %s on %q with %d violation(s); want n1 with 1", cur.Status, cur.NominatedNode, cur.NumPDBViolations)
+	}
+	if v := violations(cur); v["n1"] != 1 || v["n2"] != 1 {
+		t.Errorf("v1.37.2 counts violations %v, want n1:1 n2:1", v)
+	}
+}
+
+// children are the pids of the running children of this process that run
+// bin.
+func children(bin string) map[int]bool {
+	out := map[int]bool{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) < 2 || f[1] != strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		if exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && exe == bin {
+			out[pid] = true
+		}
+	}
+	return out
+}
+
+// The release's child killed, or stopped, between two calls: the call is
+// an Error decision naming what happened within the timeout, and the next
+// decision starts a new child.
+func TestChildKilledOrHanging(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the child in /proc")
+	}
+	release(t)
+	s, err := scenario.Build("basic", 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		signal syscall.Signal
+		want   []string // one of
+	}{
+		// The request finds the pipe closed, or the answer never comes.
+		{syscall.SIGKILL, []string{"exited (signal: killed)", "broken pipe"}},
+		{syscall.SIGSTOP, []string{"did not answer within 2s; killed"}},
+	} {
+		t.Run(tt.signal.String(), func(t *testing.T) {
+			impl := releases.New(registry.Releases()[0], 2*time.Second, nil)
+			defer impl.Close()
+			bin := impl.Release().Built()
+			before := children(bin)
+			ev, err := impl.NewEvaluator(s.Cluster)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid := 0
+			for p := range children(bin) {
+				if !before[p] {
+					pid = p
+				}
+			}
+			if pid == 0 {
+				t.Fatalf("no new child runs %s", bin)
+			}
+			if err := syscall.Kill(pid, tt.signal); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			req := &preempt.Request{Pod: s.Pod, Config: preempt.DefaultConfig(), Now: scenario.Base(), Filter: map[string]preempt.Code{}}
+			for _, n := range s.Cluster.Nodes {
+				req.Filter[n.Name] = preempt.Unschedulable
+			}
+			d := harness.Preempt(context.Background(), ev, s.Cluster, req)
+			said := false
+			for _, w := range tt.want {
+				said = said || strings.Contains(d.Message, w)
+			}
+			if d.Status != preempt.Error || !said || !strings.Contains(d.Message, "upstream-v1.36.3-") {
+				t.Errorf("decision %s %q, want an Error naming the binary and saying one of %q", d.Status, d.Message, tt.want)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("took %v", took)
+			}
+			r, err := harness.Decide(context.Background(), impl, s.Cluster, s.Pod, preempt.DefaultConfig(), 0, scenario.Base())
+			if err != nil || r.Decision.Status != preempt.Success {
+				t.Errorf("the next decision: %v %q %v", r.Decision.Status, r.Decision.Message, err)
+			}
+		})
+	}
+}
+
+// SuiteEnv, set, runs the conformance suite against upstream@v1.36.3
+// (TestSuiteAgainstV1363). The suite's expectations are v1.37.2's, which
+// the reference models: the tables and properties that fail there fail
+// because the releases differ (issue 20 lists them), so the test is not
+// run by default, nor in CI.
+const SuiteEnv = "PREEMPTBENCH_RELEASE_SUITE"
+
+func TestSuiteAgainstV1363(t *testing.T) {
+	if os.Getenv(SuiteEnv) == "" {
+		t.Skipf("set %s=1 to run the suite (v1.37.2's expectations) against upstream@v1.36.3", SuiteEnv)
+	}
+	preempttest.Run(t, release(t))
+}

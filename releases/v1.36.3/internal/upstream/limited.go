@@ -1,0 +1,21 @@
+package upstream
+
+import (
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+var _ preempt.Limited = Impl{}
+
+// Unmodelled: the adapter runs every filter of the default profile, but
+// its DynamicResources plugin sees no ResourceClaim, DeviceClass or
+// ResourceSlice (the loader reads none), so a preemptor with resource
+// claims is refused rather than answered.
+func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
+	if len(pod.Spec.ResourceClaims) > 0 {
+		return &preempt.Unmodelled{Feature: "dynamic resource allocation", Object: "pod " + preempt.Key(pod.Namespace, pod.Name),
+			Detail: "has resource claims, and the dump's ResourceClaims, DeviceClasses and ResourceSlices are not read"}
+	}
+	return nil
+}

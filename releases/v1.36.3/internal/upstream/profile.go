@@ -1,0 +1,126 @@
+package upstream
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+
+	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/schedulerconfig"
+)
+
+// defaultProfile is Version's default KubeSchedulerProfile as kube-scheduler
+// builds it from an empty configuration: the default plugins (MultiPoint,
+// in upstream's order, with the feature-gated ones the process's gates
+// enable) and every plugin's default args, through upstream's own
+// defaulting and conversion. DefaultPreemption is left out: the adapter
+// builds it itself, with the contract's deterministic hooks (plugin.go).
+var defaultProfile = sync.OnceValues(func() (*config.KubeSchedulerProfile, error) {
+	cfg, err := schedulerconfig.Default()
+	if err != nil {
+		return nil, err
+	}
+	p := cfg.Profiles[0]
+	p.Plugins.MultiPoint.Enabled = slices.DeleteFunc(slices.Clone(p.Plugins.MultiPoint.Enabled), func(pl config.Plugin) bool {
+		return pl.Name == names.DefaultPreemption
+	})
+	return &p, nil
+})
+
+// FilterPlugins names the Filter plugins of the profile the adapter runs,
+// in order.
+func FilterPlugins() []string {
+	p, err := defaultProfile()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, pl := range p.Plugins.MultiPoint.Enabled {
+		if isFilter[pl.Name] {
+			out = append(out, pl.Name)
+		}
+	}
+	return out
+}
+
+// isFilter: the in-tree plugins with a Filter extension.
+var isFilter = map[string]bool{
+	names.NodeUnschedulable: true, names.NodeName: true, names.TaintToleration: true, names.NodeAffinity: true,
+	names.NodePorts: true, names.NodeResourcesFit: true, names.VolumeRestrictions: true, names.NodeVolumeLimits: true,
+	names.VolumeBinding: true, names.VolumeZone: true, names.PodTopologySpread: true, names.InterPodAffinity: true,
+	names.DynamicResources: true, names.NodeDeclaredFeatures: true,
+}
+
+// volumeObjectSet holds the cluster objects only the volume filters and
+// InterPodAffinity's namespaceSelector read.
+type volumeObjectSet struct {
+	namespaces     []*v1.Namespace
+	pvcs           []*v1.PersistentVolumeClaim
+	pvs            []*v1.PersistentVolume
+	storageClasses []*storagev1.StorageClass
+	csiNodes       []*storagev1.CSINode
+}
+
+func volumeObjects(c *preempt.Cluster) volumeObjectSet {
+	var s volumeObjectSet
+	for _, o := range c.Namespaces {
+		s.namespaces = append(s.namespaces, o.DeepCopy())
+	}
+	for _, o := range c.PVCs {
+		s.pvcs = append(s.pvcs, o.DeepCopy())
+	}
+	for _, o := range c.PVs {
+		s.pvs = append(s.pvs, o.DeepCopy())
+	}
+	for _, o := range c.StorageClasses {
+		s.storageClasses = append(s.storageClasses, o.DeepCopy())
+	}
+	for _, o := range c.CSINodes {
+		s.csiNodes = append(s.csiNodes, o.DeepCopy())
+	}
+	return s
+}
+
+// addTo puts the objects in the informers' stores, where the plugins'
+// listers read them.
+func (s volumeObjectSet) addTo(f informers.SharedInformerFactory) error {
+	add := func(store cache.Store, o any) error {
+		if err := store.Add(o); err != nil {
+			return fmt.Errorf("informer store: %w", err)
+		}
+		return nil
+	}
+	for _, o := range s.namespaces {
+		if err := add(f.Core().V1().Namespaces().Informer().GetStore(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.pvcs {
+		if err := add(f.Core().V1().PersistentVolumeClaims().Informer().GetStore(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.pvs {
+		if err := add(f.Core().V1().PersistentVolumes().Informer().GetStore(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.storageClasses {
+		if err := add(f.Storage().V1().StorageClasses().Informer().GetStore(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.csiNodes {
+		if err := add(f.Storage().V1().CSINodes().Informer().GetStore(), o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
