@@ -192,10 +192,13 @@ func (ev *evaluator) output(reuse bool) preempt.DryRun {
 			half := k / 2
 			ev.outWG.Add(1)
 			go ev.writeRowsAndDone(half, k, victims, out.Candidates)
-			ev.writeRows(0, half, victims, out.Candidates)
+			ev.lastBest = ev.writeRows(0, half, victims, out.Candidates)
 			ev.outWG.Wait()
+			if ev.better(ev.outBest2, ev.lastBest, out.Candidates) {
+				ev.lastBest = ev.outBest2
+			}
 		} else {
-			ev.writeRows(0, k, victims, out.Candidates)
+			ev.lastBest = ev.writeRows(0, k, victims, out.Candidates)
 		}
 	}
 	ev.lastCands, ev.lastNow = out.Candidates, ev.dec.now
@@ -277,8 +280,13 @@ const parallelOutputFrom = 256
 // first victim, the most important), the priority sum, and the earliest
 // start among the highest-priority victims (upstream's
 // GetEarliestPodStartTime, now for a pod without one).
-func (ev *evaluator) writeRows(from, to int, victims []preempt.Victim, cands []preempt.Candidate) {
+//
+// It returns the best of the rows by SelectCandidate's five criteria,
+// the first of equal ones (SelectCandidate returns it for the very list it
+// lent, see evaluator.lastBest).
+func (ev *evaluator) writeRows(from, to int, victims []preempt.Victim, cands []preempt.Candidate) (best int) {
 	s, dr, now := ev.s, &ev.dr, ev.dec.now
+	best = from
 	for j := from; j < to; j++ {
 		sl := &dr.slots[ev.outOrder[j]]
 		first := ev.outStarts[j]
@@ -287,7 +295,7 @@ func (ev *evaluator) writeRows(from, to int, victims []preempt.Victim, cands []p
 		highest, earliest := s.priority[sl.res.victims[0]], int64(math.MaxInt64)
 		for x, p := range sl.res.victims {
 			prio := s.priority[p]
-			vs[x] = preempt.Victim{Namespace: s.podNS[p], Name: s.podName[p], Priority: prio}
+			vs[x] = s.victim[p]
 			sum += int64(prio) + int64(math.MaxInt32+1)
 			t := now
 			if s.hasStart[p] {
@@ -302,13 +310,38 @@ func (ev *evaluator) writeRows(from, to int, victims []preempt.Victim, cands []p
 		}
 		ev.last[j] = lastRow{node: s.names[sl.node], n: len(vs), high: -int64(vs[0].Priority), sum: -sum, start: earliest}
 		cands[j] = preempt.Candidate{Node: s.names[sl.node], NumPDBViolations: int(sl.res.numViolations), Victims: vs}
+		if j > from && ev.better(j, best, cands) {
+			best = j
+		}
 	}
+	return best
 }
 
-// writeRowsAndDone is writeRows on output's second goroutine.
+// better says whether row i beats row j by the five criteria (fewest PDB
+// violations, then ev.last's scores 1 and 2, fewest victims, latest
+// start): strictly, so that the first of equal rows stays best.
+func (ev *evaluator) better(i, j int, cands []preempt.Candidate) bool {
+	a, b := &ev.last[i], &ev.last[j]
+	if va, vb := cands[i].NumPDBViolations, cands[j].NumPDBViolations; va != vb {
+		return va < vb
+	}
+	if a.high != b.high {
+		return a.high > b.high
+	}
+	if a.sum != b.sum {
+		return a.sum > b.sum
+	}
+	if a.n != b.n {
+		return a.n < b.n
+	}
+	return a.start > b.start
+}
+
+// writeRowsAndDone is writeRows on output's second goroutine; its best
+// row goes to ev.outBest2.
 func (ev *evaluator) writeRowsAndDone(from, to int, victims []preempt.Victim, cands []preempt.Candidate) {
 	defer ev.outWG.Done()
-	ev.writeRows(from, to, victims, cands)
+	ev.outBest2 = ev.writeRows(from, to, victims, cands)
 }
 
 // lastRow is what output keeps of a candidate it wrote, for

@@ -69,9 +69,9 @@ type evaluator struct {
 	// their rows: node and victim count, to notice a caller reordering
 	// the list in place, and the scores computed from pod indices while
 	// writing it. SelectCandidate on that very list (at the same Now)
-	// takes the latest start from them; when the list was lent
-	// (Request.ReuseOutput), which its caller may not change, also the
-	// highest priority and the priority sum: it then reads no victim.
+	// takes the latest start from them (after checking every row still
+	// names its candidate); when the list was lent (Request.ReuseOutput),
+	// which its caller may not change, it returns lastBest.
 	lastCands []preempt.Candidate
 	last      []lastRow
 	lastNow   int64
@@ -81,9 +81,15 @@ type evaluator struct {
 	outCands []preempt.Candidate
 	// outOrder and outStarts are output's rows: the slot of each
 	// candidate, and where its victims start.
-	outOrder    []int32
-	outStarts   []int
-	outWG       sync.WaitGroup // output's second writer
+	outOrder  []int32
+	outStarts []int
+	outWG     sync.WaitGroup // output's second writer
+	outBest2  int            // the best row of output's second writer
+	// lastBest is the best of lastCands by the five criteria, computed as
+	// output wrote them: when the list was lent (Request.ReuseOutput: the
+	// caller never writes it), SelectCandidate on that very list returns
+	// it without scoring.
+	lastBest    int
 	outVictims  []preempt.Victim
 	outStatuses []preempt.NodeStatus
 }
@@ -279,19 +285,16 @@ func (ev *evaluator) SelectCandidate(cands []preempt.Candidate, req *preempt.Req
 	// (at the same Now) and every row still names its candidate's node and
 	// victim count: checked once for the list, not per score.
 	known := len(cands) == len(ev.lastCands) && &cands[0] == &ev.lastCands[0] && now == ev.lastNow
+	if known && ev.lastLent {
+		return &cands[ev.lastBest]
+	}
 	for i := 0; known && i < len(cands); i++ {
 		r := &ev.last[i]
 		known = r.node == cands[i].Node && r.n == len(cands[i].Victims)
 	}
-	lent := known && ev.lastLent
 	scoreOf := func(i, criterion int) int64 {
-		switch {
-		case known && criterion == 4:
+		if known && criterion == 4 {
 			return ev.last[i].start
-		case lent && criterion == 1:
-			return ev.last[i].high
-		case lent && criterion == 2:
-			return ev.last[i].sum
 		}
 		return ev.score(criterion, &cands[i], now)
 	}

@@ -173,7 +173,7 @@ func (f *Floor) Decide() (cands []preempt.Candidate, best, visited int) {
 				freeCPU, freeMem, pods = freeCPU-c, freeMem-m, pods+1
 				continue
 			}
-			outVictims = append(outVictims, preempt.Victim{Namespace: s.podNS[p], Name: s.podName[p], Priority: s.priority[p]})
+			outVictims = append(outVictims, s.victim[p])
 			start := f.now
 			if s.hasStart[p] {
 				start = s.startNanos[p]

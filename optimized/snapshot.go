@@ -64,16 +64,19 @@ type Snapshot struct {
 	presorted []bool
 	nomOf     [][]int32
 
-	pods        []*v1.Pod
-	antiTerms   [][]fwk.AffinityTerm // each pod's required anti-affinity terms
-	withAnti    []int32              // the bound pods with such terms, in cluster order
-	podNode     []int32              // the node a pod is bound to, -1 if none
-	podNom      []int32              // the node an unbound pod is nominated to, -1 if none
-	namespaces  []*v1.Namespace
-	podNS       []string // namespace, name and uid of each pod, contiguous:
-	podName     []string // building results and breaking ties read these,
-	podUID      []string // never the v1.Pod
-	priority    []int32
+	pods       []*v1.Pod
+	antiTerms  [][]fwk.AffinityTerm // each pod's required anti-affinity terms
+	withAnti   []int32              // the bound pods with such terms, in cluster order
+	podNode    []int32              // the node a pod is bound to, -1 if none
+	podNom     []int32              // the node an unbound pod is nominated to, -1 if none
+	namespaces []*v1.Namespace
+	podNS      []string // namespace, name and uid of each pod, contiguous:
+	podName    []string // building results and breaking ties read these,
+	podUID     []string // never the v1.Pod
+	priority   []int32
+	// victim is each pod as the contract's Victim, built once: output
+	// copies one record per victim instead of gathering three arrays.
+	victim      []preempt.Victim
 	startNanos  []int64 // status.startTime, valid when hasStart
 	hasStart    []bool
 	req         []int64 // pod*dims
@@ -245,6 +248,7 @@ func (s *Snapshot) appendPod(p *v1.Pod, reqs v1.ResourceList) error {
 	}
 	s.podIndex[podKey{p.Namespace, p.Name}] = i
 	s.podNS, s.podName, s.podUID = append(s.podNS, p.Namespace), append(s.podName, p.Name), append(s.podUID, string(p.UID))
+	s.victim = append(s.victim, preempt.Victim{Namespace: p.Namespace, Name: p.Name, Priority: corev1helpers.PodPriority(p)})
 	s.priority = append(s.priority, corev1helpers.PodPriority(p))
 	var start int64
 	if p.Status.StartTime != nil {
