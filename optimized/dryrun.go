@@ -53,7 +53,7 @@ func (ev *evaluator) run(d *decision, potential []int32, offset, numCandidates i
 	dr.nonViolating, dr.violating, dr.failed = dr.nonViolating[:0], dr.violating[:0], dr.failed[:0]
 	workers := ev.workers
 	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+		workers = DefaultWorkers()
 	}
 	if n < ev.parallelFrom {
 		workers = 1
@@ -183,7 +183,7 @@ func (ev *evaluator) output(reuse bool) preempt.DryRun {
 		ev.last = grow(ev.last, k)[:k]
 		workers := ev.workers
 		if workers <= 0 {
-			workers = runtime.GOMAXPROCS(0)
+			workers = DefaultWorkers()
 		}
 		if workers > 1 && k >= parallelOutputFrom {
 			// Two halves on two goroutines: each row is written in
