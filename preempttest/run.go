@@ -66,6 +66,8 @@ func Tables() []Table {
 		{"RunningPreemption", testRunningPreemption},
 		{"InputsUnchanged", testInputsUnchanged},
 		{"StagesWithUnknownNames", testStagesWithUnknownNames},
+		{"PodGroupVictims", testPodGroupVictims},
+		{"GangPreemption", testGangPreemption},
 	}
 }
 
