@@ -76,7 +76,11 @@ func refused(t TB, in Input, other preempt.Implementation) bool {
 	if err := harness.Refusal(reference.Impl{}, in.Cluster, in.Request.Pod); err != nil {
 		t.Fatalf("the reference refuses a generated input: %v", err)
 	}
-	return harness.Refusal(other, in.Cluster, in.Request.Pod) != nil
+	if err := harness.GateRefusal(reference.Impl{}, in.Cluster, in.Request.Pod, in.Request.Config); err != nil {
+		t.Fatalf("the reference refuses a generated input's gates: %v", err)
+	}
+	return harness.Refusal(other, in.Cluster, in.Request.Pod) != nil ||
+		harness.GateRefusal(other, in.Cluster, in.Request.Pod, in.Request.Config) != nil
 }
 
 // newReferenceEvaluator builds the oracle's evaluator for in.
@@ -109,4 +113,53 @@ func checkUnchanged(t TB, before, in Input) {
 	if !cmp.Equal(before.Request, in.Request) {
 		t.Fatalf("the request changed during the call (-before +after):\n%s", cmp.Diff(before.Request, in.Request))
 	}
+}
+
+// CheckGang runs the reference's and other's gang preemption
+// (preempt.PodGroupPreempter) on in.Gang and fails t unless they agree on
+// the whole decision: status, message, nominations, victims (with their
+// groups), counts and API calls (agreement.PodGroupExpected: the upstream
+// adapter cannot see victims that are all terminating). NotApplicable when
+// other does not preempt for gangs.
+func CheckGang(t TB, in Input, other preempt.Implementation) Outcome {
+	t.Helper()
+	ctx := context.Background()
+	before := deepCopy(in)
+	if err := in.Cluster.Validate(); err != nil {
+		t.Fatalf("generator made an invalid cluster: %v", err)
+	}
+	run := func(impl preempt.Implementation) (preempt.PodGroupDecision, bool) {
+		ev, err := impl.NewEvaluator(in.Cluster)
+		if err != nil {
+			t.Fatalf("%s: %v", impl.Name(), err)
+		}
+		pg, ok := ev.(preempt.PodGroupPreempter)
+		if !ok {
+			return preempt.PodGroupDecision{}, false
+		}
+		cs := harness.NewClient(in.Cluster, nil)
+		for _, p := range in.Gang.Pods {
+			_ = cs.Tracker().Add(p.DeepCopy())
+		}
+		cs.ClearActions()
+		d := pg.PreemptPodGroup(ctx, cs, in.Gang)
+		d.Actions = cs.Recorded()
+		return d, true
+	}
+	got, ok := run(other)
+	if !ok {
+		return NotApplicable
+	}
+	want, _ := run(reference.Impl{})
+	if w, note := agreement.PodGroupExpected(in.Cluster, want, got); note != "" {
+		w.Actions = got.Actions // no call was made for terminating victims
+		want = w
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("gang decision differs on %v, gang %d members (-reference +%s):\n%s", in, len(in.Gang.Pods), other.Name(), diff)
+	}
+	if !equality.Semantic.DeepEqual(before.Cluster, in.Cluster) {
+		t.Fatalf("the cluster changed during the call (-before +after):\n%s", cmp.Diff(before.Cluster, in.Cluster))
+	}
+	return Compared
 }

@@ -235,6 +235,19 @@ func (ev *evaluator) world(gone map[*v1.Pod]bool, members []*v1.Pod) *evaluator 
 			}
 		}
 	}
+	// The node states are the snapshot's NodeInfos after RemovePod of
+	// each potential victim: a removed pod frees its host ports even when
+	// a pod left on the node declares the same one (HostPortInfo is a set).
+	w.states = map[string]*nodeState{}
+	for _, n := range ev.nodes {
+		st := ev.nodeState(n.Name)
+		for _, p := range ev.bound[n.Name] {
+			if gone[p] {
+				_ = st.removePod(p)
+			}
+		}
+		w.states[n.Name] = st
+	}
 	w.nominated = map[string][]*v1.Pod{}
 	for node, pods := range ev.nominated {
 		w.nominated[node] = append([]*v1.Pod(nil), pods...)
@@ -257,8 +270,15 @@ func (w *evaluator) clone() *evaluator {
 	for node, pods := range w.nominated {
 		out.nominated[node] = append([]*v1.Pod(nil), pods...)
 	}
+	out.states = map[string]*nodeState{}
+	for node, st := range w.states {
+		out.states[node] = st.clone()
+	}
 	return &out
 }
+
+// node is the world's state of node.
+func (w *evaluator) node(name string) *nodeState { return w.states[name] }
 
 // assignment is a placed member (upstream's ProposedAssignment): its
 // place in the request, its node and the cycle state its PreFilter made
@@ -375,7 +395,7 @@ func (v *gangView) Fits(_ context.Context, pod *v1.Pod, node string) (bool, erro
 	if v.w.nodeByName[node] == nil {
 		return false, nil
 	}
-	return v.w.filtersWithNominatedPods(pod, v.state(pod), v.w.nodeState(node)).IsSuccess(), nil
+	return v.w.filtersWithNominatedPods(pod, v.state(pod), v.w.node(node).clone()).IsSuccess(), nil
 }
 
 func (v *gangView) Place(_ context.Context, pod *v1.Pod, node string) (bool, error) {
@@ -387,6 +407,7 @@ func (v *gangView) Place(_ context.Context, pod *v1.Pod, node string) (bool, err
 	}
 	v.assumed[pod] = assumed
 	v.w.bound[node] = append(v.w.bound[node], assumed)
+	v.w.node(node).addPod(assumed)
 	if nn := pod.Status.NominatedNodeName; nn != "" {
 		var kept []*v1.Pod
 		for _, p := range v.w.nominated[nn] {
@@ -408,32 +429,34 @@ func (w *evaluator) reprieveForGang(u *unit, assignments []assignment) bool {
 	for _, p := range u.pods {
 		node := p.Spec.NodeName
 		w.bound[node] = append(append([]*v1.Pod(nil), w.bound[node]...), p)
+		w.node(node).addPod(p)
 		for _, a := range assignments {
-			a.state.addPod(a.pod, p, w.nodeState(node))
+			a.state.addPod(a.pod, p, w.node(node))
 		}
 	}
-	withUnit := map[string][]*v1.Pod{}
-	for node, pods := range w.bound {
-		withUnit[node] = pods
-	}
+	var assumed []assignment
 	fits := true
 	for _, a := range assignments {
-		if !w.filtersWithNominatedPods(a.pod, a.state, w.nodeState(a.node)).IsSuccess() {
+		if !w.filtersWithNominatedPods(a.pod, a.state, w.node(a.node)).IsSuccess() {
 			fits = false
 			break
 		}
 		// Assumed for the members after it; forgotten below.
-		w.bound[a.node] = append(append([]*v1.Pod(nil), w.bound[a.node]...), a.pod)
+		w.node(a.node).addPod(a.pod)
+		assumed = append(assumed, a)
 	}
-	w.bound = withUnit
 	if !fits {
 		for _, p := range u.pods {
 			node := p.Spec.NodeName
 			w.bound[node] = without(w.bound[node], p)
+			_ = w.node(node).removePod(p)
 			for _, a := range assignments {
-				a.state.removePod(a.pod, p, w.nodeState(node))
+				a.state.removePod(a.pod, p, w.node(node))
 			}
 		}
+	}
+	for i := len(assumed) - 1; i >= 0; i-- {
+		_ = w.node(assumed[i].node).removePod(assumed[i].pod)
 	}
 	return fits
 }

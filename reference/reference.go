@@ -58,7 +58,10 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 }
 
 type evaluator struct {
-	bug        Bug
+	bug Bug
+	// states are the node states of a gang preemption's world (gang.go),
+	// nil otherwise.
+	states     map[string]*nodeState
 	cluster    *preempt.Cluster
 	nodes      []*v1.Node // in name order
 	nodeByName map[string]*v1.Node
@@ -353,5 +356,17 @@ func (ev *evaluator) SelectCandidate(candidates []preempt.Candidate, req *preemp
 // Preempt is Evaluator.Preempt over the stages above, followed by the
 // nomination.
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
-	return postfilter.PreemptWithStages(ctx, ev, cs, req, ev.cluster)
+	d := postfilter.PreemptWithStages(ctx, ev, cs, req, ev.cluster)
+	// An extender's answer names pods only: each victim's pod group comes
+	// from the cluster's pod (under GenericWorkload).
+	if req.Config.FeatureGates[preempt.GenericWorkloadGate] {
+		for i, v := range d.Victims {
+			if p := ev.podByKey[preempt.Key(v.Namespace, v.Name)]; p != nil {
+				if name, ok := preempt.PodGroupName(p); ok {
+					d.Victims[i].PodGroup = preempt.Key(p.Namespace, name)
+				}
+			}
+		}
+	}
+	return d
 }
