@@ -343,7 +343,11 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 		{
 			name: "preemptionPolicy Never of a member (PodGroupPreemptionPolicy off)",
 			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m")),
-			pg:   pgGang("g", 10, 1), members: []*v1.Pod{func() *v1.Pod { p := pgPod("m0", "", "g", 10, "600m"); p.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever); return p }()},
+			pg:   pgGang("g", 10, 1), members: []*v1.Pod{func() *v1.Pod {
+				p := pgPod("m0", "", "g", 10, "600m")
+				p.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever)
+				return p
+			}()},
 			status: preempt.Unschedulable, message: "pod group preemption: not eligible due to preemptionPolicy=Never.",
 			nominations: []string{""},
 		},
