@@ -36,7 +36,11 @@ func loadPodGroup(opts decideOptions) (*preempt.PodGroupRequest, error) {
 	if err != nil {
 		return nil, badf("%v", err)
 	}
-	g, _, err := scenario.LoadClusterWith(opts.podGroupFile, data, opts.loadOpts)
+	// A member nominated from an earlier attempt names a node of the
+	// cluster, not of this file: kept.
+	lo := opts.loadOpts
+	lo.KeepNominated = true
+	g, _, err := scenario.LoadClusterWith(opts.podGroupFile, data, lo)
 	if err != nil {
 		return nil, badf("-pod-group: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/preemptbench/preemptbench/agreement"
@@ -151,15 +152,61 @@ func CheckGang(t TB, in Input, other preempt.Implementation) Outcome {
 		return NotApplicable
 	}
 	want, _ := run(reference.Impl{})
+	ref := want
 	if w, note := agreement.PodGroupExpected(in.Cluster, want, got); note != "" {
 		w.Actions = got.Actions // no call was made for terminating victims
 		want = w
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got); diff != "" && !upstreamMayAnswer(in, other, ref, run) {
 		t.Fatalf("gang decision differs on %v, gang %d members (-reference +%s):\n%s", in, len(in.Gang.Pods), other.Name(), diff)
 	}
 	if !equality.Semantic.DeepEqual(before.Cluster, in.Cluster) {
 		t.Fatalf("the cluster changed during the call (-before +after):\n%s", cmp.Diff(before.Cluster, in.Cluster))
 	}
 	return Compared
+}
+
+// gangRetries is how many more times upstreamMayAnswer asks upstream.
+const gangRetries = 64
+
+// upstreamMayAnswer reports whether other, an implementation that breaks
+// ties at random (upstream), gives want on one of gangRetries more runs
+// when a member of in's gang has a DoNotSchedule topology spread
+// constraint. Its gang path is not deterministic there: PodTopologySpread
+// builds its critical paths iterating a map, and a group's members come
+// from a map too (ScheduledPods), so when the reprieve puts victims back
+// in several domains the paths, and the skew, depend on Go's map order
+// (docs/upstream-findings.md); the reference pins that order. Any other
+// disagreement stays one.
+func upstreamMayAnswer(in Input, other preempt.Implementation, want preempt.PodGroupDecision, run func(preempt.Implementation) (preempt.PodGroupDecision, bool)) bool {
+	if !agreement.TieIsRandom(other) || !gangSpreads(in.Gang) {
+		return false
+	}
+	for range gangRetries {
+		got, _ := run(other)
+		if w, note := agreement.PodGroupExpected(in.Cluster, want, got); note != "" {
+			w.Actions = got.Actions
+			if cmp.Equal(w, got) {
+				return true
+			}
+			continue
+		}
+		if cmp.Equal(want, got) {
+			return true
+		}
+	}
+	return false
+}
+
+// gangSpreads reports whether a member of g has a DoNotSchedule topology
+// spread constraint.
+func gangSpreads(g *preempt.PodGroupRequest) bool {
+	for _, p := range g.Pods {
+		for _, c := range p.Spec.TopologySpreadConstraints {
+			if c.WhenUnsatisfiable == v1.DoNotSchedule {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/preemptbench/preemptbench/actuation"
@@ -254,10 +255,23 @@ func (ev *evaluator) world(gone map[*v1.Pod]bool, members []*v1.Pod) *evaluator 
 	}
 	for _, m := range members {
 		if node := m.Status.NominatedNodeName; node != "" {
-			w.nominated[node] = append(w.nominated[node], m)
+			w.nominated[node] = append(w.nominated[node], nominatorStub(m))
 		}
 	}
 	return &w
+}
+
+// nominatorStub is what the scheduler's NominatedPodsForNode gives for a
+// member of the gang being scheduled: the nominator keeps a reference
+// (name, namespace, UID, scheduling group) and looks the pod up in the
+// queue, where a group in flight is not, so it makes a pod of the
+// reference alone (nominatedPodToInfo): priority 0, no containers. A
+// member nominated from an earlier attempt thus takes a pod slot on its
+// node, requests nothing, and counts only for members of priority 0 or
+// less (docs/upstream-findings.md).
+func nominatorStub(m *v1.Pod) *v1.Pod {
+	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID},
+		Spec: v1.PodSpec{SchedulingGroup: m.Spec.SchedulingGroup}}
 }
 
 // clone is w with its own bound and nominated lists, to change.

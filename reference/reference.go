@@ -3,6 +3,7 @@ package reference
 import (
 	"context"
 	"fmt"
+	"k8s.io/component-helpers/node/topology"
 	"sort"
 	"time"
 
@@ -50,6 +51,7 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 		ev.nodeByName[n.Name] = n
 	}
 	sort.Slice(ev.nodes, func(i, j int) bool { return ev.nodes[i].Name < ev.nodes[j].Name })
+	ev.tree = nodeTreeOrder(c.Nodes)
 	ev.bound, ev.nominated = preempt.PodsByNode(c)
 	for _, p := range c.Pods {
 		ev.podByKey[podKey(p)] = p
@@ -64,6 +66,7 @@ type evaluator struct {
 	states     map[string]*nodeState
 	cluster    *preempt.Cluster
 	nodes      []*v1.Node // in name order
+	tree       []*v1.Node // in the scheduler snapshot's order (nodeTreeOrder)
 	nodeByName map[string]*v1.Node
 	bound      map[string][]*v1.Pod // node -> pods bound to it, in cluster order
 	nominated  map[string][]*v1.Pod // node -> pods nominated to it, in cluster order
@@ -369,4 +372,32 @@ func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *
 		}
 	}
 	return d
+}
+
+// treeOrder is the nodes in the order of the scheduler snapshot's node
+// list.
+func (ev *evaluator) treeOrder() []*v1.Node { return ev.tree }
+
+// nodeTreeOrder is the scheduler cache's nodeTree.list() of nodes added in
+// the cluster's order: the zones (region and zone labels) in the order
+// their first node came, one node of each zone in turn.
+func nodeTreeOrder(nodes []*v1.Node) []*v1.Node {
+	var zones []string
+	byZone := map[string][]*v1.Node{}
+	for _, n := range nodes {
+		z := topology.GetZoneKey(n)
+		if _, ok := byZone[z]; !ok {
+			zones = append(zones, z)
+		}
+		byZone[z] = append(byZone[z], n)
+	}
+	out := make([]*v1.Node, 0, len(nodes))
+	for i := 0; len(out) < len(nodes); i++ {
+		for _, z := range zones {
+			if i < len(byZone[z]) {
+				out = append(out, byZone[z][i])
+			}
+		}
+	}
+	return out
 }
