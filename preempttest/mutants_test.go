@@ -223,6 +223,12 @@ func (m mutantImpl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodel
 	return preempt.SixFilterGaps(c, pod)
 }
 
+// UnmodelledGateUse: the mutants' composition is the single-pod path; it
+// models no pod group (GenericWorkload), as optimized.
+func (m mutantImpl) UnmodelledGateUse(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
+	return preempt.PodGroupGaps(c, pod, cfg)
+}
+
 func (m mutantImpl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	base, err := reference.Impl{}.NewEvaluator(c)
 	if err != nil {
