@@ -29,12 +29,18 @@ import (
 // when that pod was the last victim, as no deletion event will; the
 // contract's victims are always deleted through the API.)
 func PreemptPod(ctx context.Context, cs kubernetes.Interface, preemptor, victim *v1.Pod) error {
+	return PreemptPodAs(ctx, cs, preemptor.Spec.SchedulerName, "pod", victim)
+}
+
+// PreemptPodAs is PreemptPod for a preemptor of kind ("pod", or
+// "podgroup" for a gang: the ExecutorPreemptor's Type) run by scheduler.
+func PreemptPodAs(ctx context.Context, cs kubernetes.Interface, scheduler, kind string, victim *v1.Pod) error {
 	condition := &v1.PodCondition{
 		Type:               v1.DisruptionTarget,
 		ObservedGeneration: apipod.CalculatePodConditionObservedGeneration(&victim.Status, victim.Generation, v1.DisruptionTarget),
 		Status:             v1.ConditionTrue,
 		Reason:             v1.PodReasonPreemptionByScheduler,
-		Message:            fmt.Sprintf("%s: preempting to accommodate a higher priority pod", preemptor.Spec.SchedulerName),
+		Message:            fmt.Sprintf("%s: preempting to accommodate a higher priority %s", scheduler, kind),
 	}
 	newStatus := victim.Status.DeepCopy()
 	if apipod.UpdatePodCondition(newStatus, condition) {

@@ -125,6 +125,10 @@ type decideOptions struct {
 	loadOpts     scenario.Options
 }
 
+// errDiffer is decide -pod-group's error when the implementations
+// disagree (the diffs are on stderr): exit code ExitDiffer.
+var errDiffer = errors.New("")
+
 // badInput is an error on the command's input: exit code 2.
 type badInput struct{ msg string }
 
@@ -139,6 +143,9 @@ func runDecide(args []string, stdout, stderr io.Writer) int {
 		if opts.podGroupFile != "" {
 			if err = decidePodGroup(opts, stdout, stderr); err == nil {
 				return ExitOK
+			}
+			if err == errDiffer {
+				return ExitDiffer
 			}
 		} else {
 			var res decideResult

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/preemptbench/preemptbench/agreement"
 	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/scenario"
@@ -33,7 +36,11 @@ func loadPodGroup(opts decideOptions) (*preempt.PodGroupRequest, error) {
 	if err != nil {
 		return nil, badf("%v", err)
 	}
-	g, _, err := scenario.LoadClusterWith(opts.podGroupFile, data, opts.loadOpts)
+	// A member nominated from an earlier attempt names a node of the
+	// cluster, not of this file: kept.
+	lo := opts.loadOpts
+	lo.KeepNominated = true
+	g, _, err := scenario.LoadClusterWith(opts.podGroupFile, data, lo)
 	if err != nil {
 		return nil, badf("-pod-group: %v", err)
 	}
@@ -53,10 +60,13 @@ func loadPodGroup(opts decideOptions) (*preempt.PodGroupRequest, error) {
 }
 
 // decidePodGroup runs `decide -pod-group`: each implementation's gang
-// preemption, through a fake clientset of the cluster.
+// preemption, through a fake clientset of the cluster. An implementation
+// that does not model gang preemption is refused with a note (an error
+// when it is the only one asked); the others are compared with the first
+// that answered, field by field.
 func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
-	if opts.sched != nil || opts.explain || len(opts.faults) > 0 || opts.text || opts.all {
-		return badf("-pod-group takes none of -config, -explain, -fail, -o text or several implementations yet")
+	if opts.sched != nil || opts.explain || len(opts.faults) > 0 || opts.text {
+		return badf("-pod-group takes none of -config, -explain, -fail or -o text yet")
 	}
 	cluster, opts, err := opts.loadCluster(stderr)
 	if err != nil {
@@ -66,30 +76,82 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	impl := opts.impls[0]
-	ev, err := impl.NewEvaluator(cluster)
-	if err != nil {
-		return err
+	var outs []PodGroupDecisionJSON
+	var decisions []preempt.PodGroupDecision
+	var refused []string
+	for _, impl := range opts.impls {
+		ev, err := impl.NewEvaluator(cluster)
+		if err != nil {
+			return err
+		}
+		pg, ok := ev.(preempt.PodGroupPreempter)
+		if !ok {
+			refused = append(refused, impl.Name())
+			continue
+		}
+		cs := harness.NewClientset(cluster, nil)
+		for _, p := range req.Pods {
+			_ = cs.Tracker().Add(p)
+		}
+		before := len(cs.Actions())
+		d := pg.PreemptPodGroup(context.Background(), cs, req)
+		d.Actions = harness.Actions(cs.Actions()[before:])
+		out := PodGroupDecisionJSON{Implementation: impl.Name(), Status: d.Status, Message: d.Message, Nominations: d.Nominations,
+			NumPDBViolations: d.NumPDBViolations, NumPodGroupDisruptions: d.NumPodGroupDisruptions, Victims: d.Victims}
+		if opts.actions {
+			out.Actions = d.Actions
+		}
+		outs = append(outs, out)
+		decisions = append(decisions, d)
 	}
-	pg, ok := ev.(preempt.PodGroupPreempter)
-	if !ok {
-		return badf("%s does not model gang preemption (pod groups, %s=true)", impl.Name(), preempt.GenericWorkloadGate)
+	for _, name := range refused {
+		msg := fmt.Sprintf("%s does not model gang preemption (pod groups, %s=true)", name, preempt.GenericWorkloadGate)
+		if len(outs) == 0 {
+			return badf("%s", msg)
+		}
+		fmt.Fprintf(stderr, "compare decide: note: %s; the others answer\n", msg)
 	}
-	cs := harness.NewClientset(cluster, nil)
-	for _, p := range req.Pods {
-		_ = cs.Tracker().Add(p)
+	code := ExitOK
+	first := outs[0]
+	for i, o := range outs[1:] {
+		want, note := agreement.PodGroupExpected(cluster, decisions[0], decisions[i+1])
+		if note != "" {
+			fmt.Fprintf(stderr, "compare decide: note: %s: %s\n", o.Implementation, note)
+		}
+		w := first
+		w.Implementation, w.Victims, w.NumPDBViolations, w.NumPodGroupDisruptions = "", want.Victims, want.NumPDBViolations, want.NumPodGroupDisruptions
+		got := o
+		got.Implementation = ""
+		if !opts.actions {
+			w.Actions, got.Actions = nil, nil
+		}
+		if note == "" && !opts.actions && !cmp.Equal(decisions[0].Actions, decisions[i+1].Actions) {
+			fmt.Fprintf(stderr, "%s's API calls differ from %s's (-%s +%s):\n%s", o.Implementation, first.Implementation, first.Implementation, o.Implementation, cmp.Diff(decisions[0].Actions, decisions[i+1].Actions))
+			code = ExitDiffer
+		}
+		if diff := cmp.Diff(w, got); diff != "" {
+			fmt.Fprintf(stderr, "%s differs from %s (-%s +%s):\n%s", o.Implementation, first.Implementation, first.Implementation, o.Implementation, diff)
+			code = ExitDiffer
+		}
 	}
-	before := len(cs.Actions())
-	d := pg.PreemptPodGroup(context.Background(), cs, req)
-	out := PodGroupDecisionJSON{Implementation: impl.Name(), Status: d.Status, Message: d.Message, Nominations: d.Nominations,
-		NumPDBViolations: d.NumPDBViolations, NumPodGroupDisruptions: d.NumPodGroupDisruptions, Victims: d.Victims}
-	if opts.actions {
-		out.Actions = harness.Actions(cs.Actions()[before:])
+	if opts.all {
+		res := decideResult{refused: refused}
+		for _, o := range outs {
+			res.outs = append(res.outs, DecisionJSON{Implementation: o.Implementation})
+		}
+		writeAgreement(stderr, res, code == ExitOK, true)
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
+	var v any = outs[0]
+	if opts.all {
+		v = outs
+	}
+	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("writing the decision: %w", err)
+	}
+	if code != ExitOK {
+		return errDiffer
 	}
 	return nil
 }

@@ -71,10 +71,32 @@ func TestDecidePodGroup(t *testing.T) {
 		t.Errorf("-pod numPodGroupDisruptions %d, want upstream's 0", d.NumPodGroupDisruptions)
 	}
 
-	// reference does not model gangs, and says so.
-	_, stderr, code = runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-impl", "reference", "-feature-gates", "GenericWorkload=true", "-pod-group", pgDir+"gang.yaml")
-	if code != ExitBadInput || !strings.Contains(stderr, "reference does not model gang preemption (pod groups, GenericWorkload=true)") {
-		t.Errorf("reference: exit %d, %s", code, stderr)
+	// optimized does not model gangs, and says so.
+	_, stderr, code = runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-impl", "optimized", "-feature-gates", "GenericWorkload=true", "-pod-group", pgDir+"gang.yaml")
+	if code != ExitBadInput || !strings.Contains(stderr, "optimized does not model gang preemption (pod groups, GenericWorkload=true)") {
+		t.Errorf("optimized: exit %d, %s", code, stderr)
+	}
+	// -impl all: reference and upstream agree, field by field and call
+	// by call; optimized is refused with a note.
+	stdout, stderr, code = runCLI(t, append(base[:len(base)-1:len(base)-1], "-impl", "all", "-pod-group", pgDir+"gang.yaml", "-actions")...)
+	if code != ExitOK || !strings.Contains(stderr, "reference and upstream agree; optimized refused") {
+		t.Fatalf("-impl all: exit %d, %s", code, stderr)
+	}
+	var all []PodGroupDecisionJSON
+	if err := json.Unmarshal([]byte(stdout), &all); err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 2 || all[0].Implementation != "reference" {
+		t.Fatalf("-impl all: %+v", all)
+	}
+	all[0].Implementation, all[1].Implementation = "", ""
+	if d := cmp.Diff(all[1], all[0]); d != "" {
+		t.Errorf("reference differs from upstream (-upstream +reference):\n%s", d)
+	}
+	// -pod under the gate: reference and upstream agree too.
+	_, stderr, code = runCLI(t, append(base[:len(base)-1:len(base)-1], "-impl", "reference,upstream", "-pod", pgDir+"pod.yaml")...)
+	if code != ExitOK {
+		t.Errorf("-pod -impl reference,upstream: exit %d, %s", code, stderr)
 	}
 	// Without the gate, a gang is refused.
 	_, stderr, code = runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-impl", "upstream", "-pod-group", pgDir+"gang.yaml")

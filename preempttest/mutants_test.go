@@ -82,6 +82,19 @@ var mutants = []struct {
 	{"update-ignored", "", updateIgnored},
 }
 
+// podGroupMutants are the reference with one bug of the pod-group paths
+// put back (reference.Mutant): the reference's own code, so they need no
+// re-composition.
+var podGroupMutants = []struct {
+	upstream string
+	bug      reference.Bug
+}{
+	{"kubernetes#137981", reference.ModeBlindGrouping},
+	{"kubernetes#139030", reference.MemberPriority},
+	{"kubernetes#140398", reference.OngoingOnFirstNominatedNode},
+	{"", reference.RemoteMemberKeptInState},
+}
+
 // mutantChecks is the most checks a property gets per mutant before the
 // mutant is declared a survivor.
 const mutantChecks = 2000
@@ -97,9 +110,19 @@ func TestMutants(t *testing.T) {
 	defer setFlag(t, "rapid.nofailfile", "true")()
 	defer setFlag(t, "rapid.shrinktime", "1s")() // a caught mutant needs no minimal example
 	caught := 0
+	type entry struct {
+		name, upstream string
+		impl           preempt.Implementation
+	}
+	var all []entry
 	for _, m := range mutants {
-		impl := mutantImpl{name: "mutant-" + m.name, bug: m.bug}
-		by, after, msg := catch(impl)
+		all = append(all, entry{m.name, m.upstream, mutantImpl{name: "mutant-" + m.name, bug: m.bug}})
+	}
+	for _, m := range podGroupMutants {
+		all = append(all, entry{m.bug.String(), m.upstream, reference.Mutant(m.bug)})
+	}
+	for _, m := range all {
+		by, after, msg := catch(m.impl)
 		issue := m.upstream
 		if issue == "" {
 			issue = "-"
@@ -111,7 +134,7 @@ func TestMutants(t *testing.T) {
 		caught++
 		t.Logf("%-40s %-18s caught by %s after %d checks: %s", m.name, issue, by, after, msg)
 	}
-	t.Logf("%d of %d mutants caught", caught, len(mutants))
+	t.Logf("%d of %d mutants caught", caught, len(all))
 }
 
 // TestMutantBaseline: the mutants' composition without a bug agrees with
@@ -198,6 +221,12 @@ func (m mutantImpl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodel
 		return &preempt.Unmodelled{Feature: "everything", Object: "pod " + pod.Namespace + "/" + pod.Name, Detail: "is a pod"}
 	}
 	return preempt.SixFilterGaps(c, pod)
+}
+
+// UnmodelledGateUse: the mutants' composition is the single-pod path; it
+// models no pod group (GenericWorkload), as optimized.
+func (m mutantImpl) UnmodelledGateUse(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
+	return preempt.PodGroupGaps(c, pod, cfg)
 }
 
 func (m mutantImpl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {

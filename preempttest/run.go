@@ -66,6 +66,8 @@ func Tables() []Table {
 		{"RunningPreemption", testRunningPreemption},
 		{"InputsUnchanged", testInputsUnchanged},
 		{"StagesWithUnknownNames", testStagesWithUnknownNames},
+		{"PodGroupVictims", testPodGroupVictims},
+		{"GangPreemption", testGangPreemption},
 	}
 }
 
@@ -125,6 +127,9 @@ func Properties() []Property {
 		}},
 		{"Update", func(t *rapid.T, impl preempt.Implementation) Outcome {
 			return CheckUpdate(t, Gen(MaxNodes).Draw(t, "input"), GenChange().Draw(t, "change"), impl)
+		}},
+		{"GangDecision", func(t *rapid.T, impl preempt.Implementation) Outcome {
+			return CheckGang(t, GenGang(MaxNodes).Draw(t, "input"), impl)
 		}},
 	}
 }

@@ -8,6 +8,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -70,6 +72,44 @@ type Spec struct {
 	// Resized, when k > 0, resizes every k-th bound pod (the first, the
 	// (k+1)-th, ...) in place as resizes[ResizeShape] says.
 	Resized, ResizeShape int
+	// GenericWorkload turns the gate on: pods naming a PodGroup
+	// (PodSpec.Group) are preempted as v1.37.2 groups them. Composite also
+	// turns on CompositePodGroup (and TopologyAwareWorkloadScheduling,
+	// which it needs).
+	GenericWorkload, Composite bool
+	// Groups are the PodGroups "g0", "g1", ... of namespace "default" (a
+	// pod of namespace "other" naming one finds none); Composites the
+	// CompositePodGroups "c0", "c1", ... they may sit under.
+	Groups     []GroupSpec
+	Composites []GroupSpec
+	// Gang, when set, is a gang preemptor: PodGroup "gang" and its
+	// unscheduled members (Input.Gang).
+	Gang *GangSpec
+}
+
+// GroupSpec is a PodGroup or CompositePodGroup.
+type GroupSpec struct {
+	All      bool
+	Priority int // index into priorities
+	// Parent is 0 for none, k for composite c(k-1) (wrapping; a composite
+	// under itself has none).
+	Parent int
+}
+
+// GangSpec is a gang preemptor.
+type GangSpec struct {
+	Priority int // index into priorities
+	// MinCount is 0 for a basic group, k for a gang of minCount k.
+	MinCount int
+	Members  []PodSpec // Node: 0 not nominated, k nominated to node k-1
+	// Never sets preemptionPolicy Never on the first member; GroupPolicy
+	// turns on PodGroupPreemptionPolicy and sets the group's policy
+	// (0 unset, 1 PreemptLowerPriority, 2 Never).
+	Never       bool
+	GroupPolicy int
+	// Scheduled members of the gang already bound: pods of the cluster
+	// named "gang-sN" on the nodes listed.
+	Scheduled []int
 }
 
 // MaxExtenders bounds Spec.Extenders.
@@ -88,6 +128,8 @@ type PodSpec struct {
 	Priority, CPU, Memory, Ephemeral, Foo   int
 	Port, App, Start, Namespace, Terminated int
 	Affinity, Spread                        int // indices into affinities, spreads
+	// Group is 0 for a pod in no pod group, k for group g(k-1) (wrapping).
+	Group int
 }
 
 // PDBSpec is a PodDisruptionBudget.
@@ -348,7 +390,21 @@ func (s Spec) Build() Input {
 		c.Namespaces = append(c.Namespaces, ns.DeepCopy())
 	}
 
-	pod := s.pod(s.Preemptor, "preemptor")
+	s.buildGroups(c)
+	if s.Gang != nil {
+		for i, node := range s.Gang.Scheduled {
+			ps := s.Gang.Members[at(i, len(s.Gang.Members))]
+			p := s.pod(ps, fmt.Sprintf("gang-s%d", i))
+			p.Namespace, p.UID = "default", types.UID(fmt.Sprintf("uid-gang-s%d", i))
+			p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("gang")}
+			p.Spec.NodeName = c.Nodes[at(node, n)].Name
+			c.Pods = append(c.Pods, p)
+		}
+	}
+
+	preemptorSpec := s.Preemptor
+	preemptorSpec.Group = 0
+	pod := s.pod(preemptorSpec, "preemptor")
 	pod.Namespace, pod.UID = "default", "uid-preemptor"
 	pod.DeletionTimestamp = nil
 	pod.Status = v1.PodStatus{Phase: v1.PodPending}
@@ -394,7 +450,18 @@ func (s Spec) Build() Input {
 		p := c.Pods[k-3]
 		req.Preempting = &preempt.Preempting{LastVictim: &preempt.PodRef{Namespace: p.Namespace, Name: p.Name}}
 	}
+	if s.GenericWorkload {
+		cfg.FeatureGates = map[string]bool{preempt.GenericWorkloadGate: true}
+		if s.Composite {
+			cfg.FeatureGates["CompositePodGroup"] = true
+			cfg.FeatureGates["TopologyAwareWorkloadScheduling"] = true
+		}
+		req.Config = cfg
+	}
 	in := Input{Cluster: c, Request: req}
+	if s.Gang != nil {
+		in.Gang = s.buildGang(c, cfg)
+	}
 	if k := at(s.Fault, 2*len(c.Pods)+2); k > 0 {
 		f := harness.Fault{Verb: "patch", Subresource: "status", Namespace: pod.Namespace, Name: pod.Name}
 		if k <= 2*len(c.Pods) {
@@ -488,6 +555,9 @@ func (s Spec) pod(ps PodSpec, name string) *v1.Pod {
 		}
 		p.Status.StartTime = &st
 	}
+	if ps.Group > 0 && len(s.Groups) > 0 {
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(fmt.Sprintf("g%d", at(ps.Group-1, len(s.Groups))))}
+	}
 	if t := pick(terminated, ps.Terminated); t > 0 {
 		dt := metav1.NewTime(Base().Add(50 * time.Minute))
 		p.DeletionTimestamp = &dt
@@ -519,4 +589,78 @@ func buildPDB(ps PDBSpec, name string, podCount int) *policyv1.PodDisruptionBudg
 		pdb.Status.DisruptedPods = map[string]metav1.Time{fmt.Sprintf("p%d", k): metav1.NewTime(Base())}
 	}
 	return pdb
+}
+
+// buildGroups adds s's PodGroups and CompositePodGroups to c.
+func (s Spec) buildGroups(c *preempt.Cluster) {
+	parent := func(k, self int) *string {
+		if k == 0 || len(s.Composites) == 0 {
+			return nil
+		}
+		i := at(k-1, len(s.Composites))
+		if i == self {
+			return nil
+		}
+		return ptr.To(fmt.Sprintf("c%d", i))
+	}
+	for i, gs := range s.Groups {
+		pg := &preempt.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("g%d", i), UID: types.UID(fmt.Sprintf("uid-g%d", i))},
+			Spec: schedulingv1beta1.PodGroupSpec{Priority: ptr.To(pick(priorities, gs.Priority)), ParentCompositePodGroupName: parent(gs.Parent, -1),
+				SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}}}}
+		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{Single: &schedulingv1beta1.SingleDisruptionMode{}}
+		if gs.All {
+			pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
+		}
+		c.PodGroups = append(c.PodGroups, pg)
+	}
+	for i, cs := range s.Composites {
+		cpg := &preempt.CompositePodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("c%d", i), UID: types.UID(fmt.Sprintf("uid-c%d", i))},
+			Spec: schedulingv1alpha3.CompositePodGroupSpec{Priority: ptr.To(pick(priorities, cs.Priority)),
+				SchedulingPolicy: schedulingv1alpha3.CompositePodGroupSchedulingPolicy{Basic: &schedulingv1alpha3.CompositeBasicSchedulingPolicy{}}}}
+		// Only a composite of a lower index may be a parent: no cycles.
+		if cs.Parent > 0 && at(cs.Parent-1, len(s.Composites)) < i {
+			cpg.Spec.ParentCompositePodGroupName = parent(cs.Parent, i)
+		}
+		cpg.Spec.DisruptionMode = &schedulingv1alpha3.CompositeDisruptionMode{Single: &schedulingv1alpha3.SingleCompositeDisruptionMode{}}
+		if cs.All {
+			cpg.Spec.DisruptionMode = &schedulingv1alpha3.CompositeDisruptionMode{All: &schedulingv1alpha3.AllCompositeDisruptionMode{}}
+		}
+		c.CompositePodGroups = append(c.CompositePodGroups, cpg)
+	}
+}
+
+// buildGang is s.Gang's request on c under cfg (GenericWorkload on).
+func (s Spec) buildGang(c *preempt.Cluster, cfg preempt.Config) *preempt.PodGroupRequest {
+	g := s.Gang
+	cfg.FeatureGates = map[string]bool{preempt.GenericWorkloadGate: true}
+	pg := &preempt.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "gang", UID: "uid-gang"},
+		Spec: schedulingv1beta1.PodGroupSpec{Priority: ptr.To(pick(priorities, g.Priority)),
+			SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}}}}
+	if g.MinCount > 0 {
+		pg.Spec.SchedulingPolicy = schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: int32(g.MinCount)}}
+	}
+	if g.GroupPolicy > 0 {
+		cfg.FeatureGates["PodGroupPreemptionPolicy"] = true
+		pg.Spec.PreemptionPolicy = ptr.To(schedulingv1beta1.PreemptLowerPriority)
+		if g.GroupPolicy == 2 {
+			pg.Spec.PreemptionPolicy = ptr.To(schedulingv1beta1.PreemptNever)
+		}
+	}
+	req := &preempt.PodGroupRequest{PodGroup: pg, Config: cfg, Now: Base().Add(time.Hour)}
+	for i, ps := range g.Members {
+		node := ps.Node
+		ps.Node, ps.Group = 0, 0
+		p := s.pod(ps, fmt.Sprintf("m%d", i))
+		p.Namespace, p.UID = "default", types.UID(fmt.Sprintf("uid-m%d", i))
+		p.DeletionTimestamp, p.Status = nil, v1.PodStatus{Phase: v1.PodPending}
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("gang")}
+		if i == 0 && g.Never {
+			p.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever)
+		}
+		if node > 0 && len(c.Nodes) > 0 {
+			p.Status.NominatedNodeName = c.Nodes[at(node-1, len(c.Nodes))].Name
+		}
+		req.Pods = append(req.Pods, p)
+	}
+	return req
 }

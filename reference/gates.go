@@ -11,12 +11,29 @@ var (
 	_ preempt.GateUseLimited = Impl{}
 )
 
-// ModelledGates are preempt.SinglePodGates: this implementation refuses
-// every other gate set away from its default.
-func (Impl) ModelledGates() []string { return preempt.SinglePodGates() }
-
-// UnmodelledGateUse refuses pods in pod groups under GenericWorkload=true
-// (preempt.PodGroupGaps).
-func (Impl) UnmodelledGateUse(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
-	return preempt.PodGroupGaps(c, pod, cfg)
+// ModelledGates are preempt.SinglePodGates and the pod-group gates this
+// implementation models: CompositePodGroup (victims grouped by their
+// composite ancestors), PodGroupPreemptionPolicy (a gang's policy) and
+// TopologyAwareWorkloadScheduling, which CompositePodGroup needs (it
+// changes nothing for victims; a gang preemption under it is an Error:
+// its placement algorithm is not modelled). Every other gate set away
+// from its default is refused.
+func (Impl) ModelledGates() []string {
+	return append(preempt.SinglePodGates(), compositePodGroupGate, podGroupPreemptionPolicyGate, topologyAwareGate)
 }
+
+// UnmodelledGateUse refuses, under GenericWorkload=true, a preemptor pod
+// that belongs to a pod group: kube-scheduler schedules such a pod with
+// its group (decide -pod-group), not alone.
+func (Impl) UnmodelledGateUse(_ *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
+	if !cfg.FeatureGates[preempt.GenericWorkloadGate] || pod == nil || pod.Spec.SchedulingGroup == nil {
+		return nil
+	}
+	return &preempt.Unmodelled{Feature: "a pod group's member as a single preemptor (GenericWorkload=true)", Object: "pod " + preempt.Key(pod.Namespace, pod.Name),
+		Detail: "belongs to a pod group (spec.schedulingGroup): preempt for its group with -pod-group"}
+}
+
+const (
+	podGroupPreemptionPolicyGate = "PodGroupPreemptionPolicy"
+	topologyAwareGate            = "TopologyAwareWorkloadScheduling"
+)

@@ -2,6 +2,8 @@ package reference
 
 import (
 	"maps"
+	"math"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,6 +47,50 @@ type spreadState struct {
 	// counts[i][value] is the number of matching pods in each domain of
 	// constraint i; every eligible node's value is a domain.
 	counts []map[string]int
+	// paths[i] are upstream's criticalPaths of constraint i: the two
+	// smallest counts as PreFilter saw them, then moved by AddPod and
+	// RemovePod one domain at a time. Filter's global minimum is
+	// paths[i][0], not the smallest count: once several domains have
+	// grown (a gang's reprieve puts victims back across the cluster), a
+	// domain dropped from the paths can be smaller than both (see
+	// docs/upstream-findings.md).
+	paths []criticalPaths
+}
+
+// criticalPaths is upstream's criticalPaths: two (value, count) pairs,
+// the first the smaller.
+type criticalPaths [2]struct {
+	value string
+	num   int
+}
+
+func newCriticalPaths() criticalPaths {
+	var p criticalPaths
+	p[0].num, p[1].num = math.MaxInt32, math.MaxInt32
+	return p
+}
+
+// update is upstream's criticalPaths.update, as is.
+func (p *criticalPaths) update(value string, num int) {
+	i := -1
+	if value == p[0].value {
+		i = 0
+	} else if value == p[1].value {
+		i = 1
+	}
+	if i >= 0 {
+		p[i].num = num
+		if p[0].num > p[1].num {
+			p[0], p[1] = p[1], p[0]
+		}
+		return
+	}
+	if num < p[0].num {
+		p[1] = p[0]
+		p[0].value, p[0].num = value, num
+	} else if num < p[1].num {
+		p[1].value, p[1].num = value, num
+	}
 }
 
 // spreadConstraintsOf is filterTopologySpreadConstraints for DoNotSchedule,
@@ -121,7 +167,7 @@ func hasAllKeys(node *v1.Node, cs []spreadConstraint) bool {
 }
 
 func (s *spreadState) clone() stateData {
-	out := &spreadState{constraints: s.constraints, counts: make([]map[string]int, len(s.counts))}
+	out := &spreadState{constraints: s.constraints, counts: make([]map[string]int, len(s.counts)), paths: slices.Clone(s.paths)}
 	for i, c := range s.counts {
 		out.counts[i] = maps.Clone(c)
 	}
@@ -134,11 +180,15 @@ func (podTopologySpread) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool)
 	if len(cs) == 0 {
 		return nil, true
 	}
-	st := &spreadState{constraints: cs, counts: make([]map[string]int, len(cs))}
+	st := &spreadState{constraints: cs, counts: make([]map[string]int, len(cs)), paths: make([]criticalPaths, len(cs))}
+	// order[i] are constraint i's domains in the order upstream's
+	// calPreFilterState inserts them into its map: first seen in the
+	// snapshot's node list (treeOrder).
+	order := make([][]string, len(cs))
 	for i := range cs {
 		st.counts[i] = map[string]int{}
 	}
-	for _, n := range ev.nodes {
+	for _, n := range ev.treeOrder() {
 		if !hasAllKeys(n, cs) {
 			continue
 		}
@@ -154,7 +204,21 @@ func (podTopologySpread) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool)
 					}
 				}
 			}
-			st.counts[i][n.Labels[c.topologyKey]] += count
+			value := n.Labels[c.topologyKey]
+			if _, seen := st.counts[i][value]; !seen {
+				order[i] = append(order[i], value)
+			}
+			st.counts[i][value] += count
+		}
+	}
+	// Upstream builds the paths iterating its map, in an order Go leaves
+	// to chance; pinned here to the insertion order, the one a small map
+	// (eight domains or fewer) is iterated in most often
+	// (docs/divergences.md).
+	for i := range cs {
+		st.paths[i] = newCriticalPaths()
+		for _, value := range order[i] {
+			st.paths[i].update(value, st.counts[i][value])
 		}
 	}
 	return st, false
@@ -178,15 +242,17 @@ func (st *spreadState) updateWithPod(pod, p *v1.Pod, node *v1.Node, delta int) {
 	}
 	for i, c := range st.constraints {
 		if c.selector.Matches(labels.Set(p.Labels)) && c.includes(pod, node) {
-			st.counts[i][node.Labels[c.topologyKey]] += delta
+			value := node.Labels[c.topologyKey]
+			st.counts[i][value] += delta
+			st.paths[i].update(value, st.counts[i][value])
 		}
 	}
 }
 
 // Filter checks the skew each constraint would have with the pod on the
 // node of s: its domain's count, plus one if the pod matches the selector
-// itself, minus the smallest count (zero while there are fewer domains
-// than minDomains).
+// itself, minus the global minimum of the critical paths (zero while
+// there are fewer domains than minDomains).
 func (podTopologySpread) Filter(state stateData, pod *v1.Pod, s *nodeState) preempt.Status {
 	st := state.(*spreadState)
 	self := labels.Set(pod.Labels)
@@ -199,12 +265,7 @@ func (podTopologySpread) Filter(state stateData, pod *v1.Pod, s *nodeState) pree
 		count := counts[value]
 		minMatch := 0
 		if len(counts) >= int(c.minDomains) {
-			first := true
-			for _, n := range counts {
-				if first || n < minMatch {
-					minMatch, first = n, false
-				}
-			}
+			minMatch = st.paths[i][0].num
 		}
 		selfMatch := 0
 		if c.selector.Matches(self) {

@@ -3,6 +3,7 @@ package reference
 import (
 	"context"
 	"fmt"
+	"k8s.io/component-helpers/node/topology"
 	"sort"
 	"time"
 
@@ -19,17 +20,26 @@ import (
 )
 
 // Impl is the reference implementation.
-type Impl struct{}
+type Impl struct {
+	// bug is a mutation (Mutant), none for the reference itself.
+	bug Bug
+}
 
 var _ preempt.Implementation = Impl{}
 
-// Name is "reference".
-func (Impl) Name() string { return "reference" }
+// Name is "reference" ("reference-mutant-" and the bug for a Mutant).
+func (i Impl) Name() string {
+	if i.bug != 0 {
+		return "reference-mutant-" + i.bug.String()
+	}
+	return "reference"
+}
 
 // NewEvaluator indexes c. It keeps pointers to c's objects and never
 // modifies them.
-func (Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
+func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	ev := &evaluator{
+		bug:        i.bug,
 		cluster:    c,
 		nodeByName: map[string]*v1.Node{},
 		podByKey:   map[string]*v1.Pod{},
@@ -41,6 +51,7 @@ func (Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 		ev.nodeByName[n.Name] = n
 	}
 	sort.Slice(ev.nodes, func(i, j int) bool { return ev.nodes[i].Name < ev.nodes[j].Name })
+	ev.tree = nodeTreeOrder(c.Nodes)
 	ev.bound, ev.nominated = preempt.PodsByNode(c)
 	for _, p := range c.Pods {
 		ev.podByKey[podKey(p)] = p
@@ -49,8 +60,13 @@ func (Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 }
 
 type evaluator struct {
+	bug Bug
+	// states are the node states of a gang preemption's world (gang.go),
+	// nil otherwise.
+	states     map[string]*nodeState
 	cluster    *preempt.Cluster
 	nodes      []*v1.Node // in name order
+	tree       []*v1.Node // in the scheduler snapshot's order (nodeTreeOrder)
 	nodeByName map[string]*v1.Node
 	bound      map[string][]*v1.Pod // node -> pods bound to it, in cluster order
 	nominated  map[string][]*v1.Pod // node -> pods nominated to it, in cluster order
@@ -85,7 +101,8 @@ func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult
 }
 
 // PodEligibleToPreemptOthers is upstream's, reading the terminating pods
-// on the nominated node.
+// on the nominated node (at their priority as victims: their group's under
+// GenericWorkload).
 func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (bool, string) {
 	pod := req.Pod
 	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == v1.PreemptNever {
@@ -100,8 +117,9 @@ func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (bool, str
 	if code, ok := req.FilterCodes(ev.cluster)[nominated]; !ok || code == preempt.UnschedulableAndUnresolvable {
 		return true, ""
 	}
+	g := groupsFor(ev.cluster, req.Config.FeatureGates, ev.bug)
 	for _, p := range ev.bound[nominated] {
-		if corev1helpers.PodPriority(p) < corev1helpers.PodPriority(pod) && podinfo.TerminatingByPreemption(p) {
+		if g.priority(p) < corev1helpers.PodPriority(pod) && podinfo.TerminatingByPreemption(p) {
 			return false, "not eligible due to a terminating pod on the nominated node."
 		}
 	}
@@ -171,27 +189,6 @@ func (ev *evaluator) DryRunPreemption(ctx context.Context, req *preempt.Request,
 	return preempt.DryRun{Candidates: append(nonViolating, violating...), NodeStatuses: statuses, Errors: errs}
 }
 
-// moreImportant orders pods by priority (high first), then start time
-// (early first), then namespace, name and UID, the final key the contract
-// adds so that the order is total.
-func moreImportant(a, b *v1.Pod, now time.Time) bool {
-	pa, pb := corev1helpers.PodPriority(a), corev1helpers.PodPriority(b)
-	if pa != pb {
-		return pa > pb
-	}
-	ta, tb := startTime(a, now), startTime(b, now)
-	if !ta.Equal(tb) {
-		return ta.Before(tb)
-	}
-	if a.Namespace != b.Namespace {
-		return a.Namespace < b.Namespace
-	}
-	if a.Name != b.Name {
-		return a.Name < b.Name
-	}
-	return a.UID < b.UID
-}
-
 func startTime(p *v1.Pod, now time.Time) time.Time {
 	if p != nil && p.Status.StartTime != nil {
 		return p.Status.StartTime.Time
@@ -199,10 +196,11 @@ func startTime(p *v1.Pod, now time.Time) time.Time {
 	return now
 }
 
-// SelectVictimsOnNode is upstream's: remove every lower-priority pod, check
-// the preemptor fits, then reprieve the removed pods from the most important
-// down, PDB-violating ones first; the pods that cannot be reprieved are the
-// victims.
+// SelectVictimsOnNode is upstream's: remove every lower-priority victim,
+// check the preemptor fits, then reprieve the removed victims from the
+// most important down, PDB-violating ones first; the victims that cannot
+// be reprieved are preempted. Under GenericWorkload a victim is a unit
+// (podgroup.go) whose pods may run on other nodes.
 func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request, node string) ([]preempt.Victim, int, preempt.Status) {
 	return ev.selectVictimsOnNode(req, node, ev.preFilter(req.Pod))
 }
@@ -210,72 +208,93 @@ func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request
 // selectVictimsOnNode is SelectVictimsOnNode with the cycle state of the
 // request's pod computed by the caller: the dry run runs PreFilter once, as
 // upstream's scheduling cycle does, and each node works on a copy of it.
-// Every pod taken off or put back on the node goes through the plugins'
-// RemovePod and AddPod.
+// Every pod taken off or put back goes through the plugins' RemovePod and
+// AddPod; only the node's own pods change the node: a unit's pods on other
+// nodes (remote members) go through RemovePod and AddPod with their node
+// as it is, as upstream does, so that the inter-pod affinity and spread
+// counts move.
 func (ev *evaluator) selectVictimsOnNode(req *preempt.Request, node string, cycle *cycleState) ([]preempt.Victim, int, preempt.Status) {
 	pod := req.Pod
 	if ev.nodeByName[node] == nil {
 		return nil, 0, preempt.Status{Code: preempt.Error, Reasons: []string{fmt.Sprintf("nodeinfo not found for node name %q", node)}}
 	}
+	g := groupsFor(ev.cluster, req.Config.FeatureGates, ev.bug)
 	s, state := ev.nodeState(node), cycle.clone()
-	removePod := func(p *v1.Pod) error {
-		if err := s.removePod(p); err != nil {
-			return err
+	remote := map[string]*nodeState{}
+	nodeOf := func(p *v1.Pod) *nodeState {
+		if p.Spec.NodeName == node {
+			return s
 		}
-		state.removePod(pod, p, s)
+		if remote[p.Spec.NodeName] == nil {
+			remote[p.Spec.NodeName] = ev.nodeState(p.Spec.NodeName)
+		}
+		return remote[p.Spec.NodeName]
+	}
+	removeUnit := func(u *unit) error {
+		for _, p := range u.pods {
+			if p.Spec.NodeName == node {
+				if err := s.removePod(p); err != nil {
+					return err
+				}
+			}
+			if ev.bug != RemoteMemberKeptInState || p.Spec.NodeName == node {
+				state.removePod(pod, p, nodeOf(p))
+			}
+		}
 		return nil
 	}
-	addPod := func(p *v1.Pod) {
-		s.addPod(p)
-		state.addPod(pod, p, s)
-	}
-	var potential []*v1.Pod
-	for _, p := range ev.bound[node] {
-		if corev1helpers.PodPriority(p) < corev1helpers.PodPriority(pod) {
-			potential = append(potential, p)
+	addUnit := func(u *unit) {
+		for _, p := range u.pods {
+			if p.Spec.NodeName == node {
+				s.addPod(p)
+			}
+			if ev.bug != RemoteMemberKeptInState || p.Spec.NodeName == node {
+				state.addPod(pod, p, nodeOf(p))
+			}
 		}
 	}
-	for _, p := range potential {
-		if err := removePod(p); err != nil {
-			return nil, 0, preempt.Status{Code: preempt.Error, Reasons: []string{err.Error()}}
+	var potential []*unit
+	for _, u := range ev.unitsOn(g, []string{node}, req.Now) {
+		if u.priority < corev1helpers.PodPriority(pod) {
+			potential = append(potential, u)
 		}
 	}
 	if len(potential) == 0 {
 		return nil, 0, unresolvable(reasonNoVictims)
 	}
+	for _, u := range potential {
+		if err := removeUnit(u); err != nil {
+			return nil, 0, preempt.Status{Code: preempt.Error, Reasons: []string{err.Error()}}
+		}
+	}
 	if st := ev.filtersWithNominatedPods(pod, state, s); !st.IsSuccess() {
 		return nil, 0, st
 	}
 
-	sort.SliceStable(potential, func(i, j int) bool { return moreImportant(potential[i], potential[j], req.Now) })
-	violating, nonViolating := ev.splitByPDBViolation(potential)
+	sortUnits(potential)
+	violating, counts, nonViolating := ev.splitUnitsByPDBViolation(potential)
 
-	var victims []*v1.Pod
-	reprieve := func(p *v1.Pod) (fits bool) {
-		addPod(p)
+	var victims []*unit
+	reprieve := func(u *unit) (fits bool) {
+		addUnit(u)
 		if ev.filtersWithNominatedPods(pod, state, s).IsSuccess() {
 			return true
 		}
-		_ = removePod(p) // just added
-		victims = append(victims, p)
+		_ = removeUnit(u) // just added
+		victims = append(victims, u)
 		return false
 	}
 	numViolating := 0
-	for _, p := range violating {
-		if !reprieve(p) {
-			numViolating++
+	for i, u := range violating {
+		if !reprieve(u) {
+			numViolating += counts[i]
 		}
 	}
-	for _, p := range nonViolating {
-		reprieve(p)
+	for _, u := range nonViolating {
+		reprieve(u)
 	}
-	sort.SliceStable(victims, func(i, j int) bool { return moreImportant(victims[i], victims[j], req.Now) })
-
-	out := make([]preempt.Victim, 0, len(victims))
-	for _, p := range victims {
-		out = append(out, preempt.Victim{Namespace: p.Namespace, Name: p.Name, Priority: corev1helpers.PodPriority(p)})
-	}
-	return out, numViolating, preempt.Status{Code: preempt.Success}
+	sortUnits(victims)
+	return flatten(g, victims), numViolating, preempt.Status{Code: preempt.Success}
 }
 
 // splitByPDBViolation is upstream's FilterVictimsWithPDBViolation (v1.37):
@@ -340,5 +359,45 @@ func (ev *evaluator) SelectCandidate(candidates []preempt.Candidate, req *preemp
 // Preempt is Evaluator.Preempt over the stages above, followed by the
 // nomination.
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
-	return postfilter.PreemptWithStages(ctx, ev, cs, req, ev.cluster)
+	d := postfilter.PreemptWithStages(ctx, ev, cs, req, ev.cluster)
+	// An extender's answer names pods only: each victim's pod group comes
+	// from the cluster's pod (under GenericWorkload).
+	if req.Config.FeatureGates[preempt.GenericWorkloadGate] {
+		for i, v := range d.Victims {
+			if p := ev.podByKey[preempt.Key(v.Namespace, v.Name)]; p != nil {
+				if name, ok := preempt.PodGroupName(p); ok {
+					d.Victims[i].PodGroup = preempt.Key(p.Namespace, name)
+				}
+			}
+		}
+	}
+	return d
+}
+
+// treeOrder is the nodes in the order of the scheduler snapshot's node
+// list.
+func (ev *evaluator) treeOrder() []*v1.Node { return ev.tree }
+
+// nodeTreeOrder is the scheduler cache's nodeTree.list() of nodes added in
+// the cluster's order: the zones (region and zone labels) in the order
+// their first node came, one node of each zone in turn.
+func nodeTreeOrder(nodes []*v1.Node) []*v1.Node {
+	var zones []string
+	byZone := map[string][]*v1.Node{}
+	for _, n := range nodes {
+		z := topology.GetZoneKey(n)
+		if _, ok := byZone[z]; !ok {
+			zones = append(zones, z)
+		}
+		byZone[z] = append(byZone[z], n)
+	}
+	out := make([]*v1.Node, 0, len(nodes))
+	for i := 0; len(out) < len(nodes); i++ {
+		for _, z := range zones {
+			if i < len(byZone[z]) {
+				out = append(out, byZone[z][i])
+			}
+		}
+	}
+	return out
 }

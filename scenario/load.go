@@ -121,6 +121,9 @@ type Options struct {
 	// Notify, when set, is told at once what cannot wait for the notes
 	// at the end: that a named pipe (FIFO) or a terminal is waited on.
 	Notify func(note string)
+	// KeepNominated keeps the pending pods nominated to nodes the input
+	// does not hold (a gang's members, whose nodes are another file's).
+	KeepNominated bool
 }
 
 func (o Options) notify(format string, a ...any) {
@@ -1154,6 +1157,7 @@ func (r *reader) cluster() (*preempt.Cluster, []string, error) {
 		}
 	}
 	var terminal, offNode []string
+	elsewhere := map[*v1.Pod]bool{} // kept, nominated to another input's node
 	for _, o := range r.objects {
 		switch o := o.(type) {
 		case *v1.Node:
@@ -1166,6 +1170,11 @@ func (r *reader) cluster() (*preempt.Cluster, []string, error) {
 			case o.Spec.NodeName != "" && !nodes[o.Spec.NodeName]:
 				offNode = append(offNode, fmt.Sprintf("%s (bound to %s)", key, o.Spec.NodeName))
 			case o.Spec.NodeName == "" && o.Status.NominatedNodeName != "" && !nodes[o.Status.NominatedNodeName]:
+				if r.opts.KeepNominated {
+					c.Pods = append(c.Pods, o)
+					elsewhere[o] = true
+					continue
+				}
 				offNode = append(offNode, fmt.Sprintf("%s (nominated to %s)", key, o.Status.NominatedNodeName))
 			default:
 				c.Pods = append(c.Pods, o)
@@ -1201,7 +1210,18 @@ func (r *reader) cluster() (*preempt.Cluster, []string, error) {
 	if len(r.skipped) > 0 {
 		notes = append(notes, fmt.Sprintf("skipped %d objects of kinds the filters do not read: %s", len(r.skipped), countKinds(r.skipped)))
 	}
-	if err := c.Validate(); err != nil {
+	check := c
+	if len(elsewhere) > 0 {
+		cc := *c
+		cc.Pods = nil
+		for _, p := range c.Pods {
+			if !elsewhere[p] {
+				cc.Pods = append(cc.Pods, p)
+			}
+		}
+		check = &cc
+	}
+	if err := check.Validate(); err != nil {
 		return nil, nil, err
 	}
 	return c, notes, nil

@@ -1,0 +1,459 @@
+package preempttest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// Pod groups (GenericWorkload): the cases of the upstream adapter's
+// TestUpstreamPodGroupVictims and TestUpstreamGangPreemption, and of
+// cli/testdata/podgroup, with the answers of v1.37.2's own code, for
+// every implementation that models pod groups; one that refuses them
+// (GateUseLimited, or no PodGroupPreempter) is skipped, saying so.
+
+var pgNow = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func pgNode(name, cpu string) *v1.Node {
+	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{HostnameKey: name}},
+		Status: v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourcePods: resource.MustParse("100")}}}
+}
+
+// pgPod is a pod of namespace default requesting cpu, bound to node
+// (pending when ""), in group (none when ""), started an hour before
+// pgNow when bound.
+func pgPod(name, node, group string, prio int32, cpu string) *v1.Pod {
+	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
+		Spec: v1.PodSpec{NodeName: node, Priority: ptr.To(prio),
+			Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}}}}}
+	if group != "" {
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(group)}
+	}
+	if node != "" {
+		t := metav1.NewTime(pgNow.Add(-time.Hour))
+		p.Status.StartTime = &t
+	}
+	return p
+}
+
+// pgGroup is a PodGroup of namespace default: mode All or Single,
+// priority prio, under parent ("" for none).
+func pgGroup(name string, all bool, prio int32, parent string) *preempt.PodGroup {
+	pg := &preempt.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("pg-" + name)},
+		Spec: schedulingv1beta1.PodGroupSpec{Priority: ptr.To(prio), SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}}}}
+	if all {
+		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
+	} else {
+		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{Single: &schedulingv1beta1.SingleDisruptionMode{}}
+	}
+	if parent != "" {
+		pg.Spec.ParentCompositePodGroupName = ptr.To(parent)
+	}
+	return pg
+}
+
+func pgComposite(name string, prio int32) *preempt.CompositePodGroup {
+	return &preempt.CompositePodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("cpg-" + name)},
+		Spec: schedulingv1alpha3.CompositePodGroupSpec{Priority: ptr.To(prio),
+			DisruptionMode:   &schedulingv1alpha3.CompositeDisruptionMode{All: &schedulingv1alpha3.AllCompositeDisruptionMode{}},
+			SchedulingPolicy: schedulingv1alpha3.CompositePodGroupSchedulingPolicy{Basic: &schedulingv1alpha3.CompositeBasicSchedulingPolicy{}}}}
+}
+
+func pgGang(name string, prio, minCount int32) *preempt.PodGroup {
+	pg := pgGroup(name, true, prio, "")
+	pg.Spec.SchedulingPolicy = schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: minCount}}
+	return pg
+}
+
+var (
+	pgGates        = map[string]bool{preempt.GenericWorkloadGate: true}
+	pgCompositeOn  = map[string]bool{preempt.GenericWorkloadGate: true, "CompositePodGroup": true, "TopologyAwareWorkloadScheduling": true}
+	pgLabelledPDB  = func(name string, allowed int32) *policyv1.PodDisruptionBudget { return pdbFor(name, "a", allowed) }
+	pgWithApp      = func(p *v1.Pod) *v1.Pod { p.Labels = map[string]string{"app": "a"}; return p }
+	pgTerminating  = func(p *v1.Pod) *v1.Pod { return markTerminating(p) }
+	pgNominatedPod = func(p *v1.Pod, node string) *v1.Pod { p.Status.NominatedNodeName = node; return p }
+)
+
+func pdbFor(name, app string, allowed int32) *policyv1.PodDisruptionBudget {
+	return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
+		Spec:   policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}},
+		Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed}}
+}
+
+// markTerminating makes p terminating by the scheduler's preemption.
+func markTerminating(p *v1.Pod) *v1.Pod {
+	dt := metav1.NewTime(pgNow.Add(-time.Minute))
+	p.DeletionTimestamp = &dt
+	p.Status.Conditions = []v1.PodCondition{{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler}}
+	return p
+}
+
+func pgVictim(name string, prio int32, group string) preempt.Victim {
+	v := preempt.Victim{Namespace: "default", Name: name, Priority: prio}
+	if group != "" {
+		v.PodGroup = "default/" + group
+	}
+	return v
+}
+
+func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
+	for _, tc := range []struct {
+		name       string
+		c          *preempt.Cluster
+		pod        *v1.Pod
+		gates      map[string]bool
+		status     preempt.Code
+		message    string
+		node       string
+		victims    []preempt.Victim
+		violations int
+		deleted    []string
+	}{
+		{
+			name: "mode All group across nodes is preempted whole",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m"), pgPod("v2", "n2", "pg1", 0, "600m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", true, 0, "")}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 2 victims", node: "n1",
+			victims: []preempt.Victim{pgVictim("v1", 0, "pg1"), pgVictim("v2", 0, "pg1")},
+			deleted: []string{"v1", "v2"},
+		},
+		{
+			name: "gate off: members are plain pods",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m"), pgPod("v2", "n2", "pg1", 0, "600m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", true, 0, "")}},
+			pod:    pgPod("p", "", "", 10, "600m"),
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
+			victims: []preempt.Victim{pgVictim("v1", 0, "")},
+			deleted: []string{"v1"},
+		},
+		{
+			name: "Single mode members take the group's priority (#139030)",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", false, 100, "")}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			status: preempt.Unschedulable, message: "0/1 nodes are available: 1 No preemption victims found for incoming pod.",
+		},
+		{
+			name: "Single mode member is a single victim",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 50, "600m"), pgPod("v2", "n2", "pg1", 50, "600m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", false, 1, "")}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
+			victims: []preempt.Victim{pgVictim("v1", 50, "pg1")},
+			deleted: []string{"v1"},
+		},
+		{
+			name: "composite mode All takes both leaf groups",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1"), pgNode("n3", "1")},
+				Pods:               []*v1.Pod{pgPod("a1", "n1", "pga", 0, "600m"), pgPod("b2", "n3", "pgb", 0, "600m"), pgPod("b1", "n2", "pgb", 0, "600m")},
+				PodGroups:          []*preempt.PodGroup{pgGroup("pgb", false, 0, "job"), pgGroup("pga", false, 0, "job")},
+				CompositePodGroups: []*preempt.CompositePodGroup{pgComposite("job", 0)}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgCompositeOn,
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 3 victims", node: "n1",
+			victims: []preempt.Victim{pgVictim("a1", 0, "pga"), pgVictim("b1", 0, "pgb"), pgVictim("b2", 0, "pgb")},
+			deleted: []string{"a1", "b1", "b2"},
+		},
+		{
+			name: "composite priority protects its members",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
+				Pods:               []*v1.Pod{pgPod("a1", "n1", "pga", 0, "600m")},
+				PodGroups:          []*preempt.PodGroup{pgGroup("pga", true, 0, "job")},
+				CompositePodGroups: []*preempt.CompositePodGroup{pgComposite("job", 90)}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgCompositeOn,
+			status: preempt.Unschedulable, message: "0/1 nodes are available: 1 No preemption victims found for incoming pod.",
+		},
+		{
+			// A unit violates when any member does, and counts each
+			// violating member: both members match a PDB allowing none.
+			name: "a unit violating its PDB counts every violating member",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
+				Pods:      []*v1.Pod{pgWithApp(pgPod("v1", "n1", "pg1", 0, "600m")), pgWithApp(pgPod("v2", "n2", "pg1", 0, "600m"))},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", true, 0, "")},
+				PDBs:      []*policyv1.PodDisruptionBudget{pgLabelledPDB("pdb", 0)}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 2 victims", node: "n1",
+			victims:    []preempt.Victim{pgVictim("v1", 0, "pg1"), pgVictim("v2", 0, "pg1")},
+			violations: 2, deleted: []string{"v1", "v2"},
+		},
+		{
+			// The preemptor is nominated to n1, where a member of a
+			// Single group, below the preemptor at the group's priority
+			// though not at its own, is terminating: not eligible.
+			name: "terminating member below the preemptor at its group's priority blocks",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
+				Pods:      []*v1.Pod{pgTerminating(pgPod("v1", "n1", "pg1", 50, "600m")), pgPod("v2", "n1", "", 0, "300m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", false, 1, "")}},
+			pod: pgNominatedPod(pgPod("p", "", "", 10, "600m"), "n1"), gates: pgGates,
+			status: preempt.Unschedulable, message: "not eligible due to a terminating pod on the nominated node.",
+		},
+		{
+			// A Single-mode member is typed as a pod group: at equal
+			// priority and start it outranks a plain pod, so the plain
+			// pod goes first (docs/upstream-findings.md).
+			name: "Single mode member outranks a plain pod of equal priority",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
+				Pods:      []*v1.Pod{pgPod("a", "n1", "pg1", 0, "400m"), pgPod("b", "n1", "", 0, "400m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", false, 0, "")}},
+			pod: pgPod("p", "", "", 10, "500m"), gates: pgGates,
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
+			victims: []preempt.Victim{pgVictim("b", 0, "")},
+			deleted: []string{"b"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := preempt.DefaultConfig()
+			cfg.Synchronous = true
+			cfg.FeatureGates = tc.gates
+			if err := harness.GateRefusal(impl, tc.c, tc.pod, cfg); err != nil {
+				t.Skipf("%s refuses: %v", impl.Name(), err)
+			}
+			res, err := harness.Decide(context.Background(), harness.Deterministic(impl), tc.c, tc.pod, cfg, 0, pgNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := res.Decision
+			if d.Status != tc.status || d.NominatedNode != tc.node || d.Message != tc.message {
+				t.Fatalf("status %s node %q %q, want %s %q %q", d.Status, d.NominatedNode, d.Message, tc.status, tc.node, tc.message)
+			}
+			if tc.victims == nil {
+				tc.victims = []preempt.Victim{}
+			}
+			if diff := cmp.Diff(tc.victims, d.Victims); diff != "" {
+				t.Errorf("victims (-want +got):\n%s", diff)
+			}
+			if d.NumPDBViolations != tc.violations || d.NumPodGroupDisruptions != 0 {
+				t.Errorf("violations %d, numPodGroupDisruptions %d; want %d and upstream's 0", d.NumPDBViolations, d.NumPodGroupDisruptions, tc.violations)
+			}
+			if diff := cmp.Diff(tc.deleted, deletedPods(d.Actions)); diff != "" {
+				t.Errorf("deleted pods (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func deletedPods(actions []preempt.Action) []string {
+	var out []string
+	for _, a := range actions {
+		if a.Verb == "delete" {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+func testGangPreemption(t *testing.T, impl preempt.Implementation) {
+	twoNodes := func(pods ...*v1.Pod) *preempt.Cluster {
+		return &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")}, Pods: pods}
+	}
+	members := func(prio int32, n int) []*v1.Pod {
+		var out []*v1.Pod
+		for i := range n {
+			out = append(out, pgPod("m"+string(rune('0'+i)), "", "g", prio, "600m"))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name        string
+		c           *preempt.Cluster
+		pg          *preempt.PodGroup
+		members     []*v1.Pod
+		async       bool
+		status      preempt.Code
+		message     string
+		nominations []string
+		victims     []preempt.Victim
+		violations  int
+		groups      int
+		deleted     []string
+	}{
+		{
+			name: "gang of two preempts one pod on each node",
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
+			pg:   pgGang("g", 10, 2), members: members(10, 2),
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
+			nominations: []string{"n1", "n2"}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")}, deleted: []string{"v1", "v2"},
+		},
+		{
+			name: "one member fits without preemption, the other takes one victim",
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "300m"), pgPod("v2", "n2", "", 0, "600m")),
+			pg:   pgGang("g", 10, 2), members: members(10, 2),
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
+			nominations: []string{"n1", "n2"}, victims: []preempt.Victim{pgVictim("v2", 0, "")}, deleted: []string{"v2"},
+		},
+		{
+			name: "no victim below the group's priority",
+			c:    twoNodes(pgPod("v1", "n1", "", 20, "600m"), pgPod("v2", "n2", "", 20, "600m")),
+			pg:   pgGang("g", 10, 2), members: members(100, 2),
+			status: preempt.UnschedulableAndUnresolvable, message: "pod group preemption: No preemption victims found for incoming preemptor",
+			nominations: []string{"", ""},
+		},
+		{
+			name: "minCount out of reach",
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
+			pg:   pgGang("g", 10, 3), members: members(10, 3),
+			status: preempt.Unschedulable, nominations: []string{"", "", ""},
+			message: "pod group preemption: pod group is unschedulable, minCount (3) cannot be satisfied: 2 scheduled, 0 remaining",
+		},
+		{
+			name: "members beyond minCount may stay unplaced",
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
+			pg:   pgGang("g", 10, 2), members: members(10, 3),
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
+			nominations: []string{"n1", "n2", ""}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")}, deleted: []string{"v1", "v2"},
+		},
+		{
+			// cli/testdata/podgroup: a gang of two preempts a mode-All
+			// group spread over both nodes: one unit, one disruption.
+			name: "gang preempts a mode All group whole",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
+				Pods:      []*v1.Pod{pgPod("w1", "n1", "batch", 0, "600m"), pgPod("w2", "n2", "batch", 0, "600m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("batch", true, 0, "")}},
+			pg: pgGang("g", 10, 2), members: members(10, 2), async: true,
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
+			nominations: []string{"n1", "n2"}, victims: []preempt.Victim{pgVictim("w1", 0, "batch"), pgVictim("w2", 0, "batch")},
+			groups: 1, deleted: []string{"w1", "w2"},
+		},
+		{
+			// A member nominated to n1, where a pod below the gang is
+			// terminating: the preemption is ongoing, nothing more.
+			name: "ongoing preemption on a member's nominated node",
+			c:    twoNodes(pgTerminating(pgPod("v1", "n1", "", 0, "600m")), pgPod("v2", "n2", "", 0, "600m")),
+			pg:   pgGang("g", 10, 2), members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m"), pgNominatedPod(pgPod("m1", "", "g", 10, "600m"), "n1")},
+			status: preempt.Success, message: "pod group preemption: ongoing preemption on nominated nodes",
+			nominations: []string{"", "n1"},
+		},
+		{
+			name: "preemptionPolicy Never of a member (PodGroupPreemptionPolicy off)",
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m")),
+			pg:   pgGang("g", 10, 1), members: []*v1.Pod{func() *v1.Pod {
+				p := pgPod("m0", "", "g", 10, "600m")
+				p.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever)
+				return p
+			}()},
+			status: preempt.Unschedulable, message: "pod group preemption: not eligible due to preemptionPolicy=Never.",
+			nominations: []string{""},
+		},
+		{
+			// Victims with PDBs go back first: the violating pod on n1 is
+			// reprieved only if the gang fits without it; here it cannot.
+			name: "a violating victim counts its violations",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
+				Pods: []*v1.Pod{pgWithApp(pgPod("v1", "n1", "", 0, "600m")), pgPod("v2", "n2", "", 0, "600m")},
+				PDBs: []*policyv1.PodDisruptionBudget{pgLabelledPDB("pdb", 0)}},
+			pg: pgGang("g", 10, 2), members: members(10, 2),
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
+			nominations: []string{"n1", "n2"}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")},
+			violations: 1, deleted: []string{"v1", "v2"},
+		},
+		{
+			// The GangDecision disagreement, minimised (seed 91 of
+			// GenGang): m0, nominated to n2 from an earlier attempt, fits
+			// nowhere; m1 (priority below 0) would not fit n2 beside m0's
+			// 3 CPUs, but upstream's nominator gives a member of the
+			// group in flight as a stub of priority 0 requesting nothing
+			// (docs/upstream-findings.md), so m1 is placed there.
+			name: "a nominated member counts as an empty pod of priority 0",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "2")},
+				Pods: []*v1.Pod{pgPod("v1", "n1", "", -10, "100m")}},
+			pg: pgGang("g", 0, 1), members: []*v1.Pod{pgNominatedPod(pgPod("m0", "", "g", 100, "3"), "n2"), pgPod("m1", "", "g", -20, "1500m")},
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 0 victims",
+			nominations: []string{"", "n2"},
+		},
+		{
+			// The GangDecision disagreement, minimised (seed 83): the
+			// reprieve puts victims back in two zones; PodTopologySpread's
+			// critical paths (the two smallest zones when PreFilter ran,
+			// z1 and z2 at 0, z3 at 1 left out) then say the minimum is 2
+			// where z3 holds 1, so a2 is reprieved although m0 on n1 then
+			// skews z1 by 2 (docs/upstream-findings.md). The exact skew
+			// would evict a2 too.
+			name: "spread skew against stale critical paths",
+			c: func() *preempt.Cluster {
+				zoned := func(name, zone, cpu string) *v1.Node {
+					n := pgNode(name, cpu)
+					n.Labels[ZoneKey] = zone
+					return n
+				}
+				at := func(p *v1.Pod, minute int) *v1.Pod {
+					st := metav1.NewTime(pgNow.Add(-time.Hour + time.Duration(minute)*time.Minute))
+					p.Status.StartTime = &st
+					return p
+				}
+				return &preempt.Cluster{Nodes: []*v1.Node{zoned("n1", "z1", "1"), zoned("n2", "z2", "1"), zoned("n3", "z3", "1")},
+					Pods: []*v1.Pod{
+						at(pgWithApp(pgPod("b1", "n2", "", 0, "100m")), 1), at(pgWithApp(pgPod("b2", "n2", "", 0, "100m")), 2),
+						at(pgWithApp(pgPod("a1", "n1", "", 0, "100m")), 3), at(pgWithApp(pgPod("a2", "n1", "", 0, "100m")), 4),
+						at(pgPod("big", "n1", "", 0, "700m"), 5), at(pgWithApp(pgPod("h", "n3", "", 100, "100m")), 0),
+					}}
+			}(),
+			pg: pgGang("g", 10, 1), members: []*v1.Pod{func() *v1.Pod {
+				p := pgWithApp(pgPod("m0", "", "g", 10, "300m"))
+				p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: ZoneKey,
+					WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}
+				return p
+			}()},
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
+			nominations: []string{"n1"}, victims: []preempt.Victim{pgVictim("big", 0, "")}, deleted: []string{"big"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ev, err := impl.NewEvaluator(tc.c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pg, ok := ev.(preempt.PodGroupPreempter)
+			if !ok {
+				t.Skipf("%s does not model gang preemption", impl.Name())
+			}
+			cfg := preempt.DefaultConfig()
+			cfg.Synchronous = !tc.async
+			cfg.FeatureGates = pgGates
+			cs := harness.NewClientset(tc.c, nil)
+			for _, p := range tc.members {
+				_ = cs.Tracker().Add(p)
+			}
+			cs.ClearActions()
+			d := pg.PreemptPodGroup(context.Background(), cs, &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: cfg, Now: pgNow})
+			if d.Status != tc.status || d.Message != tc.message {
+				t.Fatalf("status %s %q, want %s %q", d.Status, d.Message, tc.status, tc.message)
+			}
+			var noms []string
+			for _, n := range d.Nominations {
+				noms = append(noms, n.Node)
+			}
+			if diff := cmp.Diff(tc.nominations, noms); diff != "" {
+				t.Errorf("nominations (-want +got):\n%s", diff)
+			}
+			if tc.victims == nil {
+				tc.victims = []preempt.Victim{}
+			}
+			if diff := cmp.Diff(tc.victims, d.Victims); diff != "" {
+				t.Errorf("victims (-want +got):\n%s", diff)
+			}
+			if d.NumPDBViolations != tc.violations || d.NumPodGroupDisruptions != tc.groups {
+				t.Errorf("violations %d, pod group disruptions %d; want %d, %d", d.NumPDBViolations, d.NumPodGroupDisruptions, tc.violations, tc.groups)
+			}
+			if diff := cmp.Diff(tc.deleted, deletedPods(harness.Actions(cs.Actions()))); diff != "" {
+				t.Errorf("deleted (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

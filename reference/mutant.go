@@ -1,0 +1,44 @@
+package reference
+
+import "github.com/preemptbench/preemptbench/preempt"
+
+// Bug is a mutation of the reference, for mutation testing only: the
+// conformance suite (preempttest's TestMutants) shows that its properties
+// catch each one. The reference itself has none.
+type Bug int
+
+// The mutations of the pod-group paths, each a bug upstream had, or has,
+// in this shape.
+const (
+	// ModeBlindGrouping groups every pod of a PodGroup into one victim
+	// whatever its disruption mode (kubernetes#137981's review).
+	ModeBlindGrouping Bug = iota + 1
+	// MemberPriority gives a group's member its own priority as a victim
+	// instead of the group's (kubernetes#139030).
+	MemberPriority
+	// OngoingOnFirstNominatedNode looks for a gang's ongoing preemption on
+	// the first nominated member's node only (kubernetes#140398's shape:
+	// ongoing preemption looked for on too few nodes).
+	OngoingOnFirstNominatedNode
+	// RemoteMemberKeptInState removes a victim unit's members on other
+	// nodes from nothing: the preemptor's inter-pod affinity and spread
+	// state still counts them.
+	RemoteMemberKeptInState
+)
+
+func (b Bug) String() string {
+	switch b {
+	case ModeBlindGrouping:
+		return "mode-blind-grouping"
+	case MemberPriority:
+		return "member-priority"
+	case OngoingOnFirstNominatedNode:
+		return "ongoing-on-first-nominated-node"
+	case RemoteMemberKeptInState:
+		return "remote-member-kept-in-state"
+	}
+	return "none"
+}
+
+// Mutant is the reference with bug b, for mutation testing.
+func Mutant(b Bug) preempt.Implementation { return Impl{bug: b} }
