@@ -17,7 +17,7 @@ import (
 func TestGeneratorCoversOutcomes(t *testing.T) {
 	seen := map[string]int{}
 	gen := Gen(64)
-	for i := range 400 {
+	for i := range 1000 {
 		in := gen.Example(i)
 		d, err := harness.Run(context.Background(), reference.Impl{}, in.Cluster, in.Request)
 		if err != nil {
