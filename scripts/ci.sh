@@ -24,7 +24,13 @@ step "the release modules (releases/*/, each a module of its own: vet, tests, ti
 for dir in releases/*/; do
   [ -f "$dir/go.mod" ] || continue
   tags=$(sed -n 's/^\/\/ *build-tags: *//p' "$dir/go.mod")
-  (cd "$dir" && go mod tidy -diff && go mod verify && go vet -tags "$tags" ./... && go test -tags "$tags" ./...)
+  # tidy reads every file whatever its build tags, so it also sees the
+  # main module's files for the current release (preempt's pod-group types
+  # behind !preemptbench_v1_36), whose imports this release's k8s.io/api
+  # lacks: -e reports those and still diffs go.mod and go.sum; the tagged
+  # build, vet and tests then run with -mod=readonly, so go.sum is complete
+  # for what the release builds.
+  (cd "$dir" && go mod tidy -e -diff && go mod verify && go vet -mod=readonly -tags "$tags" ./... && go test -mod=readonly -tags "$tags" ./...)
 done
 
 step "tests: go test ./... (the README's test command)"
