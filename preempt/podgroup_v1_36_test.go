@@ -2,8 +2,6 @@ package preempt_test
 
 import (
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"testing"
 )
 
@@ -17,8 +15,7 @@ func TestPodGroupStandInsBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go command")
 	}
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	out, err := exec.Command(goCmd, "build", "-tags", "preemptbench_v1_36", "github.com/preemptbench/preemptbench/preempt", "github.com/preemptbench/preemptbench/wire").CombinedOutput()
+	out, err := exec.Command("go", "build", "-tags", "preemptbench_v1_36", "github.com/preemptbench/preemptbench/preempt", "github.com/preemptbench/preemptbench/wire").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build -tags preemptbench_v1_36: %v\n%s", err, out)
 	}

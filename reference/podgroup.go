@@ -68,20 +68,6 @@ func (u *unit) rank() int {
 	return 1
 }
 
-// nodes are the nodes the unit's pods run on (DomainVictim.AffectedNodes),
-// in order of first appearance.
-func (u *unit) nodes() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, p := range u.pods {
-		if !seen[p.Spec.NodeName] {
-			seen[p.Spec.NodeName] = true
-			out = append(out, p.Spec.NodeName)
-		}
-	}
-	return out
-}
-
 // moreImportantVictim is upstream's MoreImportantVictim: priority, then
 // rank, then size, then the earliest start; the contract adds the first
 // pod's namespace, name and UID so that the order is total.
