@@ -76,22 +76,16 @@ func TestDecidePodGroup(t *testing.T) {
 	if code != ExitBadInput || !strings.Contains(stderr, "optimized does not model gang preemption (pod groups, GenericWorkload=true)") {
 		t.Errorf("optimized: exit %d, %s", code, stderr)
 	}
-	// -impl all: reference and upstream agree, field by field and call
-	// by call; optimized is refused with a note.
+	// -impl all: only upstream answers a gang; reference (whose gang
+	// preemption is experimental, reference.Impl.Gangs) and optimized are
+	// refused with a note.
 	stdout, stderr, code = runCLI(t, append(base[:len(base)-1:len(base)-1], "-impl", "all", "-pod-group", pgDir+"gang.yaml", "-actions")...)
-	if code != ExitOK || !strings.Contains(stderr, "reference and upstream agree; optimized refused") {
+	if code != ExitOK || !strings.Contains(stderr, "only upstream answered; reference and optimized refused") ||
+		!strings.Contains(stderr, "reference does not model gang preemption (pod groups, GenericWorkload=true)") {
 		t.Fatalf("-impl all: exit %d, %s", code, stderr)
 	}
-	var all []PodGroupDecisionJSON
-	if err := json.Unmarshal([]byte(stdout), &all); err != nil {
-		t.Fatal(err)
-	}
-	if len(all) != 2 || all[0].Implementation != "reference" {
-		t.Fatalf("-impl all: %+v", all)
-	}
-	all[0].Implementation, all[1].Implementation = "", ""
-	if d := cmp.Diff(all[1], all[0]); d != "" {
-		t.Errorf("reference differs from upstream (-upstream +reference):\n%s", d)
+	if !strings.Contains(stdout, `"implementation": "upstream"`) || strings.Contains(stdout, `"implementation": "reference"`) {
+		t.Errorf("-impl all: %s", stdout)
 	}
 	// -pod under the gate: reference and upstream agree too.
 	_, stderr, code = runCLI(t, append(base[:len(base)-1:len(base)-1], "-impl", "reference,upstream", "-pod", pgDir+"pod.yaml")...)

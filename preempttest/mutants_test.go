@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -91,8 +92,16 @@ var podGroupMutants = []struct {
 }{
 	{"kubernetes#137981", reference.ModeBlindGrouping},
 	{"kubernetes#139030", reference.MemberPriority},
-	{"kubernetes#140398", reference.OngoingOnFirstNominatedNode},
 	{"", reference.RemoteMemberKeptInState},
+}
+
+// gangMutants are caught by GangDecision, which runs with
+// PREEMPTBENCH_GANGS=1 (the reference's gang preemption is experimental).
+var gangMutants = []struct {
+	upstream string
+	bug      reference.Bug
+}{
+	{"kubernetes#140398", reference.OngoingOnFirstNominatedNode},
 }
 
 // mutantChecks is the most checks a property gets per mutant before the
@@ -120,6 +129,11 @@ func TestMutants(t *testing.T) {
 	}
 	for _, m := range podGroupMutants {
 		all = append(all, entry{m.bug.String(), m.upstream, reference.Mutant(m.bug)})
+	}
+	if os.Getenv("PREEMPTBENCH_GANGS") == "1" {
+		for _, m := range gangMutants {
+			all = append(all, entry{m.bug.String(), m.upstream, reference.Mutant(m.bug)})
+		}
 	}
 	for _, m := range all {
 		by, after, msg := catch(m.impl)

@@ -15,7 +15,16 @@ import (
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
-var _ preempt.PodGroupPreempter = (*evaluator)(nil)
+var _ preempt.PodGroupPreempter = gangEvaluator{}
+
+// gangEvaluator is the evaluator of Impl{Gangs: true}: the reference's
+// with gang preemption.
+type gangEvaluator struct{ *evaluator }
+
+// PreemptPodGroup is gang preemption (experimental, see Impl.Gangs).
+func (g gangEvaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interface, req *preempt.PodGroupRequest) preempt.PodGroupDecision {
+	return g.preemptPodGroup(ctx, cs, req)
+}
 
 // Gang preemption: v1.37.2's DefaultPreemption.PodGroupPostFilter
 // (PodGroupEvaluator.Preempt, podgrouppreemption.go) with the pod-group
@@ -35,7 +44,7 @@ const (
 // actuated through cs. Not modelled (an Error decision says so): a
 // CompositePodGroup preemptor and TopologyAwareWorkloadScheduling's
 // placement algorithm, as in the upstream adapter.
-func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interface, req *preempt.PodGroupRequest) preempt.PodGroupDecision {
+func (ev *evaluator) preemptPodGroup(ctx context.Context, cs kubernetes.Interface, req *preempt.PodGroupRequest) preempt.PodGroupDecision {
 	d := preempt.PodGroupDecision{Victims: []preempt.Victim{}, Nominations: []preempt.Nomination{}}
 	fail := func(err error) preempt.PodGroupDecision {
 		d.Status, d.Message = preempt.Error, err.Error()
