@@ -41,4 +41,6 @@ func (b Bug) String() string {
 }
 
 // Mutant is the reference with bug b, for mutation testing.
-func Mutant(b Bug) preempt.Implementation { return Impl{bug: b, Gangs: b == OngoingOnFirstNominatedNode} }
+func Mutant(b Bug) preempt.Implementation {
+	return Impl{bug: b, Gangs: b == OngoingOnFirstNominatedNode}
+}
