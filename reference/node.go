@@ -2,6 +2,7 @@ package reference
 
 import (
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -14,7 +15,10 @@ type nodeState struct {
 	node      *v1.Node
 	allocated resources // node allocatable
 	requested resources // sum of the pods' requests
-	pods      map[string]*v1.Pod
+	// pods is NodeInfo.Pods: a list, so a pod added twice counts twice
+	// (a gang member assumed on a node and its nominator entry added by
+	// RunFilterPluginsWithNominatedPods, both with its UID).
+	pods []*v1.Pod
 	// usedPorts is a set, not a multiset, as upstream's HostPortInfo:
 	// removing a pod frees its ports even when another pod on the node
 	// declared the same one.
@@ -22,17 +26,14 @@ type nodeState struct {
 }
 
 func newNodeState(node *v1.Node) *nodeState {
-	s := &nodeState{node: node, pods: map[string]*v1.Pod{}, usedPorts: map[podinfo.HostPort]bool{}}
+	s := &nodeState{node: node, usedPorts: map[podinfo.HostPort]bool{}}
 	s.allocated.add(node.Status.Allocatable, 1)
 	return s
 }
 
 func (s *nodeState) clone() *nodeState {
 	out := &nodeState{node: s.node, allocated: s.allocated, requested: s.requested.clone(),
-		pods: make(map[string]*v1.Pod, len(s.pods)), usedPorts: make(map[podinfo.HostPort]bool, len(s.usedPorts))}
-	for k, v := range s.pods {
-		out.pods[k] = v
-	}
+		pods: append([]*v1.Pod(nil), s.pods...), usedPorts: make(map[podinfo.HostPort]bool, len(s.usedPorts))}
 	for k := range s.usedPorts {
 		out.usedPorts[k] = true
 	}
@@ -41,21 +42,38 @@ func (s *nodeState) clone() *nodeState {
 
 func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
 
+// sameKey is upstream's GetPodKey equality: the UID (namespace/name for a
+// pod without one, which upstream refuses and the loader never makes).
+func sameKey(a, b *v1.Pod) bool {
+	if a.UID != "" || b.UID != "" {
+		return a.UID == b.UID
+	}
+	return podKey(a) == podKey(b)
+}
+
 func (s *nodeState) addPod(p *v1.Pod) {
-	s.pods[podKey(p)] = p
+	s.pods = append(s.pods, p)
 	s.requested.add(podinfo.PlacedPodRequests(p), 1)
 	for _, hp := range podinfo.AppendHostPorts(nil, p) {
 		s.usedPorts[hp] = true
 	}
 }
 
+// removePod is NodeInfo.RemovePod: the first pod with p's key leaves the
+// list (swapped with the last, as removeFromSlice does), and what it
+// requested and used is released.
 func (s *nodeState) removePod(p *v1.Pod) error {
-	if _, ok := s.pods[podKey(p)]; !ok {
+	i := slices.IndexFunc(s.pods, func(q *v1.Pod) bool { return sameKey(q, p) })
+	if i < 0 {
 		return fmt.Errorf("no corresponding pod %s in pods of node %s", podKey(p), s.node.Name)
 	}
-	delete(s.pods, podKey(p))
-	s.requested.add(podinfo.PlacedPodRequests(p), -1)
-	for _, hp := range podinfo.AppendHostPorts(nil, p) {
+	removed := s.pods[i]
+	last := len(s.pods) - 1
+	s.pods[i] = s.pods[last]
+	s.pods[last] = nil
+	s.pods = s.pods[:last]
+	s.requested.add(podinfo.PlacedPodRequests(removed), -1)
+	for _, hp := range podinfo.AppendHostPorts(nil, removed) {
 		delete(s.usedPorts, hp)
 	}
 	return nil
