@@ -108,6 +108,9 @@ func (c *Cluster) Validate() error {
 		if _, err := register("podgroup", i, &pg.ObjectMeta, groups); err != nil {
 			return err
 		}
+		if err := ValidatePodGroupObject(pg); err != nil {
+			return err
+		}
 	}
 	composites := make(map[string]bool, len(c.CompositePodGroups))
 	for i, cpg := range c.CompositePodGroups {
@@ -115,6 +118,9 @@ func (c *Cluster) Validate() error {
 			return fmt.Errorf("compositepodgroup #%d is nil", i)
 		}
 		if _, err := register("compositepodgroup", i, &cpg.ObjectMeta, composites); err != nil {
+			return err
+		}
+		if err := ValidateCompositePodGroupObject(cpg); err != nil {
 			return err
 		}
 	}

@@ -45,6 +45,24 @@ func (r *PodGroupRequest) Validate() error {
 	if r.PodGroup != nil && r.CompositePodGroup != nil {
 		return fmt.Errorf("pod group request: both a PodGroup and a CompositePodGroup")
 	}
+	if r.PodGroup != nil {
+		if err := ValidatePodGroupObject(r.PodGroup); err != nil {
+			return fmt.Errorf("pod group request: %w", err)
+		}
+	}
+	if r.CompositePodGroup != nil {
+		if err := ValidateCompositePodGroupObject(r.CompositePodGroup); err != nil {
+			return fmt.Errorf("pod group request: %w", err)
+		}
+	}
+	for i, pg := range r.PodGroups {
+		if pg == nil {
+			return fmt.Errorf("pod group request: podgroup #%d is nil", i)
+		}
+		if err := ValidatePodGroupObject(pg); err != nil {
+			return fmt.Errorf("pod group request: %w", err)
+		}
+	}
 	if len(r.Pods) == 0 {
 		return fmt.Errorf("pod group request: no unscheduled member pods")
 	}

@@ -13,10 +13,17 @@ package preempt
 // tagged build compiles and decodes pod groups.
 
 import (
+	"context"
+	"fmt"
+
 	v1 "k8s.io/api/core/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/api/operation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	schedulingv1alpha3val "k8s.io/kubernetes/pkg/apis/scheduling/v1alpha3"
+	schedulingv1beta1val "k8s.io/kubernetes/pkg/apis/scheduling/v1beta1"
 )
 
 // PodGroupAPI reports whether this build knows the pod-group API types
@@ -187,4 +194,55 @@ func (x *PodGroupIndex) GroupKey(p *v1.Pod) (kind, namespace, name string, ok bo
 		}
 	})
 	return kind, namespace, name, ok
+}
+
+// podGroupValidation is a create with every validation option the
+// generated validators read enabled, as the API server's strategy enables
+// an option for an object already using its feature: a cluster dump may
+// hold fields written while a gate was on, and the scheduler reads them
+// whatever its own gates say. What is left is the values: minCount of at
+// least 1, enums, required fields, names.
+var podGroupValidation = operation.Operation{Type: operation.Create, Options: map[string]bool{
+	"CompositePodGroup":               true,
+	"PodGroupPreemptionPolicy":        true,
+	"TopologyAwareWorkloadScheduling": true,
+}}
+
+// ValidatePodGroupObject applies the API server's declarative validation
+// of a PodGroup (k8s.io/kubernetes/pkg/apis/scheduling/v1beta1's
+// Validate_PodGroup), so that an object the API server would refuse (a
+// minCount below 1, an unknown disruption mode) is refused here, naming
+// it, rather than decided on.
+func ValidatePodGroupObject(pg *PodGroup) error {
+	errs := schedulerRead(schedulingv1beta1val.Validate_PodGroup(context.Background(), podGroupValidation, nil, pg, nil))
+	if len(errs) > 0 {
+		return fmt.Errorf("podgroup %s: %w", Key(pg.Namespace, pg.Name), errs.ToAggregate())
+	}
+	return nil
+}
+
+// ValidateCompositePodGroupObject is ValidatePodGroupObject for a
+// CompositePodGroup (v1alpha3's Validate_CompositePodGroup).
+func ValidateCompositePodGroupObject(cpg *CompositePodGroup) error {
+	errs := schedulerRead(schedulingv1alpha3val.Validate_CompositePodGroup(context.Background(), podGroupValidation, nil, cpg, nil))
+	if len(errs) > 0 {
+		return fmt.Errorf("compositepodgroup %s: %w", Key(cpg.Namespace, cpg.Name), errs.ToAggregate())
+	}
+	return nil
+}
+
+// schedulerRead drops the errors on what the scheduler neither reads nor
+// needs: spec.workloadRef (required beside a parent, never read by
+// preemption) and the one-of of spec.schedulingPolicy (a group with
+// neither policy is scheduled as a basic one). Hand-written fixtures and
+// dumps of clusters whose controllers left these out stay decidable.
+func schedulerRead(errs field.ErrorList) field.ErrorList {
+	var out field.ErrorList
+	for _, e := range errs {
+		if e.Field == "spec.workloadRef" || e.Field == "spec.schedulingPolicy" {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }

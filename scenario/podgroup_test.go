@@ -143,6 +143,13 @@ func TestLoadPodGroupErrors(t *testing.T) {
 			"podgroup default/g appears twice"},
 		{"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: n1, schedulingGroup: {}, containers: [{name: c, image: i}]}\n",
 			"pod default/p: spec.schedulingGroup has no podGroupName"},
+		// What the API server refuses (its declarative validation).
+		{"apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g, namespace: ns}\nspec: {schedulingPolicy: {gang: {minCount: -2}}}\n",
+			"podgroup ns/g: spec.schedulingPolicy.gang.minCount: Invalid value: -2: must be greater than or equal to 1"},
+		{"apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g, namespace: ns}\nspec: {schedulingPolicy: {gang: {minCount: 0}}}\n",
+			"podgroup ns/g: spec.schedulingPolicy.gang.minCount: Required value"},
+		{"apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g, namespace: ns}\nspec: {disruptionMode: {single: {}, all: {}}, schedulingPolicy: {basic: {}}}\n",
+			"podgroup ns/g: spec.disruptionMode"},
 	} {
 		_, _, err := LoadCluster("bad.yaml", []byte(tc.data))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
