@@ -210,11 +210,14 @@ var podGroupValidation = operation.Operation{Type: operation.Create, Options: ma
 
 // ValidatePodGroupObject applies the API server's declarative validation
 // of a PodGroup (k8s.io/kubernetes/pkg/apis/scheduling/v1beta1's
-// Validate_PodGroup), so that an object the API server would refuse (a
+// Validate_PodGroup) to a defaulted copy, as the API server validates
+// after defaulting (disruptionMode Single when unset), so that an object the API server would refuse (a
 // minCount below 1, an unknown disruption mode) is refused here, naming
 // it, rather than decided on.
 func ValidatePodGroupObject(pg *PodGroup) error {
-	errs := schedulerRead(schedulingv1beta1val.Validate_PodGroup(context.Background(), podGroupValidation, nil, pg, nil))
+	defaulted := pg.DeepCopy()
+	schedulingv1beta1val.SetObjectDefaults_PodGroup(defaulted)
+	errs := schedulerRead(schedulingv1beta1val.Validate_PodGroup(context.Background(), podGroupValidation, nil, defaulted, nil))
 	if len(errs) > 0 {
 		return fmt.Errorf("podgroup %s: %w", Key(pg.Namespace, pg.Name), errs.ToAggregate())
 	}
@@ -224,7 +227,9 @@ func ValidatePodGroupObject(pg *PodGroup) error {
 // ValidateCompositePodGroupObject is ValidatePodGroupObject for a
 // CompositePodGroup (v1alpha3's Validate_CompositePodGroup).
 func ValidateCompositePodGroupObject(cpg *CompositePodGroup) error {
-	errs := schedulerRead(schedulingv1alpha3val.Validate_CompositePodGroup(context.Background(), podGroupValidation, nil, cpg, nil))
+	defaulted := cpg.DeepCopy()
+	schedulingv1alpha3val.SetObjectDefaults_CompositePodGroup(defaulted)
+	errs := schedulerRead(schedulingv1alpha3val.Validate_CompositePodGroup(context.Background(), podGroupValidation, nil, defaulted, nil))
 	if len(errs) > 0 {
 		return fmt.Errorf("compositepodgroup %s: %w", Key(cpg.Namespace, cpg.Name), errs.ToAggregate())
 	}

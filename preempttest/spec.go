@@ -605,7 +605,7 @@ func (s Spec) buildGroups(c *preempt.Cluster) {
 	}
 	for i, gs := range s.Groups {
 		pg := &preempt.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("g%d", i), UID: types.UID(fmt.Sprintf("uid-g%d", i))},
-			Spec: schedulingv1beta1.PodGroupSpec{Priority: ptr.To(pick(priorities, gs.Priority)), ParentCompositePodGroupName: parent(gs.Parent, -1),
+			Spec: schedulingv1beta1.PodGroupSpec{Priority: ptr.To(groupPriority(gs.Priority)), ParentCompositePodGroupName: parent(gs.Parent, -1),
 				SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}}}}
 		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{Single: &schedulingv1beta1.SingleDisruptionMode{}}
 		if gs.All {
@@ -615,7 +615,7 @@ func (s Spec) buildGroups(c *preempt.Cluster) {
 	}
 	for i, cs := range s.Composites {
 		cpg := &preempt.CompositePodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("c%d", i), UID: types.UID(fmt.Sprintf("uid-c%d", i))},
-			Spec: schedulingv1alpha3.CompositePodGroupSpec{Priority: ptr.To(pick(priorities, cs.Priority)),
+			Spec: schedulingv1alpha3.CompositePodGroupSpec{Priority: ptr.To(groupPriority(cs.Priority)),
 				SchedulingPolicy: schedulingv1alpha3.CompositePodGroupSchedulingPolicy{Basic: &schedulingv1alpha3.CompositeBasicSchedulingPolicy{}}}}
 		// Only a composite of a lower index may be a parent: no cycles.
 		if cs.Parent > 0 && at(cs.Parent-1, len(s.Composites)) < i {
@@ -629,12 +629,22 @@ func (s Spec) buildGroups(c *preempt.Cluster) {
 	}
 }
 
+// groupPriority is the i-th of priorities as a pod group's: the API
+// server refuses a PodGroup or CompositePodGroup priority above
+// 1000000000 (its declarative validation), so higher ones become that.
+func groupPriority(i int) int32 {
+	return min(pick(priorities, i), maxGroupPriority)
+}
+
+// maxGroupPriority is the largest spec.priority a pod group may have.
+const maxGroupPriority = 1000000000
+
 // buildGang is s.Gang's request on c under cfg (GenericWorkload on).
 func (s Spec) buildGang(c *preempt.Cluster, cfg preempt.Config) *preempt.PodGroupRequest {
 	g := s.Gang
 	cfg.FeatureGates = map[string]bool{preempt.GenericWorkloadGate: true}
 	pg := &preempt.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "gang", UID: "uid-gang"},
-		Spec: schedulingv1beta1.PodGroupSpec{Priority: ptr.To(pick(priorities, g.Priority)),
+		Spec: schedulingv1beta1.PodGroupSpec{Priority: ptr.To(groupPriority(g.Priority)),
 			SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}}}}
 	if g.MinCount > 0 {
 		pg.Spec.SchedulingPolicy = schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: int32(g.MinCount)}}
