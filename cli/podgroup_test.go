@@ -76,15 +76,14 @@ func TestDecidePodGroup(t *testing.T) {
 	if code != ExitBadInput || !strings.Contains(stderr, "optimized does not model gang preemption (pod groups, GenericWorkload=true)") {
 		t.Errorf("optimized: exit %d, %s", code, stderr)
 	}
-	// -impl all: only upstream answers a gang; reference (whose gang
-	// preemption is experimental, reference.Impl.Gangs) and optimized are
-	// refused with a note.
+	// -impl all: reference and upstream answer a gang, and agree;
+	// optimized is refused with a note.
 	stdout, stderr, code = runCLI(t, append(base[:len(base)-1:len(base)-1], "-impl", "all", "-pod-group", pgDir+"gang.yaml", "-actions")...)
-	if code != ExitOK || !strings.Contains(stderr, "only upstream answered; reference and optimized refused") ||
-		!strings.Contains(stderr, "reference does not model gang preemption (pod groups, GenericWorkload=true)") {
+	if code != ExitOK || !strings.Contains(stderr, "optimized does not model gang preemption (pod groups, GenericWorkload=true)") ||
+		!strings.Contains(stderr, "agree") {
 		t.Fatalf("-impl all: exit %d, %s", code, stderr)
 	}
-	if !strings.Contains(stdout, `"implementation": "upstream"`) || strings.Contains(stdout, `"implementation": "reference"`) {
+	if !strings.Contains(stdout, `"implementation": "upstream"`) || !strings.Contains(stdout, `"implementation": "reference"`) {
 		t.Errorf("-impl all: %s", stdout)
 	}
 	// -pod under the gate: reference and upstream agree too.

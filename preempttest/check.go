@@ -151,7 +151,7 @@ func CheckGang(t TB, in Input, other preempt.Implementation) Outcome {
 	if !ok {
 		return NotApplicable
 	}
-	want, _ := run(reference.Impl{Gangs: true})
+	want, _ := run(reference.Impl{})
 	ref := want
 	if w, note := agreement.PodGroupExpected(in.Cluster, want, got); note != "" {
 		w.Actions = got.Actions // no call was made for terminating victims

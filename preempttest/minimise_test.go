@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
@@ -73,6 +75,24 @@ func TestMinimiseGang(t *testing.T) {
 			}
 			return true, fmt.Sprint(seen)
 		}
+	}
+	if ff := os.Getenv("PREEMPTTEST_FAILFILE"); ff != "" {
+		// The problem a property's failure file replays: GenGang's
+		// draw labelled "input", as GangDecision draws it.
+		var in Input
+		defer setFlag(t, "rapid.failfile", ff)()
+		rapid.Check(&recorder{name: t.Name()}, func(rt *rapid.T) {
+			in = GenGang(MaxNodes).Draw(rt, "input")
+			rt.Fatalf("drawn")
+		})
+		if ok, _ := differs(in); !ok {
+			t.Fatalf("%s: the reference and upstream agree on its problem", ff)
+		}
+		in = shrinkGang(in, func(in Input) bool { ok, _ := differs(in); return ok })
+		_, msg := differs(in)
+		t.Logf("minimised: %s\n%s", in, msg)
+		writeGang(t, dir, in)
+		return
 	}
 	for seed := first; seed < seeds; seed++ {
 		in := GenGang(MaxNodes).Example(seed)

@@ -18,7 +18,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -95,8 +94,7 @@ var podGroupMutants = []struct {
 	{"", reference.RemoteMemberKeptInState},
 }
 
-// gangMutants are caught by GangDecision, which runs with
-// PREEMPTBENCH_GANGS=1 (the reference's gang preemption is experimental).
+// gangMutants are caught by GangDecision.
 var gangMutants = []struct {
 	upstream string
 	bug      reference.Bug
@@ -130,10 +128,8 @@ func TestMutants(t *testing.T) {
 	for _, m := range podGroupMutants {
 		all = append(all, entry{m.bug.String(), m.upstream, reference.Mutant(m.bug)})
 	}
-	if os.Getenv("PREEMPTBENCH_GANGS") == "1" {
-		for _, m := range gangMutants {
-			all = append(all, entry{m.bug.String(), m.upstream, reference.Mutant(m.bug)})
-		}
+	for _, m := range gangMutants {
+		all = append(all, entry{m.bug.String(), m.upstream, reference.Mutant(m.bug)})
 	}
 	for _, m := range all {
 		by, after, msg := catch(m.impl)

@@ -2,7 +2,6 @@ package preempttest
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"testing"
 
@@ -130,13 +129,6 @@ func Properties() []Property {
 			return CheckUpdate(t, Gen(MaxNodes).Draw(t, "input"), GenChange().Draw(t, "change"), impl)
 		}},
 		{"GangDecision", func(t *rapid.T, impl preempt.Implementation) Outcome {
-			if os.Getenv("PREEMPTBENCH_GANGS") != "1" {
-				// The reference's gang preemption is experimental
-				// (reference.Impl.Gangs): this property still finds
-				// problems on which it and upstream disagree (kept in
-				// testdata/rapid), so it runs on request.
-				return NotApplicable
-			}
 			return CheckGang(t, GenGang(MaxNodes).Draw(t, "input"), impl)
 		}},
 	}

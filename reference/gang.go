@@ -17,11 +17,11 @@ import (
 
 var _ preempt.PodGroupPreempter = gangEvaluator{}
 
-// gangEvaluator is the evaluator of Impl{Gangs: true}: the reference's
-// with gang preemption.
+// gangEvaluator is the reference's evaluator with gang preemption
+// (preempt.PodGroupPreempter).
 type gangEvaluator struct{ *evaluator }
 
-// PreemptPodGroup is gang preemption (experimental, see Impl.Gangs).
+// PreemptPodGroup is gang preemption: PodGroupPostFilter.
 func (g gangEvaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interface, req *preempt.PodGroupRequest) preempt.PodGroupDecision {
 	return g.preemptPodGroup(ctx, cs, req)
 }

@@ -42,5 +42,5 @@ func (b Bug) String() string {
 
 // Mutant is the reference with bug b, for mutation testing.
 func Mutant(b Bug) preempt.Implementation {
-	return Impl{bug: b, Gangs: b == OngoingOnFirstNominatedNode}
+	return Impl{bug: b}
 }

@@ -23,12 +23,6 @@ import (
 type Impl struct {
 	// bug is a mutation (Mutant), none for the reference itself.
 	bug Bug
-	// Gangs turns on gang preemption (preempt.PodGroupPreempter), which is
-	// experimental: the GangDecision property (PREEMPTBENCH_GANGS=1) still
-	// finds problems on which it disagrees with upstream, so the reference
-	// does not claim it by default and `decide -pod-group` refuses it
-	// rather than guess. Pod groups as victims are modelled either way.
-	Gangs bool
 }
 
 var _ preempt.Implementation = Impl{}
@@ -62,10 +56,7 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	for _, p := range c.Pods {
 		ev.podByKey[podKey(p)] = p
 	}
-	if i.Gangs {
-		return gangEvaluator{ev}, nil
-	}
-	return ev, nil
+	return gangEvaluator{ev}, nil
 }
 
 type evaluator struct {

@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"fmt"
+	policy "k8s.io/api/policy/v1"
 	"reflect"
 	"sort"
 	"sync"
@@ -194,6 +195,7 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	internal := fake.NewClientset()
 	informerFactory := informers.NewSharedInformerFactory(internal, 0)
 	podInformer := informerFactory.Core().V1().Pods().Informer()
+	informerFactory.InformerFor(&policy.PodDisruptionBudget{}, newSortedPDBInformer)
 	pdbInformer := informerFactory.Policy().V1().PodDisruptionBudgets().Informer()
 
 	w := &world{
