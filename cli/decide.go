@@ -568,7 +568,11 @@ func writeText(w io.Writer, d DecisionJSON) {
 	if d.NominatedNode != "" {
 		fmt.Fprintf(w, "nominated node: %s (%d PDB violations)\n", d.NominatedNode, d.NumPDBViolations)
 		for _, v := range d.Victims {
-			fmt.Fprintf(w, "  victim %s/%s priority %d\n", v.Namespace, v.Name, v.Priority)
+			fmt.Fprintf(w, "  victim %s/%s priority %d", v.Namespace, v.Name, v.Priority)
+			if v.PodGroup != "" {
+				fmt.Fprintf(w, " podGroup %s", v.PodGroup)
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	if len(d.Candidates) > 0 {

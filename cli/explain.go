@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -77,7 +78,80 @@ type CandidateExplanation struct {
 	EliminatedBy string `json:"eliminatedBy,omitempty"`
 	Against      string `json:"against,omitempty"`
 
+	// Units are the candidate's victims as preemption takes them under
+	// GenericWorkload (absent otherwise): a pod on its own, or a group
+	// whose disruption mode is All with every scheduled member, on every
+	// node. Eligibility and the reprieve order read a unit's priority.
+	Units []UnitExplanation `json:"units,omitempty"`
+
 	scores []int64 // the reference's score on each criterion
+}
+
+// UnitExplanation is one victim unit of a candidate.
+type UnitExplanation struct {
+	// Kind is Pod, PodGroup or CompositePodGroup (the highest group of the
+	// pod's hierarchy whose disruption mode is All).
+	Kind string `json:"kind"`
+	// Name is namespace/name of the pod or group.
+	Name string `json:"name"`
+	// PodGroup is the group of a Pod unit that is a Single-mode member.
+	PodGroup string `json:"podGroup,omitempty"`
+	// Priority is the unit's: its group's priority for a group member,
+	// the pod's own otherwise.
+	Priority int32 `json:"priority"`
+	// Pods are the unit's pods, namespace/name@node, in the victims'
+	// order.
+	Pods []string `json:"pods"`
+	// RemoteNodes are the nodes other than the candidate's that lose a
+	// pod with the unit.
+	RemoteNodes []string `json:"remoteNodes,omitempty"`
+}
+
+// units groups a candidate's victims into units, under GenericWorkload.
+func units(c *preempt.Cluster, cfg preempt.Config, node string, victims []preempt.Victim) []UnitExplanation {
+	if !cfg.FeatureGates[preempt.GenericWorkloadGate] {
+		return nil
+	}
+	grouped := false
+	for _, v := range victims {
+		grouped = grouped || v.PodGroup != ""
+	}
+	if !grouped {
+		return nil
+	}
+	x := preempt.NewPodGroupIndex(c, cfg.FeatureGates[preempt.CompositePodGroupGate])
+	byKey := make(map[string]*v1.Pod, len(c.Pods))
+	for _, p := range c.Pods {
+		byKey[preempt.Key(p.Namespace, p.Name)] = p
+	}
+	var out []UnitExplanation
+	at := map[string]int{}
+	for _, v := range victims {
+		key := preempt.Key(v.Namespace, v.Name)
+		p := byKey[key]
+		if p == nil {
+			continue
+		}
+		u := UnitExplanation{Kind: "Pod", Name: key, PodGroup: v.PodGroup, Priority: x.VictimPriority(p)}
+		if kind, ns, name, ok := x.GroupKey(p); ok {
+			u = UnitExplanation{Kind: kind, Name: preempt.Key(ns, name), Priority: x.VictimPriority(p)}
+		}
+		id := u.Kind + "/" + u.Name
+		i, seen := at[id]
+		if !seen {
+			i = len(out)
+			at[id] = i
+			out = append(out, u)
+		}
+		out[i].Pods = append(out[i].Pods, key+"@"+p.Spec.NodeName)
+		if n := p.Spec.NodeName; n != node && !slices.Contains(out[i].RemoteNodes, n) {
+			out[i].RemoteNodes = append(out[i].RemoteNodes, n)
+		}
+	}
+	for i := range out {
+		sort.Strings(out[i].RemoteNodes)
+	}
+	return out
 }
 
 // NodeExplanation is why a node is not a candidate: the filter phase found
@@ -178,6 +252,11 @@ func explain(o Outcome, c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) Exp
 		now = o.Request.Now
 	}
 	ex.Candidates, ex.criteria = rank(d.Candidates, reference.PickCriteria(c, now))
+	for i := range ex.Candidates {
+		if i < len(d.Candidates) {
+			ex.Candidates[i].Units = units(c, cfg, d.Candidates[i].Node, d.Candidates[i].Victims)
+		}
+	}
 	chose(ex.Candidates, d.NominatedNode)
 	if len(cfg.Extenders) > 0 && d.NominatedNode != "" {
 		ex.ExtendersChanged = true
@@ -278,6 +357,21 @@ func (c CandidateExplanation) score(ci int) int64 {
 // criterion (all of them are in the JSON).
 const nearestRivals = 3
 
+// writeUnits prints the chosen candidate's victim units, one a line.
+func writeUnits(w io.Writer, us []UnitExplanation) {
+	for _, u := range us {
+		what := u.Kind + " " + u.Name
+		if u.PodGroup != "" {
+			what += " (Single-mode member of " + u.PodGroup + ")"
+		}
+		fmt.Fprintf(w, "           unit %s, priority %d: %s", what, u.Priority, strings.Join(u.Pods, ", "))
+		if len(u.RemoteNodes) > 0 {
+			fmt.Fprintf(w, " (also evicts on %s)", strings.Join(u.RemoteNodes, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
 // writeExplanation prints ex for people: the window, the chosen node and,
 // for each criterion, the nearest rivals it eliminated, then the other
 // nodes grouped by reason.
@@ -301,6 +395,7 @@ func writeExplanation(w io.Writer, ex Explanation) {
 		for _, c := range ex.Candidates {
 			if c.Chosen {
 				fmt.Fprintf(w, "  chosen   %s\n", line(c))
+				writeUnits(w, c.Units)
 			}
 		}
 		// The nearest rivals first: the last criterion to separate them,

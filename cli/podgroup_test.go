@@ -97,3 +97,26 @@ func TestDecidePodGroup(t *testing.T) {
 		t.Errorf("no gate: exit %d, %s", code, stderr)
 	}
 }
+
+// -explain shows a candidate's victims as units: the mode-All group
+// batch is one unit that also evicts on n2.
+func TestDecideExplainUnits(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod", pgDir+"pod.yaml", "-feature-gates", "GenericWorkload=true",
+		"-impl", "reference,upstream", "-explain", "-o", "text", "-now", "2026-01-01T01:00:00Z")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"  victim default/w1 priority 0 podGroup default/batch\n",
+		"           unit PodGroup default/batch, priority 0: default/w1@n1, default/w2@n2 (also evicts on n2)\n",
+	} {
+		if got := strings.Count(stdout, want); got != 2 { // reference and upstream
+			t.Errorf("%q appears %d times, want 2:\n%s", want, got, stdout)
+		}
+	}
+	// Without the gate there are no units.
+	stdout, _, _ = runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod", pgDir+"pod.yaml", "-impl", "reference", "-explain", "-now", "2026-01-01T01:00:00Z")
+	if strings.Contains(stdout, `"units"`) {
+		t.Errorf("units without GenericWorkload:\n%s", stdout)
+	}
+}

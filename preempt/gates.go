@@ -135,6 +135,10 @@ func SinglePodGates() []string { return []string{GenericWorkloadGate} }
 // victim of its own, at its own priority, as with the gate off.
 const GenericWorkloadGate = "GenericWorkload"
 
+// CompositePodGroupGate is the gate under which upstream reads the
+// CompositePodGroup hierarchy above a PodGroup (off by default in v1.37.2).
+const CompositePodGroupGate = "CompositePodGroup"
+
 // PodGroupGaps is UnmodelledGateUse for an implementation that models
 // GenericWorkload for single pods only: with the gate on, the first pod of
 // c, or the preemptor, that belongs to a pod group (spec.schedulingGroup).

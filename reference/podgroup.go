@@ -281,7 +281,7 @@ func flatten(g *groups, units []*unit) []preempt.Victim {
 
 // compositePodGroupGate is the gate under which upstream reads
 // CompositePodGroups.
-const compositePodGroupGate = "CompositePodGroup"
+const compositePodGroupGate = preempt.CompositePodGroupGate
 
 // maxTreeDepth is the depth below which upstream's walk of a hierarchy
 // gives up.
