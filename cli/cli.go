@@ -45,6 +45,10 @@ commands:
           write a built cluster (shapes: affinity, basic, heterogeneous,
           hostports, mixed, nominated, pdb, spread, ties) as DIR/cluster.yaml
           and DIR/pod.yaml
+  upgrade -cluster FILE -pod FILE [-from v1.36.3] [-to v1.37.2] [-now RFC3339] [-offset N] [-feature-gates K=V,...] [-o text|json]
+          decide with upstream's own code at both releases; say whether the
+          decision changes and which named behaviour change causes it
+          (exit 1 when the decision changes, 0 when only its message does)
   version print this build's version, the upstream release it models and
           the earlier releases -impl upstream@VERSION runs
 `
@@ -58,6 +62,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"scenario": runScenario,
 	"plot":     runPlot,
 	"version":  runVersion,
+	"upgrade":  runUpgrade,
 }
 
 // parseError is what a command returns for fs.Parse's error: flag.ErrHelp

@@ -191,6 +191,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	actions := fs.Bool("actions", false, "report the API calls in the output (always with -fail)")
 	strict := fs.Bool("strict", false, "refuse unknown and duplicate fields (by default each is named in a note on stderr), as the API server's strict field validation")
 	maxInput := fs.Int64("max-input-bytes", scenario.MaxInputBytes, "the largest input file read, in bytes")
+	release := fs.String("release", "", "the release whose behaviour reference and optimized reproduce ("+strings.Join(preempt.Releases, ", ")+"; default: each upstream@VERSION its own, the others "+preempt.CurrentRelease+"); an upstream adapter of another release refuses")
 	explainFlag := fs.Bool("explain", false, "explain the decision: the dry run's sampling window, every candidate's five criteria and the one that eliminated it, why every other node is not a candidate, the events upstream would record")
 	if err := fs.Parse(args); err != nil {
 		return decideOptions{}, parseError(err)
@@ -198,6 +199,9 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	opts := decideOptions{clusterFiles: clusterFiles, podFile: *podFile, podGroupFile: *podGroupFile, text: *output == "text", all: *implName == "all" || strings.Contains(*implName, ",")}
+	if _, err := preempt.ReleaseBehaviour(*release); err != nil {
+		return opts, badf("-release: %v", err)
+	}
 	switch {
 	case fs.NArg() > 0:
 		return opts, badf("unexpected arguments %q", fs.Args())
@@ -213,7 +217,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 		return opts, badf("candidate settings out of int32 range")
 	}
 	opts.offset = int32(*offset)
-	opts.cfg = preempt.Config{MinCandidateNodesPercentage: int32(*pct), MinCandidateNodesAbsolute: int32(*abs), Synchronous: !*async}
+	opts.cfg = preempt.Config{MinCandidateNodesPercentage: int32(*pct), MinCandidateNodesAbsolute: int32(*abs), Synchronous: !*async, Release: *release}
 	fg, err := parseFeatureGates(*gates)
 	if err != nil {
 		return opts, err
@@ -379,12 +383,14 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 			return decideResult{}, badf("-config %v", err)
 		}
 		cfg.FeatureGates = opts.cfg.FeatureGates
+		cfg.Release = opts.cfg.Release
 	}
 	var outcomes []Outcome
 	var answered []preempt.Implementation
 	var refusals, refused []string
 	for _, impl := range opts.impls {
 		// load validated the cluster (LoadPathsWith, then a subset of it).
+		cfg := releaseFor(impl, cfg)
 		r, err := harness.DecideValid(ctx, impl, cluster, pod, cfg, opts.offset, opts.now, opts.faults...)
 		if err == nil && len(r.Feasible) > 0 {
 			if url := filterExtenderFor(cfg.Extenders, pod); url != "" {
@@ -644,4 +650,13 @@ func callsOf(actions []preempt.Action) string {
 		calls = append(calls, c)
 	}
 	return "its calls: " + strings.Join(calls, ", ")
+}
+
+// releaseFor is cfg for impl: an upstream adapter of one release
+// (preempt.ReleaseFixed) answers as its own release when cfg names none.
+func releaseFor(impl preempt.Implementation, cfg preempt.Config) preempt.Config {
+	if r, ok := impl.(preempt.ReleaseFixed); ok && cfg.Release == "" {
+		cfg.Release = r.UpstreamRelease()
+	}
+	return cfg
 }

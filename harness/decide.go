@@ -52,7 +52,7 @@ func DecideValid(ctx context.Context, impl preempt.Implementation, c *preempt.Cl
 	if err != nil {
 		return Result{}, err
 	}
-	preempt.SetFeatureGates(ev, cfg.FeatureGates)
+	preempt.SetFilterConfig(ev, cfg)
 	var out Result
 	fr := ev.Filter(ctx, pod)
 	out.Feasible = fr.Feasible

@@ -148,7 +148,7 @@ func Run(ctx context.Context, impl preempt.Implementation, c *preempt.Cluster, r
 	if err != nil {
 		return preempt.Decision{}, err
 	}
-	preempt.SetFeatureGates(ev, req.Config.FeatureGates)
+	preempt.SetFilterConfig(ev, req.Config)
 	return Preempt(ctx, ev, c, req, fs...), nil
 }
 
@@ -196,6 +196,11 @@ func Refusal(impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod) error
 // otherwise. An implementation that models a gate may still refuse a use
 // of it in c (GateUseLimited).
 func GateRefusal(impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) error {
+	if r, ok := impl.(preempt.ReleaseFixed); ok {
+		if u := preempt.ReleaseGap(r.UpstreamRelease(), cfg); u != nil {
+			return u
+		}
+	}
 	if l, ok := impl.(preempt.GateLimited); ok {
 		if u := preempt.GateGaps(cfg, l.ModelledGates()); u != nil {
 			return u

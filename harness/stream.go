@@ -129,7 +129,7 @@ func NewStreamRunner(impl preempt.Implementation, c *preempt.Cluster, s Stream) 
 	if err != nil {
 		return nil, err
 	}
-	preempt.SetFeatureGates(ev, s.Config.FeatureGates)
+	preempt.SetFilterConfig(ev, s.Config)
 	cs := NewAcceptingClientset()
 	r := &StreamRunner{
 		impl: impl, ev: ev, c: c, cfg: s.Config, now: s.Now,
@@ -221,7 +221,7 @@ func (r *StreamRunner) Next(ctx context.Context, pod *v1.Pod) error {
 	if err != nil {
 		return fmt.Errorf("preemptor %s: following the cluster: %w", step.Pod, err)
 	}
-	preempt.SetFeatureGates(ev, r.cfg.FeatureGates) // a new evaluator has none
+	preempt.SetFilterConfig(ev, r.cfg) // a new evaluator has none
 	r.ev = ev
 	r.Result.Bound++
 	r.Result.Victims += len(gone)

@@ -81,7 +81,9 @@ func PreemptWithStages(ctx context.Context, ev preempt.Evaluator, cs kubernetes.
 		d.PreemptorActivated = true
 	}
 	d.Status = preempt.Success
-	d.Message = preempt.SuccessMessage(best.Node, len(best.Victims))
+	if req.Config.Behaviour().SuccessMessage {
+		d.Message = preempt.SuccessMessage(best.Node, len(best.Victims))
+	}
 	d.NominatedNode = best.Node
 	d.Victims = best.Victims
 	d.NumPDBViolations = best.NumPDBViolations

@@ -102,6 +102,14 @@ type Config struct {
 	// when set, must agree with Synchronous. An implementation that does
 	// not model a gate set away from its default refuses (GateLimited).
 	FeatureGates map[string]bool
+	// Release is the upstream release whose behaviour the decision
+	// reproduces (one of Releases; empty is CurrentRelease). Each behaviour
+	// change between releases is a Switch (release.go).
+	Release string `json:",omitempty"`
+	// Switches set single behaviour switches on top of the release's, to
+	// find which change explains a difference between releases; nil sets
+	// none.
+	Switches map[Switch]bool `json:",omitempty"`
 }
 
 // DefaultConfig is upstream's default DefaultPreemptionArgs.
@@ -116,6 +124,9 @@ func (c Config) Validate() error {
 		MinCandidateNodesPercentage: c.MinCandidateNodesPercentage,
 		MinCandidateNodesAbsolute:   c.MinCandidateNodesAbsolute,
 	}); err != nil {
+		return err
+	}
+	if err := validateRelease(c); err != nil {
 		return err
 	}
 	if err := ValidateFeatureGates(c.FeatureGates); err != nil {

@@ -32,6 +32,7 @@ type TB interface {
 func CheckAgainstReference(t TB, in Input, other preempt.Implementation) (compared bool) {
 	tieOK := agreement.TieIsRandom(other)
 	t.Helper()
+	in = AtRelease(in, other)
 	if refused(t, in, other) {
 		return false
 	}
@@ -45,6 +46,8 @@ func CheckAgainstReference(t TB, in Input, other preempt.Implementation) (compar
 	if err != nil {
 		t.Fatalf("%s: %v", other.Name(), err)
 	}
+	preempt.SetFilterConfig(refEv, in.Request.Config)
+	preempt.SetFilterConfig(otherEv, in.Request.Config)
 	if diff := cmp.Diff(refEv.Filter(ctx, in.Request.Pod), otherEv.Filter(ctx, in.Request.Pod)); diff != "" {
 		t.Fatalf("filter phase differs (-reference +%s):\n%s", other.Name(), diff)
 	}
@@ -209,4 +212,18 @@ func gangSpreads(g *preempt.PodGroupRequest) bool {
 		}
 	}
 	return false
+}
+
+// AtRelease is in asking for the release other runs, when other runs one
+// release's own code (preempt.ReleaseFixed, an upstream adapter) and in's
+// configuration names none: the reference then answers as that release.
+func AtRelease(in Input, other preempt.Implementation) Input {
+	r, ok := other.(preempt.ReleaseFixed)
+	if !ok || in.Request == nil || in.Request.Config.Release != "" || r.UpstreamRelease() == preempt.CurrentRelease {
+		return in
+	}
+	req := *in.Request
+	req.Config.Release = r.UpstreamRelease()
+	in.Request = &req
+	return in
 }

@@ -18,6 +18,7 @@ import (
 // It reports whether it compared anything: false when other refuses in.
 func CheckStages(t TB, in Input, other preempt.Implementation) (compared bool) {
 	t.Helper()
+	in = AtRelease(in, other)
 	if refused(t, in, other) {
 		return false
 	}
@@ -36,6 +37,8 @@ func CheckStages(t TB, in Input, other preempt.Implementation) (compared bool) {
 		}
 	}
 
+	preempt.SetFilterConfig(ref, req.Config)
+	preempt.SetFilterConfig(ev, req.Config)
 	if cf, ok := ev.(preempt.CodeFilter); ok {
 		want := preempt.NewNodeOrder(in.Cluster).Codes(ref.Filter(ctx, req.Pod), nil)
 		diff("FilterCodes", want, cf.FilterCodes(ctx, req.Pod, nil))
@@ -159,6 +162,7 @@ func CheckReuse(t TB, ins []Input, other preempt.Implementation) (compared bool)
 		t.Fatalf("%v", err)
 	}
 	for i, in := range ins {
+		in = AtRelease(in, other)
 		if refused(t, in, other) {
 			continue
 		}

@@ -79,6 +79,7 @@ func (cs ChangeSpec) Change(c *preempt.Cluster, preemptor *v1.Pod) (*preempt.Clu
 // evaluator is not an Updater, Refused when other refuses either cluster.
 func CheckUpdate(t TB, in Input, cs ChangeSpec, other preempt.Implementation) Outcome {
 	t.Helper()
+	in = AtRelease(in, other)
 	if refused(t, in, other) {
 		return Refused
 	}
@@ -109,6 +110,8 @@ func CheckUpdate(t TB, in Input, cs ChangeSpec, other preempt.Implementation) Ou
 	}
 
 	ref := newReferenceEvaluator(t, Input{Cluster: after})
+	preempt.SetFilterConfig(ref, in.Request.Config)
+	preempt.SetFilterConfig(ev, in.Request.Config)
 	fr := ref.Filter(ctx, in.Request.Pod)
 	if d := cmp.Diff(fr, ev.Filter(ctx, in.Request.Pod)); d != "" {
 		t.Fatalf("Filter after Update(%+v) (-new reference evaluator +updated %s):\n%s", ch, other.Name(), d)

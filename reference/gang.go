@@ -45,6 +45,7 @@ const (
 // CompositePodGroup preemptor and TopologyAwareWorkloadScheduling's
 // placement algorithm, as in the upstream adapter.
 func (ev *evaluator) preemptPodGroup(ctx context.Context, cs kubernetes.Interface, req *preempt.PodGroupRequest) preempt.PodGroupDecision {
+	ev = ev.at(&preempt.Request{Config: req.Config})
 	d := preempt.PodGroupDecision{Victims: []preempt.Victim{}, Nominations: []preempt.Nomination{}}
 	fail := func(err error) preempt.PodGroupDecision {
 		d.Status, d.Message = preempt.Error, err.Error()

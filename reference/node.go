@@ -23,17 +23,19 @@ type nodeState struct {
 	// removing a pod frees its ports even when another pod on the node
 	// declared the same one.
 	usedPorts map[podinfo.HostPort]bool
+	// requests is a placed pod's requests in the release reproduced.
+	requests func(*v1.Pod) v1.ResourceList
 }
 
-func newNodeState(node *v1.Node) *nodeState {
-	s := &nodeState{node: node, usedPorts: map[podinfo.HostPort]bool{}}
+func newNodeState(node *v1.Node, requests func(*v1.Pod) v1.ResourceList) *nodeState {
+	s := &nodeState{node: node, usedPorts: map[podinfo.HostPort]bool{}, requests: requests}
 	s.allocated.add(node.Status.Allocatable, 1)
 	return s
 }
 
 func (s *nodeState) clone() *nodeState {
 	out := &nodeState{node: s.node, allocated: s.allocated, requested: s.requested.clone(),
-		pods: append([]*v1.Pod(nil), s.pods...), usedPorts: make(map[podinfo.HostPort]bool, len(s.usedPorts))}
+		pods: append([]*v1.Pod(nil), s.pods...), usedPorts: make(map[podinfo.HostPort]bool, len(s.usedPorts)), requests: s.requests}
 	for k := range s.usedPorts {
 		out.usedPorts[k] = true
 	}
@@ -53,7 +55,7 @@ func sameKey(a, b *v1.Pod) bool {
 
 func (s *nodeState) addPod(p *v1.Pod) {
 	s.pods = append(s.pods, p)
-	s.requested.add(podinfo.PlacedPodRequests(p), 1)
+	s.requested.add(s.requests(p), 1)
 	for _, hp := range podinfo.AppendHostPorts(nil, p) {
 		s.usedPorts[hp] = true
 	}
@@ -72,7 +74,7 @@ func (s *nodeState) removePod(p *v1.Pod) error {
 	s.pods[i] = s.pods[last]
 	s.pods[last] = nil
 	s.pods = s.pods[:last]
-	s.requested.add(podinfo.PlacedPodRequests(removed), -1)
+	s.requested.add(s.requests(removed), -1)
 	for _, hp := range podinfo.AppendHostPorts(nil, removed) {
 		delete(s.usedPorts, hp)
 	}

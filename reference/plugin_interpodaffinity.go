@@ -99,7 +99,11 @@ func incomingTerms(ev *evaluator, p *v1.Pod, v1Terms []v1.PodAffinityTerm) []aff
 				terms[i].namespaces[ns.Name] = true
 			}
 		}
-		terms[i].nsSelector = labels.Nothing()
+		// v1.36 resolved a copy of the term (NamespaceSelectorResolved):
+		// the names were added, the selector stayed.
+		if ev.b.NamespaceSelectorResolved {
+			terms[i].nsSelector = labels.Nothing()
+		}
 	}
 	return terms
 }

@@ -3,7 +3,6 @@ package reference
 import (
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/preemptbench/preemptbench/podinfo"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -23,9 +22,9 @@ type nodeResourcesFitState struct {
 
 func (s *nodeResourcesFitState) clone() stateData { return s }
 
-func (nodeResourcesFit) PreFilter(_ *evaluator, pod *v1.Pod) (stateData, bool) {
+func (nodeResourcesFit) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool) {
 	st := &nodeResourcesFitState{}
-	st.requests.add(podinfo.IncomingPodRequests(pod), 1)
+	st.requests.add(ev.incomingRequests(pod), 1)
 	return st, false
 }
 

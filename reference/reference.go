@@ -38,8 +38,10 @@ func (i Impl) Name() string {
 // NewEvaluator indexes c. It keeps pointers to c's objects and never
 // modifies them.
 func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
+	current, _ := preempt.ReleaseBehaviour(preempt.CurrentRelease)
 	ev := &evaluator{
 		bug:        i.bug,
+		b:          current,
 		cluster:    c,
 		nodeByName: map[string]*v1.Node{},
 		podByKey:   map[string]*v1.Pod{},
@@ -61,6 +63,9 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 
 type evaluator struct {
 	bug Bug
+	// b is the behaviour of the release the evaluation reproduces
+	// (preempt.Config.Behaviour); at gives a copy for a request's.
+	b preempt.Behaviour
 	// states are the node states of a gang preemption's world (gang.go),
 	// nil otherwise.
 	states     map[string]*nodeState
@@ -78,8 +83,43 @@ type evaluator struct {
 const reasonNoVictims = "No preemption victims found for incoming pod"
 
 // nodeState builds the NodeInfo of a node from its bound pods.
+var _ preempt.BehaviourSetter = (*evaluator)(nil)
+
+// SetBehaviour sets the release behaviour Filter reproduces.
+func (ev *evaluator) SetBehaviour(b preempt.Behaviour) { ev.b = b }
+
+// at is ev reproducing the release behaviour of req's configuration.
+func (ev *evaluator) at(req *preempt.Request) *evaluator {
+	if req == nil {
+		return ev
+	}
+	b := req.Config.Behaviour()
+	if b == ev.b {
+		return ev
+	}
+	c := *ev
+	c.b = b
+	return &c
+}
+
+// placedRequests and incomingRequests are a pod's requests as the
+// release's component-helpers compute them (ResizedPodRequests).
+func (ev *evaluator) placedRequests(p *v1.Pod) v1.ResourceList {
+	if ev.b.ResizedPodRequests {
+		return podinfo.PlacedPodRequests(p)
+	}
+	return podinfo.PlacedPodRequestsV036(p)
+}
+
+func (ev *evaluator) incomingRequests(p *v1.Pod) v1.ResourceList {
+	if ev.b.ResizedPodRequests {
+		return podinfo.IncomingPodRequests(p)
+	}
+	return podinfo.IncomingPodRequestsV036(p)
+}
+
 func (ev *evaluator) nodeState(name string) *nodeState {
-	s := newNodeState(ev.nodeByName[name])
+	s := newNodeState(ev.nodeByName[name], ev.placedRequests)
 	for _, p := range ev.bound[name] {
 		s.addPod(p)
 	}
@@ -104,6 +144,7 @@ func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult
 // on the nominated node (at their priority as victims: their group's under
 // GenericWorkload).
 func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (bool, string) {
+	ev = ev.at(req)
 	pod := req.Pod
 	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == v1.PreemptNever {
 		return false, "not eligible due to preemptionPolicy=Never."
@@ -127,6 +168,7 @@ func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (bool, str
 }
 
 func (ev *evaluator) FindCandidates(ctx context.Context, req *preempt.Request) (preempt.DryRun, error) {
+	ev = ev.at(req)
 	if len(ev.nodes) == 0 {
 		return preempt.DryRun{}, fmt.Errorf("no nodes available")
 	}
@@ -149,6 +191,7 @@ func (ev *evaluator) FindCandidates(ctx context.Context, req *preempt.Request) (
 // non-violating and violating lists, and stop before the next node once
 // there is a non-violating candidate and enough candidates in all.
 func (ev *evaluator) DryRunPreemption(ctx context.Context, req *preempt.Request, potential []string, offset, numCandidates int32) preempt.DryRun {
+	ev = ev.at(req)
 	var known []string // names that are not nodes of this cluster are dropped
 	for _, node := range potential {
 		if ev.nodeByName[node] != nil {
@@ -202,6 +245,7 @@ func startTime(p *v1.Pod, now time.Time) time.Time {
 // be reprieved are preempted. Under GenericWorkload a victim is a unit
 // (podgroup.go) whose pods may run on other nodes.
 func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request, node string) ([]preempt.Victim, int, preempt.Status) {
+	ev = ev.at(req)
 	return ev.selectVictimsOnNode(req, node, ev.preFilter(req.Pod))
 }
 
@@ -326,7 +370,9 @@ func (ev *evaluator) splitByPDBViolation(pods []*v1.Pod) (violating, nonViolatin
 				allowed[i]--
 				if allowed[i] < 0 {
 					violates = true
-					break
+					if ev.b.PDBStopAtFirstViolation {
+						break
+					}
 				}
 			}
 		}
@@ -359,6 +405,7 @@ func (ev *evaluator) SelectCandidate(candidates []preempt.Candidate, req *preemp
 // Preempt is Evaluator.Preempt over the stages above, followed by the
 // nomination.
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
+	ev = ev.at(req)
 	d := postfilter.PreemptWithStages(ctx, ev, cs, req, ev.cluster)
 	// An extender's answer names pods only: each victim's pod group comes
 	// from the cluster's pod (under GenericWorkload).

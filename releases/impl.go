@@ -98,3 +98,9 @@ func (i *Impl) Close() error {
 	}
 	return nil
 }
+
+var _ preempt.ReleaseFixed = (*Impl)(nil)
+
+// UpstreamRelease is the release's version: its child runs that
+// release's code.
+func (i *Impl) UpstreamRelease() string { return i.rel.Version }

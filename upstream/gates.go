@@ -63,7 +63,13 @@ func (ev *evaluator) lock(req *preempt.Request) func() {
 	if req != nil {
 		gates = req.Config.FeatureGates
 	}
-	return ev.useGatesLocked(gates)
+	unlock := ev.useGatesLocked(gates)
+	if req != nil && ev.gateErr == nil {
+		if u := preempt.ReleaseGap(Version, req.Config); u != nil {
+			ev.gateErr = u
+		}
+	}
+	return unlock
 }
 
 // lockWorld is lock with the gates the cached world was built under.

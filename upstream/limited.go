@@ -19,3 +19,9 @@ func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
 	}
 	return nil
 }
+
+var _ preempt.ReleaseFixed = Impl{}
+
+// UpstreamRelease is Version: the adapter runs that release's code and
+// refuses a configuration asking for another's behaviour.
+func (Impl) UpstreamRelease() string { return Version }

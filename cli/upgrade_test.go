@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/scenario"
+)
+
+// writeProblem writes c and p as a dump and a pod file, as kubectl would
+// give them, and returns their paths.
+func writeProblem(t *testing.T, c *preempt.Cluster, p *v1.Pod) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	cb, err := scenario.ListYAML(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := scenario.PodYAML(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, pf := filepath.Join(dir, "cluster.yaml"), filepath.Join(dir, "pod.yaml")
+	if err := os.WriteFile(cf, cb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pf, pb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cf, pf
+}
+
+func upgradeNode(name, cpu string) *v1.Node {
+	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
+		Status: v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse("32Gi"), v1.ResourcePods: resource.MustParse("110")}}}
+}
+
+func upgradePod(ns, name, node string, prio int32, cpu string, labels map[string]string, start time.Time) *v1.Pod {
+	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("uid-" + name), Labels: labels},
+		Spec: v1.PodSpec{NodeName: node, Priority: &prio, Containers: []v1.Container{{Name: "c", Image: "pause",
+			Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse("1Gi")}}}}}}
+	if node != "" {
+		st := metav1.NewTime(start)
+		p.Status = v1.PodStatus{Phase: v1.PodRunning, StartTime: &st}
+	}
+	return p
+}
+
+func runUpgradeJSON(t *testing.T, c *preempt.Cluster, p *v1.Pod) (UpgradeJSON, int) {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to build upstream@v1.36.3 with")
+	}
+	cf, pf := writeProblem(t, c, p)
+	stdout, stderr, code := runCLI(t, "upgrade", "-cluster", cf, "-pod", pf, "-from", "v1.36.3", "-to", "v1.37.2", "-now", "2026-01-01T01:00:00Z", "-o", "json")
+	var res UpgradeJSON
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("exit %d: %v\n%s\n%s", code, err, stdout, stderr)
+	}
+	return res, code
+}
+
+func causes(res UpgradeJSON) string {
+	var out []string
+	for _, c := range res.Causes {
+		out = append(out, string(c.Switch)+":"+c.Explains)
+	}
+	return strings.Join(out, ",")
+}
+
+// Overlapping PodDisruptionBudgets (docs/upstream-findings.md's cluster):
+// v1.36.3 picks n2, v1.37.2 n1; upgrade names the PDB rule, and the new
+// Success message.
+func TestUpgradeNamesThePDBRule(t *testing.T) {
+	now := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
+	pdb := func(name, key, value string, allowed int32) *policyv1.PodDisruptionBudget {
+		return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-pdb-" + name)},
+			Spec:   policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}}},
+			Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed}}
+	}
+	c := &preempt.Cluster{
+		Nodes: []*v1.Node{upgradeNode("n1", "2"), upgradeNode("n2", "2")},
+		Pods: []*v1.Pod{
+			upgradePod("default", "p1", "n1", 0, "1", map[string]string{"app": "a", "team": "x"}, now.Add(-50*time.Minute)),
+			upgradePod("default", "p2", "n1", 0, "1", map[string]string{"team": "x"}, now.Add(-50*time.Minute)),
+			upgradePod("default", "r1", "n2", 0, "1", map[string]string{"app": "a"}, now.Add(-60*time.Minute)),
+			upgradePod("default", "r2", "n2", 0, "1", nil, now.Add(-60*time.Minute)),
+		},
+		PDBs: []*policyv1.PodDisruptionBudget{pdb("a", "app", "a", 0), pdb("b", "team", "x", 1)},
+	}
+	res, code := runUpgradeJSON(t, c, upgradePod("default", "preemptor", "", 10, "2", nil, now))
+	if code != ExitDiffer || !res.DecisionChanged || !res.Explained {
+		t.Fatalf("exit %d, %+v", code, res)
+	}
+	if res.Decisions[0].NominatedNode != "n2" || res.Decisions[1].NominatedNode != "n1" {
+		t.Errorf("nodes %q then %q, want n2 then n1", res.Decisions[0].NominatedNode, res.Decisions[1].NominatedNode)
+	}
+	if got, want := causes(res), "PDBStopAtFirstViolation:decision,SuccessMessage:message"; got != want {
+		t.Errorf("causes %s, want %s", got, want)
+	}
+}
+
+// The namespace-less dump of issue 18: the preemptor's anti-affinity has a
+// NotIn namespaceSelector and the dump holds no Namespace objects. v1.36.3
+// preempts other/a; v1.37.2 schedules the pod without preemption.
+func TestUpgradeNamesTheNamespaceSelectorFix(t *testing.T) {
+	now := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
+	c := &preempt.Cluster{
+		Nodes: []*v1.Node{upgradeNode("n1", "4")},
+		Pods:  []*v1.Pod{upgradePod("other", "a", "n1", 0, "1", map[string]string{"app": "a"}, now.Add(-time.Hour))},
+	}
+	p := upgradePod("default", "preemptor", "", 10, "1", nil, now)
+	p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+		LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}},
+		NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"x"}}}},
+		TopologyKey:       "kubernetes.io/hostname",
+	}}}}
+	res, code := runUpgradeJSON(t, c, p)
+	if code != ExitDiffer || !res.DecisionChanged || !res.Explained {
+		t.Fatalf("exit %d, %+v", code, res)
+	}
+	if res.Decisions[0].Status != preempt.Success || res.Decisions[1].Status != preempt.Schedulable {
+		t.Errorf("%s then %s, want Success then Schedulable", res.Decisions[0].Status, res.Decisions[1].Status)
+	}
+	if got, want := causes(res), "NamespaceSelectorResolved:decision"; got != want {
+		t.Errorf("causes %s, want %s", got, want)
+	}
+}
+
+// The same decision: exit 0, nothing named.
+func TestUpgradeSameDecision(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "upgrade", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-now", "2026-01-01T00:00:00Z")
+	// small's decision keeps its node and victims; only the message is new.
+	if code != ExitOK || !strings.Contains(stdout, "the same decision, a different message") || !strings.Contains(stdout, "cause (message): SuccessMessage") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	_, stderr, code = runCLI(t, "upgrade", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-from", "v1.37.2", "-to", "v1.36.3")
+	if code != ExitBadInput || !strings.Contains(stderr, "must be an earlier release") {
+		t.Errorf("backwards: exit %d, %s", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "upgrade", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-to", "v1.38.0")
+	if code != ExitBadInput || !strings.Contains(stderr, `unknown release "v1.38.0"`) {
+		t.Errorf("unknown release: exit %d, %s", code, stderr)
+	}
+}

@@ -1,0 +1,230 @@
+package preempt
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// The releases of upstream the contract reproduces, oldest first, and the
+// behaviour changes between them: each change is a named Switch, on from
+// the release that made it. An implementation reads Config.Behaviour()
+// and answers as that release's code does; upstream's own code of each
+// release is the proof (the properties, and the cross-release check that
+// turns switches off one at a time until the reference reproduces both
+// releases' answers). A new release is one more entry in Releases and a
+// SwitchInfo per change it made.
+
+// CurrentRelease is the release Config's zero value means: the one the
+// in-process upstream adapter runs (upstream.Version).
+const CurrentRelease = "v1.37.2"
+
+// Releases are the releases a Config may name, oldest first.
+var Releases = []string{"v1.36.3", "v1.37.2"}
+
+// Switch names one behaviour change between supported releases.
+type Switch string
+
+// The changes from v1.36.3 to v1.37.2 (docs/divergences.md, "v1.36.3 →
+// v1.37.2").
+const (
+	// SwitchPDBStopAtFirstViolation: FilterVictimsWithPDBViolation stops at the
+	// first PodDisruptionBudget a victim takes below zero (v1.36: every
+	// matching budget is lowered).
+	SwitchPDBStopAtFirstViolation Switch = "PDBStopAtFirstViolation"
+	// SwitchNamespaceSelectorResolved: the incoming pod's InterPodAffinity terms
+	// have their namespaceSelector resolved into names and cleared (v1.36
+	// kept the selector, so NotIn and DoesNotExist matched namespaces the
+	// cluster holds no Namespace object for).
+	SwitchNamespaceSelectorResolved Switch = "NamespaceSelectorResolved"
+	// SwitchResizedPodRequests: a pod's requests are component-helpers v0.37's
+	// (the largest of spec, actuated and allocated over the whole pod);
+	// v0.36 took the spec's, or the status's while resizing.
+	SwitchResizedPodRequests Switch = "ResizedPodRequests"
+	// SwitchNodeNameBeforeNodeUnschedulable: the default profile runs NodeName
+	// (which gained a PreFilter) before NodeUnschedulable, so a node that
+	// fails both reports NodeName's reason.
+	SwitchNodeNameBeforeNodeUnschedulable Switch = "NodeNameBeforeNodeUnschedulable"
+	// SwitchSuccessMessage: Evaluator.Preempt's Success status carries "found a
+	// potential placement for pod on node N, preempting K victims" (v1.36:
+	// empty).
+	SwitchSuccessMessage Switch = "SuccessMessage"
+)
+
+// SwitchInfo documents a Switch: the release that made the change, the
+// upstream change that made it and what it changed.
+type SwitchInfo struct {
+	Switch Switch
+	Since  string
+	// Upstream names the pull request or the code that changed.
+	Upstream string
+	Change   string
+}
+
+// Switches are the behaviour changes, in the order a cross-release check
+// tries them.
+var Switches = []SwitchInfo{
+	{SwitchPDBStopAtFirstViolation, "v1.37.2", "framework/preemption/util.go FilterVictimsWithPDBViolation (v1.36: defaultpreemption's filterPodsWithPDBViolation), with the pod-group-as-victim work; most likely kubernetes#137981, not confirmed from its diff",
+		"a victim stops lowering PodDisruptionBudgets at the first it takes below zero, so overlapping budgets count fewer violations, in the PDB lister's order"},
+	{SwitchNamespaceSelectorResolved, "v1.37.2", "kubernetes#138198 (InterPodAffinity mergeAffinityTermNamespacesIfNotEmpty on a pointer)",
+		"the incoming pod's affinity namespaceSelector is resolved against Namespace objects only: a namespace with no Namespace object matches no selector"},
+	{SwitchResizedPodRequests, "v1.37.2", "component-helpers v0.37 resource helpers (in-place pod resize); PR not identified",
+		"requests of in-place resized pods are the largest of spec, actuated and allocated, summed over the whole pod"},
+	{SwitchNodeNameBeforeNodeUnschedulable, "v1.37.2", "default profile (pkg/scheduler/apis/config/v1 default_plugins.go), NodeName gained a PreFilter; PR not identified",
+		"NodeName runs before NodeUnschedulable: a node failing both reports NodeName's reason"},
+	{SwitchSuccessMessage, "v1.37.2", "framework/preemption Evaluator.Preempt; PR not identified",
+		`Success carries "found a potential placement for pod on node N, preempting K victims"`},
+}
+
+// SwitchInfoOf is s's entry of Switches.
+func SwitchInfoOf(s Switch) (SwitchInfo, bool) {
+	i := slices.IndexFunc(Switches, func(si SwitchInfo) bool { return si.Switch == s })
+	if i < 0 {
+		return SwitchInfo{}, false
+	}
+	return Switches[i], true
+}
+
+// Behaviour is the set of switches a decision runs with; the zero value
+// is the oldest release's behaviour.
+type Behaviour struct {
+	PDBStopAtFirstViolation         bool
+	NamespaceSelectorResolved       bool
+	ResizedPodRequests              bool
+	NodeNameBeforeNodeUnschedulable bool
+	SuccessMessage                  bool
+}
+
+// On reports whether s is on in b.
+func (b Behaviour) On(s Switch) bool {
+	switch s {
+	case SwitchPDBStopAtFirstViolation:
+		return b.PDBStopAtFirstViolation
+	case SwitchNamespaceSelectorResolved:
+		return b.NamespaceSelectorResolved
+	case SwitchResizedPodRequests:
+		return b.ResizedPodRequests
+	case SwitchNodeNameBeforeNodeUnschedulable:
+		return b.NodeNameBeforeNodeUnschedulable
+	case SwitchSuccessMessage:
+		return b.SuccessMessage
+	}
+	return false
+}
+
+// With is b with s set to on.
+func (b Behaviour) With(s Switch, on bool) Behaviour {
+	switch s {
+	case SwitchPDBStopAtFirstViolation:
+		b.PDBStopAtFirstViolation = on
+	case SwitchNamespaceSelectorResolved:
+		b.NamespaceSelectorResolved = on
+	case SwitchResizedPodRequests:
+		b.ResizedPodRequests = on
+	case SwitchNodeNameBeforeNodeUnschedulable:
+		b.NodeNameBeforeNodeUnschedulable = on
+	case SwitchSuccessMessage:
+		b.SuccessMessage = on
+	}
+	return b
+}
+
+// ReleaseBehaviour is the behaviour of release r ("" is CurrentRelease):
+// every switch made in r or before it is on.
+func ReleaseBehaviour(r string) (Behaviour, error) {
+	if r == "" {
+		r = CurrentRelease
+	}
+	at := slices.Index(Releases, r)
+	if at < 0 {
+		return Behaviour{}, fmt.Errorf("unknown release %q (supported: %v)", r, Releases)
+	}
+	var b Behaviour
+	for _, si := range Switches {
+		if slices.Index(Releases, si.Since) <= at {
+			b = b.With(si.Switch, true)
+		}
+	}
+	return b, nil
+}
+
+// Behaviour is c's: its release's, with c.Switches set on top. An
+// invalid release or switch (Validate refuses them) gives the current
+// release's behaviour.
+func (c Config) Behaviour() Behaviour {
+	b, err := ReleaseBehaviour(c.Release)
+	if err != nil {
+		b, _ = ReleaseBehaviour(CurrentRelease)
+	}
+	for _, s := range sortedSwitches(c.Switches) {
+		b = b.With(s, c.Switches[s])
+	}
+	return b
+}
+
+// ReleaseName is c's release, CurrentRelease when unset.
+func (c Config) ReleaseName() string {
+	if c.Release == "" {
+		return CurrentRelease
+	}
+	return c.Release
+}
+
+func sortedSwitches(m map[Switch]bool) []Switch {
+	out := make([]Switch, 0, len(m))
+	for s := range m {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func validateRelease(c Config) error {
+	if _, err := ReleaseBehaviour(c.Release); err != nil {
+		return err
+	}
+	for _, s := range sortedSwitches(c.Switches) {
+		if _, ok := SwitchInfoOf(s); !ok {
+			return fmt.Errorf("unknown behaviour switch %q", s)
+		}
+	}
+	return nil
+}
+
+// ReleaseFixed is implemented by an implementation that runs one
+// release's own code (an upstream adapter): it cannot answer as another
+// release, nor with single switches set.
+type ReleaseFixed interface {
+	UpstreamRelease() string
+}
+
+// ReleaseGap is the refusal of an implementation fixed at release r for
+// cfg, or nil when cfg asks for r's behaviour as it is.
+func ReleaseGap(r string, cfg Config) *Unmodelled {
+	if cfg.ReleaseName() != r {
+		return &Unmodelled{Feature: "release " + cfg.ReleaseName(), Object: "the configuration",
+			Detail: "asks for release " + cfg.ReleaseName() + "'s behaviour; this implementation runs " + r + "'s own code"}
+	}
+	if len(cfg.Switches) > 0 {
+		return &Unmodelled{Feature: "behaviour switches", Object: "the configuration",
+			Detail: "sets single behaviour switches; this implementation runs " + r + "'s own code as it is"}
+	}
+	return nil
+}
+
+// BehaviourSetter is an Evaluator whose filter phase reproduces a
+// release: its Filter (and FilterCodes) run with the behaviour last given
+// to SetBehaviour (none: the current release's). A request's stages run
+// with the request's Config.Behaviour().
+type BehaviourSetter interface {
+	SetBehaviour(b Behaviour)
+}
+
+// SetFilterConfig gives ev the feature gates (GateSetter) and the
+// behaviour (BehaviourSetter) of cfg for its filter phase.
+func SetFilterConfig(ev Evaluator, cfg Config) {
+	SetFeatureGates(ev, cfg.FeatureGates)
+	if s, ok := ev.(BehaviourSetter); ok {
+		s.SetBehaviour(cfg.Behaviour())
+	}
+}
