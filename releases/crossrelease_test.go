@@ -1,0 +1,183 @@
+package releases_test
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"pgregory.net/rapid"
+
+	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/preempttest"
+	"github.com/preemptbench/preemptbench/upstream"
+)
+
+// TestCrossRelease is the cross-release property: on drawn problems,
+// upstream v1.36.3's own code (the release module) and v1.37.2's (in
+// process) give the same decision, or a difference the reference's named
+// switches explain (preempttest.CheckCrossRelease). It needs the release
+// binary and runs with PREEMPTBENCH_RELEASE_SUITE=1; -rapid.checks=1000 is
+// the size the issue asks.
+func TestCrossRelease(t *testing.T) {
+	if os.Getenv(SuiteEnv) == "" {
+		t.Skipf("set %s=1 to run the cross-release property (it builds upstream@v1.36.3)", SuiteEnv)
+	}
+	old := release(t)
+	counts := map[string]int{}
+	rapid.Check(t, func(rt *rapid.T) {
+		in := preempttest.Gen(preempttest.MaxNodes).Draw(rt, "input")
+		r := preempttest.CheckCrossRelease(rt, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", nil)
+		counts[r.String()]++
+	})
+	t.Logf("cross-release outcomes: %v", counts)
+	if counts["same"] == 0 {
+		t.Errorf("no problem gave the same decision in both releases: %v", counts)
+	}
+}
+
+// FuzzCrossRelease is the same check on fuzzed problems (preempttest's
+// decoder); `go test` runs the seeds.
+func FuzzCrossRelease(f *testing.F) {
+	for _, s := range preempttest.Seeds() {
+		f.Add(preempttest.Encode(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		old := release(t)
+		in := preempttest.Decode(data).Build()
+		preempttest.CheckCrossRelease(t, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", nil)
+	})
+}
+
+// failRecorder is a preempttest.TB that records a failure instead of
+// stopping the test.
+type failRecorder struct {
+	testing.TB
+	failed bool
+	msg    string
+}
+
+func (r *failRecorder) Fatalf(format string, a ...any) {
+	r.failed, r.msg = true, fmt.Sprintf(format, a...)
+	panic(r)
+}
+func (r *failRecorder) Helper() {}
+
+func checkRecorded(t *testing.T, run func(tb preempttest.TB) preempttest.CrossRelease) (preempttest.CrossRelease, *failRecorder) {
+	rec := &failRecorder{TB: t}
+	var res preempttest.CrossRelease
+	func() {
+		defer func() {
+			if r := recover(); r != nil && r != rec {
+				panic(r)
+			}
+		}()
+		res = run(rec)
+	}()
+	return res, rec
+}
+
+// Each switch is needed: on a problem where its change matters, the
+// cross-release check names it, and without it (the reference may use
+// every other switch) the check fails. The filter order
+// (NodeNameBeforeNodeUnschedulable) changes only the filter phase's
+// reasons and ResizedPodRequests needs a resized pod: neither is in this
+// table.
+func TestEachSwitchIsNeeded(t *testing.T) {
+	old := release(t)
+	base := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
+	mk := func(ns, name, node string, prio int32, cpu string, labels map[string]string, start time.Time) *v1.Pod {
+		p := pod(ns, name, node, prio, cpu, labels)
+		if node != "" {
+			st := metav1.NewTime(start)
+			p.Status.StartTime = &st
+		}
+		return p
+	}
+	pdb := func(name, key, value string, allowed int32) *policyv1.PodDisruptionBudget {
+		return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+			Spec:   policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}}},
+			Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed}}
+	}
+	overlapping := &preempt.Cluster{
+		Nodes: []*v1.Node{node("n1", "2"), node("n2", "2")},
+		Pods: []*v1.Pod{
+			mk("default", "p1", "n1", 0, "1", map[string]string{"app": "a", "team": "x"}, base.Add(-50*time.Minute)),
+			mk("default", "p2", "n1", 0, "1", map[string]string{"team": "x"}, base.Add(-50*time.Minute)),
+			mk("default", "r1", "n2", 0, "1", map[string]string{"app": "a"}, base.Add(-60*time.Minute)),
+			mk("default", "r2", "n2", 0, "1", nil, base.Add(-60*time.Minute)),
+		},
+		PDBs: []*policyv1.PodDisruptionBudget{pdb("a", "app", "a", 0), pdb("b", "team", "x", 1)},
+	}
+	nsLess := &preempt.Cluster{
+		Nodes: []*v1.Node{node("n1", "4")},
+		Pods:  []*v1.Pod{mk("other", "a", "n1", 0, "1", map[string]string{"app": "a"}, base.Add(-time.Hour))},
+	}
+	nsLess.Nodes[0].Labels = map[string]string{"kubernetes.io/hostname": "n1"}
+	nsPod := pod("default", "preemptor", "", 10, "1", nil)
+	nsPod.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+		LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}},
+		NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"x"}}}},
+		TopologyKey:       "kubernetes.io/hostname",
+	}}}}
+	simple := &preempt.Cluster{
+		Nodes: []*v1.Node{node("n1", "1")},
+		Pods:  []*v1.Pod{mk("default", "low", "n1", 0, "1", nil, base.Add(-time.Hour))},
+	}
+	for _, tc := range []struct {
+		sw      preempt.Switch
+		c       *preempt.Cluster
+		pod     *v1.Pod
+		explain string
+	}{
+		{preempt.SwitchPDBStopAtFirstViolation, overlapping, pod("default", "preemptor", "", 10, "2", nil), "PDBStopAtFirstViolation+SuccessMessage"},
+		{preempt.SwitchNamespaceSelectorResolved, nsLess, nsPod, "NamespaceSelectorResolved+SuccessMessage"},
+		{preempt.SwitchSuccessMessage, simple, pod("default", "preemptor", "", 10, "1", nil), "SuccessMessage"},
+	} {
+		t.Run(string(tc.sw), func(t *testing.T) {
+			in := preempttest.Input{Cluster: tc.c, Request: &preempt.Request{Pod: tc.pod, Config: preempt.DefaultConfig(), Now: base}}
+			in.Request.Filter = nil
+			filled, err := harnessFilter(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, rec := checkRecorded(t, func(tb preempttest.TB) preempttest.CrossRelease {
+				return preempttest.CheckCrossRelease(tb, filled, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", nil)
+			})
+			if rec.failed || res.Same || res.String() != "explained by "+tc.explain {
+				t.Fatalf("with every switch: %v (failed %v: %s), want explained by %s", res, rec.failed, rec.msg, tc.explain)
+			}
+			var without []preempt.Switch
+			for _, si := range preempt.Switches {
+				if si.Switch != tc.sw {
+					without = append(without, si.Switch)
+				}
+			}
+			_, rec = checkRecorded(t, func(tb preempttest.TB) preempttest.CrossRelease {
+				return preempttest.CheckCrossRelease(tb, filled, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", without)
+			})
+			if !rec.failed {
+				t.Errorf("without %s the cross-release check passes; want it to fail", tc.sw)
+			}
+			t.Logf("with every switch: %v; without %s: %s", res, tc.sw, firstLine(rec.msg))
+		})
+	}
+}
+
+// harnessFilter is in as it is: CheckCrossRelease runs each release's own
+// filter phase.
+func harnessFilter(in preempttest.Input) (preempttest.Input, error) {
+	return in, in.Cluster.Validate()
+}
+
+func firstLine(s string) string {
+	for i, r := range s {
+		if r == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
