@@ -43,7 +43,8 @@ const (
 	SwitchResizedPodRequests Switch = "ResizedPodRequests"
 	// SwitchNodeNameBeforeNodeUnschedulable: the default profile runs NodeName
 	// (which gained a PreFilter) before NodeUnschedulable, so a node that
-	// fails both reports NodeName's reason.
+	// fails both reports NodeName's reason. No preemptor shows it: NodeName
+	// fails only a pod with spec.nodeName, which the scheduler never sees.
 	SwitchNodeNameBeforeNodeUnschedulable Switch = "NodeNameBeforeNodeUnschedulable"
 	// SwitchSuccessMessage: Evaluator.Preempt's Success status carries "found a
 	// potential placement for pod on node N, preempting K victims" (v1.36:

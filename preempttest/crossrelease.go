@@ -40,7 +40,7 @@ func CheckCrossRelease(t TB, in Input, oldImpl, newImpl preempt.Implementation, 
 	// Each release runs its own filter phase (the filter outcome is not
 	// the problem's: it may change between releases), then preemption.
 	type answer struct {
-		Feasible []string
+		Filter   preempt.FilterResult
 		Decision preempt.Decision
 	}
 	at := func(impl preempt.Implementation, rel string, set map[preempt.Switch]bool) (answer, bool) {
@@ -55,7 +55,7 @@ func CheckCrossRelease(t TB, in Input, oldImpl, newImpl preempt.Implementation, 
 		if err != nil {
 			t.Fatalf("%s at %s: %v", impl.Name(), rel, err)
 		}
-		return answer{r.Feasible, r.Decision}, true
+		return answer{r.Filter, r.Decision}, true
 	}
 	oldD, ok1 := at(oldImpl, oldRel, nil)
 	newD, ok2 := at(newImpl, newRel, nil)

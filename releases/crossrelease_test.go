@@ -8,6 +8,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 
@@ -83,9 +84,9 @@ func checkRecorded(t *testing.T, run func(tb preempttest.TB) preempttest.CrossRe
 // Each switch is needed: on a problem where its change matters, the
 // cross-release check names it, and without it (the reference may use
 // every other switch) the check fails. The filter order
-// (NodeNameBeforeNodeUnschedulable) changes only the filter phase's
-// reasons and ResizedPodRequests needs a resized pod: neither is in this
-// table.
+// (NodeNameBeforeNodeUnschedulable) changes only the reasons of a node
+// that fails both NodeName and NodeUnschedulable, which no decision
+// carries: it is not in this table.
 func TestEachSwitchIsNeeded(t *testing.T) {
 	old := release(t)
 	base := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
@@ -127,6 +128,22 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 		Nodes: []*v1.Node{node("n1", "1")},
 		Pods:  []*v1.Pod{mk("default", "low", "n1", 0, "1", nil, base.Add(-time.Hour))},
 	}
+	// A pod resized in place, its two containers in opposite directions
+	// (spec 100m and 300m, actuated 300m and 100m): v0.36's helpers count
+	// 600m, v0.37's 400m. With it and a 300m pod on a 1-cpu node, a 300m
+	// preemptor fits in v1.37.2 and preempts the 300m pod in v1.36.3.
+	resized := mk("default", "resized", "n1", 0, "100m", nil, base.Add(-2*time.Hour))
+	resized.Spec.Containers = append(resized.Spec.Containers, *resized.Spec.Containers[0].DeepCopy())
+	resized.Spec.Containers[1].Name = "d"
+	resized.Spec.Containers[1].Resources.Requests[v1.ResourceCPU] = resource.MustParse("300m")
+	resized.Status.ContainerStatuses = []v1.ContainerStatus{
+		{Name: "c", Resources: &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("300m")}}},
+		{Name: "d", Resources: &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m")}}},
+	}
+	withResized := &preempt.Cluster{
+		Nodes: []*v1.Node{node("n1", "1")},
+		Pods:  []*v1.Pod{resized, mk("default", "other", "n1", 0, "300m", nil, base.Add(-time.Hour))},
+	}
 	for _, tc := range []struct {
 		sw      preempt.Switch
 		c       *preempt.Cluster
@@ -136,6 +153,7 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 		{preempt.SwitchPDBStopAtFirstViolation, overlapping, pod("default", "preemptor", "", 10, "2", nil), "PDBStopAtFirstViolation+SuccessMessage"},
 		{preempt.SwitchNamespaceSelectorResolved, nsLess, nsPod, "NamespaceSelectorResolved+SuccessMessage"},
 		{preempt.SwitchSuccessMessage, simple, pod("default", "preemptor", "", 10, "1", nil), "SuccessMessage"},
+		{preempt.SwitchResizedPodRequests, withResized, pod("default", "preemptor", "", 10, "300m", nil), "ResizedPodRequests+SuccessMessage"},
 	} {
 		t.Run(string(tc.sw), func(t *testing.T) {
 			in := preempttest.Input{Cluster: tc.c, Request: &preempt.Request{Pod: tc.pod, Config: preempt.DefaultConfig(), Now: base}}
