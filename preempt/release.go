@@ -200,9 +200,10 @@ type ReleaseFixed interface {
 }
 
 // ReleaseGap is the refusal of an implementation fixed at release r for
-// cfg, or nil when cfg asks for r's behaviour as it is.
+// cfg, or nil when cfg asks for r's behaviour as it is, or names no
+// release (such an implementation answers as its own).
 func ReleaseGap(r string, cfg Config) *Unmodelled {
-	if cfg.ReleaseName() != r {
+	if cfg.Release != "" && cfg.Release != r {
 		return &Unmodelled{Feature: "release " + cfg.ReleaseName(), Object: "the configuration",
 			Detail: "asks for release " + cfg.ReleaseName() + "'s behaviour; this implementation runs " + r + "'s own code"}
 	}
