@@ -92,7 +92,17 @@ func Others() []preempt.Implementation {
 // releases/VERSION, oldest first. Adding one (v1.38.x) is its module
 // directory and one line here.
 var releaseList = []releases.Release{
-	{Version: "v1.36.3", Tags: []string{"preemptbench_v1_36"}},
+	{Version: "v1.36.3", Tags: []string{"preemptbench_v1_36"}, UnknownGates: []string{
+		"AtomicWriteVolumeUserFields", "CompositePodGroup", "DRADerivedAttributes", "DRADeviceCompatibilityGroups",
+		"DRAFractionalCapacityRange", "DRAOptionalNodeOperations", "DRAPartitionableDevicesType", "DefaultPodSysctls",
+		"EmptyDirVolumeMode", "EvictionRequestAPI", "GRPCContainerProbeTLS", "H2CContainerProbe", "HPAGeneration",
+		"HPAOptimizedSelectorStore", "HugepageAwareEviction", "InPlacePodVerticalScalingMemoryBackedVolumes",
+		"InPlacePodVerticalScalingSchedulerPreemption", "InterPodAffinityHostnameFastPath", "KubeProxyIPVS",
+		"KubeProxyNFTablesLocalhostNodePorts", "KubeletAllocatedPodsEndpoint", "NFTablesNetlink",
+		"NodeControllerLeaseCircuitBreaker", "NodeLifecycleConditions", "PodGroupPreemptionPolicy",
+		"PodLevelResourcesFixDefaulting", "PodLevelResourcesFixKubeletQOSClass", "SchedulerPreQueueingHints",
+		"StaleControllerConsistencyHPA", "StatefulSetRecreateStrategy", "VolumeBindMountOptions",
+	}},
 }
 
 // Releases returns the upstream releases run from modules of their own,

@@ -3,6 +3,11 @@ package releases_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +19,7 @@ import (
 
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/preempttest"
+	"github.com/preemptbench/preemptbench/registry"
 	"github.com/preemptbench/preemptbench/upstream"
 )
 
@@ -198,4 +204,39 @@ func firstLine(s string) string {
 		}
 	}
 	return s
+}
+
+// TestUnknownGates checks Release.UnknownGates against the feature gates
+// of both releases' pkg/features (from the module cache, when it holds
+// v1.36.3's sources).
+func TestUnknownGates(t *testing.T) {
+	gates := func(version string) map[string]bool {
+		out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+		if err != nil {
+			t.Skipf("go env: %v", err)
+		}
+		b, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "k8s.io", "kubernetes@"+version, "pkg", "features", "kube_features.go"))
+		if err != nil {
+			t.Skipf("k8s.io/kubernetes@%s is not in the module cache: %v", version, err)
+		}
+		m := map[string]bool{}
+		for _, sub := range regexp.MustCompile(`(?m)^\s+[A-Z][A-Za-z0-9]+ featuregate\.Feature = "([A-Za-z0-9]+)"`).FindAllStringSubmatch(string(b), -1) {
+			m[sub[1]] = true
+		}
+		return m
+	}
+	for _, r := range registry.Releases() {
+		old, cur := gates(r.Version), gates(upstream.Version)
+		var want []string
+		for g := range cur {
+			if !old[g] {
+				want = append(want, g)
+			}
+		}
+		slices.Sort(want)
+		got := slices.Sorted(slices.Values(r.UnknownGates))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: UnknownGates %v, want %v", r.Name(), got, want)
+		}
+	}
 }

@@ -104,3 +104,17 @@ var _ preempt.ReleaseFixed = (*Impl)(nil)
 // UpstreamRelease is the release's version: its child runs that
 // release's code.
 func (i *Impl) UpstreamRelease() string { return i.rel.Version }
+
+var _ preempt.GateUseLimited = (*Impl)(nil)
+
+// UnmodelledGateUse refuses a configuration setting a feature gate the
+// release does not have (Release.UnknownGates).
+func (i *Impl) UnmodelledGateUse(_ *preempt.Cluster, _ *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
+	for _, g := range i.rel.UnknownGates {
+		if _, ok := cfg.FeatureGates[g]; ok {
+			return &preempt.Unmodelled{Feature: "feature gate " + g, Object: "the configuration",
+				Detail: "sets a gate " + i.rel.Version + " does not have"}
+		}
+	}
+	return nil
+}

@@ -51,6 +51,12 @@ type Release struct {
 	// Tags are the build tags the module is built with (the contract's
 	// stand-ins for API types the release's k8s.io/api lacks).
 	Tags []string
+	// UnknownGates are the feature gates of the current release's
+	// kube-scheduler (upstream.Version) that this release does not have:
+	// a configuration setting one is refused (its code would panic on an
+	// unregistered gate). releases.TestUnknownGates checks the list
+	// against both releases' pkg/features.
+	UnknownGates []string
 }
 
 // Name is the implementation's name, "upstream@" + Version.
