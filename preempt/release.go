@@ -26,7 +26,9 @@ var Releases = []string{"v1.36.3", "v1.37.2"}
 type Switch string
 
 // The changes from v1.36.3 to v1.37.2 (docs/divergences.md, "v1.36.3 →
-// v1.37.2").
+// v1.37.2"). The default profile's new filter order (NodeName before
+// NodeUnschedulable) is not one: NodeName fails only a pod with
+// spec.nodeName, which the scheduler never sees, so no preemptor shows it.
 const (
 	// SwitchPDBStopAtFirstViolation: FilterVictimsWithPDBViolation stops at the
 	// first PodDisruptionBudget a victim takes below zero (v1.36: every
@@ -41,11 +43,6 @@ const (
 	// (the largest of spec, actuated and allocated over the whole pod);
 	// v0.36 took the spec's, or the status's while resizing.
 	SwitchResizedPodRequests Switch = "ResizedPodRequests"
-	// SwitchNodeNameBeforeNodeUnschedulable: the default profile runs NodeName
-	// (which gained a PreFilter) before NodeUnschedulable, so a node that
-	// fails both reports NodeName's reason. No preemptor shows it: NodeName
-	// fails only a pod with spec.nodeName, which the scheduler never sees.
-	SwitchNodeNameBeforeNodeUnschedulable Switch = "NodeNameBeforeNodeUnschedulable"
 	// SwitchSuccessMessage: Evaluator.Preempt's Success status carries "found a
 	// potential placement for pod on node N, preempting K victims" (v1.36:
 	// empty).
@@ -71,8 +68,6 @@ var Switches = []SwitchInfo{
 		"the incoming pod's affinity namespaceSelector is resolved against Namespace objects only: a namespace with no Namespace object matches no selector"},
 	{SwitchResizedPodRequests, "v1.37.2", "component-helpers v0.37 resource helpers (in-place pod resize); PR not identified",
 		"requests of in-place resized pods are the largest of spec, actuated and allocated, summed over the whole pod"},
-	{SwitchNodeNameBeforeNodeUnschedulable, "v1.37.2", "default profile (pkg/scheduler/apis/config/v1 default_plugins.go), NodeName gained a PreFilter; PR not identified",
-		"NodeName runs before NodeUnschedulable: a node failing both reports NodeName's reason"},
 	{SwitchSuccessMessage, "v1.37.2", "framework/preemption Evaluator.Preempt; PR not identified",
 		`Success carries "found a potential placement for pod on node N, preempting K victims"`},
 }
@@ -89,11 +84,10 @@ func SwitchInfoOf(s Switch) (SwitchInfo, bool) {
 // Behaviour is the set of switches a decision runs with; the zero value
 // is the oldest release's behaviour.
 type Behaviour struct {
-	PDBStopAtFirstViolation         bool
-	NamespaceSelectorResolved       bool
-	ResizedPodRequests              bool
-	NodeNameBeforeNodeUnschedulable bool
-	SuccessMessage                  bool
+	PDBStopAtFirstViolation   bool
+	NamespaceSelectorResolved bool
+	ResizedPodRequests        bool
+	SuccessMessage            bool
 }
 
 // On reports whether s is on in b.
@@ -105,8 +99,6 @@ func (b Behaviour) On(s Switch) bool {
 		return b.NamespaceSelectorResolved
 	case SwitchResizedPodRequests:
 		return b.ResizedPodRequests
-	case SwitchNodeNameBeforeNodeUnschedulable:
-		return b.NodeNameBeforeNodeUnschedulable
 	case SwitchSuccessMessage:
 		return b.SuccessMessage
 	}
@@ -122,8 +114,6 @@ func (b Behaviour) With(s Switch, on bool) Behaviour {
 		b.NamespaceSelectorResolved = on
 	case SwitchResizedPodRequests:
 		b.ResizedPodRequests = on
-	case SwitchNodeNameBeforeNodeUnschedulable:
-		b.NodeNameBeforeNodeUnschedulable = on
 	case SwitchSuccessMessage:
 		b.SuccessMessage = on
 	}

@@ -66,7 +66,7 @@ type runningPlugin struct {
 // preFilter is RunPreFilterPlugins over the default profile.
 func (ev *evaluator) preFilter(pod *v1.Pod) *cycleState {
 	cs := &cycleState{}
-	for _, pl := range ev.profile() {
+	for _, pl := range defaultProfile {
 		var state stateData
 		if pf, ok := pl.(preFilterPlugin); ok {
 			var skip bool

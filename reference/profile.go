@@ -15,15 +15,3 @@ var defaultProfile = []filterPlugin{
 	podTopologySpread{},
 	interPodAffinity{},
 }
-
-// profileV136 is v1.36.3's order: NodeUnschedulable before NodeName.
-var profileV136 = append([]filterPlugin{nodeUnschedulable{}, nodeName{}}, defaultProfile[2:]...)
-
-// profile is the default profile of the release ev reproduces
-// (NodeNameBeforeNodeUnschedulable).
-func (ev *evaluator) profile() []filterPlugin {
-	if ev.b.NodeNameBeforeNodeUnschedulable {
-		return defaultProfile
-	}
-	return profileV136
-}

@@ -89,10 +89,7 @@ func checkRecorded(t *testing.T, run func(tb preempttest.TB) preempttest.CrossRe
 
 // Each switch is needed: on a problem where its change matters, the
 // cross-release check names it, and without it (the reference may use
-// every other switch) the check fails. The filter order
-// (NodeNameBeforeNodeUnschedulable) changes only the reasons of a node
-// that fails both NodeName and NodeUnschedulable, which no decision
-// carries: it is not in this table.
+// every other switch) the check fails: every switch has a case.
 func TestEachSwitchIsNeeded(t *testing.T) {
 	old := release(t)
 	base := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
@@ -150,7 +147,7 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 		Nodes: []*v1.Node{node("n1", "1")},
 		Pods:  []*v1.Pod{resized, mk("default", "other", "n1", 0, "300m", nil, base.Add(-time.Hour))},
 	}
-	for _, tc := range []struct {
+	cases := []struct {
 		sw      preempt.Switch
 		c       *preempt.Cluster
 		pod     *v1.Pod
@@ -160,7 +157,20 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 		{preempt.SwitchNamespaceSelectorResolved, nsLess, nsPod, "NamespaceSelectorResolved+SuccessMessage"},
 		{preempt.SwitchSuccessMessage, simple, pod("default", "preemptor", "", 10, "1", nil), "SuccessMessage"},
 		{preempt.SwitchResizedPodRequests, withResized, pod("default", "preemptor", "", 10, "300m", nil), "ResizedPodRequests+SuccessMessage"},
-	} {
+	}
+	for _, si := range preempt.Switches {
+		if !slices.ContainsFunc(cases, func(tc struct {
+			sw      preempt.Switch
+			c       *preempt.Cluster
+			pod     *v1.Pod
+			explain string
+		}) bool {
+			return tc.sw == si.Switch
+		}) {
+			t.Errorf("switch %s has no case", si.Switch)
+		}
+	}
+	for _, tc := range cases {
 		t.Run(string(tc.sw), func(t *testing.T) {
 			in := preempttest.Input{Cluster: tc.c, Request: &preempt.Request{Pod: tc.pod, Config: preempt.DefaultConfig(), Now: base}}
 			in.Request.Filter = nil
