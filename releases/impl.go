@@ -108,8 +108,16 @@ func (i *Impl) UpstreamRelease() string { return i.rel.Version }
 var _ preempt.GateUseLimited = (*Impl)(nil)
 
 // UnmodelledGateUse refuses a configuration setting a feature gate the
-// release does not have (Release.UnknownGates).
-func (i *Impl) UnmodelledGateUse(_ *preempt.Cluster, _ *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
+// release does not have (Release.UnknownGates), and pod groups under
+// GenericWorkload=true: the contract's pod groups are v1.37's API
+// (spec.schedulingGroup, scheduling.k8s.io/v1beta1), which an earlier
+// release's k8s.io/api drops on decoding, so its child would answer as if
+// every pod were a plain one (found by releases.TestCrossRelease).
+func (i *Impl) UnmodelledGateUse(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
+	if u := preempt.PodGroupGaps(c, pod, cfg); u != nil {
+		u.Detail += "; " + i.rel.Version + "'s API has no spec.schedulingGroup"
+		return u
+	}
 	for _, g := range i.rel.UnknownGates {
 		if _, ok := cfg.FeatureGates[g]; ok {
 			return &preempt.Unmodelled{Feature: "feature gate " + g, Object: "the configuration",
