@@ -10,12 +10,9 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/preempttest"
 	"github.com/preemptbench/preemptbench/scenario"
 )
 
@@ -40,22 +37,6 @@ func writeProblem(t *testing.T, c *preempt.Cluster, p *v1.Pod) (string, string) 
 		t.Fatal(err)
 	}
 	return cf, pf
-}
-
-func upgradeNode(name, cpu string) *v1.Node {
-	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
-		Status: v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse("32Gi"), v1.ResourcePods: resource.MustParse("110")}}}
-}
-
-func upgradePod(ns, name, node string, prio int32, cpu string, labels map[string]string, start time.Time) *v1.Pod {
-	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("uid-" + name), Labels: labels},
-		Spec: v1.PodSpec{NodeName: node, Priority: &prio, Containers: []v1.Container{{Name: "c", Image: "pause",
-			Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse("1Gi")}}}}}}
-	if node != "" {
-		st := metav1.NewTime(start)
-		p.Status = v1.PodStatus{Phase: v1.PodRunning, StartTime: &st}
-	}
-	return p
 }
 
 func runUpgradeJSON(t *testing.T, c *preempt.Cluster, p *v1.Pod) (UpgradeJSON, int) {
@@ -84,23 +65,8 @@ func causes(res UpgradeJSON) string {
 // v1.36.3 picks n2, v1.37.2 n1; upgrade names the PDB rule, and the new
 // Success message.
 func TestUpgradeNamesThePDBRule(t *testing.T) {
-	now := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
-	pdb := func(name, key, value string, allowed int32) *policyv1.PodDisruptionBudget {
-		return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-pdb-" + name)},
-			Spec:   policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}}},
-			Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed}}
-	}
-	c := &preempt.Cluster{
-		Nodes: []*v1.Node{upgradeNode("n1", "2"), upgradeNode("n2", "2")},
-		Pods: []*v1.Pod{
-			upgradePod("default", "p1", "n1", 0, "1", map[string]string{"app": "a", "team": "x"}, now.Add(-50*time.Minute)),
-			upgradePod("default", "p2", "n1", 0, "1", map[string]string{"team": "x"}, now.Add(-50*time.Minute)),
-			upgradePod("default", "r1", "n2", 0, "1", map[string]string{"app": "a"}, now.Add(-60*time.Minute)),
-			upgradePod("default", "r2", "n2", 0, "1", nil, now.Add(-60*time.Minute)),
-		},
-		PDBs: []*policyv1.PodDisruptionBudget{pdb("a", "app", "a", 0), pdb("b", "team", "x", 1)},
-	}
-	res, code := runUpgradeJSON(t, c, upgradePod("default", "preemptor", "", 10, "2", nil, now))
+	c, p := preempttest.OverlappingPDBs(time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC))
+	res, code := runUpgradeJSON(t, c, p)
 	if code != ExitDiffer || !res.DecisionChanged || !res.Explained {
 		t.Fatalf("exit %d, %+v", code, res)
 	}
@@ -112,21 +78,10 @@ func TestUpgradeNamesThePDBRule(t *testing.T) {
 	}
 }
 
-// The namespace-less dump of issue 18: the preemptor's anti-affinity has a
-// NotIn namespaceSelector and the dump holds no Namespace objects. v1.36.3
-// preempts other/a; v1.37.2 schedules the pod without preemption.
+// The namespace-less dump of issue 18: v1.36.3 preempts other/a; v1.37.2
+// schedules the pod without preemption.
 func TestUpgradeNamesTheNamespaceSelectorFix(t *testing.T) {
-	now := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
-	c := &preempt.Cluster{
-		Nodes: []*v1.Node{upgradeNode("n1", "4")},
-		Pods:  []*v1.Pod{upgradePod("other", "a", "n1", 0, "1", map[string]string{"app": "a"}, now.Add(-time.Hour))},
-	}
-	p := upgradePod("default", "preemptor", "", 10, "1", nil, now)
-	p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
-		LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}},
-		NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"x"}}}},
-		TopologyKey:       "kubernetes.io/hostname",
-	}}}}
+	c, p := preempttest.NamespaceLess(time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC))
 	res, code := runUpgradeJSON(t, c, p)
 	if code != ExitDiffer || !res.DecisionChanged || !res.Explained {
 		t.Fatalf("exit %d, %+v", code, res)

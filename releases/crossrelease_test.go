@@ -12,9 +12,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 
 	"github.com/preemptbench/preemptbench/preempt"
@@ -93,76 +90,21 @@ func checkRecorded(t *testing.T, run func(tb preempttest.TB) preempttest.CrossRe
 func TestEachSwitchIsNeeded(t *testing.T) {
 	old := release(t)
 	base := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
-	mk := func(ns, name, node string, prio int32, cpu string, labels map[string]string, start time.Time) *v1.Pod {
-		p := pod(ns, name, node, prio, cpu, labels)
-		if node != "" {
-			st := metav1.NewTime(start)
-			p.Status.StartTime = &st
-		}
-		return p
-	}
-	pdb := func(name, key, value string, allowed int32) *policyv1.PodDisruptionBudget {
-		return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
-			Spec:   policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}}},
-			Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed}}
-	}
-	overlapping := &preempt.Cluster{
-		Nodes: []*v1.Node{node("n1", "2"), node("n2", "2")},
-		Pods: []*v1.Pod{
-			mk("default", "p1", "n1", 0, "1", map[string]string{"app": "a", "team": "x"}, base.Add(-50*time.Minute)),
-			mk("default", "p2", "n1", 0, "1", map[string]string{"team": "x"}, base.Add(-50*time.Minute)),
-			mk("default", "r1", "n2", 0, "1", map[string]string{"app": "a"}, base.Add(-60*time.Minute)),
-			mk("default", "r2", "n2", 0, "1", nil, base.Add(-60*time.Minute)),
-		},
-		PDBs: []*policyv1.PodDisruptionBudget{pdb("a", "app", "a", 0), pdb("b", "team", "x", 1)},
-	}
-	nsLess := &preempt.Cluster{
-		Nodes: []*v1.Node{node("n1", "4")},
-		Pods:  []*v1.Pod{mk("other", "a", "n1", 0, "1", map[string]string{"app": "a"}, base.Add(-time.Hour))},
-	}
-	nsLess.Nodes[0].Labels = map[string]string{"kubernetes.io/hostname": "n1"}
-	nsPod := pod("default", "preemptor", "", 10, "1", nil)
-	nsPod.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
-		LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}},
-		NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"x"}}}},
-		TopologyKey:       "kubernetes.io/hostname",
-	}}}}
-	simple := &preempt.Cluster{
-		Nodes: []*v1.Node{node("n1", "1")},
-		Pods:  []*v1.Pod{mk("default", "low", "n1", 0, "1", nil, base.Add(-time.Hour))},
-	}
-	// A pod resized in place, its two containers in opposite directions
-	// (spec 100m and 300m, actuated 300m and 100m): v0.36's helpers count
-	// 600m, v0.37's 400m. With it and a 300m pod on a 1-cpu node, a 300m
-	// preemptor fits in v1.37.2 and preempts the 300m pod in v1.36.3.
-	resized := mk("default", "resized", "n1", 0, "100m", nil, base.Add(-2*time.Hour))
-	resized.Spec.Containers = append(resized.Spec.Containers, *resized.Spec.Containers[0].DeepCopy())
-	resized.Spec.Containers[1].Name = "d"
-	resized.Spec.Containers[1].Resources.Requests[v1.ResourceCPU] = resource.MustParse("300m")
-	resized.Status.ContainerStatuses = []v1.ContainerStatus{
-		{Name: "c", Resources: &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("300m")}}},
-		{Name: "d", Resources: &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m")}}},
-	}
-	withResized := &preempt.Cluster{
-		Nodes: []*v1.Node{node("n1", "1")},
-		Pods:  []*v1.Pod{resized, mk("default", "other", "n1", 0, "300m", nil, base.Add(-time.Hour))},
-	}
+	type problem func(time.Time) (*preempt.Cluster, *v1.Pod)
 	cases := []struct {
 		sw      preempt.Switch
-		c       *preempt.Cluster
-		pod     *v1.Pod
+		problem problem
 		explain string
 	}{
-		{preempt.SwitchPDBStopAtFirstViolation, overlapping, pod("default", "preemptor", "", 10, "2", nil), "PDBStopAtFirstViolation+SuccessMessage"},
-		{preempt.SwitchNamespaceSelectorResolved, nsLess, nsPod, "NamespaceSelectorResolved+SuccessMessage"},
-		{preempt.SwitchSuccessMessage, simple, pod("default", "preemptor", "", 10, "1", nil), "SuccessMessage"},
-		{preempt.SwitchResizedPodRequests, withResized, pod("default", "preemptor", "", 10, "300m", nil), "ResizedPodRequests+SuccessMessage"},
+		{preempt.SwitchPDBStopAtFirstViolation, preempttest.OverlappingPDBs, "PDBStopAtFirstViolation+SuccessMessage"},
+		{preempt.SwitchNamespaceSelectorResolved, preempttest.NamespaceLess, "NamespaceSelectorResolved+SuccessMessage"},
+		{preempt.SwitchSuccessMessage, preempttest.OnePodFull, "SuccessMessage"},
+		{preempt.SwitchResizedPodRequests, preempttest.ResizedInPlace, "ResizedPodRequests+SuccessMessage"},
 	}
 	for _, si := range preempt.Switches {
 		if !slices.ContainsFunc(cases, func(tc struct {
 			sw      preempt.Switch
-			c       *preempt.Cluster
-			pod     *v1.Pod
+			problem problem
 			explain string
 		}) bool {
 			return tc.sw == si.Switch
@@ -172,7 +114,8 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.sw), func(t *testing.T) {
-			in := preempttest.Input{Cluster: tc.c, Request: &preempt.Request{Pod: tc.pod, Config: preempt.DefaultConfig(), Now: base}}
+			c, p := tc.problem(base)
+			in := preempttest.Input{Cluster: c, Request: &preempt.Request{Pod: p, Config: preempt.DefaultConfig(), Now: base}}
 			in.Request.Filter = nil
 			filled, err := harnessFilter(in)
 			if err != nil {
