@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"math"
+	"slices"
 
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
@@ -17,6 +18,12 @@ func (p *plugin) CandidatesToVictimsMap(c []preemption.Candidate) map[string]*ex
 	p.order = p.order[:0]
 	for _, cand := range c {
 		p.order = append(p.order, cand.Name())
+	}
+	// After an extender answered, callExtenders rebuilt the candidates
+	// from its answer, a map: their list order is the contract's, node
+	// names (extender.Call), not the map's.
+	if p.answer != nil {
+		slices.Sort(p.order)
 	}
 	p.mu.Unlock()
 	return p.DefaultPreemption.CandidatesToVictimsMap(c)
