@@ -19,10 +19,14 @@ func (p *plugin) CandidatesToVictimsMap(c []preemption.Candidate) map[string]*ex
 	for _, cand := range c {
 		p.order = append(p.order, cand.Name())
 	}
-	// After an extender answered, callExtenders rebuilt the candidates
-	// from its answer, a map: their list order is the contract's, node
-	// names (extender.Call), not the map's.
-	if p.answer != nil {
+	// With extenders configured, Preempt's callExtenders maps the dry
+	// run's candidates (the first call) and rebuilds them from a map of
+	// victims, whether or not an extender answered; SelectCandidate maps
+	// those (the second call): their list order is then the contract's,
+	// node names (extender.Call), not the map's. A SelectCandidate called
+	// on its own maps its list once, in its order.
+	p.victimsMaps++
+	if len(p.cfg.Extenders) > 0 && p.victimsMaps > 1 {
 		slices.Sort(p.order)
 	}
 	p.mu.Unlock()

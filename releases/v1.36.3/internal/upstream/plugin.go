@@ -57,6 +57,8 @@ type plugin struct {
 	*defaultpreemption.DefaultPreemption
 	offset int32
 	cfg    preempt.Config
+	// victimsMaps counts CandidatesToVictimsMap's calls (listtie.go).
+	victimsMaps int
 	// args and fts built the plugin.
 	args config.DefaultPreemptionArgs
 	fts  feature.Features
