@@ -116,13 +116,11 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 		t.Run(string(tc.sw), func(t *testing.T) {
 			c, p := tc.problem(base)
 			in := preempttest.Input{Cluster: c, Request: &preempt.Request{Pod: p, Config: preempt.DefaultConfig(), Now: base}}
-			in.Request.Filter = nil
-			filled, err := harnessFilter(in)
-			if err != nil {
+			if err := in.Cluster.Validate(); err != nil {
 				t.Fatal(err)
 			}
 			res, rec := checkRecorded(t, func(tb preempttest.TB) preempttest.CrossRelease {
-				return preempttest.CheckCrossRelease(tb, filled, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", nil)
+				return preempttest.CheckCrossRelease(tb, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", nil)
 			})
 			if rec.failed || res.Same || res.String() != "explained by "+tc.explain {
 				t.Fatalf("with every switch: %v (failed %v: %s), want explained by %s", res, rec.failed, rec.msg, tc.explain)
@@ -134,7 +132,7 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 				}
 			}
 			_, rec = checkRecorded(t, func(tb preempttest.TB) preempttest.CrossRelease {
-				return preempttest.CheckCrossRelease(tb, filled, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", without)
+				return preempttest.CheckCrossRelease(tb, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", without)
 			})
 			if !rec.failed {
 				t.Errorf("without %s the cross-release check passes; want it to fail", tc.sw)
@@ -142,12 +140,6 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 			t.Logf("with every switch: %v; without %s: %s", res, tc.sw, firstLine(rec.msg))
 		})
 	}
-}
-
-// harnessFilter is in as it is: CheckCrossRelease runs each release's own
-// filter phase.
-func harnessFilter(in preempttest.Input) (preempttest.Input, error) {
-	return in, in.Cluster.Validate()
 }
 
 func firstLine(s string) string {

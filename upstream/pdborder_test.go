@@ -75,13 +75,7 @@ func TestPDBOrderChangesTheDecision(t *testing.T) {
 		}
 		return r.Decision
 	}
-	sorted := decide(upstream.Impl{})
-	restore := upstream.SetPDBOrder(func(pdbs []*policyv1.PodDisruptionBudget) {
-		preempt.SortPDBs(pdbs)
-		slices.Reverse(pdbs)
-	})
-	reversed := decide(upstream.Impl{})
-	restore()
+	sorted, reversed := inBothPDBOrders(func() preempt.Decision { return decide(upstream.Impl{}) })
 	for _, d := range []struct {
 		order string
 		d     preempt.Decision
@@ -157,13 +151,7 @@ func TestPDBOrderChangesTheGangDecision(t *testing.T) {
 		cs := harness.NewClient(c, nil)
 		return ev.(preempt.PodGroupPreempter).PreemptPodGroup(context.Background(), cs, req)
 	}
-	sorted := decide(upstream.Impl{})
-	restore := upstream.SetPDBOrder(func(pdbs []*policyv1.PodDisruptionBudget) {
-		preempt.SortPDBs(pdbs)
-		slices.Reverse(pdbs)
-	})
-	reversed := decide(upstream.Impl{})
-	restore()
+	sorted, reversed := inBothPDBOrders(func() preempt.PodGroupDecision { return decide(upstream.Impl{}) })
 	for _, d := range []struct {
 		order string
 		d     preempt.PodGroupDecision
@@ -180,4 +168,16 @@ func TestPDBOrderChangesTheGangDecision(t *testing.T) {
 	if ref := decide(reference.Impl{}); ref.NumPDBViolations != sorted.NumPDBViolations {
 		t.Errorf("the reference counted %d violation(s), upstream in the contract's order %d", ref.NumPDBViolations, sorted.NumPDBViolations)
 	}
+}
+
+// inBothPDBOrders runs decide with upstream's PDB lister in the contract's
+// order, then in the reverse order.
+func inBothPDBOrders[T any](decide func() T) (sorted, reversed T) {
+	sorted = decide()
+	restore := upstream.SetPDBOrder(func(pdbs []*policyv1.PodDisruptionBudget) {
+		preempt.SortPDBs(pdbs)
+		slices.Reverse(pdbs)
+	})
+	defer restore()
+	return sorted, decide()
 }
