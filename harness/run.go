@@ -201,6 +201,9 @@ func GateRefusal(impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod, c
 			return u
 		}
 	}
+	if u := preempt.BehaviourGap(impl, cfg); u != nil {
+		return u
+	}
 	if l, ok := impl.(preempt.GateLimited); ok {
 		if u := preempt.GateGaps(cfg, l.ModelledGates()); u != nil {
 			return u

@@ -22,6 +22,10 @@ type decision struct {
 	pod      *v1.Pod
 	priority int32
 	now      int64
+	// b is the release behaviour the decision reproduces
+	// (preempt.Config.Behaviour): the incoming pod's requests and
+	// affinity terms, and the PDB counting, depend on it.
+	b preempt.Behaviour
 
 	// checkNodes: some node-level plugin can fail on an untainted node
 	// (next to the one-byte state below, so that both share a word).
@@ -38,13 +42,13 @@ type decision struct {
 	topo *topology
 }
 
-func newDecision(s *Snapshot, pod *v1.Pod, now int64) *decision {
-	d := &decision{s: s, pod: pod, priority: corev1helpers.PodPriority(pod), now: now,
+func newDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) *decision {
+	d := &decision{s: s, pod: pod, priority: corev1helpers.PodPriority(pod), now: now, b: b,
 		unschedulable: newNodeUnschedulableState(pod),
 		nodeAffinity:  newNodeAffinityState(pod),
 		ports:         newNodePortsState(pod),
-		fit:           newNodeResourcesFitState(s, pod),
-		topo:          newTopology(s, pod),
+		fit:           newNodeResourcesFitState(s, pod, b),
+		topo:          newTopology(s, pod, b),
 	}
 	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail()
 	return d

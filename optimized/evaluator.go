@@ -68,7 +68,14 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 // pass it. The victims SelectVictimsOnNode returns live in a buffer reused
 // by the next call; everything else it returns is the caller's.
 func (s *Snapshot) NewEvaluator(workers int) preempt.Evaluator {
-	return &evaluator{s: s, workers: workers, parallelFrom: defaultParallelFrom}
+	b := currentBehaviour()
+	return &evaluator{s: s, workers: workers, parallelFrom: defaultParallelFrom, b: b, filterB: b}
+}
+
+// currentBehaviour is preempt.CurrentRelease's behaviour.
+func currentBehaviour() preempt.Behaviour {
+	b, _ := preempt.ReleaseBehaviour(preempt.CurrentRelease)
+	return b
 }
 
 type evaluator struct {
@@ -76,6 +83,19 @@ type evaluator struct {
 	owned        bool // s is this evaluator's alone: Update changes it in place
 	workers      int
 	parallelFrom int
+
+	// b is the release behaviour this evaluator answers with: the current
+	// release's for the one NewEvaluator returns, which hands a request
+	// asking for another (preempt.Config.Behaviour) to a sibling (with).
+	// filterB is the behaviour Filter reproduces (SetBehaviour).
+	b, filterB preempt.Behaviour
+	// siblings are the evaluators of other behaviours, made on first use
+	// and dropped by Update; alt is the snapshot with v0.36's placed
+	// requests they share when the cluster holds a pod whose requests
+	// differ (altState: 0 not looked at, 1 none differs, 2 alt is built).
+	siblings []*evaluator
+	alt      *Snapshot
+	altState int8
 
 	dec       *decision // for decPod (its now set per request)
 	decPod    *v1.Pod
@@ -112,9 +132,55 @@ type evaluator struct {
 	outStatuses []preempt.NodeStatus
 }
 
+var _ preempt.BehaviourSetter = (*evaluator)(nil)
+
+// SetBehaviour sets the release behaviour Filter and FilterCodes
+// reproduce.
+func (ev *evaluator) SetBehaviour(b preempt.Behaviour) { ev.filterB = b }
+
+// at is the evaluator answering req with its configuration's behaviour.
+func (ev *evaluator) at(req *preempt.Request) *evaluator {
+	if req == nil || (req.Config.Release == "" && len(req.Config.Switches) == 0) {
+		return ev // the current release's: ev's own
+	}
+	return ev.with(req.Config.Behaviour())
+}
+
+// with is the evaluator answering with behaviour b: ev itself, or a
+// sibling on ev's snapshot (or, without preempt.SwitchResizedPodRequests,
+// on the v0.36 snapshot when some pod's requests differ).
+func (ev *evaluator) with(b preempt.Behaviour) *evaluator {
+	if b == ev.b {
+		return ev
+	}
+	for _, sib := range ev.siblings {
+		if sib.b == b {
+			return sib
+		}
+	}
+	s := ev.s
+	if !b.ResizedPodRequests {
+		if ev.altState == 0 {
+			ev.altState = 1
+			if resizedDiffer(ev.s.cluster) {
+				alt, err := prepare(ev.s.cluster, true)
+				if err == nil { // the cluster prepared once: it prepares again
+					ev.alt, ev.altState = alt, 2
+				}
+			}
+		}
+		if ev.altState == 2 {
+			s = ev.alt
+		}
+	}
+	sib := &evaluator{s: s, workers: ev.workers, parallelFrom: ev.parallelFrom, b: b, filterB: b}
+	ev.siblings = append(ev.siblings, sib)
+	return sib
+}
+
 func (ev *evaluator) decision(pod *v1.Pod, now int64) *decision {
 	if ev.dec == nil || ev.decPod != pod {
-		ev.dec, ev.decPod = newDecision(ev.s, pod, now), pod
+		ev.dec, ev.decPod = newDecision(ev.s, pod, now, ev.b), pod
 	}
 	ev.dec.now = now // nothing a decision keeps depends on it
 	return ev.dec
@@ -125,7 +191,10 @@ func (ev *evaluator) decisionFor(req *preempt.Request) *decision {
 }
 
 func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult {
-	d := newDecision(ev.s, pod, 0)
+	if ev.filterB != ev.b {
+		return ev.with(ev.filterB).Filter(context.Background(), pod)
+	}
+	d := newDecision(ev.s, pod, 0, ev.b)
 	sc := &ev.single
 	sc.reset(d)
 	res := preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{}}
@@ -155,7 +224,10 @@ var _ preempt.CodeFilter = (*evaluator)(nil)
 
 // FilterCodes is Filter's outcome as codes in the cluster's node order,
 // without the reasons.
-func (ev *evaluator) FilterCodes(_ context.Context, pod *v1.Pod, dst []preempt.Code) []preempt.Code {
+func (ev *evaluator) FilterCodes(ctx context.Context, pod *v1.Pod, dst []preempt.Code) []preempt.Code {
+	if ev.filterB != ev.b {
+		return ev.with(ev.filterB).FilterCodes(ctx, pod, dst)
+	}
 	s := ev.s
 	if cap(dst) < len(s.nodes) {
 		dst = make([]preempt.Code, len(s.nodes))
@@ -214,7 +286,10 @@ func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (bool, str
 	return true, ""
 }
 
-func (ev *evaluator) FindCandidates(_ context.Context, req *preempt.Request) (preempt.DryRun, error) {
+func (ev *evaluator) FindCandidates(ctx context.Context, req *preempt.Request) (preempt.DryRun, error) {
+	if at := ev.at(req); at != ev {
+		return at.FindCandidates(ctx, req)
+	}
 	s := ev.s
 	if len(s.nodes) == 0 {
 		return preempt.DryRun{}, fmt.Errorf("no nodes available")
@@ -246,7 +321,10 @@ func (ev *evaluator) FindCandidates(_ context.Context, req *preempt.Request) (pr
 	return ev.output(req.ReuseOutput), nil
 }
 
-func (ev *evaluator) DryRunPreemption(_ context.Context, req *preempt.Request, potential []string, offset, numCandidates int32) preempt.DryRun {
+func (ev *evaluator) DryRunPreemption(ctx context.Context, req *preempt.Request, potential []string, offset, numCandidates int32) preempt.DryRun {
+	if at := ev.at(req); at != ev {
+		return at.DryRunPreemption(ctx, req, potential, offset, numCandidates)
+	}
 	ev.potential = ev.potential[:0]
 	for _, name := range potential {
 		if n, ok := ev.s.nodeIndex[name]; ok {
@@ -260,7 +338,10 @@ func (ev *evaluator) DryRunPreemption(_ context.Context, req *preempt.Request, p
 	return ev.output(req.ReuseOutput)
 }
 
-func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request, node string) ([]preempt.Victim, int, preempt.Status) {
+func (ev *evaluator) SelectVictimsOnNode(ctx context.Context, req *preempt.Request, node string) ([]preempt.Victim, int, preempt.Status) {
+	if at := ev.at(req); at != ev {
+		return at.SelectVictimsOnNode(ctx, req, node)
+	}
 	n, ok := ev.s.nodeIndex[node]
 	if !ok {
 		return nil, 0, preempt.Status{Code: preempt.Error, Reasons: []string{fmt.Sprintf("nodeinfo not found for node name %q", node)}}
@@ -292,6 +373,10 @@ func (ev *evaluator) SelectVictimsOnNode(_ context.Context, req *preempt.Request
 // Each candidate's later scores are computed only when it ties the best so
 // far on the earlier ones.
 func (ev *evaluator) SelectCandidate(cands []preempt.Candidate, req *preempt.Request) *preempt.Candidate {
+	if at := ev.at(req); at != ev {
+		// the sibling that wrote cands knows their rows
+		return at.SelectCandidate(cands, req)
+	}
 	switch len(cands) {
 	case 0:
 		return nil

@@ -15,15 +15,15 @@ var (
 // every other gate set away from its default.
 func (Impl) ModelledGates() []string { return preempt.SinglePodGates() }
 
-// UnmodelledGateUse refuses a configuration asking for another release's
-// behaviour (preempt.ReleaseGap), and pods in pod groups under
-// GenericWorkload=true (preempt.PodGroupGaps).
+// UnmodelledGateUse refuses pods in pod groups under GenericWorkload=true
+// (preempt.PodGroupGaps). Every release's behaviour is modelled
+// (preempt.Config.Behaviour; the evaluator answers with it).
 func (Impl) UnmodelledGateUse(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
-	// The release switches are the reference's: optimized answers as the
-	// current release only.
-	if u := preempt.ReleaseGap(preempt.CurrentRelease, cfg); u != nil {
-		u.Detail = "asks for another behaviour than " + preempt.CurrentRelease + "'s; optimized models the current release only (the reference models every release)"
-		return u
-	}
 	return preempt.PodGroupGaps(c, pod, cfg)
 }
+
+var _ preempt.ReleaseModeller = Impl{}
+
+// ModelsReleases: optimized answers with every release's behaviour
+// (preempt.Config.Behaviour), as the reference does.
+func (Impl) ModelsReleases() {}

@@ -55,8 +55,12 @@ func requiredTerms(a *v1.Affinity, anti bool) []v1.PodAffinityTerm {
 }
 
 // incomingTerms resolves a non-empty namespace selector of the
-// preemptor's terms into namespace names, as PreFilter does.
-func incomingTerms(s *Snapshot, pod *v1.Pod, terms []v1.PodAffinityTerm) []fwk.AffinityTerm {
+// preemptor's terms into namespace names, as PreFilter does. With
+// resolved (preempt.SwitchNamespaceSelectorResolved, v1.37) the selector
+// is then cleared; v1.36 resolved a copy and kept the selector, which
+// the Filter matches against no labels (so NotIn and DoesNotExist match
+// every namespace).
+func incomingTerms(s *Snapshot, pod *v1.Pod, terms []v1.PodAffinityTerm, resolved bool) []fwk.AffinityTerm {
 	out, err := fwk.GetAffinityTerms(pod, terms)
 	if err != nil {
 		return nil
@@ -70,7 +74,9 @@ func incomingTerms(s *Snapshot, pod *v1.Pod, terms []v1.PodAffinityTerm) []fwk.A
 				out[i].Namespaces.Insert(ns.Name)
 			}
 		}
-		out[i].NamespaceSelector = labels.Nothing()
+		if resolved {
+			out[i].NamespaceSelector = labels.Nothing()
+		}
 	}
 	return out
 }
@@ -88,10 +94,10 @@ func matchesAll(terms []fwk.AffinityTerm, p *v1.Pod) bool {
 }
 
 // newAffinityState is PreFilter.
-func newAffinityState(s *Snapshot, pod *v1.Pod) affinityState {
+func newAffinityState(s *Snapshot, pod *v1.Pod, nsResolved bool) affinityState {
 	st := affinityState{pod: pod}
-	st.aff = incomingTerms(s, pod, requiredTerms(pod.Spec.Affinity, false))
-	st.anti = incomingTerms(s, pod, requiredTerms(pod.Spec.Affinity, true))
+	st.aff = incomingTerms(s, pod, requiredTerms(pod.Spec.Affinity, false), nsResolved)
+	st.anti = incomingTerms(s, pod, requiredTerms(pod.Spec.Affinity, true), nsResolved)
 	for _, ns := range s.namespaces {
 		if ns.Name == pod.Namespace {
 			st.nsLabels = labels.Set(ns.Labels)

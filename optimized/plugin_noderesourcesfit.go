@@ -11,6 +11,25 @@ import (
 
 const reasonTooManyPods = "Too many pods"
 
+// incomingRequests are the preemptor's requests as b's release computes
+// them (preempt.SwitchResizedPodRequests: component-helpers v0.37 or
+// v0.36).
+func incomingRequests(pod *v1.Pod, b preempt.Behaviour) v1.ResourceList {
+	if b.ResizedPodRequests {
+		return podinfo.IncomingPodRequests(pod)
+	}
+	return podinfo.IncomingPodRequestsV036(pod)
+}
+
+// placedRequests are a placed pod's requests as the release computes
+// them: v036 is the snapshot's Snapshot.v036.
+func placedRequests(p *v1.Pod, v036 bool) v1.ResourceList {
+	if v036 {
+		return podinfo.PlacedPodRequestsV036(p)
+	}
+	return podinfo.PlacedPodRequests(p)
+}
+
 // want is one resource the preemptor asks for: a dimension of the
 // snapshot, or -1 for a scalar resource no node or pod of the cluster
 // names (every node has none of it).
@@ -39,11 +58,11 @@ type nodeResourcesFitState struct {
 	reasonsBig bool
 }
 
-func newNodeResourcesFitState(s *Snapshot, pod *v1.Pod) nodeResourcesFitState {
+func newNodeResourcesFitState(s *Snapshot, pod *v1.Pod, b preempt.Behaviour) nodeResourcesFitState {
 	st := nodeResourcesFitState{reasonsOf: map[uint64][]string{}}
 	var r [fixedDims]int64
 	var scalars []want
-	for name, q := range podinfo.IncomingPodRequests(pod) {
+	for name, q := range incomingRequests(pod, b) {
 		switch name {
 		case v1.ResourceCPU:
 			r[dimCPU] = q.MilliValue()

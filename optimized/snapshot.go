@@ -89,11 +89,47 @@ type Snapshot struct {
 	pdbAllowed  []int32
 	pdbSel      []labels.Selector // nil: matches nothing
 	podIndex    map[podKey]int32
+
+	// v036: the placed pods' requests are component-helpers v0.36's
+	// (preempt.SwitchResizedPodRequests off); the evaluator prepares such
+	// a snapshot beside its own only when some pod's requests differ
+	// between the two (resizedDiffer).
+	v036 bool
+}
+
+// resizedDiffer reports whether some pod of c has other requests under
+// component-helpers v0.36 than under v0.37 (a pod resized in place): only
+// then does a decision without preempt.SwitchResizedPodRequests need a
+// snapshot of its own.
+func resizedDiffer(c *preempt.Cluster) bool {
+	for _, p := range c.Pods {
+		if !sameList(podinfo.PlacedPodRequests(p), podinfo.PlacedPodRequestsV036(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+func sameList(a, b v1.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, q := range a {
+		r, ok := b[name]
+		if !ok || q.Cmp(r) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Prepare builds the snapshot of c, which must have passed Validate.
-func Prepare(c *preempt.Cluster) (*Snapshot, error) {
-	s := &Snapshot{cluster: c, nodeIndex: make(map[string]int32, len(c.Nodes)), scalarDims: map[v1.ResourceName]int32{}}
+func Prepare(c *preempt.Cluster) (*Snapshot, error) { return prepare(c, false) }
+
+// prepare builds the snapshot of c, with v0.36's placed requests when
+// v036.
+func prepare(c *preempt.Cluster, v036 bool) (*Snapshot, error) {
+	s := &Snapshot{cluster: c, nodeIndex: make(map[string]int32, len(c.Nodes)), scalarDims: map[v1.ResourceName]int32{}, v036: v036}
 	s.clusterIdx = make([]int32, len(c.Nodes))
 	for i := range s.clusterIdx {
 		s.clusterIdx[i] = int32(i)
@@ -119,7 +155,7 @@ func Prepare(c *preempt.Cluster) (*Snapshot, error) {
 		}
 	}
 	for i, p := range c.Pods {
-		podReqs[i] = podinfo.PlacedPodRequests(p)
+		podReqs[i] = placedRequests(p, v036)
 		for name := range podReqs[i] {
 			if podinfo.IsScalarResource(name) {
 				seen[name] = true

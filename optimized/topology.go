@@ -26,8 +26,8 @@ func (s *Snapshot) nodeLabels(n int32) map[string]string { return s.nodes[n].Lab
 
 // newTopology is the stateful plugins' PreFilter for pod on s; nil when
 // all Skip.
-func newTopology(s *Snapshot, pod *v1.Pod) *topology {
-	t := &topology{spread: newSpreadState(s, pod), affinity: newAffinityState(s, pod)}
+func newTopology(s *Snapshot, pod *v1.Pod, b preempt.Behaviour) *topology {
+	t := &topology{spread: newSpreadState(s, pod), affinity: newAffinityState(s, pod, b.NamespaceSelectorResolved)}
 	if !t.spread.on() && !t.affinity.on {
 		return nil
 	}

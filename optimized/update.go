@@ -21,6 +21,9 @@ var errRebuild = errors.New("rebuild")
 // shares its snapshot and prepares a new one of c instead.
 func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
 	ev.dec, ev.decPod = nil, nil // per-preemptor work is of the old cluster
+	// The other behaviours' evaluators and the v0.36 snapshot are of the
+	// old cluster: made again on their next use.
+	ev.siblings, ev.alt, ev.altState = nil, nil, 0
 	// The start-time cache is of the old cluster: its key (lastCands)
 	// goes; its lists keep their arrays for the next output.
 	ev.lastCands, ev.last, ev.lastLent = nil, ev.last[:0], false
@@ -44,7 +47,7 @@ func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
 // update applies ch to s, which then describes c.
 func (s *Snapshot) update(c *preempt.Cluster, ch preempt.Change) error {
 	for _, p := range ch.Added {
-		for name := range podinfo.PlacedPodRequests(p) {
+		for name := range placedRequests(p, s.v036) {
 			if _, ok := s.scalarDims[name]; podinfo.IsScalarResource(name) && !ok {
 				return errRebuild
 			}
@@ -77,7 +80,7 @@ func (s *Snapshot) update(c *preempt.Cluster, ch preempt.Change) error {
 			return fmt.Errorf("update: pod %s is already in the cluster", preempt.Key(p.Namespace, p.Name))
 		}
 		i := int32(len(s.pods))
-		if err := s.appendPod(p, podinfo.PlacedPodRequests(p)); err != nil {
+		if err := s.appendPod(p, placedRequests(p, s.v036)); err != nil {
 			return fmt.Errorf("update: %w", err)
 		}
 		if n := s.podNode[i]; n >= 0 {

@@ -161,7 +161,9 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 // splitByPDBViolation is FilterVictimsWithPDBViolation (v1.37) over
 // sc.potential: each matching PDB's budget, in the contract's order, is
 // counted down until one goes below zero: the pod violates, and the PDBs
-// after it keep their budget. Budgets live in sc.pdbAllowed, reset lazily by epoch.
+// after it keep their budget (preempt.SwitchPDBStopAtFirstViolation;
+// v1.36's filterPodsWithPDBViolation counts every matching budget down).
+// Budgets live in sc.pdbAllowed, reset lazily by epoch.
 func (d *decision) splitByPDBViolation(sc *scratch) {
 	s := d.s
 	sc.violating, sc.nonViolating = sc.violating[:0], sc.nonViolating[:0]
@@ -184,7 +186,9 @@ func (d *decision) splitByPDBViolation(sc *scratch) {
 			sc.pdbAllowed[pdb]--
 			if sc.pdbAllowed[pdb] < 0 {
 				violates = true
-				break
+				if d.b.PDBStopAtFirstViolation {
+					break
+				}
 			}
 		}
 		if violates {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // The releases of upstream the contract reproduces, oldest first, and the
@@ -219,4 +220,44 @@ func SetFilterConfig(ev Evaluator, cfg Config) {
 	if s, ok := ev.(BehaviourSetter); ok {
 		s.SetBehaviour(cfg.Behaviour())
 	}
+}
+
+// ReleaseModeller is implemented by an implementation that answers with
+// the behaviour a configuration asks for (Config.Behaviour: its release
+// and single switches), as the reference and optimized do. Any other
+// answers as the current release only: BehaviourGap refuses it another.
+type ReleaseModeller interface {
+	ModelsReleases()
+}
+
+// BehaviourGap is impl's refusal of cfg when cfg asks for another
+// behaviour than the current release's and impl cannot give it: impl is
+// no ReleaseModeller, and no ReleaseFixed either (ReleaseGap decides for
+// those). Nil otherwise.
+func BehaviourGap(impl Implementation, cfg Config) *Unmodelled {
+	if _, ok := impl.(ReleaseModeller); ok {
+		return nil
+	}
+	if _, ok := impl.(ReleaseFixed); ok {
+		return nil
+	}
+	if cfg.Release == "" && len(cfg.Switches) == 0 {
+		return nil
+	}
+	if cur, _ := ReleaseBehaviour(CurrentRelease); cfg.Behaviour() == cur {
+		return nil
+	}
+	return &Unmodelled{Feature: "release behaviour", Object: "the configuration",
+		Detail: "asks for release " + cfg.ReleaseName() + "'s behaviour" + switchesNote(cfg) + "; this implementation answers as " + CurrentRelease + " only (it is no preempt.ReleaseModeller)"}
+}
+
+func switchesNote(cfg Config) string {
+	if len(cfg.Switches) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, s := range sortedSwitches(cfg.Switches) {
+		parts = append(parts, fmt.Sprintf("%s=%t", s, cfg.Switches[s]))
+	}
+	return " with " + strings.Join(parts, ",")
 }

@@ -217,13 +217,23 @@ func gangSpreads(g *preempt.PodGroupRequest) bool {
 // AtRelease is in asking for the release other runs, when other runs one
 // release's own code (preempt.ReleaseFixed, an upstream adapter) and in's
 // configuration names none: the reference then answers as that release.
+//
+// Switches the generator drew (Input.Switched) are dropped for such an
+// implementation, which can only refuse them: its comparisons then cover
+// every drawn problem.
 func AtRelease(in Input, other preempt.Implementation) Input {
 	r, ok := other.(preempt.ReleaseFixed)
-	if !ok || in.Request == nil || in.Request.Config.Release != "" || r.UpstreamRelease() == preempt.CurrentRelease {
+	if !ok || in.Request == nil {
 		return in
 	}
 	req := *in.Request
-	req.Config.Release = r.UpstreamRelease()
+	if in.Switched {
+		req.Config.Switches = nil
+		in.Switched = false
+	}
+	if req.Config.Release == "" && r.UpstreamRelease() != preempt.CurrentRelease {
+		req.Config.Release = r.UpstreamRelease()
+	}
 	in.Request = &req
 	return in
 }

@@ -1,6 +1,9 @@
 package preempttest
 
-import "github.com/preemptbench/preemptbench/extendertest"
+import (
+	"github.com/preemptbench/preemptbench/extendertest"
+	"github.com/preemptbench/preemptbench/preempt"
+)
 
 // Decode reads a Spec from any bytes: each field takes the next byte,
 // reduced into its range; bytes past the end read as zero. Small inputs are
@@ -53,6 +56,10 @@ func Decode(data []byte) Spec {
 	s.PDBsReversed = r.intn(2) == 1
 	s.Resized = r.intn(4)
 	s.ResizeShape = r.intn(len(resizes))
+	// Two bytes in three leave every switch on; a missing byte is 0.
+	if v := r.intn(3 << len(preempt.Switches)); v < 1<<len(preempt.Switches) {
+		s.Switches = v
+	}
 	return s
 }
 
@@ -148,5 +155,6 @@ func Encode(s Spec) []byte {
 	flag(s.PDBsReversed, 1)
 	put(s.Resized)
 	put(s.ResizeShape)
+	put(s.Switches)
 	return out
 }

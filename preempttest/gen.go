@@ -22,6 +22,10 @@ type Input struct {
 	// Gang is a gang preemptor on Cluster (GenericWorkload on), nil for
 	// none: the GangDecision property's.
 	Gang *preempt.PodGroupRequest
+	// Switched: the request's behaviour switches were drawn
+	// (Spec.Switches), not asked for by a test: AtRelease drops them for
+	// an implementation that runs one release's own code.
+	Switched bool
 }
 
 func (in Input) String() string {
@@ -108,6 +112,9 @@ func GenSpec(maxNodes int) *rapid.Generator[Spec] {
 		if rapid.IntRange(0, 3).Draw(t, "withResized") == 0 {
 			s.Resized = rapid.IntRange(1, 3).Draw(t, "resized")
 			s.ResizeShape = idx(len(resizes), "resizeShape")
+		}
+		if rapid.IntRange(0, 2).Draw(t, "withSwitches") == 0 {
+			s.Switches = rapid.IntRange(1, 1<<len(preempt.Switches)-1).Draw(t, "switches")
 		}
 		genGroups(t, &s)
 		return s

@@ -85,6 +85,11 @@ type Spec struct {
 	// Gang, when set, is a gang preemptor: PodGroup "gang" and its
 	// unscheduled members (Input.Gang).
 	Gang *GangSpec
+	// Switches turns behaviour switches off (Config.Switches): bit i set
+	// turns preempt.Switches[i] off in the single-pod request, so the
+	// properties hold every implementation that models releases to each
+	// change alone. An adapter fixed at one release drops them (AtRelease).
+	Switches int
 }
 
 // GroupSpec is a PodGroup or CompositePodGroup.
@@ -427,6 +432,15 @@ func (s Spec) Build() Input {
 		cfg.MinCandidateNodesAbsolute = 1 // both zero is invalid
 	}
 	cfg.Synchronous = s.Synchronous
+	gangCfg := cfg // a gang's request runs at the release, switches untouched
+	if off := s.Switches & (1<<len(preempt.Switches) - 1); off != 0 {
+		cfg.Switches = map[preempt.Switch]bool{}
+		for i, si := range preempt.Switches {
+			if off&(1<<i) != 0 {
+				cfg.Switches[si.Switch] = false
+			}
+		}
+	}
 	managed := false
 	for _, e := range s.Extenders {
 		e.Managed = e.Managed && !managed // upstream refuses a resource managed twice
@@ -458,9 +472,10 @@ func (s Spec) Build() Input {
 		}
 		req.Config = cfg
 	}
-	in := Input{Cluster: c, Request: req}
+	in := Input{Cluster: c, Request: req, Switched: len(cfg.Switches) > 0}
 	if s.Gang != nil {
-		in.Gang = s.buildGang(c, cfg)
+		gangCfg.Extenders, gangCfg.FeatureGates = cfg.Extenders, cfg.FeatureGates
+		in.Gang = s.buildGang(c, gangCfg)
 	}
 	if k := at(s.Fault, 2*len(c.Pods)+2); k > 0 {
 		f := harness.Fault{Verb: "patch", Subresource: "status", Namespace: pod.Namespace, Name: pod.Name}

@@ -37,3 +37,9 @@ const (
 	podGroupPreemptionPolicyGate = "PodGroupPreemptionPolicy"
 	topologyAwareGate            = "TopologyAwareWorkloadScheduling"
 )
+
+var _ preempt.ReleaseModeller = Impl{}
+
+// ModelsReleases: the reference answers with every release's behaviour
+// (preempt.Config.Behaviour).
+func (Impl) ModelsReleases() {}
