@@ -68,6 +68,7 @@ func Tables() []Table {
 		{"StagesWithUnknownNames", testStagesWithUnknownNames},
 		{"PodGroupVictims", testPodGroupVictims},
 		{"GangPreemption", testGangPreemption},
+		{"ReleaseBehaviours", testReleaseBehaviours},
 	}
 }
 
