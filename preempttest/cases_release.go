@@ -47,28 +47,10 @@ func releaseCases() []releaseCase {
 				t.Errorf("nominated %q (violations %d), want %q", got, res.Decision.NumPDBViolations, want)
 			}
 		}},
-		{"NamespaceLess", preempt.SwitchNamespaceSelectorResolved, NamespaceLess, func(t *testing.T, res harness.Result, on bool) {
-			if on {
-				if !slices.Equal(res.Feasible, []string{"n1"}) {
-					t.Errorf("feasible %v, want [n1]: the NotIn selector matches no namespace without Namespace objects", res.Feasible)
-				}
-				return
-			}
-			if got := victimKeys(res.Decision); len(res.Feasible) != 0 || !slices.Equal(got, []string{"other/a"}) {
-				t.Errorf("feasible %v, victims %v; want none feasible and other/a preempted", res.Feasible, got)
-			}
-		}},
-		{"ResizedInPlace", preempt.SwitchResizedPodRequests, ResizedInPlace, func(t *testing.T, res harness.Result, on bool) {
-			if on {
-				if !slices.Equal(res.Feasible, []string{"n1"}) {
-					t.Errorf("feasible %v, want [n1]: v0.37 counts the resized pod 400m", res.Feasible)
-				}
-				return
-			}
-			if got := victimKeys(res.Decision); len(res.Feasible) != 0 || !slices.Equal(got, []string{"default/other"}) {
-				t.Errorf("feasible %v, victims %v; want none feasible and default/other preempted (v0.36 counts the resized pod 600m)", res.Feasible, got)
-			}
-		}},
+		{"NamespaceLess", preempt.SwitchNamespaceSelectorResolved, NamespaceLess,
+			fitsOrPreempts("other/a", "the NotIn selector matches no namespace without Namespace objects")},
+		{"ResizedInPlace", preempt.SwitchResizedPodRequests, ResizedInPlace,
+			fitsOrPreempts("default/other", "v0.37 counts the resized pod 400m, v0.36 600m")},
 		{"OnePodFull", preempt.SwitchSuccessMessage, OnePodFull, func(t *testing.T, res harness.Result, on bool) {
 			want := ""
 			if on {
@@ -78,6 +60,22 @@ func releaseCases() []releaseCase {
 				t.Errorf("status %v, message %q; want Success, %q", d.Status, d.Message, want)
 			}
 		}},
+	}
+}
+
+// fitsOrPreempts: with the switch on the preemptor fits n1; off, it
+// fits nowhere and preempts victim alone.
+func fitsOrPreempts(victim, why string) func(t *testing.T, res harness.Result, on bool) {
+	return func(t *testing.T, res harness.Result, on bool) {
+		if on {
+			if !slices.Equal(res.Feasible, []string{"n1"}) {
+				t.Errorf("feasible %v, want [n1] (%s)", res.Feasible, why)
+			}
+			return
+		}
+		if got := victimKeys(res.Decision); len(res.Feasible) != 0 || !slices.Equal(got, []string{victim}) {
+			t.Errorf("feasible %v, victims %v; want none feasible and %s preempted (%s)", res.Feasible, got, victim, why)
+		}
 	}
 }
 
