@@ -154,7 +154,7 @@ func (c *Client) start() (*process, error) {
 	c.gen++
 	c.proc = p
 	c.released = nil
-	line, err := c.read(p)
+	line, err := c.read(p, "its Hello")
 	if err != nil {
 		return nil, err
 	}
@@ -166,8 +166,9 @@ func (c *Client) start() (*process, error) {
 	return p, nil
 }
 
-// read waits for the child's next line, at most the timeout.
-func (c *Client) read(p *process) ([]byte, error) {
+// read waits for the child's next line, at most the timeout; what names
+// the awaited line in the errors.
+func (c *Client) read(p *process, what string) ([]byte, error) {
 	timer := time.NewTimer(c.timeout)
 	defer timer.Stop()
 	select {
@@ -186,7 +187,7 @@ func (c *Client) read(p *process) ([]byte, error) {
 		}
 		return nil, c.die(p, errors.New(msg))
 	case <-timer.C:
-		return nil, c.die(p, fmt.Errorf("wire: %s did not answer within %v; killed", c.args[0], c.timeout))
+		return nil, c.die(p, fmt.Errorf("wire: %s did not answer within %v (awaiting %s); killed", c.args[0], c.timeout, what))
 	}
 }
 
@@ -228,8 +229,12 @@ func (c *Client) call(req *Request, cs kubernetes.Interface, gen int) (Response,
 	if _, err := p.stdin.Write(append(marshal(req), '\n')); err != nil {
 		return Response{}, c.die(p, fmt.Errorf("wire: writing to %s: %w", c.args[0], err))
 	}
+	what := fmt.Sprintf("the answer to request %d, %s", req.ID, req.Method)
+	if req.Evaluator != 0 {
+		what += fmt.Sprintf(" on evaluator %d", req.Evaluator)
+	}
 	for {
-		line, err := c.read(p)
+		line, err := c.read(p, what)
 		if err != nil {
 			return Response{}, err
 		}

@@ -128,7 +128,7 @@ func TestChildFailures(t *testing.T) {
 		want    string
 	}{
 		{"crash", time.Minute, "exited (exit status 3)"},
-		{"hang", 5 * time.Second, "did not answer within 5s; killed"},
+		{"hang", 5 * time.Second, "did not answer within 5s (awaiting the answer to request 4, Preempt on evaluator 1); killed"},
 	} {
 		t.Run(tt.child, func(t *testing.T) {
 			c := child(t, tt.child, tt.timeout)
