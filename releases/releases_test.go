@@ -180,6 +180,44 @@ func TestBuildAndServe(t *testing.T) {
 	}
 }
 
+// The configuration's feature gates reach the release's filter phase
+// (preempt.SetFilterConfig gives them to the evaluator, which sends them
+// with Filter), set one after the other on one evaluator: n1 full, n2
+// empty (1 cpu each), a preemptor whose pod-level requests (2 cpu) exceed
+// its container's (100m). With PodLevelResources (on by default in
+// v1.36.3) it fits nowhere; with the gate off NodeResourcesFit counts the
+// container's 100m: it fits n2. (v1.37.2's gates refuse that setting, in
+// which PodLevelResourcesFixDefaulting, a gate v1.36.3 lacks, depends on
+// PodLevelResources: harness.Decide would not run it.)
+func TestFilterGatesReachTheRelease(t *testing.T) {
+	impl := release(t)
+	c := &preempt.Cluster{Nodes: []*v1.Node{node("n1", "1"), node("n2", "1")}, Pods: []*v1.Pod{pod("default", "full", "n1", 0, "1", nil)}}
+	p := pod("default", "preemptor", "", 10, "100m", nil)
+	p.Spec.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("2"), v1.ResourceMemory: resource.MustParse("1Gi")}}
+	ev, err := impl.NewEvaluator(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		gates    map[string]bool
+		feasible string
+	}{
+		{nil, ""},
+		{map[string]bool{"PodLevelResources": false, "InPlacePodLevelResourcesVerticalScaling": false}, "n2"},
+		{nil, ""},
+		{map[string]bool{"PodLevelResources": false, "InPlacePodLevelResourcesVerticalScaling": false}, "n2"},
+		{map[string]bool{"PodLevelResources": true}, ""},
+	} {
+		cfg := preempt.DefaultConfig()
+		cfg.FeatureGates = tt.gates
+		preempt.SetFilterConfig(ev, cfg)
+		fr := ev.Filter(context.Background(), p)
+		if got := strings.Join(fr.Feasible, ","); got != tt.feasible {
+			t.Errorf("gates %v: feasible %q (%+v), want %q", tt.gates, got, fr.NodeStatuses, tt.feasible)
+		}
+	}
+}
+
 var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func node(name, cpu string) *v1.Node {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -153,7 +154,7 @@ func (c *Client) start() (*process, error) {
 	c.gen++
 	c.proc = p
 	c.released = nil
-	line, err := c.read(p)
+	line, err := c.read(p, "its Hello")
 	if err != nil {
 		return nil, err
 	}
@@ -165,8 +166,9 @@ func (c *Client) start() (*process, error) {
 	return p, nil
 }
 
-// read waits for the child's next line, at most the timeout.
-func (c *Client) read(p *process) ([]byte, error) {
+// read waits for the child's next line, at most the timeout; what names
+// the awaited line in the errors.
+func (c *Client) read(p *process, what string) ([]byte, error) {
 	timer := time.NewTimer(c.timeout)
 	defer timer.Stop()
 	select {
@@ -185,7 +187,7 @@ func (c *Client) read(p *process) ([]byte, error) {
 		}
 		return nil, c.die(p, errors.New(msg))
 	case <-timer.C:
-		return nil, c.die(p, fmt.Errorf("wire: %s did not answer within %v; killed", c.args[0], c.timeout))
+		return nil, c.die(p, fmt.Errorf("wire: %s did not answer within %v (awaiting %s); killed", c.args[0], c.timeout, what))
 	}
 }
 
@@ -227,8 +229,12 @@ func (c *Client) call(req *Request, cs kubernetes.Interface, gen int) (Response,
 	if _, err := p.stdin.Write(append(marshal(req), '\n')); err != nil {
 		return Response{}, c.die(p, fmt.Errorf("wire: writing to %s: %w", c.args[0], err))
 	}
+	what := fmt.Sprintf("the answer to request %d, %s", req.ID, req.Method)
+	if req.Evaluator != 0 {
+		what += fmt.Sprintf(" on evaluator %d", req.Evaluator)
+	}
 	for {
-		line, err := c.read(p)
+		line, err := c.read(p, what)
 		if err != nil {
 			return Response{}, err
 		}
@@ -351,6 +357,59 @@ type evaluator struct {
 	c   *Client
 	id  int64
 	gen int
+
+	mu sync.Mutex
+	// gates and behaviour are what the filter phase runs with, sent with
+	// every Filter and FilterCodes: nil until set.
+	gates     map[string]bool
+	behaviour *preempt.Behaviour
+	// filterErr is why the last filter phase failed in the child, until
+	// the next Preempt reports it or a filter phase succeeds.
+	filterErr error
+}
+
+var (
+	_ preempt.GateSetter      = (*evaluator)(nil)
+	_ preempt.BehaviourSetter = (*evaluator)(nil)
+)
+
+// SetFeatureGates sets the gates the child's evaluator filters with, when
+// it is a preempt.GateSetter.
+func (ev *evaluator) SetFeatureGates(gates map[string]bool) {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	ev.gates = maps.Clone(gates)
+	if ev.gates == nil {
+		ev.gates = map[string]bool{} // set, to none: sent as {}
+	}
+}
+
+// SetBehaviour sets the release behaviour the child's evaluator filters
+// with, when it is a preempt.BehaviourSetter.
+func (ev *evaluator) SetBehaviour(b preempt.Behaviour) {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	ev.behaviour = &b
+}
+
+// filter runs a filter phase (Filter or FilterCodes) in the child with
+// the gates and behaviour set, and keeps its failure for the next
+// Preempt.
+func (ev *evaluator) filter(method string, pod *v1.Pod) (Response, error) {
+	ev.mu.Lock()
+	req := &Request{Method: method, Pod: pod, FeatureGates: ev.gates, Behaviour: ev.behaviour}
+	ev.mu.Unlock()
+	resp, err := ev.do(req, nil)
+	if err == nil && method == MethodFilter && resp.Filter == nil {
+		err = errors.New("wire: the child answered Filter with no result")
+	}
+	if err != nil {
+		err = fmt.Errorf("wire: the filter phase (%s) failed in the child: %w", method, err)
+	}
+	ev.mu.Lock()
+	ev.filterErr = err
+	ev.mu.Unlock()
+	return resp, err
 }
 
 type updater struct{ *evaluator }
@@ -400,17 +459,21 @@ func (ev *evaluator) update(cl *preempt.Cluster, ch preempt.Change) error {
 	return err
 }
 
+// filterCodes answers no code when the child failed (the next Preempt
+// says why).
 func (ev *evaluator) filterCodes(pod *v1.Pod, dst []preempt.Code) []preempt.Code {
-	resp, err := ev.do(&Request{Method: MethodFilterCodes, Pod: pod}, nil)
+	resp, err := ev.filter(MethodFilterCodes, pod)
 	if err != nil {
 		return dst[:0]
 	}
 	return append(dst[:0], resp.Codes...)
 }
 
+// Filter answers nothing found when the child failed (the next Preempt
+// says why).
 func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult {
-	resp, err := ev.do(&Request{Method: MethodFilter, Pod: pod}, nil)
-	if err != nil || resp.Filter == nil {
+	resp, err := ev.filter(MethodFilter, pod)
+	if err != nil {
 		return preempt.FilterResult{}
 	}
 	return *resp.Filter
@@ -470,8 +533,19 @@ func (ev *evaluator) PrepareCandidate(_ context.Context, cs kubernetes.Interface
 	return err
 }
 
+// Preempt is an Error decision, without asking the child, right after a
+// filter phase that failed in it: the request's filter codes are then not
+// the filter phase's (upstream's scheduling cycle would have ended in the
+// filter's error, before PostFilter).
 func (ev *evaluator) Preempt(_ context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
-	resp, err := ev.do(&Request{Method: MethodPreempt, Request: req}, cs)
+	ev.mu.Lock()
+	err := ev.filterErr
+	ev.filterErr = nil
+	ev.mu.Unlock()
+	var resp Response
+	if err == nil {
+		resp, err = ev.do(&Request{Method: MethodPreempt, Request: req}, cs)
+	}
 	if err != nil || resp.Decision == nil {
 		return preempt.Decision{Status: preempt.Error, Message: fmt.Sprint(err), Victims: []preempt.Victim{}, Candidates: []preempt.Candidate{}, NodeStatuses: []preempt.NodeStatus{}}
 	}

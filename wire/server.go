@@ -128,6 +128,7 @@ func (s *server) answer(req *Request) (resp Response) {
 			resp.Error = err.Error()
 		}
 	case MethodFilter:
+		setFilterConfig(ev, req)
 		fr := ev.Filter(ctx, req.Pod)
 		resp.Filter = &fr
 	case MethodFilterCodes:
@@ -136,6 +137,7 @@ func (s *server) answer(req *Request) (resp Response) {
 			resp.Error = "the evaluator is not a preempt.CodeFilter"
 			return resp
 		}
+		setFilterConfig(ev, req)
 		resp.Codes = cf.FilterCodes(ctx, req.Pod, nil)
 	case MethodPodEligibleToPreemptOthers:
 		resp.Eligible, resp.Message = ev.PodEligibleToPreemptOthers(req.Request)
@@ -164,6 +166,18 @@ func (s *server) answer(req *Request) (resp Response) {
 		resp.Error = fmt.Sprintf("unknown method %q", req.Method)
 	}
 	return resp
+}
+
+// setFilterConfig gives ev the gates and the behaviour req carries for
+// its filter phase, those the parent's evaluator was given; what the
+// parent never set, ev keeps.
+func setFilterConfig(ev preempt.Evaluator, req *Request) {
+	if req.FeatureGates != nil {
+		preempt.SetFeatureGates(ev, req.FeatureGates)
+	}
+	if s, ok := ev.(preempt.BehaviourSetter); ok && req.Behaviour != nil {
+		s.SetBehaviour(*req.Behaviour)
+	}
 }
 
 // setError puts err in resp with what its type says: a background error

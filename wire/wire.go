@@ -17,12 +17,16 @@
 // own clientset (so that they are recorded, and fail, as in process) and
 // answers with a CallResult; then the child goes on. Evaluators live in
 // the child, named by the number NewEvaluator answered; the parent
-// releases those it no longer holds in the next request.
+// releases those it no longer holds in the next request. Filter and
+// FilterCodes carry the feature gates and the release behaviour the
+// parent's evaluator was given for its filter phase.
 //
 // A child that exits, writes something that is not the protocol, or does
 // not answer within the client's timeout is killed: the call answers an
 // error (an Error decision for Preempt), never hangs, and the next
-// NewEvaluator starts a new child.
+// NewEvaluator starts a new child. Filter has no error to answer: a
+// filter phase that fails in the child answers nothing found, and the
+// evaluator's next Preempt is an Error decision naming the failure.
 package wire
 
 import (
@@ -38,8 +42,12 @@ import (
 )
 
 // Protocol is the version the child says in its Hello; the client refuses
-// any other.
-const Protocol = "preemptbench-wire/1"
+// any other. A change that a child of the previous version would misread,
+// or ignore and answer differently, is a new version (a child decodes
+// unknown fields as absent): /2 sends the filter phase's feature gates and
+// release behaviour, which a /1 child would ignore, filtering with its
+// defaults.
+const Protocol = "preemptbench-wire/2"
 
 // Hello is the child's first line.
 type Hello struct {
@@ -82,6 +90,14 @@ type Request struct {
 	Node          string              `json:"node,omitempty"`
 	Candidates    []preempt.Candidate `json:"candidates"`
 	Candidate     *preempt.Candidate  `json:"candidate,omitempty"`
+	// FeatureGates and Behaviour, with Filter and FilterCodes, are what
+	// the parent's evaluator was last given for its filter phase
+	// (preempt.GateSetter, preempt.BehaviourSetter), which the child sets
+	// on its evaluator before it filters. Absent when never given, so
+	// that the child's evaluator keeps its defaults; gates given as none
+	// are {}.
+	FeatureGates map[string]bool    `json:"featureGates,omitzero"`
+	Behaviour    *preempt.Behaviour `json:"behaviour,omitempty"`
 	// StartTimes are the start times of Cluster's and Change's pods to the
 	// nanosecond (namespace/name: RFC 3339), which their JSON, as the
 	// API's, gives to the second only: victims are ordered by them.

@@ -1,5 +1,5 @@
 // Module releases/v1.36.3 is the upstream adapter at k8s.io/kubernetes
-// v1.36.3, served over package wire's protocol (preemptbench-wire/1). It
+// v1.36.3, served over package wire's protocol (preemptbench-wire/2). It
 // uses this repository's preempt and wire packages (the replace of
 // github.com/preemptbench/preemptbench), built with the build tag
 // preemptbench_v1_36. Package releases builds it on first use of
