@@ -101,6 +101,13 @@ func markTerminating(p *v1.Pod) *v1.Pod {
 	return p
 }
 
+// pgStarted is p started at pgNow plus d.
+func pgStarted(p *v1.Pod, d time.Duration) *v1.Pod {
+	t := metav1.NewTime(pgNow.Add(d))
+	p.Status.StartTime = &t
+	return p
+}
+
 func pgVictim(name string, prio int32, group string) preempt.Victim {
 	v := preempt.Victim{Namespace: "default", Name: name, Priority: prio}
 	if group != "" {
@@ -217,6 +224,48 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			victims: []preempt.Victim{pgVictim("b", 0, "")},
 			deleted: []string{"b"},
 		},
+		{
+			// The same, without the tie: b, the plain pod, started an hour
+			// before a and would be kept first among pods; a, typed as a
+			// pod group by NewPodVictim, ranks above it (victimRank) and
+			// is reprieved, b is evicted (docs/upstream-findings.md,
+			// cli/testdata/podgroup/single-cluster.yaml).
+			name: "Single mode member outranks an older plain pod",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
+				Pods: []*v1.Pod{pgStarted(pgPod("a", "n1", "sg", 0, "400m"), -10*time.Minute),
+					pgStarted(pgPod("b", "n1", "", 0, "400m"), -70*time.Minute)},
+				PodGroups: []*preempt.PodGroup{pgGroup("sg", false, 0, "")}},
+			pod: pgPod("p", "", "", 10, "500m"), gates: pgGates,
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
+			victims: []preempt.Victim{pgVictim("b", 0, "")},
+			deleted: []string{"b"},
+		},
+		{
+			// Every stage ranks a at its group's priority 1, below b's 5;
+			// pickOneNodeForPreemption's "highest priority victim" reads
+			// a's own priority 50 and picks n2 (docs/upstream-findings.md,
+			// cli/testdata/podgroup/pick-cluster.yaml).
+			name: "the node pick reads a member's own priority",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
+				Pods:      []*v1.Pod{pgPod("a", "n1", "sg", 50, "600m"), pgPod("b", "n2", "", 5, "600m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("sg", false, 1, "")}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			status: preempt.Success, message: "found a potential placement for pod on node n2, preempting 1 victims", node: "n2",
+			victims: []preempt.Victim{pgVictim("b", 5, "")},
+			deleted: []string{"b"},
+		},
+		{
+			// The same with a of mode All: the unit's priority is 1, the
+			// pick reads 50 all the same.
+			name: "the node pick reads a mode All member's own priority",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
+				Pods:      []*v1.Pod{pgPod("a", "n1", "ag", 50, "600m"), pgPod("b", "n2", "", 5, "600m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("ag", true, 1, "")}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			status: preempt.Success, message: "found a potential placement for pod on node n2, preempting 1 victims", node: "n2",
+			victims: []preempt.Victim{pgVictim("b", 5, "")},
+			deleted: []string{"b"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := preempt.DefaultConfig()
@@ -263,6 +312,15 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 	twoNodes := func(pods ...*v1.Pod) *preempt.Cluster {
 		return &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")}, Pods: pods}
 	}
+	// clusterNode: node "cluster" full with a pod of priority 100, n1
+	// with v1 (priority 0, asking v1CPU); low-c and low-n (priority 5)
+	// nominated to cluster and n1, hi-c (priority 20) to cluster.
+	clusterNode := func(v1CPU string) *preempt.Cluster {
+		return &preempt.Cluster{Nodes: []*v1.Node{pgNode("cluster", "1"), pgNode("n1", "1")},
+			Pods: []*v1.Pod{pgPod("h", "cluster", "", 100, "600m"), pgPod("v1", "n1", "", 0, v1CPU),
+				pgNominatedPod(pgPod("low-c", "", "", 5, "100m"), "cluster"), pgNominatedPod(pgPod("hi-c", "", "", 20, "100m"), "cluster"),
+				pgNominatedPod(pgPod("low-n", "", "", 5, "100m"), "n1")}}
+	}
 	members := func(prio int32, n int) []*v1.Pod {
 		var out []*v1.Pod
 		for i := range n {
@@ -283,6 +341,8 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 		violations  int
 		groups      int
 		deleted     []string
+		// actions, when set, are every API call in order (Action.String).
+		actions []string
 	}{
 		{
 			name: "gang of two preempts one pod on each node",
@@ -413,6 +473,49 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
 			nominations: []string{"n1"}, victims: []preempt.Victim{pgVictim("big", 0, "")}, deleted: []string{"big"},
 		},
+		{
+			// PodGroupEvaluator.Preempt names its candidate "cluster": the
+			// executor clears the lower-priority nominations to a node of
+			// that name, which the gang does not touch, and keeps those
+			// on n1, where it goes (docs/upstream-findings.md,
+			// cli/testdata/podgroup/clusternode-*.yaml). Synchronous: after
+			// the victims.
+			name: "nominations cleared on the node named cluster only (synchronous)",
+			c:    clusterNode("600m"),
+			pg:   pgGang("g", 10, 1), members: members(10, 1),
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
+			nominations: []string{"n1"}, victims: []preempt.Victim{pgVictim("v1", 0, "")}, deleted: []string{"v1"},
+			actions: []string{"patch default/v1/status conditions[DisruptionTarget]", "delete default/v1", "patch default/low-c/status nominatedNodeName=null"},
+		},
+		{
+			// Asynchronous: before the victims.
+			name: "nominations cleared on the node named cluster only (asynchronous)",
+			c:    clusterNode("600m"),
+			pg:   pgGang("g", 10, 1), members: members(10, 1), async: true,
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
+			nominations: []string{"n1"}, victims: []preempt.Victim{pgVictim("v1", 0, "")}, deleted: []string{"v1"},
+			actions: []string{"patch default/low-c/status nominatedNodeName=null", "patch default/v1/status conditions[DisruptionTarget]", "delete default/v1"},
+		},
+		{
+			// v1 is reprieved: no victim. The synchronous executor clears
+			// the nominations all the same.
+			name: "no victim: nominations on the node named cluster cleared (synchronous)",
+			c:    clusterNode("300m"),
+			pg:   pgGang("g", 10, 1), members: members(10, 1),
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 0 victims",
+			nominations: []string{"n1"},
+			actions:     []string{"patch default/low-c/status nominatedNodeName=null"},
+		},
+		{
+			// The asynchronous one returns before its goroutine when no
+			// victim is left to preempt: nothing is cleared.
+			name: "no victim: nothing cleared (asynchronous)",
+			c:    clusterNode("300m"),
+			pg:   pgGang("g", 10, 1), members: members(10, 1), async: true,
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 0 victims",
+			nominations: []string{"n1"},
+			actions:     []string{},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev, err := impl.NewEvaluator(tc.c)
@@ -453,6 +556,15 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			}
 			if diff := cmp.Diff(tc.deleted, deletedPods(harness.Actions(cs.Actions()))); diff != "" {
 				t.Errorf("deleted (-want +got):\n%s", diff)
+			}
+			if tc.actions != nil {
+				got := []string{}
+				for _, a := range harness.Actions(cs.Actions()) {
+					got = append(got, a.String())
+				}
+				if diff := cmp.Diff(tc.actions, got); diff != "" {
+					t.Errorf("API calls (-want +got):\n%s", diff)
+				}
 			}
 		})
 	}
