@@ -2,6 +2,7 @@ package preempttest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -343,6 +344,11 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 		deleted     []string
 		// actions, when set, are every API call in order (Action.String).
 		actions []string
+		// composite, when set, is the preemptor instead of pg, with its
+		// leaf groups in leaves, under gates.
+		composite *preempt.CompositePodGroup
+		leaves    []*preempt.PodGroup
+		gates     map[string]bool
 	}{
 		{
 			name: "gang of two preempts one pod on each node",
@@ -516,6 +522,37 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			nominations: []string{"n1"},
 			actions:     []string{},
 		},
+		{
+			// Composite job (basic, priority 10): child a (gang of 1: a0)
+			// and child b (gang of 2: b0, b1). With v1 and v2 gone, a0
+			// and b0 take a node each and b1 none: b fails, job succeeds
+			// with a. The scheduling function upstream's scheduler hands
+			// to PodGroupPostFilter returns the proposals of every child,
+			// b's too, so both pods are evicted and b0 nominated, where
+			// evicting one pod was enough (docs/upstream-findings.md; run
+			// by scripts/upstream-overlay.sh in upstream's own scheduler,
+			// whose TopologyAwareWorkloadScheduling placement, with no
+			// score plugin, puts a0 and b0 on either node).
+			name:      "a composite evicts for the proposals of a failed child",
+			c:         twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
+			composite: func() *preempt.CompositePodGroup { c := pgComposite("job", 10); c.Spec.DisruptionMode = nil; return c }(),
+			leaves: []*preempt.PodGroup{
+				func() *preempt.PodGroup {
+					g := pgGang("a", 10, 1)
+					g.Spec.ParentCompositePodGroupName = ptr.To("job")
+					return g
+				}(),
+				func() *preempt.PodGroup {
+					g := pgGang("b", 10, 2)
+					g.Spec.ParentCompositePodGroupName = ptr.To("job")
+					return g
+				}(),
+			},
+			members: []*v1.Pod{pgPod("a0", "", "a", 10, "600m"), pgPod("b0", "", "b", 10, "600m"), pgPod("b1", "", "b", 10, "600m")},
+			gates:   pgCompositeOn,
+			status:  preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
+			nominations: []string{"n1", "n2", ""}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")}, deleted: []string{"v1", "v2"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev, err := impl.NewEvaluator(tc.c)
@@ -529,12 +566,22 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			cfg := preempt.DefaultConfig()
 			cfg.Synchronous = !tc.async
 			cfg.FeatureGates = pgGates
+			if tc.gates != nil {
+				cfg.FeatureGates = tc.gates
+			}
 			cs := harness.NewClientset(tc.c, nil)
 			for _, p := range tc.members {
 				_ = cs.Tracker().Add(p)
 			}
 			cs.ClearActions()
-			d := pg.PreemptPodGroup(context.Background(), cs, &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: cfg, Now: pgNow})
+			req := &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: cfg, Now: pgNow}
+			if tc.composite != nil {
+				req.PodGroup, req.CompositePodGroup, req.PodGroups = nil, tc.composite, tc.leaves
+			}
+			d := pg.PreemptPodGroup(context.Background(), cs, req)
+			if tc.composite != nil && d.Status == preempt.Error && strings.Contains(d.Message, "CompositePodGroup preemptor is not modelled") {
+				t.Skipf("%s does not model a CompositePodGroup preemptor: %s", impl.Name(), d.Message)
+			}
 			if d.Status != tc.status || d.Message != tc.message {
 				t.Fatalf("status %s %q, want %s %q", d.Status, d.Message, tc.status, tc.message)
 			}
