@@ -180,6 +180,14 @@ func ActuateWith(ctx context.Context, cs kubernetes.Interface, preemptPod func(c
 	return nil
 }
 
+// ClearNominations is upstream's clearNominatedNodeName without an API
+// cacher, for an executor that clears nominations on its own (the gang
+// path's, which nominates no preemptor): a status patch per pod that has
+// a nominated node, errors aggregated.
+func ClearNominations(ctx context.Context, cs kubernetes.Interface, pods []*v1.Pod) error {
+	return clearNominations(ctx, cs, pods)
+}
+
 // clearNominations is upstream's clearNominatedNodeName without an API
 // cacher: a status patch per nominated pod, errors aggregated.
 func clearNominations(ctx context.Context, cs kubernetes.Interface, pods []*v1.Pod) error {

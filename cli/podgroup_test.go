@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -118,5 +119,77 @@ func TestDecideExplainUnits(t *testing.T) {
 	stdout, _, _ = runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod", pgDir+"pod.yaml", "-impl", "reference", "-explain", "-now", "2026-01-01T01:00:00Z")
 	if strings.Contains(stdout, `"units"`) {
 		t.Errorf("units without GenericWorkload:\n%s", stdout)
+	}
+}
+
+// The reproducers of docs/upstream-findings.md's pod-group findings:
+// upstream's own code gives the outcome each finding describes, and the
+// reference agrees.
+func TestDecidePodGroupFindings(t *testing.T) {
+	gate := []string{"-impl", "upstream,reference", "-feature-gates", "GenericWorkload=true", "-now", "2026-01-01T00:00:00Z", "-actions"}
+	decide := func(t *testing.T, args ...string) []DecisionJSON {
+		t.Helper()
+		stdout, stderr, code := runCLI(t, append([]string{"decide"}, args...)...)
+		if code != ExitOK || !strings.Contains(stderr, "agree") {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var out []DecisionJSON
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	names := func(vs []preempt.Victim) []string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, v.Name)
+		}
+		return out
+	}
+
+	// The node pick reads a's own priority 50, not its group's 1: n2.
+	for _, d := range decide(t, append([]string{"-cluster", pgDir + "pick-cluster.yaml", "-pod", pgDir + "pod.yaml"}, gate...)...) {
+		if d.NominatedNode != "n2" || !cmp.Equal(names(d.Victims), []string{"b"}) {
+			t.Errorf("pick-cluster, %s: node %q victims %v; want n2 [b]", d.Implementation, d.NominatedNode, names(d.Victims))
+		}
+	}
+	// A Single-mode member outranks an older plain pod: b goes; without
+	// the gate, a (the younger) goes.
+	for _, d := range decide(t, append([]string{"-cluster", pgDir + "single-cluster.yaml", "-pod", pgDir + "single-pod.yaml"}, gate...)...) {
+		if !cmp.Equal(names(d.Victims), []string{"b"}) {
+			t.Errorf("single-cluster, %s: victims %v; want [b]", d.Implementation, names(d.Victims))
+		}
+	}
+	for _, d := range decide(t, "-cluster", pgDir+"single-cluster.yaml", "-pod", pgDir+"single-pod.yaml", "-impl", "upstream,reference", "-now", "2026-01-01T00:00:00Z") {
+		if !cmp.Equal(names(d.Victims), []string{"a"}) {
+			t.Errorf("single-cluster without the gate, %s: victims %v; want [a]", d.Implementation, names(d.Victims))
+		}
+	}
+
+	// Gang preemption clears low-c's nomination to the node named
+	// cluster, which it does not touch, and keeps low-n's to n1, where
+	// it goes: after the victim when synchronous, before it when not.
+	for _, async := range []bool{true, false} {
+		stdout, stderr, code := runCLI(t, append([]string{"decide", "-cluster", pgDir + "clusternode-cluster.yaml", "-pod-group", pgDir + "clusternode-gang.yaml", fmt.Sprintf("-async=%v", async)}, gate...)...)
+		if code != ExitOK || !strings.Contains(stderr, "agree") {
+			t.Fatalf("clusternode, async %v: exit %d: %s", async, code, stderr)
+		}
+		var out []PodGroupDecisionJSON
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"patch default/v1/status conditions[DisruptionTarget]", "delete default/v1", "patch default/low-c/status nominatedNodeName=null"}
+		if async {
+			want = []string{want[2], want[0], want[1]}
+		}
+		for _, g := range out {
+			var got []string
+			for _, a := range g.Actions {
+				got = append(got, a.String())
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("clusternode, async %v, %s: API calls (-want +got):\n%s", async, g.Implementation, d)
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package preempttest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,6 +99,13 @@ func markTerminating(p *v1.Pod) *v1.Pod {
 	dt := metav1.NewTime(pgNow.Add(-time.Minute))
 	p.DeletionTimestamp = &dt
 	p.Status.Conditions = []v1.PodCondition{{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler}}
+	return p
+}
+
+// pgStarted is p started at pgNow plus d.
+func pgStarted(p *v1.Pod, d time.Duration) *v1.Pod {
+	t := metav1.NewTime(pgNow.Add(d))
+	p.Status.StartTime = &t
 	return p
 }
 
@@ -217,6 +225,48 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			victims: []preempt.Victim{pgVictim("b", 0, "")},
 			deleted: []string{"b"},
 		},
+		{
+			// The same, without the tie: b, the plain pod, started an hour
+			// before a and would be kept first among pods; a, typed as a
+			// pod group by NewPodVictim, ranks above it (victimRank) and
+			// is reprieved, b is evicted (docs/upstream-findings.md,
+			// cli/testdata/podgroup/single-cluster.yaml).
+			name: "Single mode member outranks an older plain pod",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
+				Pods: []*v1.Pod{pgStarted(pgPod("a", "n1", "sg", 0, "400m"), -10*time.Minute),
+					pgStarted(pgPod("b", "n1", "", 0, "400m"), -70*time.Minute)},
+				PodGroups: []*preempt.PodGroup{pgGroup("sg", false, 0, "")}},
+			pod: pgPod("p", "", "", 10, "500m"), gates: pgGates,
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
+			victims: []preempt.Victim{pgVictim("b", 0, "")},
+			deleted: []string{"b"},
+		},
+		{
+			// Every stage ranks a at its group's priority 1, below b's 5;
+			// pickOneNodeForPreemption's "highest priority victim" reads
+			// a's own priority 50 and picks n2 (docs/upstream-findings.md,
+			// cli/testdata/podgroup/pick-cluster.yaml).
+			name: "the node pick reads a member's own priority",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
+				Pods:      []*v1.Pod{pgPod("a", "n1", "sg", 50, "600m"), pgPod("b", "n2", "", 5, "600m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("sg", false, 1, "")}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			status: preempt.Success, message: "found a potential placement for pod on node n2, preempting 1 victims", node: "n2",
+			victims: []preempt.Victim{pgVictim("b", 5, "")},
+			deleted: []string{"b"},
+		},
+		{
+			// The same with a of mode All: the unit's priority is 1, the
+			// pick reads 50 all the same.
+			name: "the node pick reads a mode All member's own priority",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
+				Pods:      []*v1.Pod{pgPod("a", "n1", "ag", 50, "600m"), pgPod("b", "n2", "", 5, "600m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("ag", true, 1, "")}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			status: preempt.Success, message: "found a potential placement for pod on node n2, preempting 1 victims", node: "n2",
+			victims: []preempt.Victim{pgVictim("b", 5, "")},
+			deleted: []string{"b"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := preempt.DefaultConfig()
@@ -263,6 +313,15 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 	twoNodes := func(pods ...*v1.Pod) *preempt.Cluster {
 		return &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")}, Pods: pods}
 	}
+	// clusterNode: node "cluster" full with a pod of priority 100, n1
+	// with v1 (priority 0, asking v1CPU); low-c and low-n (priority 5)
+	// nominated to cluster and n1, hi-c (priority 20) to cluster.
+	clusterNode := func(v1CPU string) *preempt.Cluster {
+		return &preempt.Cluster{Nodes: []*v1.Node{pgNode("cluster", "1"), pgNode("n1", "1")},
+			Pods: []*v1.Pod{pgPod("h", "cluster", "", 100, "600m"), pgPod("v1", "n1", "", 0, v1CPU),
+				pgNominatedPod(pgPod("low-c", "", "", 5, "100m"), "cluster"), pgNominatedPod(pgPod("hi-c", "", "", 20, "100m"), "cluster"),
+				pgNominatedPod(pgPod("low-n", "", "", 5, "100m"), "n1")}}
+	}
 	members := func(prio int32, n int) []*v1.Pod {
 		var out []*v1.Pod
 		for i := range n {
@@ -283,6 +342,13 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 		violations  int
 		groups      int
 		deleted     []string
+		// actions, when set, are every API call in order (Action.String).
+		actions []string
+		// composite, when set, is the preemptor instead of pg, with its
+		// leaf groups in leaves, under gates.
+		composite *preempt.CompositePodGroup
+		leaves    []*preempt.PodGroup
+		gates     map[string]bool
 	}{
 		{
 			name: "gang of two preempts one pod on each node",
@@ -413,6 +479,80 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
 			nominations: []string{"n1"}, victims: []preempt.Victim{pgVictim("big", 0, "")}, deleted: []string{"big"},
 		},
+		{
+			// PodGroupEvaluator.Preempt names its candidate "cluster": the
+			// executor clears the lower-priority nominations to a node of
+			// that name, which the gang does not touch, and keeps those
+			// on n1, where it goes (docs/upstream-findings.md,
+			// cli/testdata/podgroup/clusternode-*.yaml). Synchronous: after
+			// the victims.
+			name: "nominations cleared on the node named cluster only (synchronous)",
+			c:    clusterNode("600m"),
+			pg:   pgGang("g", 10, 1), members: members(10, 1),
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
+			nominations: []string{"n1"}, victims: []preempt.Victim{pgVictim("v1", 0, "")}, deleted: []string{"v1"},
+			actions: []string{"patch default/v1/status conditions[DisruptionTarget]", "delete default/v1", "patch default/low-c/status nominatedNodeName=null"},
+		},
+		{
+			// Asynchronous: before the victims.
+			name: "nominations cleared on the node named cluster only (asynchronous)",
+			c:    clusterNode("600m"),
+			pg:   pgGang("g", 10, 1), members: members(10, 1), async: true,
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
+			nominations: []string{"n1"}, victims: []preempt.Victim{pgVictim("v1", 0, "")}, deleted: []string{"v1"},
+			actions: []string{"patch default/low-c/status nominatedNodeName=null", "patch default/v1/status conditions[DisruptionTarget]", "delete default/v1"},
+		},
+		{
+			// v1 is reprieved: no victim. The synchronous executor clears
+			// the nominations all the same.
+			name: "no victim: nominations on the node named cluster cleared (synchronous)",
+			c:    clusterNode("300m"),
+			pg:   pgGang("g", 10, 1), members: members(10, 1),
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 0 victims",
+			nominations: []string{"n1"},
+			actions:     []string{"patch default/low-c/status nominatedNodeName=null"},
+		},
+		{
+			// The asynchronous one returns before its goroutine when no
+			// victim is left to preempt: nothing is cleared.
+			name: "no victim: nothing cleared (asynchronous)",
+			c:    clusterNode("300m"),
+			pg:   pgGang("g", 10, 1), members: members(10, 1), async: true,
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 0 victims",
+			nominations: []string{"n1"},
+			actions:     []string{},
+		},
+		{
+			// Composite job (basic, priority 10): child a (gang of 1: a0)
+			// and child b (gang of 2: b0, b1). With v1 and v2 gone, a0
+			// and b0 take a node each and b1 none: b fails, job succeeds
+			// with a. The scheduling function upstream's scheduler hands
+			// to PodGroupPostFilter returns the proposals of every child,
+			// b's too, so both pods are evicted and b0 nominated, where
+			// evicting one pod was enough (docs/upstream-findings.md; run
+			// by scripts/upstream-overlay.sh in upstream's own scheduler,
+			// whose TopologyAwareWorkloadScheduling placement, with no
+			// score plugin, puts a0 and b0 on either node).
+			name:      "a composite evicts for the proposals of a failed child",
+			c:         twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
+			composite: func() *preempt.CompositePodGroup { c := pgComposite("job", 10); c.Spec.DisruptionMode = nil; return c }(),
+			leaves: []*preempt.PodGroup{
+				func() *preempt.PodGroup {
+					g := pgGang("a", 10, 1)
+					g.Spec.ParentCompositePodGroupName = ptr.To("job")
+					return g
+				}(),
+				func() *preempt.PodGroup {
+					g := pgGang("b", 10, 2)
+					g.Spec.ParentCompositePodGroupName = ptr.To("job")
+					return g
+				}(),
+			},
+			members: []*v1.Pod{pgPod("a0", "", "a", 10, "600m"), pgPod("b0", "", "b", 10, "600m"), pgPod("b1", "", "b", 10, "600m")},
+			gates:   pgCompositeOn,
+			status:  preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
+			nominations: []string{"n1", "n2", ""}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")}, deleted: []string{"v1", "v2"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev, err := impl.NewEvaluator(tc.c)
@@ -426,12 +566,22 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			cfg := preempt.DefaultConfig()
 			cfg.Synchronous = !tc.async
 			cfg.FeatureGates = pgGates
+			if tc.gates != nil {
+				cfg.FeatureGates = tc.gates
+			}
 			cs := harness.NewClientset(tc.c, nil)
 			for _, p := range tc.members {
 				_ = cs.Tracker().Add(p)
 			}
 			cs.ClearActions()
-			d := pg.PreemptPodGroup(context.Background(), cs, &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: cfg, Now: pgNow})
+			req := &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: cfg, Now: pgNow}
+			if tc.composite != nil {
+				req.PodGroup, req.CompositePodGroup, req.PodGroups = nil, tc.composite, tc.leaves
+			}
+			d := pg.PreemptPodGroup(context.Background(), cs, req)
+			if tc.composite != nil && d.Status == preempt.Error && strings.Contains(d.Message, "CompositePodGroup preemptor is not modelled") {
+				t.Skipf("%s does not model a CompositePodGroup preemptor: %s", impl.Name(), d.Message)
+			}
 			if d.Status != tc.status || d.Message != tc.message {
 				t.Fatalf("status %s %q, want %s %q", d.Status, d.Message, tc.status, tc.message)
 			}
@@ -453,6 +603,15 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			}
 			if diff := cmp.Diff(tc.deleted, deletedPods(harness.Actions(cs.Actions()))); diff != "" {
 				t.Errorf("deleted (-want +got):\n%s", diff)
+			}
+			if tc.actions != nil {
+				got := []string{}
+				for _, a := range harness.Actions(cs.Actions()) {
+					got = append(got, a.String())
+				}
+				if diff := cmp.Diff(tc.actions, got); diff != "" {
+					t.Errorf("API calls (-want +got):\n%s", diff)
+				}
 			}
 		})
 	}

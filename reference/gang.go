@@ -9,6 +9,7 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/preemptbench/preemptbench/actuation"
 	"github.com/preemptbench/preemptbench/podinfo"
@@ -187,7 +188,7 @@ func (ev *evaluator) preemptGang(ctx context.Context, cs kubernetes.Interface, g
 	for _, u := range chosen {
 		pods = append(pods, u.pods...)
 	}
-	if err := actuateGang(ctx, cs, pods, req.Config.Synchronous); err != nil {
+	if err := actuateGang(ctx, cs, pods, ev.lowerNominated(gangCandidate, priority), req.Config.Synchronous); err != nil {
 		return preempt.Error, err.Error(), placed, nil
 	}
 	return preempt.Success, fmt.Sprintf("found a placement for podgroup, preempting %d victims", len(pods)), placed,
@@ -495,14 +496,41 @@ func without(pods []*v1.Pod, gone *v1.Pod) []*v1.Pod {
 	return out
 }
 
-// actuateGang is the executor's prepareCandidate (synchronous: every
-// victim not already terminating, the first error failing the
-// preemption) or prepareCandidateAsync (all but the last, stopping at the
-// first error, then the last unless one failed; errors are the executor's
-// to log). The candidate is named "cluster": no node's lower-priority
-// nominations are cleared, and no member is nominated here (the
+// gangCandidate is the name PodGroupEvaluator.Preempt gives the candidate
+// it actuates: the domain, not a node.
+const gangCandidate = "cluster"
+
+// lowerNominated is the executor's getLowerPriorityNominatedPods for a
+// candidate named node: the pods nominated to node (in nominator order)
+// whose own priority is below priority (the gang's). For a gang the name
+// is gangCandidate, so only the nominations to a node really named
+// "cluster" are cleared, wherever the gang goes
+// (docs/upstream-findings.md, docs/divergences.md). A member of the gang
+// nominated there is in no queue: the nominator gives a stub without a
+// nominated node, which clearNominatedNodeName skips, so members are left
+// out here.
+func (ev *evaluator) lowerNominated(node string, priority int32) []*v1.Pod {
+	var out []*v1.Pod
+	for _, np := range ev.nominated[node] {
+		if corev1helpers.PodPriority(np) < priority {
+			out = append(out, np)
+		}
+	}
+	return out
+}
+
+// actuateGang is the executor's prepareCandidate or
+// prepareCandidateAsync for the candidate "cluster", with
+// lowerNominated the pods whose nominations it clears. Synchronous: every
+// victim not already terminating is preempted, the first error failing
+// the preemption (nothing cleared then); then the nominations are
+// cleared (errors ignored), even when no victim was left to preempt.
+// Asynchronous: nothing at all when no victim is left to preempt;
+// otherwise the nominations are cleared first, then all victims but the
+// last, stopping at the first error, then the last unless one failed
+// (errors are the executor's to log). No member is nominated here (the
 // decision's nominations are the scheduler's to apply).
-func actuateGang(ctx context.Context, cs kubernetes.Interface, victims []*v1.Pod, synchronous bool) error {
+func actuateGang(ctx context.Context, cs kubernetes.Interface, victims, lowerNominated []*v1.Pod, synchronous bool) error {
 	var live []*v1.Pod
 	for _, v := range victims {
 		if v.DeletionTimestamp == nil {
@@ -515,8 +543,13 @@ func actuateGang(ctx context.Context, cs kubernetes.Interface, victims []*v1.Pod
 				return err
 			}
 		}
+		_ = actuation.ClearNominations(ctx, cs, lowerNominated)
 		return nil
 	}
+	if len(live) == 0 {
+		return nil
+	}
+	_ = actuation.ClearNominations(ctx, cs, lowerNominated)
 	for i, v := range live {
 		if err := preemptForGroup(ctx, cs, v); err != nil && i < len(live)-1 {
 			break
