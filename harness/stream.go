@@ -16,11 +16,13 @@ import (
 // Stream is scheduler_perf's preemption workload as a stream of
 // scheduling cycles on one evolving cluster: each preemptor in turn runs
 // the filters and, fitting nowhere, preemption; its victims are removed
-// (with the lower-priority pods nominated to its node, whose nominations
-// preemption clears) and it is bound to the chosen node, as the scheduler
-// binds it once the victims are gone. A preemptor that fits somewhere is
-// bound to the first feasible node in name order (scoring is not
-// modelled); one that cannot preempt stays pending, out of the cluster.
+// (under GenericWorkload, a victim group of mode All from every node it
+// is on; with them the lower-priority pods nominated to its node, whose
+// nominations preemption clears) and it is bound to the chosen node, as
+// the scheduler binds it once the victims are gone. A preemptor that fits
+// somewhere is bound to the first feasible node in name order (scoring is
+// not modelled); one that cannot preempt stays pending, out of the
+// cluster.
 type Stream struct {
 	// Cluster is the initial cluster; it is not modified.
 	Cluster *preempt.Cluster
