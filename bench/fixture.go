@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"sync"
 
@@ -22,7 +23,9 @@ type Fixture struct {
 	Nodes    int
 	Scenario *scenario.Scenario
 	// Req is the preemption request: the filter codes from the
-	// reference's filter phase, DefaultConfig, offset 0, the scenario's Now,
+	// reference's filter phase, DefaultConfig with the shape's feature
+	// gates (Scenario.FeatureGates) under -bench.feature-gates, offset 0,
+	// the scenario's Now,
 	// ReuseOutput (a benchmark keeps nothing past the next call, as a
 	// scheduler acting on one decision before the next).
 	Req *preempt.Request
@@ -72,9 +75,18 @@ func FixtureFor(shape string, nodes int) (*Fixture, error) {
 		return nil, err
 	}
 	fr := ev.Filter(context.Background(), s.Pod)
-	gates, err := FeatureGates()
+	given, err := FeatureGates()
 	if err != nil {
 		return nil, err
+	}
+	// The shape's workload's gates, under those given explicitly.
+	var gates map[string]bool
+	if len(s.FeatureGates)+len(given) > 0 {
+		gates = maps.Clone(s.FeatureGates)
+		if gates == nil {
+			gates = map[string]bool{}
+		}
+		maps.Copy(gates, given)
 	}
 	req := &preempt.Request{Pod: s.Pod, Filter: fr.Codes(), Config: preempt.DefaultConfig(), Offset: 0, Now: s.Now, ReuseOutput: true}
 	req.Config.FeatureGates = gates

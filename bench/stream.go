@@ -10,20 +10,44 @@ import (
 
 	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/scenario"
 )
 
 // StreamSizes are the node counts of BenchmarkPreemptionStream when
-// -bench.nodes is not given: scheduler_perf's PreemptionBasic 5000Nodes.
+// -bench.nodes is not given, for a shape without sizes of its own
+// (scenario.UpstreamSizes): scheduler_perf's PreemptionBasic 5000Nodes.
 func StreamSizes() []int { return []int{5000} }
+
+// StreamSizesOf are the node counts BenchmarkPreemptionStream runs shape
+// at when -bench.nodes is not given: its scheduler_perf workload's sizes
+// (the podgroup shapes: 2 and 1000), StreamSizes otherwise.
+func StreamSizesOf(shape string) []int {
+	if s := scenario.UpstreamSizes(shape); s != nil {
+		return s
+	}
+	return StreamSizes()
+}
+
+// StreamPreemptors is how many preemptors the stream of f sends: the
+// shape's measured pods at its size (scenario.Scenario.MeasurePods: 100
+// for the podgroup shapes at 1000 nodes), one per node for a shape
+// without any.
+func StreamPreemptors(f *Fixture) int {
+	if m := f.Scenario.MeasurePods; m > 0 {
+		return m
+	}
+	return f.Nodes
+}
 
 // StreamOf is the stream of f: its cluster, k copies of its preemptor
 // (preemptor-0, preemptor-1, ...), synchronous actuation (the stream
 // times the decisions and their API calls, not a background goroutine
-// polled for), the fixture's Now, seed 1.
+// polled for), the fixture's feature gates (the shape's under
+// -bench.feature-gates), the fixture's Now, seed 1.
 func StreamOf(f *Fixture, k int) harness.Stream {
 	s := harness.Stream{Cluster: f.Scenario.Cluster, Config: preempt.DefaultConfig(), Now: f.Scenario.Now, Seed: Seed}
 	s.Config.Synchronous = true
-	s.Config.FeatureGates = f.Req.Config.FeatureGates // -bench.feature-gates
+	s.Config.FeatureGates = f.Req.Config.FeatureGates
 	for i := range k {
 		p := f.Scenario.Pod.DeepCopy()
 		p.Name = fmt.Sprintf("%s-%d", p.Name, i)
@@ -44,13 +68,23 @@ func StreamOf(f *Fixture, k int) harness.Stream {
 // the first evaluator nor the preemptor objects. It reports pods/s
 // (preemptors per second of timed stream), and per op the preemptors
 // bound, the victims and the nodes the dry runs visited.
+//
+// The podgroup shapes are scheduler_perf's PreemptionPodGroupDisruptionMode
+// as a stream, at its sizes (StreamSizesOf: 2 and 1000 nodes) with its
+// measured preemptors (StreamPreemptors: 1 and 100) under
+// GenericWorkload=true: 3970m preemptors evicting a node's 10 pods of
+// 300m, plain (podgroup-none), members of Single groups (podgroup-single)
+// or of All groups, whose members on other nodes go too (podgroup-all).
+// An implementation that refuses the cluster or the gates is skipped
+// with its refusal. -bench.nodes and -bench.preemptors override sizes and
+// preemptors for every shape.
 func PreemptionStream(b *testing.B, impls ...preempt.Implementation) {
-	streamSizes := StreamSizes()
-	if flags.nodes != "" {
-		streamSizes = sizes(b)
-	}
 	for _, shape := range shapes(b) {
 		b.Run("shape="+shape, func(b *testing.B) {
+			streamSizes := StreamSizesOf(shape)
+			if flags.nodes != "" {
+				streamSizes = sizes(b)
+			}
 			for _, nodes := range streamSizes {
 				b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
 					f, err := FixtureFor(shape, nodes)
@@ -59,7 +93,7 @@ func PreemptionStream(b *testing.B, impls ...preempt.Implementation) {
 					}
 					k := flags.preemptors
 					if k <= 0 {
-						k = nodes
+						k = StreamPreemptors(f)
 					}
 					s := StreamOf(f, k)
 					for _, impl := range impls {

@@ -2,7 +2,11 @@ package bench
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
+
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -52,7 +56,7 @@ func TestStreamAgreement(t *testing.T) {
 				if impl.Name() == "reference" {
 					continue
 				}
-				if err := harness.Refusal(impl, s.Cluster, s.Preemptors[0]); err != nil {
+				if err := refusal(impl, s); err != nil {
 					t.Logf("%s refuses %s: %v", impl.Name(), shape, err)
 					continue
 				}
@@ -138,4 +142,155 @@ func TestStreamGenericWorkload(t *testing.T) {
 			t.Errorf("%s with GenericWorkload=true: steps differ (-reference with the gate off +%s):\n%s", impl.Name(), impl.Name(), d)
 		}
 	}
+}
+
+// refusal is the benchmark's reason to skip impl on s, nil when it runs.
+func refusal(impl preempt.Implementation, s harness.Stream) error {
+	if err := harness.Refusal(impl, s.Cluster, s.Preemptors[0]); err != nil {
+		return err
+	}
+	return harness.GateRefusal(impl, s.Cluster, s.Preemptors[0], s.Config)
+}
+
+// The podgroup streams (scheduler_perf's PreemptionPodGroupDisruptionMode)
+// at upstream's FastTest size with its one preemptor, and at 30 nodes
+// with a preemptor per node (the stream goes on past upstream's 3 into
+// nodes that earlier evictions emptied or left part full): reference and
+// upstream bind the same preemptors to the same nodes and evict the same
+// victims, and the cluster ends the same; so does every other
+// implementation that does not refuse the stream (optimized, until it
+// models pod groups as victims, refuses podgroup-single and podgroup-all
+// and runs podgroup-none). Each stream also does what its mode means: the
+// first preemptor evicts every pod of its node, on that node only
+// (podgroup-none, podgroup-single), or with every member of their groups,
+// on other nodes too (podgroup-all).
+func TestStreamPodGroups(t *testing.T) {
+	ctx := context.Background()
+	for _, shape := range []string{"podgroup-none", "podgroup-single", "podgroup-all"} {
+		for _, tc := range []struct{ nodes, preemptors int }{{2, 0}, {30, 30}} {
+			t.Run(fmt.Sprintf("%s/%d", shape, tc.nodes), func(t *testing.T) {
+				f, err := FixtureFor(shape, tc.nodes)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !f.Req.Config.FeatureGates[preempt.GenericWorkloadGate] {
+					t.Fatalf("fixture gates %v, want GenericWorkload=true", f.Req.Config.FeatureGates)
+				}
+				k := tc.preemptors
+				if k == 0 {
+					k = StreamPreemptors(f)
+					if k != 1 {
+						t.Fatalf("FastTest measures %d preemptors, want 1", k)
+					}
+				}
+				s := StreamOf(f, k)
+				want, err := harness.RunStream(ctx, registry.Reference(), s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkPodGroupStream(t, shape, f, want)
+				ran := map[string]bool{}
+				for _, impl := range registry.Others() {
+					if err := refusal(impl, s); err != nil {
+						if impl.Name() == "upstream" {
+							t.Fatalf("upstream refuses %s: %v", shape, err)
+						}
+						t.Logf("%s refuses %s: %v", impl.Name(), shape, err)
+						continue
+					}
+					got, err := harness.RunStream(ctx, impl, s)
+					if err != nil {
+						t.Fatalf("%s: %v", impl.Name(), err)
+					}
+					ran[impl.Name()] = true
+					if d := cmp.Diff(want.Steps, got.Steps); d != "" {
+						t.Errorf("%s: steps differ (-reference +%s):\n%s", impl.Name(), impl.Name(), d)
+					}
+					if d := cmp.Diff(podsOnNodes(want.Cluster), podsOnNodes(got.Cluster)); d != "" {
+						t.Errorf("%s: final clusters differ (-reference +%s):\n%s", impl.Name(), impl.Name(), d)
+					}
+				}
+				if !ran["upstream"] {
+					t.Errorf("upstream did not run")
+				}
+			})
+		}
+	}
+}
+
+// checkPodGroupStream checks what a podgroup stream's first preemptor
+// evicted against the shape's mode, and that every later victim went with
+// its whole group under podgroup-all.
+func checkPodGroupStream(t *testing.T, shape string, f *Fixture, res harness.StreamResult) {
+	t.Helper()
+	c := f.Scenario.Cluster
+	members := scenario.PodGroupMembers(f.Nodes)
+	if res.Bound == 0 || res.Steps[0].Status != preempt.Success {
+		t.Fatalf("the first preemptor did not preempt: %+v", res.Steps)
+	}
+	byRef := map[preempt.PodRef]*v1.Pod{}
+	groupOf := map[string][]preempt.PodRef{}
+	for _, p := range c.Pods {
+		ref := preempt.PodRef{Namespace: p.Namespace, Name: p.Name}
+		byRef[ref] = p
+		if g, ok := preempt.PodGroupName(p); ok {
+			groupOf[g] = append(groupOf[g], ref)
+		}
+	}
+	first := res.Steps[0]
+	nodes := map[string]bool{}
+	onNode := 0
+	for _, v := range first.Victims {
+		p := byRef[v]
+		if p == nil {
+			t.Fatalf("first victim %s is not a pod of the initial cluster", v)
+		}
+		nodes[p.Spec.NodeName] = true
+		if p.Spec.NodeName == first.Node {
+			onNode++
+		}
+	}
+	if onNode != members {
+		t.Errorf("the first preemptor evicted %d pods of its node %s, want all %d", onNode, first.Node, members)
+	}
+	switch shape {
+	case "podgroup-none", "podgroup-single":
+		if len(first.Victims) != members || len(nodes) != 1 {
+			t.Errorf("the first preemptor evicted %d pods on %d nodes, want the %d of its node", len(first.Victims), len(nodes), members)
+		}
+	case "podgroup-all":
+		// The node's pods belong to distinct groups, each spread over
+		// as many nodes as it has members.
+		if want := members * members; len(first.Victims) != want || len(nodes) < members {
+			t.Errorf("the first preemptor evicted %d pods on %d nodes, want %d (every member of %d groups) on at least %d nodes", len(first.Victims), len(nodes), want, members, members)
+		}
+		for i, st := range res.Steps {
+			gone := map[preempt.PodRef]bool{}
+			for _, v := range st.Victims {
+				gone[v] = true
+			}
+			for _, v := range st.Victims {
+				p := byRef[v]
+				if p == nil {
+					continue
+				}
+				g, _ := preempt.PodGroupName(p)
+				for _, m := range groupOf[g] {
+					// A member an earlier step evicted is gone already.
+					if !gone[m] && !evictedBefore(res.Steps[:i], m) {
+						t.Errorf("step %d evicted %s of group %s but not its member %s", i, v, g, m)
+					}
+				}
+			}
+		}
+	}
+}
+
+func evictedBefore(steps []harness.StreamStep, ref preempt.PodRef) bool {
+	for _, st := range steps {
+		if slices.Contains(st.Victims, ref) {
+			return true
+		}
+	}
+	return false
 }

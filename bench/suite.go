@@ -64,7 +64,7 @@ func init() {
 	flag.BoolVar(&flags.large, "bench.large", false, "also run 65000 nodes")
 	flag.StringVar(&flags.shapes, "bench.shapes", "basic", "shapes to run: basic, all, or a comma-separated list of scenario shapes")
 	flag.StringVar(&flags.nodes, "bench.nodes", "", "node counts to run, comma-separated, instead of the default sizes")
-	flag.IntVar(&flags.preemptors, "bench.preemptors", 0, "preemptors of BenchmarkPreemptionStream (0: as many as nodes)")
+	flag.IntVar(&flags.preemptors, "bench.preemptors", 0, "preemptors of BenchmarkPreemptionStream (0: the shape's measured pods at the size, scenario.Scenario.MeasurePods, or as many as nodes)")
 	flag.StringVar(&flags.featureGates, "bench.feature-gates", "", "kube-scheduler's --feature-gates (`K=V,...`) the decisions and streams run with; an implementation that does not model a gate set away from its default is skipped")
 }
 

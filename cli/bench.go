@@ -91,7 +91,7 @@ func moduleRoot() (string, error) {
 type benchRun struct {
 	Stage, Shape, Impl string
 	Nodes, Round       int
-	Preemptors         int // PreemptionStream's, 0: as many as nodes
+	Preemptors         int // PreemptionStream's, 0: the shape's own count (bench.StreamPreemptors)
 	// FeatureGates is -feature-gates as given ("" for none).
 	FeatureGates string
 }
@@ -205,7 +205,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	implFlag := fs.String("impl", "all", "implementations, comma-separated: "+strings.Join(benchImplNames(), ", ")+" or all (the registry's); "+bench.FloorName+" adds the floor of a decision to Decide (optimized.Floor, resource-only shapes)")
 	count := fs.Int("count", 6, "rounds: runs of each benchmark and implementation (at least 6 for a p-value below 0.05)")
 	benchtime := fs.String("benchtime", "1s", "-test.benchtime of each run")
-	preemptors := fs.Int("preemptors", 0, "preemptors of each PreemptionStream run (0: as many as nodes)")
+	preemptors := fs.Int("preemptors", 0, "preemptors of each PreemptionStream run (0: the shape's own count, 100 for the podgroup shapes at 1000 nodes, or as many as nodes)")
 	output := fs.String("o", "text", "output: text or markdown")
 	raw := fs.String("raw", "", "file to write the raw results to (default: a new file in the temp directory)")
 	gates := fs.String("feature-gates", "", "kube-scheduler's --feature-gates (`K=V,...`) the benchmarks run with (-bench.feature-gates); an implementation that does not model a gate set away from its default is an error")
@@ -267,7 +267,9 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 		if !ok {
 			continue
 		}
-		// The shapes have no pod groups: only the gates matter.
+		// Only the gates given are checked here; an implementation that
+		// refuses a shape's own cluster or gates (the podgroup shapes'
+		// pod groups under GenericWorkload) is skipped run by run.
 		if err := harness.GateRefusal(impl, &preempt.Cluster{}, nil, cfg); err != nil {
 			return opts, badf("-impl %s: %v", name, err)
 		}
@@ -312,18 +314,38 @@ func runBenchJob(opts benchOptions, stderr io.Writer) (*benchcmp.Report, error) 
 		elapsed(), len(plan), opts.count, len(opts.stages)*len(opts.shapes)*len(opts.nodes), len(opts.impls))
 	var results bytes.Buffer
 	width := len(strconv.Itoa(len(plan)))
+	// An implementation that refuses a benchmark's cluster or gates (the
+	// bench package skips it, naming why) is skipped in every round.
+	skipped := map[string]bool{}
 	for i, r := range plan {
-		fmt.Fprintf(stderr, "[%*d/%d %s] %s, round %d/%d\n", width, i+1, len(plan), elapsed(), r.name(), r.Round, opts.count)
+		fmt.Fprintf(stderr, "[%*d/%d %s] %s, round %d/%d", width, i+1, len(plan), elapsed(), r.name(), r.Round, opts.count)
+		if skipped[r.name()] {
+			fmt.Fprintf(stderr, ": skipped, as in round 1\n")
+			continue
+		}
+		fmt.Fprintln(stderr)
 		out, err := runner.Run(ctx, bin, r.args(opts.benchtime))
 		if err != nil {
 			return nil, err
 		}
 		if !bytes.Contains(out, []byte("Benchmark"+r.name())) {
-			return nil, badf("run of %s printed no result:\n%s", r.name(), out)
+			// Without -test.v a skipped benchmark prints nothing: ask
+			// again with it for the reason.
+			vout, err := runner.Run(ctx, bin, append(r.args(opts.benchtime), "-test.v"))
+			why, ok := skipReason(vout, r.name())
+			if err != nil || !ok {
+				return nil, badf("run of %s printed no result:\n%s", r.name(), out)
+			}
+			fmt.Fprintf(stderr, "compare: %s skipped: %s\n", r.name(), why)
+			skipped[r.name()] = true
+			continue
 		}
 		results.Write(out)
 	}
 	fmt.Fprintf(stderr, "compare: %d runs done in %s\n", len(plan), elapsed())
+	if results.Len() == 0 {
+		return nil, badf("every run was skipped")
+	}
 	if err := writeRaw(opts.raw, results.Bytes(), stderr); err != nil {
 		return nil, err
 	}
@@ -345,6 +367,30 @@ func runBenchJob(opts benchOptions, stderr io.Writer) (*benchcmp.Report, error) 
 		fmt.Fprintf(stderr, "compare: warning: %s\n", w)
 	}
 	return rep, nil
+}
+
+// skipReason is why the verbose output of a test binary says it skipped
+// the sub-benchmark name: the lines it logged before its "--- SKIP" line,
+// without their file:line prefixes; ok is false when it did not skip it.
+func skipReason(out []byte, name string) (why string, ok bool) {
+	var logged []string
+	for _, line := range strings.Split(string(out), "\n") {
+		switch {
+		case line == "Benchmark"+name:
+			logged = logged[:0]
+		case strings.HasPrefix(line, "    "):
+			msg := strings.TrimSpace(line)
+			if _, rest, found := strings.Cut(msg, ": "); found && strings.Contains(msg[:len(msg)-len(rest)], ".go:") {
+				msg = rest
+			}
+			logged = append(logged, msg)
+		case line == "--- SKIP: Benchmark"+name:
+			return strings.Join(logged, "; "), true
+		default:
+			logged = logged[:0]
+		}
+	}
+	return "", false
 }
 
 // writeRaw keeps the raw results in file, or in a new temporary file.

@@ -29,9 +29,12 @@ type fakeRunner struct {
 	args   [][]string
 	failAt int    // 1-based run that fails, 0 for none
 	silent string // sub-benchmark whose run prints no result
+	// skip is a sub-benchmark the binary skips: without -test.v it
+	// prints no result, with it the skip and its reason.
+	skip string
 }
 
-var benchPattern = regexp.MustCompile(`^-test\.bench=\^Benchmark(\w+)\$/\^shape=(\w+)\$/\^nodes=(\d+)\$/\^impl=(\w+)\$$`)
+var benchPattern = regexp.MustCompile(`^-test\.bench=\^Benchmark(\w+)\$/\^shape=([\w.\\-]+)\$/\^nodes=(\d+)\$/\^impl=(\w+)\$$`)
 
 func (f *fakeRunner) Build(_ context.Context, bin string) error {
 	f.built = bin
@@ -51,7 +54,10 @@ func (f *fakeRunner) Run(_ context.Context, bin string, args []string) ([]byte, 
 	if m == nil {
 		return nil, fmt.Errorf("no anchored -test.bench in %q", args)
 	}
-	name := fmt.Sprintf("%s/shape=%s/nodes=%s/impl=%s", m[1], m[2], m[3], m[4])
+	name := fmt.Sprintf("%s/shape=%s/nodes=%s/impl=%s", m[1], strings.ReplaceAll(m[2], `\`, ""), m[3], m[4])
+	if slices.Contains(args, "-test.v") {
+		name += " -test.v"
+	}
 	f.runs = append(f.runs, name)
 	f.args = append(f.args, args)
 	if len(f.runs) == f.failAt {
@@ -60,6 +66,13 @@ func (f *fakeRunner) Run(_ context.Context, bin string, args []string) ([]byte, 
 	out := "goos: linux\ngoarch: amd64\npkg: github.com/preemptbench/preemptbench/bench\ncpu: Fake CPU\n"
 	if name == f.silent {
 		return []byte(out + "PASS\n"), nil
+	}
+	if name == f.skip {
+		return []byte(out + "PASS\n"), nil
+	}
+	if name == f.skip+" -test.v" {
+		// As testing prints it: each level's name, the log, the skip.
+		return []byte(out + "Benchmark" + m[1] + "\nBenchmark" + f.skip + "\n    stream.go:105: " + m[4] + ": pod groups (GenericWorkload=true) is not modelled\n--- SKIP: Benchmark" + f.skip + "\nPASS\n"), nil
 	}
 	round := 0
 	for _, r := range f.runs {
@@ -213,6 +226,43 @@ func TestBenchFailures(t *testing.T) {
 				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr, ExitBadInput, tc.wantErr)
 			}
 		})
+	}
+}
+
+// An implementation the bench package skips (it refuses the shape's pod
+// groups) is asked once for its reason, said, and left out of every
+// round; the others are compared as usual. Every run skipped is an error.
+func TestBenchSkipped(t *testing.T) {
+	const skip = "PreemptionStream/shape=podgroup-all/nodes=2/impl=optimized"
+	f := &fakeRunner{skip: skip}
+	fakeBench(t, f)
+	stdout, stderr, code := runCLI(t, "bench", "-bench", "PreemptionStream", "-shape", "podgroup-all", "-nodes", "2", "-impl", "upstream,reference,optimized", "-count", "2")
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	want := []string{
+		"PreemptionStream/shape=podgroup-all/nodes=2/impl=upstream", "PreemptionStream/shape=podgroup-all/nodes=2/impl=reference", skip, skip + " -test.v",
+		"PreemptionStream/shape=podgroup-all/nodes=2/impl=upstream", "PreemptionStream/shape=podgroup-all/nodes=2/impl=reference",
+	}
+	if d := cmp.Diff(want, f.runs); d != "" {
+		t.Errorf("runs (-want +got):\n%s", d)
+	}
+	for _, line := range []string{
+		"compare: " + skip + " skipped: optimized: pod groups (GenericWorkload=true) is not modelled\n",
+		"[6/6 0:07] " + skip + ", round 2/2: skipped, as in round 1\n",
+	} {
+		if !strings.Contains(stderr, line) {
+			t.Errorf("stderr lacks %q:\n%s", line, stderr)
+		}
+	}
+	if !strings.Contains(stdout, "verdict: reference is the fastest on PreemptionStream/shape=podgroup-all/nodes=2") || strings.Contains(stdout, "optimized") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+
+	f = &fakeRunner{skip: skip}
+	fakeBench(t, f)
+	if _, stderr, code := runCLI(t, "bench", "-bench", "PreemptionStream", "-shape", "podgroup-all", "-nodes", "2", "-impl", "optimized", "-count", "1"); code != ExitBadInput || !strings.Contains(stderr, "every run was skipped") {
+		t.Errorf("every run skipped: exit %d, stderr:\n%s", code, stderr)
 	}
 }
 

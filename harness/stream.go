@@ -16,11 +16,13 @@ import (
 // Stream is scheduler_perf's preemption workload as a stream of
 // scheduling cycles on one evolving cluster: each preemptor in turn runs
 // the filters and, fitting nowhere, preemption; its victims are removed
-// (with the lower-priority pods nominated to its node, whose nominations
-// preemption clears) and it is bound to the chosen node, as the scheduler
-// binds it once the victims are gone. A preemptor that fits somewhere is
-// bound to the first feasible node in name order (scoring is not
-// modelled); one that cannot preempt stays pending, out of the cluster.
+// (under GenericWorkload, a victim group of mode All from every node it
+// is on; with them the lower-priority pods nominated to its node, whose
+// nominations preemption clears) and it is bound to the chosen node, as
+// the scheduler binds it once the victims are gone. A preemptor that fits
+// somewhere is bound to the first feasible node in name order (scoring is
+// not modelled); one that cannot preempt stays pending, out of the
+// cluster.
 type Stream struct {
 	// Cluster is the initial cluster; it is not modified.
 	Cluster *preempt.Cluster
@@ -115,9 +117,9 @@ type StreamRunner struct {
 	cs     interface{ ClearActions() }
 	client *Client
 	codes  []preempt.Code
-	bound  map[string][]*v1.Pod // node -> bound pods
-	nom    map[string][]*v1.Pod // node -> nominated pods
-	at     []int                // positions of the gone pods in c.Pods
+	bound  map[preempt.PodRef]*v1.Pod // bound pods by name
+	nom    map[string][]*v1.Pod       // node -> nominated pods
+	pods   *podIndex                  // positions in c.Pods
 	Result StreamResult
 }
 
@@ -136,7 +138,14 @@ func NewStreamRunner(impl preempt.Implementation, c *preempt.Cluster, s Stream) 
 		rng:   rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15)),
 		order: preempt.NewNodeOrder(c), cs: cs, client: &Client{Clientset: cs, failed: func() map[int]string { return nil }},
 	}
-	r.bound, r.nom = preempt.PodsByNode(c)
+	_, r.nom = preempt.PodsByNode(c)
+	r.bound = make(map[preempt.PodRef]*v1.Pod, len(c.Pods))
+	for _, p := range c.Pods {
+		if preempt.IsBound(p) {
+			r.bound[preempt.PodRef{Namespace: p.Namespace, Name: p.Name}] = p
+		}
+	}
+	r.pods = newPodIndex(c.Pods)
 	return r, nil
 }
 
@@ -179,10 +188,12 @@ func (r *StreamRunner) Next(ctx context.Context, pod *v1.Pod) error {
 			break
 		}
 		step.Status, step.Node = preempt.Success, d.NominatedNode
+		// Under GenericWorkload a victim in a pod group of mode All may
+		// be on another node: every scheduled member of the group goes.
 		for _, v := range d.Victims {
-			p := find(r.bound[d.NominatedNode], v.Namespace, v.Name)
+			p := r.bound[preempt.PodRef{Namespace: v.Namespace, Name: v.Name}]
 			if p == nil {
-				return fmt.Errorf("preemptor %s: victim %s/%s is not on node %s", step.Pod, v.Namespace, v.Name, d.NominatedNode)
+				return fmt.Errorf("preemptor %s: victim %s/%s is not a bound pod of the cluster", step.Pod, v.Namespace, v.Name)
 			}
 			gone = append(gone, p)
 		}
@@ -208,15 +219,15 @@ func (r *StreamRunner) Next(ctx context.Context, pod *v1.Pod) error {
 		ch.Removed = append(ch.Removed, ref)
 		step.Victims = append(step.Victims, ref)
 		if preempt.IsBound(p) {
-			r.bound[p.Spec.NodeName] = without(r.bound[p.Spec.NodeName], p)
+			delete(r.bound, ref)
 		} else {
 			r.nom[p.Status.NominatedNodeName] = without(r.nom[p.Status.NominatedNodeName], p)
 		}
 	}
-	r.bound[step.Node] = append(r.bound[step.Node], placed)
+	r.bound[step.Pod] = placed
 	// c.Pods without the gone pods, in order, then the placed one.
-	r.c.Pods, r.at = withoutAll(r.c.Pods, gone, r.at)
-	r.c.Pods = append(r.c.Pods, placed)
+	r.c.Pods = r.pods.remove(r.c.Pods, gone)
+	r.c.Pods = r.pods.add(r.c.Pods, placed)
 	ev, err := preempt.Follow(r.impl, r.ev, r.c, ch)
 	if err != nil {
 		return fmt.Errorf("preemptor %s: following the cluster: %w", step.Pod, err)
@@ -229,15 +240,6 @@ func (r *StreamRunner) Next(ctx context.Context, pod *v1.Pod) error {
 	return nil
 }
 
-func find(ps []*v1.Pod, namespace, name string) *v1.Pod {
-	for _, p := range ps {
-		if p.Name == name && p.Namespace == namespace {
-			return p
-		}
-	}
-	return nil
-}
-
 func without(ps []*v1.Pod, p *v1.Pod) []*v1.Pod {
 	if i := slices.Index(ps, p); i >= 0 {
 		return slices.Delete(ps, i, i+1)
@@ -245,29 +247,67 @@ func without(ps []*v1.Pod, p *v1.Pod) []*v1.Pod {
 	return ps
 }
 
-// withoutAll removes the pods of gone (found by pointer) from ps in place,
-// keeping the order of the others: the runs between them move down by bulk
-// copies, not pod by pod. at is scratch space, returned for reuse.
-func withoutAll(ps, gone []*v1.Pod, at []int) ([]*v1.Pod, []int) {
-	at = at[:0]
+// podIndex finds pods in a cluster's pod list that changes only by
+// removals, which keep the order of the others, and appends: each pod
+// gets a sequence number, increasing along the list, so a pod's position
+// is a binary search of the numbers, and removing v pods of n costs
+// O(v log n) to find them and one bulk move of the list, not the v scans
+// of the list a search by pointer costs (a pod group of mode All evicts
+// its members on every node at once).
+type podIndex struct {
+	seq  map[*v1.Pod]int // a listed pod's number
+	seqs []int           // the numbers of the list, in its order
+	next int
+	at   []int // scratch: positions of the pods to remove
+}
+
+func newPodIndex(ps []*v1.Pod) *podIndex {
+	x := &podIndex{seq: make(map[*v1.Pod]int, len(ps)), seqs: make([]int, len(ps))}
+	for i, p := range ps {
+		x.seq[p], x.seqs[i] = i, i
+	}
+	x.next = len(ps)
+	return x
+}
+
+// add appends p to ps, the list x indexes.
+func (x *podIndex) add(ps []*v1.Pod, p *v1.Pod) []*v1.Pod {
+	x.seq[p] = x.next
+	x.seqs = append(x.seqs, x.next)
+	x.next++
+	return append(ps, p)
+}
+
+// remove removes the pods of gone (by pointer; one not in ps, or named
+// twice, is removed at most once) from ps, the list x indexes, in place,
+// keeping the order of the others: the runs between them move down by
+// bulk copies.
+func (x *podIndex) remove(ps, gone []*v1.Pod) []*v1.Pod {
+	x.at = x.at[:0]
 	for _, g := range gone {
-		if i := slices.Index(ps, g); i >= 0 {
-			at = append(at, i)
+		s, ok := x.seq[g]
+		if !ok {
+			continue
+		}
+		delete(x.seq, g)
+		if i, found := slices.BinarySearch(x.seqs, s); found {
+			x.at = append(x.at, i)
 		}
 	}
-	if len(at) == 0 {
-		return ps, at
+	if len(x.at) == 0 {
+		return ps
 	}
-	slices.Sort(at)
-	at = slices.Compact(at) // a pod named twice is removed once
-	w := at[0]
-	for k, i := range at {
+	slices.Sort(x.at)
+	w := x.at[0]
+	for k, i := range x.at {
 		end := len(ps)
-		if k+1 < len(at) {
-			end = at[k+1]
+		if k+1 < len(x.at) {
+			end = x.at[k+1]
 		}
+		copy(x.seqs[w:], x.seqs[i+1:end])
 		w += copy(ps[w:], ps[i+1:end])
 	}
 	clear(ps[w:])
-	return ps[:w], at
+	x.seqs = x.seqs[:w]
+	return ps[:w]
 }

@@ -26,6 +26,15 @@ type Scenario struct {
 	Cluster *preempt.Cluster
 	Pod     *v1.Pod
 	Now     time.Time
+	// FeatureGates are the gates the shape's scheduler_perf workload sets
+	// (its featureGates) for the preemptors to be decided as upstream
+	// measures them, nil for a shape that needs none. A benchmark or a
+	// stream runs with them, under any gates given explicitly.
+	FeatureGates map[string]bool
+	// MeasurePods is how many preemptors the shape's scheduler_perf
+	// workload measures at this size (its measurePods), 0 for a shape
+	// without one (a stream then sends one preemptor per node).
+	MeasurePods int
 }
 
 // Base is the start time of the oldest pod of every built scenario; Now is
@@ -35,16 +44,19 @@ func Base() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 type builder func(b *B, nodes int)
 
 var shapes = map[string]builder{
-	"basic":         buildBasic,
-	"basic-v1.36":   buildBasicV136,
-	"mixed":         buildMixed,
-	"pdb":           buildPDB,
-	"heterogeneous": buildHeterogeneous,
-	"nominated":     buildNominated,
-	"hostports":     buildHostPorts,
-	"ties":          buildTies,
-	"affinity":      buildAffinity,
-	"spread":        buildSpread,
+	"basic":           buildBasic,
+	"basic-v1.36":     buildBasicV136,
+	"mixed":           buildMixed,
+	"pdb":             buildPDB,
+	"heterogeneous":   buildHeterogeneous,
+	"nominated":       buildNominated,
+	"hostports":       buildHostPorts,
+	"ties":            buildTies,
+	"affinity":        buildAffinity,
+	"spread":          buildSpread,
+	"podgroup-none":   buildPodGroupNone,
+	"podgroup-single": buildPodGroupSingle,
+	"podgroup-all":    buildPodGroupAll,
 }
 
 // Shapes lists the shape names in order.
@@ -83,7 +95,12 @@ func Build(shape string, nodes int, seed uint64) (*Scenario, error) {
 	}
 	b := newB(seed)
 	shapes[shape](b, nodes)
-	return &Scenario{Shape: shape, Cluster: b.cluster, Pod: b.preemptor, Now: Base().Add(time.Hour)}, nil
+	return b.scenario(shape), nil
+}
+
+// scenario is what b built as the named shape.
+func (b *B) scenario(shape string) *Scenario {
+	return &Scenario{Shape: shape, Cluster: b.cluster, Pod: b.preemptor, Now: Base().Add(time.Hour), FeatureGates: b.gates, MeasurePods: b.measurePods}
 }
 
 func newB(seed uint64) *B {
@@ -97,6 +114,7 @@ const (
 	kindNode objectKind = iota
 	kindPod
 	kindPDB
+	kindPodGroup
 )
 
 // emitter hands a builder's objects of one kind to a function as they
@@ -128,13 +146,15 @@ func (e *emitter) flush() {
 
 // buildEach builds the named shape, handing each object of kind to fn
 // (nodes in order, then nothing else) and keeping none, and returns the
-// preemptor. Check the arguments first.
-func buildEach(shape string, nodes int, seed uint64, kind objectKind, fn func(obj any) error) (*v1.Pod, error) {
+// scenario without its cluster. Check the arguments first.
+func buildEach(shape string, nodes int, seed uint64, kind objectKind, fn func(obj any) error) (*Scenario, error) {
 	b := newB(seed)
 	b.emit = &emitter{kind: kind, fn: fn}
 	shapes[shape](b, nodes)
 	b.emit.flush()
-	return b.preemptor, b.emit.err
+	s := b.scenario(shape)
+	s.Cluster = nil
+	return s, b.emit.err
 }
 
 // MustBuild is Build for arguments known to be valid.
@@ -154,6 +174,10 @@ type B struct {
 	pods      int
 	// emit, when set, receives the objects instead of cluster.
 	emit *emitter
+	// gates and measurePods are the Scenario's FeatureGates and
+	// MeasurePods.
+	gates       map[string]bool
+	measurePods int
 }
 
 // Node adds a node with cpu (millicores), memory (bytes) and a pod limit.
@@ -199,6 +223,9 @@ type PodSpec struct {
 	// Age is how long before Now the pod started; a negative age leaves
 	// status.startTime unset.
 	Age time.Duration
+	// PodGroup, when set, makes the pod a member of that PodGroup (in its
+	// namespace) through spec.schedulingGroup.podGroupName.
+	PodGroup string
 }
 
 // NewPod makes a pod from s.
@@ -238,6 +265,9 @@ func NewPod(s PodSpec) *v1.Pod {
 	if s.SpreadApp != "" {
 		p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.DoNotSchedule,
 			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": s.SpreadApp}}}}
+	}
+	if s.PodGroup != "" {
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &s.PodGroup}
 	}
 	if s.Age >= 0 {
 		t := metav1.NewTime(Base().Add(time.Hour - s.Age))

@@ -23,7 +23,8 @@ func TestBuildIsDeterministicAndValid(t *testing.T) {
 		for _, nodes := range []int{0, 1, 2, 9, 100} {
 			a := MustBuild(shape, nodes, 7)
 			b := MustBuild(shape, nodes, 7)
-			if !equality.Semantic.DeepEqual(a.Cluster, b.Cluster) || !equality.Semantic.DeepEqual(a.Pod, b.Pod) || !a.Now.Equal(b.Now) {
+			if !equality.Semantic.DeepEqual(a.Cluster, b.Cluster) || !equality.Semantic.DeepEqual(a.Pod, b.Pod) || !a.Now.Equal(b.Now) ||
+				!equality.Semantic.DeepEqual(a.FeatureGates, b.FeatureGates) || a.MeasurePods != b.MeasurePods {
 				t.Errorf("%s/%d: two builds with the same seed differ", shape, nodes)
 			}
 			if err := a.Cluster.Validate(); err != nil {
@@ -43,6 +44,24 @@ func TestBuildIsDeterministicAndValid(t *testing.T) {
 // k8s.io/kubernetes module this one requires (go list -m finds it).
 func schedulerPerfTemplate(t *testing.T, rel string, into any) {
 	t.Helper()
+	b, path := schedulerPerfFile(t, rel)
+	if err := sigsyaml.UnmarshalStrict(b, into); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// schedulerPerfTemplateLax is schedulerPerfTemplate for a file of which
+// into holds only part (a performance-config.yaml).
+func schedulerPerfTemplateLax(t *testing.T, rel string, into any) {
+	t.Helper()
+	b, path := schedulerPerfFile(t, rel)
+	if err := sigsyaml.Unmarshal(b, into); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func schedulerPerfFile(t *testing.T, rel string) ([]byte, string) {
+	t.Helper()
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "k8s.io/kubernetes").Output()
 	if err != nil {
 		t.Fatalf("go list -m k8s.io/kubernetes: %v", err)
@@ -52,9 +71,7 @@ func schedulerPerfTemplate(t *testing.T, rel string, into any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sigsyaml.UnmarshalStrict(b, into); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	return b, path
 }
 
 // TestBasicIsSchedulerPerfPreemptionBasic checks the basic shape against
@@ -162,7 +179,7 @@ func TestBuildUnknownShape(t *testing.T) {
 
 func ExampleShapes() {
 	fmt.Println(strings.Join(Shapes(), " "))
-	// Output: affinity basic basic-v1.36 heterogeneous hostports mixed nominated pdb spread ties
+	// Output: affinity basic basic-v1.36 heterogeneous hostports mixed nominated pdb podgroup-all podgroup-none podgroup-single spread ties
 }
 
 // defaulted is c as the API server would store it: the loader applies the
@@ -183,6 +200,10 @@ func defaulted(c *preempt.Cluster) *preempt.Cluster {
 		pdb = pdb.DeepCopy()
 		legacyscheme.Scheme.Default(pdb)
 		out.PDBs = append(out.PDBs, pdb)
+	}
+	// The loader keeps pod groups as written (their type meta cleared).
+	for _, pg := range c.PodGroups {
+		out.PodGroups = append(out.PodGroups, pg.DeepCopy())
 	}
 	return out
 }

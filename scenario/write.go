@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -47,25 +46,25 @@ func ListYAML(c *preempt.Cluster) ([]byte, error) {
 // to w as ListYAML renders it, byte for byte, holding one object at a time
 // where ListYAML holds the cluster and its whole YAML tree (gigabytes at
 // 20000 nodes): it builds the shape once per kind of object, nodes, pods,
-// then PDBs, as the List holds them, the same seed giving the same objects
-// each time. The scenario it returns has the preemptor and the clock, no
-// cluster.
+// then PDBs, then PodGroups, as the List holds them, the same seed giving
+// the same objects each time. The scenario it returns is Build's without
+// its cluster.
 func WriteCluster(w io.Writer, shape string, nodes int, seed uint64) (*Scenario, error) {
 	if err := Check(shape, nodes); err != nil {
 		return nil, err
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	lw := newListWriter(bw)
-	var pod *v1.Pod
-	for _, kind := range []objectKind{kindNode, kindPod, kindPDB} {
-		p, err := buildEach(shape, nodes, seed, kind, func(obj any) error {
+	var s *Scenario
+	for _, kind := range []objectKind{kindNode, kindPod, kindPDB, kindPodGroup} {
+		built, err := buildEach(shape, nodes, seed, kind, func(obj any) error {
 			lw.item(obj)
 			return lw.err
 		})
 		if err != nil {
 			return nil, err
 		}
-		pod = p
+		s = built
 	}
 	if err := lw.close(); err != nil {
 		return nil, err
@@ -73,7 +72,7 @@ func WriteCluster(w io.Writer, shape string, nodes int, seed uint64) (*Scenario,
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}
-	return &Scenario{Shape: shape, Pod: pod, Now: Base().Add(time.Hour)}, nil
+	return s, nil
 }
 
 // listWriter writes a kubectl List item by item, as yaml.Marshal writes
@@ -99,7 +98,8 @@ func (lw *listWriter) write(b []byte) {
 	}
 }
 
-// item writes obj, a *v1.Node, *v1.Pod or *policyv1.PodDisruptionBudget.
+// item writes obj, a *v1.Node, *v1.Pod, *policyv1.PodDisruptionBudget,
+// *schedulingv1beta1.PodGroup or *schedulingv1alpha3.CompositePodGroup.
 func (lw *listWriter) item(obj any) {
 	if lw.err != nil {
 		return

@@ -53,6 +53,11 @@ func listYAMLWhole(c *preempt.Cluster) ([]byte, error) {
 			return nil, err
 		}
 	}
+	for _, pg := range c.PodGroups {
+		if err := add("scheduling.k8s.io/v1beta1", "PodGroup", pg); err != nil {
+			return nil, err
+		}
+	}
 	return yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
 }
 
@@ -72,7 +77,8 @@ func TestWriteClusterIsListYAML(t *testing.T) {
 				if !bytes.Equal(want, buf.Bytes()) {
 					t.Fatalf("%s/%d/%d: WriteCluster differs from the whole List:\n%s", shape, nodes, seed, cmp.Diff(string(want), buf.String()))
 				}
-				if !equality.Semantic.DeepEqual(s.Pod, ws.Pod) || !s.Now.Equal(ws.Now) || ws.Cluster != nil {
+				if !equality.Semantic.DeepEqual(s.Pod, ws.Pod) || !s.Now.Equal(ws.Now) || ws.Cluster != nil ||
+					!equality.Semantic.DeepEqual(s.FeatureGates, ws.FeatureGates) || s.MeasurePods != ws.MeasurePods {
 					t.Errorf("%s/%d/%d: WriteCluster's scenario differs from Build's", shape, nodes, seed)
 				}
 			}
