@@ -1,0 +1,622 @@
+package optimized
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// Pod groups as victims (GenericWorkload), as the reference models
+// v1.37.2 (reference/podgroup.go): a pod whose pod-group hierarchy has an
+// ancestor with disruption mode All is preempted with every scheduled
+// member of every leaf group under the highest such ancestor, wherever
+// they run (a unit); any other pod is a victim of its own. Every pod is a
+// victim at its group's priority (GetPodPriority), units are ordered by
+// MoreImportantVictim, a unit violates its PDBs when any member does and
+// counts every member that does, and the victims come out flattened,
+// each with its own priority and its PodGroup.
+//
+// A snapshot keeps one groupView per value of the CompositePodGroup gate,
+// built on the first request under GenericWorkload and kept up to date by
+// Update. A node none of whose pods names a pod group takes the
+// single-pod path (selectVictims) unchanged: there, every unit is one pod
+// at its own priority, and the two orders agree.
+
+// groupView is the pod-group view of a snapshot.
+type groupView struct {
+	composite bool
+	index     *preempt.PodGroupIndex
+	// Per pod index (removed pods keep their slots):
+	prio   []int32          // priority as a victim (GetPodPriority)
+	victim []preempt.Victim // the pod as a victim, naming its PodGroup
+	typed  []bool           // names a pod group: a victim of its own is typed as a group
+	leafOf []int32          // the PodGroup whose members it is among, -1 for none
+	unitOf []int32          // the unit it is preempted in, -1 for none
+	// leaves are the cluster's PodGroups (in its order), each with its
+	// bound members in (namespace, name) order (PodGroupState.
+	// ScheduledPods, pinned).
+	leaves    []leafGroup
+	leafIndex map[string]int32
+	units     []groupUnit
+	unitIndex map[string]int32
+	typedOn   []int32 // node -> its bound pods that name a pod group
+	live      int     // pods of the snapshot that name a pod group
+	touched   []int32 // units whose members changed, for refresh
+}
+
+type leafGroup struct {
+	members []int32
+	units   []int32 // the units this group is a leaf of
+}
+
+// groupUnit is one highest ancestor with disruption mode All.
+type groupUnit struct {
+	rank   int8    // victimRank: 3 CompositePodGroup, 2 PodGroup
+	leaves []int32 // the leaf groups in the walk's order (scheduledUnder)
+	// members are the leaves' bound members, in the leaves' order.
+	members []int32
+	// minStart is the earliest start time of the members that have one;
+	// unstarted says some member has none (it starts "now").
+	minStart           int64
+	started, unstarted bool
+}
+
+// earliest is the unit's earliest start at now.
+func (u *groupUnit) earliest(now int64) int64 {
+	switch {
+	case !u.started:
+		return now
+	case u.unstarted:
+		return min(u.minStart, now)
+	}
+	return u.minStart
+}
+
+// groupsFor is s's view under gates: nil without GenericWorkload, or when
+// no pod of s names a pod group (every pod is then a plain victim).
+func (s *Snapshot) groupsFor(gates map[string]bool) *groupView {
+	if !gates[preempt.GenericWorkloadGate] {
+		return nil
+	}
+	i := 0
+	if gates[preempt.CompositePodGroupGate] {
+		i = 1
+	}
+	s.groupMu.Lock()
+	defer s.groupMu.Unlock()
+	g := s.groupViews[i]
+	if g == nil {
+		g = newGroupView(s, i == 1)
+		s.groupViews[i] = g
+	}
+	if g.live == 0 {
+		return nil
+	}
+	return g
+}
+
+func newGroupView(s *Snapshot, composite bool) *groupView {
+	c := s.cluster
+	g := &groupView{composite: composite, index: preempt.NewPodGroupIndex(c, composite),
+		leafIndex: map[string]int32{}, unitIndex: map[string]int32{}, typedOn: make([]int32, len(s.nodes))}
+	for i, pg := range c.PodGroups {
+		g.leafIndex[preempt.Key(pg.Namespace, pg.Name)] = int32(i)
+	}
+	g.leaves = make([]leafGroup, len(c.PodGroups))
+	for p := range int32(len(s.pods)) {
+		g.addPod(s, p, false)
+	}
+	for i := range g.leaves {
+		l := &g.leaves[i]
+		sort.Slice(l.members, func(a, b int) bool { return s.podName[l.members[a]] < s.podName[l.members[b]] })
+	}
+	for u := range g.units {
+		g.refresh(s, int32(u))
+	}
+	g.touched = g.touched[:0]
+	return g
+}
+
+// live reports whether pod index p is a pod of s (not removed by Update).
+func (s *Snapshot) live(p int32) bool {
+	q, ok := s.podIndex[podKey{s.podNS[p], s.podName[p]}]
+	return ok && q == p
+}
+
+// addPod appends pod index p (the next one) to the view; sorted inserts
+// it among its group's members in order (Update), else it is appended
+// (newGroupView sorts once).
+func (g *groupView) addPod(s *Snapshot, p int32, sorted bool) {
+	pod := s.pods[p]
+	rec := s.victim[p]
+	leaf, unit := int32(-1), int32(-1)
+	typed := pod.Spec.SchedulingGroup != nil
+	if name, ok := preempt.PodGroupName(pod); ok {
+		rec.PodGroup = preempt.Key(pod.Namespace, name)
+		if l, ok := g.leafIndex[rec.PodGroup]; ok {
+			leaf = l
+		}
+	}
+	if kind, ns, name, ok := g.index.GroupKey(pod); ok {
+		unit = g.unit(s, kind, ns, name)
+	}
+	g.prio = append(g.prio, g.index.VictimPriority(pod))
+	g.victim = append(g.victim, rec)
+	g.typed = append(g.typed, typed)
+	g.leafOf = append(g.leafOf, leaf)
+	g.unitOf = append(g.unitOf, unit)
+	if !typed || !s.live(p) {
+		return
+	}
+	g.live++
+	n := s.podNode[p]
+	if n < 0 {
+		return
+	}
+	g.typedOn[n]++
+	if leaf < 0 {
+		return
+	}
+	l := &g.leaves[leaf]
+	at := len(l.members)
+	if sorted {
+		at, _ = slices.BinarySearchFunc(l.members, s.podName[p], func(q int32, name string) int { return strings.Compare(s.podName[q], name) })
+	}
+	l.members = slices.Insert(l.members, at, p)
+	g.touched = append(g.touched, l.units...)
+}
+
+// removePod takes pod index p out of the view (before Update unbinds it).
+func (g *groupView) removePod(s *Snapshot, p int32) {
+	if !g.typed[p] {
+		return
+	}
+	g.live--
+	n := s.podNode[p]
+	if n < 0 {
+		return
+	}
+	g.typedOn[n]--
+	if leaf := g.leafOf[p]; leaf >= 0 {
+		l := &g.leaves[leaf]
+		l.members = remove(l.members, p)
+		g.touched = append(g.touched, l.units...)
+	}
+}
+
+// unit is the index of the unit of the group kind/namespace/name, made
+// on first sight with its leaves as the reference's scheduledUnder walks
+// them: child composites first, then pod groups, each in name order,
+// giving up below WorkloadMaxTreeDepth levels.
+func (g *groupView) unit(s *Snapshot, kind, namespace, name string) int32 {
+	key := kind + "/" + preempt.Key(namespace, name)
+	if u, ok := g.unitIndex[key]; ok {
+		return u
+	}
+	u := int32(len(g.units))
+	g.unitIndex[key] = u
+	c := s.cluster
+	var leaves []int32
+	var walk func(kind, name string, depth int)
+	walk = func(kind, name string, depth int) {
+		if depth >= schedulingv1beta1.WorkloadMaxTreeDepth {
+			return
+		}
+		if kind == "PodGroup" || !g.composite {
+			if l, ok := g.leafIndex[preempt.Key(namespace, name)]; ok {
+				leaves = append(leaves, l)
+			}
+			return
+		}
+		var pgs, cpgs []string
+		for _, cpg := range c.CompositePodGroups {
+			if cpg.Namespace == namespace && preempt.CompositePodGroupParent(cpg) == name {
+				cpgs = append(cpgs, cpg.Name)
+			}
+		}
+		for _, pg := range c.PodGroups {
+			if pg.Namespace == namespace && preempt.PodGroupParent(pg) == name {
+				pgs = append(pgs, pg.Name)
+			}
+		}
+		sort.Strings(cpgs)
+		sort.Strings(pgs)
+		for _, c := range cpgs {
+			walk("CompositePodGroup", c, depth+1)
+		}
+		for _, pg := range pgs {
+			walk("PodGroup", pg, depth+1)
+		}
+	}
+	walk(kind, name, 0)
+	rank := int8(2)
+	if kind == "CompositePodGroup" {
+		rank = 3
+	}
+	g.units = append(g.units, groupUnit{rank: rank, leaves: leaves})
+	for _, l := range leaves {
+		if !slices.Contains(g.leaves[l].units, u) {
+			g.leaves[l].units = append(g.leaves[l].units, u)
+		}
+	}
+	g.touched = append(g.touched, u)
+	return u
+}
+
+// refresh rebuilds unit u's members and start times from its leaves.
+func (g *groupView) refresh(s *Snapshot, u int32) {
+	x := &g.units[u]
+	x.members = x.members[:0]
+	x.started, x.unstarted, x.minStart = false, false, 0
+	for _, l := range x.leaves {
+		for _, p := range g.leaves[l].members {
+			x.members = append(x.members, p)
+			switch {
+			case !s.hasStart[p]:
+				x.unstarted = true
+			case !x.started || s.startNanos[p] < x.minStart:
+				x.started, x.minStart = true, s.startNanos[p]
+			}
+		}
+	}
+}
+
+// groupsSameObjects reports whether the clusters a and b hold the same
+// PodGroup and CompositePodGroup objects.
+func groupsSameObjects(a, b *preempt.Cluster) bool {
+	return slices.Equal(a.PodGroups, b.PodGroups) && slices.Equal(a.CompositePodGroups, b.CompositePodGroups)
+}
+
+// updateGroupsBegin is Update's first step for the views: a cluster
+// with other group objects drops them (the next request rebuilds).
+func (s *Snapshot) updateGroupsBegin(c *preempt.Cluster) {
+	if !groupsSameObjects(s.cluster, c) {
+		s.groupViews = [2]*groupView{}
+	}
+}
+
+// groupsRemoved and groupsAdded follow Update's removal (before the pod is
+// unbound) and addition (after appendPod) of pod index p.
+func (s *Snapshot) groupsRemoved(p int32) {
+	for _, g := range s.groupViews {
+		if g != nil {
+			g.removePod(s, p)
+		}
+	}
+}
+
+func (s *Snapshot) groupsAdded(p int32) {
+	for _, g := range s.groupViews {
+		if g != nil {
+			g.addPod(s, p, true)
+		}
+	}
+}
+
+// groupsRefreshed ends Update: the units whose members changed are rebuilt.
+func (s *Snapshot) groupsRefreshed() {
+	for _, g := range s.groupViews {
+		if g == nil {
+			continue
+		}
+		slices.Sort(g.touched)
+		for _, u := range slices.Compact(g.touched) {
+			g.refresh(s, u)
+		}
+		g.touched = g.touched[:0]
+	}
+}
+
+// victimPriorities are the pods' priorities as victims under gates.
+func (s *Snapshot) victimPriorities(gates map[string]bool) []int32 {
+	if g := s.groupsFor(gates); g != nil {
+		return g.prio
+	}
+	return s.priority
+}
+
+// victimRecords are the pods as victims under the decision's gates (with
+// their PodGroup under GenericWorkload).
+func (d *decision) victimRecords() []preempt.Victim {
+	if d.groups != nil {
+		return d.groups.victim
+	}
+	return d.s.victim
+}
+
+// nameVictimGroups names each victim's PodGroup under gates: an
+// extender's answer names pods only.
+func (s *Snapshot) nameVictimGroups(victims []preempt.Victim, gates map[string]bool) {
+	g := s.groupsFor(gates)
+	if g == nil {
+		return
+	}
+	for i, v := range victims {
+		if p, ok := s.podIndex[podKey{v.Namespace, v.Name}]; ok {
+			victims[i].PodGroup = g.victim[p].PodGroup
+		}
+	}
+}
+
+// groupedNode reports whether node n takes the group-aware path.
+func (d *decision) groupedNode(n int32) bool {
+	return d.groups != nil && d.groups.typedOn[n] > 0
+}
+
+// unitRef is a potential victim on the checked node: a unit, or a pod of
+// its own.
+type unitRef struct {
+	unit       int32 // the view's unit, -1 for a pod of its own
+	pod        int32 // the pod of its own, or the unit's first member
+	prio       int32
+	rank       int8
+	size       int32
+	earliest   int64
+	violations int32
+}
+
+// groupScratch is a worker's memory for the group-aware path.
+type groupScratch struct {
+	units, violating, nonViolating, victims []unitRef
+	seen                                    []uint32 // unit -> epoch it was seen on the checked node
+	epoch                                   uint32
+}
+
+func (gs *groupScratch) next(units int) {
+	if len(gs.seen) < units {
+		gs.seen = make([]uint32, units+units/2)
+		gs.epoch = 0
+	}
+	gs.epoch++
+	if gs.epoch == 0 {
+		clear(gs.seen)
+		gs.epoch = 1
+	}
+}
+
+func (d *decision) members(r *unitRef) []int32 {
+	if r.unit < 0 {
+		return []int32{r.pod}[:1:1]
+	}
+	return d.groups.units[r.unit].members
+}
+
+// moreImportantVictim is upstream's MoreImportantVictim with the
+// contract's final tie (the first pod's namespace, name and UID).
+func (d *decision) moreImportantVictim(a, b *unitRef) bool {
+	if a.prio != b.prio {
+		return a.prio > b.prio
+	}
+	if a.rank != b.rank {
+		return a.rank > b.rank
+	}
+	if a.size != b.size {
+		return a.size > b.size
+	}
+	if a.earliest != b.earliest {
+		return a.earliest < b.earliest
+	}
+	s := d.s
+	pa, pb := a.pod, b.pod
+	if s.podNS[pa] != s.podNS[pb] {
+		return s.podNS[pa] < s.podNS[pb]
+	}
+	if s.podName[pa] != s.podName[pb] {
+		return s.podName[pa] < s.podName[pb]
+	}
+	return s.podUID[pa] < s.podUID[pb]
+}
+
+func (d *decision) sortUnits(us []unitRef) {
+	slices.SortFunc(us, func(a, b unitRef) int {
+		switch {
+		case d.moreImportantVictim(&a, &b):
+			return -1
+		case d.moreImportantVictim(&b, &a):
+			return 1
+		}
+		return 0
+	})
+}
+
+var reasonsRemoteTopology = []string{"optimized: a pod group's members on other nodes beside inter-pod affinity or topology spread state are not modelled"}
+
+// selectGroupVictims is SelectVictimsOnNode on node n when some of its
+// pods name a pod group (the reference's selectVictimsOnNode over units).
+// A unit's members on other nodes leave only the victims' list: they
+// would change the topology plugins' counts on their own nodes
+// (RemovePod), which the counters here do not model; such a use is
+// refused (Impl.UnmodelledGateUse), and met anyway it is an Error.
+func (d *decision) selectGroupVictims(n int32, sc *scratch) result {
+	s, g, gs := d.s, d.groups, &sc.grp
+	u := &sc.use
+	d.loadNode(n, u)
+	gs.next(len(g.units))
+	gs.units = gs.units[:0]
+	for _, p := range s.boundOf[n] {
+		r := unitRef{unit: -1, pod: p, prio: g.prio[p], rank: 1, size: 1, earliest: d.now}
+		if s.hasStart[p] {
+			r.earliest = s.startNanos[p]
+		}
+		if g.typed[p] {
+			r.rank = 2
+		}
+		if x := g.unitOf[p]; x >= 0 {
+			if gs.seen[x] == gs.epoch {
+				continue
+			}
+			gs.seen[x] = gs.epoch
+			if ux := &g.units[x]; len(ux.members) > 0 {
+				r = unitRef{unit: x, pod: ux.members[0], prio: g.prio[p], rank: ux.rank, size: int32(len(ux.members)), earliest: ux.earliest(d.now)}
+			}
+		}
+		if r.prio < d.priority {
+			gs.units = append(gs.units, r)
+		}
+	}
+	if len(gs.units) == 0 {
+		return result{code: preempt.UnschedulableAndUnresolvable, reasons: reasonsNoVictims}
+	}
+	change := func(r *unitRef, sign int64) bool {
+		for _, p := range d.members(r) {
+			switch {
+			case s.podNode[p] == n:
+				d.addPod(u, p, sign)
+			case d.topo != nil:
+				return false
+			}
+		}
+		return true
+	}
+	for i := range gs.units {
+		if !change(&gs.units[i], -1) {
+			return result{code: preempt.Error, reasons: reasonsRemoteTopology}
+		}
+	}
+	if r := d.nodeFilters(n); r != nil {
+		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}
+	}
+	d.nominatedUse(n, sc)
+	if code, r, mask := d.fits(n, u, &sc.nom); code != preempt.Success {
+		return result{code: code, reasons: r, mask: mask}
+	}
+
+	d.sortUnits(gs.units)
+	// FilterVictimsWithPDBViolation over the units' pods in order, budgets
+	// shared: a unit violates when any of its pods does.
+	sc.potential = sc.potential[:0]
+	for i := range gs.units {
+		sc.potential = append(sc.potential, d.members(&gs.units[i])...)
+	}
+	d.splitByPDBViolation(sc)
+	gs.violating, gs.nonViolating = gs.violating[:0], gs.nonViolating[:0]
+	bad := sc.violating // in the order of sc.potential
+	for i := range gs.units {
+		r := gs.units[i]
+		r.violations = 0
+		for _, p := range d.members(&r) {
+			if len(bad) > 0 && bad[0] == p {
+				r.violations++
+				bad = bad[1:]
+			}
+		}
+		if r.violations > 0 {
+			gs.violating = append(gs.violating, r)
+		} else {
+			gs.nonViolating = append(gs.nonViolating, r)
+		}
+	}
+
+	gs.victims = gs.victims[:0]
+	numViolations := int32(0)
+	reprieve := func(r *unitRef) bool {
+		change(r, 1)
+		if code, _, _ := d.fits(n, u, &sc.nom); code == preempt.Success {
+			return true
+		}
+		change(r, -1)
+		gs.victims = append(gs.victims, *r)
+		return false
+	}
+	for i := range gs.violating {
+		if !reprieve(&gs.violating[i]) {
+			numViolations += gs.violating[i].violations
+		}
+	}
+	for i := range gs.nonViolating {
+		reprieve(&gs.nonViolating[i])
+	}
+	d.sortUnits(gs.victims)
+	first := len(sc.victims)
+	for i := range gs.victims {
+		sc.victims = append(sc.victims, d.members(&gs.victims[i])...)
+	}
+	victims := sc.victims[first:len(sc.victims):len(sc.victims)]
+	return result{code: preempt.Success, victims: victims, numViolations: numViolations}
+}
+
+// groupGaps is what UnmodelledGateUse refuses under GenericWorkload: a
+// preemptor in a pod group (kube-scheduler preempts for its group:
+// PodGroupEvaluator, not modelled here yet), and a unit with members on
+// two nodes or more beside a preemptor whose inter-pod affinity or
+// topology spread state runs (a remote member's removal moves those
+// plugins' counts on its own node, which the counters here, kept per
+// checked node, do not follow).
+func groupGaps(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
+	gates := cfg.FeatureGates
+	if !gates[preempt.GenericWorkloadGate] {
+		return nil
+	}
+	if pod != nil && pod.Spec.SchedulingGroup != nil {
+		return &preempt.Unmodelled{Feature: "a pod group's member as a single preemptor (GenericWorkload=true)", Object: "pod " + preempt.Key(pod.Namespace, pod.Name),
+			Detail: "belongs to a pod group (spec.schedulingGroup): gang preemption (PodGroupEvaluator) is not modelled by optimized yet"}
+	}
+	if pod == nil || !topologyMayRun(c, pod) {
+		return nil
+	}
+	x := preempt.NewPodGroupIndex(c, gates[preempt.CompositePodGroupGate])
+	nodeOf := map[string]string{}
+	for _, p := range c.Pods {
+		if !preempt.IsBound(p) {
+			continue
+		}
+		kind, ns, name, ok := x.GroupKey(p)
+		if !ok {
+			continue
+		}
+		key := kind + "/" + preempt.Key(ns, name)
+		if n, seen := nodeOf[key]; !seen {
+			nodeOf[key] = p.Spec.NodeName
+		} else if n != p.Spec.NodeName {
+			return &preempt.Unmodelled{Feature: "pod groups beside inter-pod affinity or topology spread (GenericWorkload=true)", Object: strings.ToLower(kind) + " " + preempt.Key(ns, name),
+				Detail: "has members on nodes " + n + " and " + p.Spec.NodeName + " while the preemptor's inter-pod affinity or topology spread filter runs: removing a remote member moves those counts on its own node, which optimized does not model (the reference does)"}
+		}
+	}
+	return nil
+}
+
+// topologyMayRun reports whether PodTopologySpread or InterPodAffinity may
+// run for pod (not Skip in PreFilter): pod has a DoNotSchedule spread
+// constraint or required (anti-)affinity terms, or a bound pod's required
+// anti-affinity term matches it on a node with the term's key. A superset
+// of newTopology's answer: when false, decisions have no topology state.
+func topologyMayRun(c *preempt.Cluster, pod *v1.Pod) bool {
+	for _, tsc := range pod.Spec.TopologySpreadConstraints {
+		if tsc.WhenUnsatisfiable == v1.DoNotSchedule {
+			return true
+		}
+	}
+	if len(requiredTerms(pod.Spec.Affinity, false)) > 0 || len(requiredTerms(pod.Spec.Affinity, true)) > 0 {
+		return true
+	}
+	var nsLabels map[string]string
+	for _, ns := range c.Namespaces {
+		if ns.Name == pod.Namespace {
+			nsLabels = ns.Labels
+		}
+	}
+	nodes := map[string]*v1.Node{}
+	for _, n := range c.Nodes {
+		nodes[n.Name] = n
+	}
+	for _, p := range c.Pods {
+		terms := requiredTerms(p.Spec.Affinity, true)
+		if !preempt.IsBound(p) || len(terms) == 0 {
+			continue
+		}
+		anti, _ := fwk.GetAffinityTerms(p, terms)
+		node := nodes[p.Spec.NodeName]
+		for _, e := range anti {
+			if _, ok := node.Labels[e.TopologyKey]; ok && e.Matches(pod, nsLabels) {
+				return true
+			}
+		}
+	}
+	return false
+}
