@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/preemptbench/preemptbench/preempt"
@@ -201,17 +202,38 @@ func (g *groupView) unit(s *Snapshot, kind, namespace, name string) int32 {
 	}
 	u := int32(len(g.units))
 	g.unitIndex[key] = u
-	c := s.cluster
 	var leaves []int32
+	walkLeaves(s.cluster, g.composite, kind, namespace, name, func(pg string) {
+		if l, ok := g.leafIndex[preempt.Key(namespace, pg)]; ok {
+			leaves = append(leaves, l)
+		}
+	})
+	rank := int8(2)
+	if kind == "CompositePodGroup" {
+		rank = 3
+	}
+	g.units = append(g.units, groupUnit{rank: rank, leaves: leaves})
+	for _, l := range leaves {
+		if !slices.Contains(g.leaves[l].units, u) {
+			g.leaves[l].units = append(g.leaves[l].units, u)
+		}
+	}
+	g.touched = append(g.touched, u)
+	return u
+}
+
+// walkLeaves visits the leaf pod groups under the group kind/namespace/
+// name as the reference's scheduledUnder walks them (upstream's
+// GetPodGroupStates, its order pinned): child composites first, then pod
+// groups, each in name order, giving up below WorkloadMaxTreeDepth levels.
+func walkLeaves(c *preempt.Cluster, composite bool, kind, namespace, name string, visit func(podGroup string)) {
 	var walk func(kind, name string, depth int)
 	walk = func(kind, name string, depth int) {
 		if depth >= schedulingv1beta1.WorkloadMaxTreeDepth {
 			return
 		}
-		if kind == "PodGroup" || !g.composite {
-			if l, ok := g.leafIndex[preempt.Key(namespace, name)]; ok {
-				leaves = append(leaves, l)
-			}
+		if kind == "PodGroup" || !composite {
+			visit(name)
 			return
 		}
 		var pgs, cpgs []string
@@ -235,18 +257,6 @@ func (g *groupView) unit(s *Snapshot, kind, namespace, name string) int32 {
 		}
 	}
 	walk(kind, name, 0)
-	rank := int8(2)
-	if kind == "CompositePodGroup" {
-		rank = 3
-	}
-	g.units = append(g.units, groupUnit{rank: rank, leaves: leaves})
-	for _, l := range leaves {
-		if !slices.Contains(g.leaves[l].units, u) {
-			g.leaves[l].units = append(g.leaves[l].units, u)
-		}
-	}
-	g.touched = append(g.touched, u)
-	return u
 }
 
 // refresh rebuilds unit u's members and start times from its leaves.
@@ -543,11 +553,12 @@ func (d *decision) selectGroupVictims(n int32, sc *scratch) result {
 
 // groupGaps is what UnmodelledGateUse refuses under GenericWorkload: a
 // preemptor in a pod group (kube-scheduler preempts for its group:
-// PodGroupEvaluator, not modelled here yet), and a unit with members on
-// two nodes or more beside a preemptor whose inter-pod affinity or
-// topology spread state runs (a remote member's removal moves those
-// plugins' counts on its own node, which the counters here, kept per
-// checked node, do not follow).
+// PodGroupEvaluator, not modelled here yet), and a unit below the
+// preemptor's priority with members on two nodes or more beside a
+// preemptor whose inter-pod affinity or topology spread state runs (a
+// remote member's removal moves those plugins' counts on its own node,
+// which the counters here, kept per checked node, do not follow; the
+// spread plugin's critical paths then depend on the order of the moves).
 func groupGaps(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
 	gates := cfg.FeatureGates
 	if !gates[preempt.GenericWorkloadGate] {
@@ -560,22 +571,40 @@ func groupGaps(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unm
 	if pod == nil || !topologyMayRun(c, pod) {
 		return nil
 	}
-	x := preempt.NewPodGroupIndex(c, gates[preempt.CompositePodGroupGate])
-	nodeOf := map[string]string{}
+	composite := gates[preempt.CompositePodGroupGate]
+	x := preempt.NewPodGroupIndex(c, composite)
+	// A unit is removed at the priority of the member that brings it onto
+	// the checked node: a unit none of whose members is below the
+	// preemptor's never is.
+	prio := corev1helpers.PodPriority(pod)
+	nodesOf := map[string][]string{} // pod group -> its members' nodes
 	for _, p := range c.Pods {
-		if !preempt.IsBound(p) {
-			continue
+		if pg, ok := preempt.PodGroupName(p); ok && preempt.IsBound(p) {
+			k := preempt.Key(p.Namespace, pg)
+			if !slices.Contains(nodesOf[k], p.Spec.NodeName) {
+				nodesOf[k] = append(nodesOf[k], p.Spec.NodeName)
+			}
 		}
+	}
+	done := map[string]bool{}
+	for _, p := range c.Pods {
 		kind, ns, name, ok := x.GroupKey(p)
-		if !ok {
+		key := kind + "/" + preempt.Key(ns, name)
+		if !ok || !preempt.IsBound(p) || x.VictimPriority(p) >= prio || done[key] {
 			continue
 		}
-		key := kind + "/" + preempt.Key(ns, name)
-		if n, seen := nodeOf[key]; !seen {
-			nodeOf[key] = p.Spec.NodeName
-		} else if n != p.Spec.NodeName {
+		done[key] = true
+		var nodes []string
+		walkLeaves(c, composite, kind, ns, name, func(pg string) {
+			for _, n := range nodesOf[preempt.Key(ns, pg)] {
+				if !slices.Contains(nodes, n) {
+					nodes = append(nodes, n)
+				}
+			}
+		})
+		if len(nodes) > 1 {
 			return &preempt.Unmodelled{Feature: "pod groups beside inter-pod affinity or topology spread (GenericWorkload=true)", Object: strings.ToLower(kind) + " " + preempt.Key(ns, name),
-				Detail: "has members on nodes " + n + " and " + p.Spec.NodeName + " while the preemptor's inter-pod affinity or topology spread filter runs: removing a remote member moves those counts on its own node, which optimized does not model (the reference does)"}
+				Detail: "has members on nodes " + nodes[0] + " and " + nodes[1] + " while the preemptor's inter-pod affinity or topology spread filter runs: removing a remote member moves those counts on its own node, which optimized does not model (the reference does)"}
 		}
 	}
 	return nil
