@@ -8,7 +8,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -376,6 +375,7 @@ type groupScratch struct {
 	units, violating, nonViolating, victims []unitRef
 	seen                                    []uint32 // unit -> epoch it was seen on the checked node
 	epoch                                   uint32
+	remote                                  remoteTopology
 }
 
 func (gs *groupScratch) next(units int) {
@@ -435,7 +435,175 @@ func (d *decision) sortUnits(us []unitRef) {
 	})
 }
 
-var reasonsRemoteTopology = []string{"optimized: a pod group's members on other nodes beside inter-pod affinity or topology spread state are not modelled"}
+var reasonsRemoteTopology = []string{"optimized: a pod group's members on other nodes beside topology spread state are not modelled"}
+
+// remoteTopology is what the checked node's unit members on other nodes
+// (remote members) count for in InterPodAffinity's state, as its
+// RemovePod and AddPod move it on their own nodes: net changes per
+// topology pair of the three counts. The counters of nodeUse.topo hold the
+// checked node's own pods; remote members are few, so a short list.
+type remoteTopology struct {
+	on      bool // some remote member went through the state
+	entries []remoteCount
+}
+
+// Kinds of remoteCount: InterPodAffinity's three counts.
+const (
+	remoteAffinity = iota
+	remoteAnti
+	remoteExisting
+)
+
+type remoteCount struct {
+	kind  int8
+	pair  pair
+	delta int32
+}
+
+func (r *remoteTopology) reset() { r.on, r.entries = false, r.entries[:0] }
+
+func (r *remoteTopology) add(kind int8, key, value string, delta int32) {
+	r.on = true
+	for i := range r.entries {
+		if e := &r.entries[i]; e.kind == kind && e.pair.key == key && e.pair.value == value {
+			e.delta += delta
+			return
+		}
+	}
+	r.entries = append(r.entries, remoteCount{kind, pair{key, value}, delta})
+}
+
+func (r *remoteTopology) get(kind int8, key, value string) int {
+	for _, e := range r.entries {
+		if e.kind == kind && e.pair.key == key && e.pair.value == value {
+			return int(e.delta)
+		}
+	}
+	return 0
+}
+
+// contributeRemote is InterPodAffinity's AddPod (sign 1) or RemovePod
+// (-1) of pod p on its own node, which is not the checked one
+// (upstream's updateWithPod, on the remote node's pairs).
+func (t *affinityState) contributeRemote(s *Snapshot, r *remoteTopology, p, sign int32) {
+	if !t.on {
+		return
+	}
+	e, l := s.pods[p], s.nodeLabels(s.podNode[p])
+	for _, term := range s.antiTerms[p] {
+		if v, ok := l[term.TopologyKey]; ok && term.Matches(t.pod, t.nsLabels) {
+			r.add(remoteExisting, term.TopologyKey, v, sign)
+		}
+	}
+	if matchesAll(t.aff, e) {
+		for _, term := range t.aff {
+			if v, ok := l[term.TopologyKey]; ok {
+				r.add(remoteAffinity, term.TopologyKey, v, sign)
+			}
+		}
+	}
+	for i := range t.anti {
+		if v, ok := l[t.anti[i].TopologyKey]; ok && t.anti[i].Matches(e, nil) {
+			r.add(remoteAnti, t.anti[i].TopologyKey, v, sign)
+		}
+	}
+}
+
+// groupFits is decision.fits on the group-aware path: with remote members
+// through InterPodAffinity's state (spread off: refused otherwise), its
+// Filter reads their counts too.
+func (d *decision) groupFits(n int32, u, nom *nodeUse, r *remoteTopology) (preempt.Code, []string, uint64) {
+	if !r.on {
+		return d.fits(n, u, nom)
+	}
+	plain := *d // NodePorts and NodeResourcesFit alone
+	plain.topo = nil
+	if code, reasons, mask := plain.fits(n, u, nom); code != preempt.Success {
+		return code, reasons, mask
+	}
+	t := &d.topo.affinity
+	if code, reasons := t.filterRemote(d.s, n, u.topo, nom.topo, r); code != preempt.Success {
+		return code, reasons, 0
+	}
+	if nom.pods > 0 {
+		if code, reasons := t.filterRemote(d.s, n, u.topo, nil, r); code != preempt.Success {
+			return code, reasons, 0
+		}
+	}
+	return preempt.Success, nil, 0
+}
+
+// filterRemote is affinityState.filter with the remote members' counts r:
+// the checked node's counters u (and nom, when not nil) are its own pods'
+// net changes on its pairs, r's are anywhere.
+func (t *affinityState) filterRemote(s *Snapshot, n int32, u, nom []int32, r *remoteTopology) (preempt.Code, []string) {
+	if !t.on {
+		return preempt.Success, nil
+	}
+	delta := func(i int) int {
+		d := int(u[i])
+		if nom != nil {
+			d += int(nom[i])
+		}
+		return d
+	}
+	l := s.nodeLabels(n)
+	if len(t.aff) > 0 {
+		m := delta(t.affCounter())
+		podsExist, pairs := true, t.affPairs
+		// Pairs only remote members changed: upstream's count of
+		// non-empty pairs (the first pod of a series may go where no pod
+		// matches yet).
+		for _, e := range r.entries {
+			if e.kind != remoteAffinity {
+				continue
+			}
+			if v, ok := l[e.pair.key]; ok && v == e.pair.value {
+				continue // one of the node's pairs: below
+			}
+			b := t.affBase[e.pair]
+			if b > 0 {
+				pairs--
+			}
+			if b+int(e.delta) > 0 {
+				pairs++
+			}
+		}
+		for k, key := range t.affKeys {
+			v, ok := l[key]
+			if !ok {
+				return preempt.UnschedulableAndUnresolvable, reasonsAffinity
+			}
+			b := t.affBase[pair{key, v}]
+			c := b + t.affMult[k]*m + r.get(remoteAffinity, key, v)
+			if c <= 0 {
+				podsExist = false
+			}
+			if b > 0 {
+				pairs--
+			}
+			if c > 0 {
+				pairs++
+			}
+		}
+		if !podsExist && !(pairs == 0 && t.selfMatchesAll) {
+			return preempt.UnschedulableAndUnresolvable, reasonsAffinity
+		}
+	}
+	for k, key := range t.antiKeys {
+		if v, ok := l[key]; ok && t.antiBase[pair{key, v}]+delta(t.antiCounter(k))+r.get(remoteAnti, key, v) > 0 {
+			return preempt.Unschedulable, reasonsAntiAffinity
+		}
+	}
+	blocked := delta(t.existCounter())
+	for k, v := range l {
+		blocked += t.existBase[pair{k, v}] + r.get(remoteExisting, k, v)
+	}
+	if blocked > 0 {
+		return preempt.Unschedulable, reasonsExistingAntiAf
+	}
+	return preempt.Success, nil
+}
 
 // selectGroupVictims is SelectVictimsOnNode on node n when some of its
 // pods name a pod group (the reference's selectVictimsOnNode over units).
@@ -473,13 +641,17 @@ func (d *decision) selectGroupVictims(n int32, sc *scratch) result {
 	if len(gs.units) == 0 {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: reasonsNoVictims}
 	}
+	gs.remote.reset()
 	change := func(r *unitRef, sign int64) bool {
 		for _, p := range d.members(r) {
 			switch {
 			case s.podNode[p] == n:
 				d.addPod(u, p, sign)
-			case d.topo != nil:
+			case d.topo == nil:
+			case d.topo.spread.on():
 				return false
+			default:
+				d.topo.affinity.contributeRemote(s, &gs.remote, p, int32(sign))
 			}
 		}
 		return true
@@ -493,7 +665,7 @@ func (d *decision) selectGroupVictims(n int32, sc *scratch) result {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}
 	}
 	d.nominatedUse(n, sc)
-	if code, r, mask := d.fits(n, u, &sc.nom); code != preempt.Success {
+	if code, r, mask := d.groupFits(n, u, &sc.nom, &gs.remote); code != preempt.Success {
 		return result{code: code, reasons: r, mask: mask}
 	}
 
@@ -527,7 +699,7 @@ func (d *decision) selectGroupVictims(n int32, sc *scratch) result {
 	numViolations := int32(0)
 	reprieve := func(r *unitRef) bool {
 		change(r, 1)
-		if code, _, _ := d.fits(n, u, &sc.nom); code == preempt.Success {
+		if code, _, _ := d.groupFits(n, u, &sc.nom, &gs.remote); code == preempt.Success {
 			return true
 		}
 		change(r, -1)
@@ -555,10 +727,12 @@ func (d *decision) selectGroupVictims(n int32, sc *scratch) result {
 // preemptor in a pod group (kube-scheduler preempts for its group:
 // PodGroupEvaluator, not modelled here yet), and a unit below the
 // preemptor's priority with members on two nodes or more beside a
-// preemptor whose inter-pod affinity or topology spread state runs (a
-// remote member's removal moves those plugins' counts on its own node,
-// which the counters here, kept per checked node, do not follow; the
-// spread plugin's critical paths then depend on the order of the moves).
+// preemptor with a DoNotSchedule spread constraint: a remote member's
+// removal moves PodTopologySpread's count of another domain, and its
+// critical paths (the two smallest counts, updated one move at a time,
+// not recomputed) then depend on the order of the moves, which the
+// per-node counters here do not follow. (InterPodAffinity's counts do
+// not depend on the order: remoteTopology carries them.)
 func groupGaps(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
 	gates := cfg.FeatureGates
 	if !gates[preempt.GenericWorkloadGate] {
@@ -568,7 +742,7 @@ func groupGaps(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unm
 		return &preempt.Unmodelled{Feature: "a pod group's member as a single preemptor (GenericWorkload=true)", Object: "pod " + preempt.Key(pod.Namespace, pod.Name),
 			Detail: "belongs to a pod group (spec.schedulingGroup): gang preemption (PodGroupEvaluator) is not modelled by optimized yet"}
 	}
-	if pod == nil || !topologyMayRun(c, pod) {
+	if pod == nil || !spreadMayRun(pod) {
 		return nil
 	}
 	composite := gates[preempt.CompositePodGroupGate]
@@ -603,48 +777,20 @@ func groupGaps(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unm
 			}
 		})
 		if len(nodes) > 1 {
-			return &preempt.Unmodelled{Feature: "pod groups beside inter-pod affinity or topology spread (GenericWorkload=true)", Object: strings.ToLower(kind) + " " + preempt.Key(ns, name),
-				Detail: "has members on nodes " + nodes[0] + " and " + nodes[1] + " while the preemptor's inter-pod affinity or topology spread filter runs: removing a remote member moves those counts on its own node, which optimized does not model (the reference does)"}
+			return &preempt.Unmodelled{Feature: "pod groups beside topology spread (GenericWorkload=true)", Object: strings.ToLower(kind) + " " + preempt.Key(ns, name),
+				Detail: "has members on nodes " + nodes[0] + " and " + nodes[1] + " while the preemptor has a DoNotSchedule spread constraint: removing a remote member moves another domain's count and the spread plugin's critical paths, which optimized does not follow (the reference does)"}
 		}
 	}
 	return nil
 }
 
-// topologyMayRun reports whether PodTopologySpread or InterPodAffinity may
-// run for pod (not Skip in PreFilter): pod has a DoNotSchedule spread
-// constraint or required (anti-)affinity terms, or a bound pod's required
-// anti-affinity term matches it on a node with the term's key. A superset
-// of newTopology's answer: when false, decisions have no topology state.
-func topologyMayRun(c *preempt.Cluster, pod *v1.Pod) bool {
+// spreadMayRun reports whether PodTopologySpread may run for pod (not
+// Skip in PreFilter): pod has a DoNotSchedule constraint. A superset of
+// newSpreadState's answer.
+func spreadMayRun(pod *v1.Pod) bool {
 	for _, tsc := range pod.Spec.TopologySpreadConstraints {
 		if tsc.WhenUnsatisfiable == v1.DoNotSchedule {
 			return true
-		}
-	}
-	if len(requiredTerms(pod.Spec.Affinity, false)) > 0 || len(requiredTerms(pod.Spec.Affinity, true)) > 0 {
-		return true
-	}
-	var nsLabels map[string]string
-	for _, ns := range c.Namespaces {
-		if ns.Name == pod.Namespace {
-			nsLabels = ns.Labels
-		}
-	}
-	nodes := map[string]*v1.Node{}
-	for _, n := range c.Nodes {
-		nodes[n.Name] = n
-	}
-	for _, p := range c.Pods {
-		terms := requiredTerms(p.Spec.Affinity, true)
-		if !preempt.IsBound(p) || len(terms) == 0 {
-			continue
-		}
-		anti, _ := fwk.GetAffinityTerms(p, terms)
-		node := nodes[p.Spec.NodeName]
-		for _, e := range anti {
-			if _, ok := node.Labels[e.TopologyKey]; ok && e.Matches(pod, nsLabels) {
-				return true
-			}
 		}
 	}
 	return false

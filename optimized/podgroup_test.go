@@ -45,9 +45,16 @@ func withAntiAffinity(p *v1.Pod) *v1.Pod {
 	return p
 }
 
+func withSpread(p *v1.Pod) *v1.Pod {
+	p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "kubernetes.io/hostname",
+		WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}
+	return p
+}
+
 // TestGroupGaps: under GenericWorkload, optimized refuses a preemptor in a
 // pod group, and a unit below the preemptor with members on several nodes
-// when the preemptor's topology plugins run; nothing else.
+// when the preemptor has a DoNotSchedule spread constraint; nothing else
+// (inter-pod affinity beside such a unit is modelled).
 func TestGroupGaps(t *testing.T) {
 	gates := preempt.Config{FeatureGates: map[string]bool{preempt.GenericWorkloadGate: true}}
 	spread := func(all bool, prio int32) *preempt.Cluster {
@@ -64,12 +71,13 @@ func TestGroupGaps(t *testing.T) {
 		cfg  preempt.Config
 		want string // in the refusal, "" for none
 	}{
-		{"a unit across nodes beside anti-affinity", spread(true, 0), withAntiAffinity(groupPod("p", "", "", 10)), gates, "podgroup default/g has members on nodes n1 and n2"},
-		{"the gate off", spread(true, 0), withAntiAffinity(groupPod("p", "", "", 10)), preempt.Config{}, ""},
+		{"a unit across nodes beside spread", spread(true, 0), withSpread(groupPod("p", "", "", 10)), gates, "podgroup default/g has members on nodes n1 and n2"},
+		{"a unit across nodes beside anti-affinity", spread(true, 0), withAntiAffinity(groupPod("p", "", "", 10)), gates, ""},
+		{"the gate off", spread(true, 0), withSpread(groupPod("p", "", "", 10)), preempt.Config{}, ""},
 		{"no topology plugin runs", spread(true, 0), groupPod("p", "", "", 10), gates, ""},
-		{"the unit above the preemptor", spread(true, 20), withAntiAffinity(groupPod("p", "", "", 10)), gates, ""},
-		{"Single mode: no unit", spread(false, 0), withAntiAffinity(groupPod("p", "", "", 10)), gates, ""},
-		{"the unit on one node", together, withAntiAffinity(groupPod("p", "", "", 10)), gates, ""},
+		{"the unit above the preemptor", spread(true, 20), withSpread(groupPod("p", "", "", 10)), gates, ""},
+		{"Single mode: no unit", spread(false, 0), withSpread(groupPod("p", "", "", 10)), gates, ""},
+		{"the unit on one node", together, withSpread(groupPod("p", "", "", 10)), gates, ""},
 		{"a preemptor in a pod group", spread(true, 0), groupPod("p", "", "g", 10), gates, "pod default/p belongs to a pod group"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
