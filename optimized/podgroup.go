@@ -36,6 +36,7 @@ type groupView struct {
 	prio   []int32          // priority as a victim (GetPodPriority)
 	victim []preempt.Victim // the pod as a victim, naming its PodGroup
 	typed  []bool           // names a pod group: a victim of its own is typed as a group
+	self   []int32          // p at p: a pod of its own as a member list, self[p:p+1]
 	leafOf []int32          // the PodGroup whose members it is among, -1 for none
 	unitOf []int32          // the unit it is preempted in, -1 for none
 	// leaves are the cluster's PodGroups (in its order), each with its
@@ -149,6 +150,7 @@ func (g *groupView) addPod(s *Snapshot, p int32, sorted bool) {
 	g.prio = append(g.prio, g.index.VictimPriority(pod))
 	g.victim = append(g.victim, rec)
 	g.typed = append(g.typed, typed)
+	g.self = append(g.self, p)
 	g.leafOf = append(g.leafOf, leaf)
 	g.unitOf = append(g.unitOf, unit)
 	if !typed || !s.live(p) {
@@ -392,7 +394,7 @@ func (gs *groupScratch) next(units int) {
 
 func (d *decision) members(r *unitRef) []int32 {
 	if r.unit < 0 {
-		return []int32{r.pod}[:1:1]
+		return d.groups.self[r.pod : r.pod+1 : r.pod+1]
 	}
 	return d.groups.units[r.unit].members
 }
