@@ -40,6 +40,9 @@ type decision struct {
 	// topo is the state of the plugins with AddPod/RemovePod
 	// (PodTopologySpread, InterPodAffinity), nil when all Skip.
 	topo *topology
+	// groups is the request's pod-group view (podgroup.go), nil when
+	// every pod is a plain victim.
+	groups *groupView
 }
 
 func newDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) *decision {

@@ -286,6 +286,7 @@ const parallelOutputFrom = 256
 // lent, see evaluator.lastBest).
 func (ev *evaluator) writeRows(from, to int, victims []preempt.Victim, cands []preempt.Candidate) (best int) {
 	s, dr, now := ev.s, &ev.dr, ev.dec.now
+	recs := ev.dec.victimRecords()
 	best = from
 	for j := from; j < to; j++ {
 		sl := &dr.slots[ev.outOrder[j]]
@@ -295,7 +296,7 @@ func (ev *evaluator) writeRows(from, to int, victims []preempt.Victim, cands []p
 		highest, earliest := s.priority[sl.res.victims[0]], int64(math.MaxInt64)
 		for x, p := range sl.res.victims {
 			prio := s.priority[p]
-			vs[x] = s.victim[p]
+			vs[x] = recs[p]
 			sum += int64(prio) + int64(math.MaxInt32+1)
 			t := now
 			if s.hasStart[p] {

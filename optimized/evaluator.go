@@ -187,7 +187,9 @@ func (ev *evaluator) decision(pod *v1.Pod, now int64) *decision {
 }
 
 func (ev *evaluator) decisionFor(req *preempt.Request) *decision {
-	return ev.decision(req.Pod, req.Now.UnixNano())
+	d := ev.decision(req.Pod, req.Now.UnixNano())
+	d.groups = ev.s.groupsFor(req.Config.FeatureGates)
+	return d
 }
 
 func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult {
@@ -276,9 +278,9 @@ func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (bool, str
 		return true, ""
 	}
 	if ok {
-		prio := corev1helpers.PodPriority(pod)
+		prio, victimPrio := corev1helpers.PodPriority(pod), s.victimPriorities(req.Config.FeatureGates)
 		for _, p := range s.boundOf[n] {
-			if s.priority[p] < prio && s.terminating[p] {
+			if victimPrio[p] < prio && s.terminating[p] {
 				return false, "not eligible due to a terminating pod on the nominated node."
 			}
 		}
@@ -361,8 +363,9 @@ func (ev *evaluator) SelectVictimsOnNode(ctx context.Context, req *preempt.Reque
 		ev.victimBuf = make([]preempt.Victim, 0, 16) // empty, not nil, as the reference
 	}
 	ev.victimBuf = ev.victimBuf[:0]
+	recs := d.victimRecords()
 	for _, p := range r.victims {
-		ev.victimBuf = append(ev.victimBuf, preempt.Victim{Namespace: ev.s.podNS[p], Name: ev.s.podName[p], Priority: ev.s.priority[p]})
+		ev.victimBuf = append(ev.victimBuf, recs[p])
 	}
 	return ev.victimBuf, int(r.numViolations), preempt.Status{Code: preempt.Success}
 }
@@ -483,5 +486,7 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 }
 
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {
-	return postfilter.PreemptWithStages(ctx, ev, cs, req, ev.s.cluster)
+	d := postfilter.PreemptWithStages(ctx, ev, cs, req, ev.s.cluster)
+	ev.s.nameVictimGroups(d.Victims, req.Config.FeatureGates)
+	return d
 }

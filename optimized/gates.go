@@ -11,15 +11,21 @@ var (
 	_ preempt.GateUseLimited = Impl{}
 )
 
-// ModelledGates are preempt.SinglePodGates: this implementation refuses
-// every other gate set away from its default.
-func (Impl) ModelledGates() []string { return preempt.SinglePodGates() }
+// ModelledGates are preempt.SinglePodGates and the gates of pod groups as
+// victims: CompositePodGroup (victims grouped by their composite
+// ancestors) and TopologyAwareWorkloadScheduling, which CompositePodGroup
+// needs and which changes nothing for victims. This implementation
+// refuses every other gate set away from its default.
+func (Impl) ModelledGates() []string {
+	return append(preempt.SinglePodGates(), preempt.CompositePodGroupGate, "TopologyAwareWorkloadScheduling")
+}
 
-// UnmodelledGateUse refuses pods in pod groups under GenericWorkload=true
-// (preempt.PodGroupGaps). Every release's behaviour is modelled
+// UnmodelledGateUse refuses, under GenericWorkload=true, a preemptor in
+// a pod group and pod groups spanning nodes beside a DoNotSchedule spread
+// (groupGaps, podgroup.go). Every release's behaviour is modelled
 // (preempt.Config.Behaviour; the evaluator answers with it).
 func (Impl) UnmodelledGateUse(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
-	return preempt.PodGroupGaps(c, pod, cfg)
+	return groupGaps(c, pod, cfg)
 }
 
 var _ preempt.ReleaseModeller = Impl{}

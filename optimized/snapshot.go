@@ -10,6 +10,7 @@ package optimized
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -89,6 +90,11 @@ type Snapshot struct {
 	pdbAllowed  []int32
 	pdbSel      []labels.Selector // nil: matches nothing
 	podIndex    map[podKey]int32
+
+	// groupViews are the pod-group views under GenericWorkload, without
+	// and with CompositePodGroup (podgroup.go), built on first use.
+	groupMu    sync.Mutex
+	groupViews [2]*groupView
 
 	// v036: the placed pods' requests are component-helpers v0.36's
 	// (preempt.SwitchResizedPodRequests off); the evaluator prepares such

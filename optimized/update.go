@@ -53,12 +53,14 @@ func (s *Snapshot) update(c *preempt.Cluster, ch preempt.Change) error {
 			}
 		}
 	}
+	s.updateGroupsBegin(c)
 	touched := map[int32]bool{}
 	for _, r := range ch.Removed {
 		p, ok := s.podIndex[podKey{r.Namespace, r.Name}]
 		if !ok {
 			return fmt.Errorf("update: pod %s is not in the cluster", r)
 		}
+		s.groupsRemoved(p)
 		delete(s.podIndex, podKey{r.Namespace, r.Name})
 		if n := s.podNode[p]; n >= 0 {
 			s.boundOf[n] = remove(s.boundOf[n], p)
@@ -83,6 +85,7 @@ func (s *Snapshot) update(c *preempt.Cluster, ch preempt.Change) error {
 		if err := s.appendPod(p, placedRequests(p, s.v036)); err != nil {
 			return fmt.Errorf("update: %w", err)
 		}
+		s.groupsAdded(i)
 		if n := s.podNode[i]; n >= 0 {
 			s.boundOf[n] = append(s.boundOf[n], i)
 			touched[n] = true
@@ -94,6 +97,7 @@ func (s *Snapshot) update(c *preempt.Cluster, ch preempt.Change) error {
 	for n := range touched {
 		s.sortNode(n)
 	}
+	s.groupsRefreshed()
 	return nil
 }
 

@@ -14,6 +14,7 @@ type scratch struct {
 	pdbAllowed   []int32
 	pdbEpoch     []uint32
 	epoch        uint32
+	grp          groupScratch // podgroup.go
 }
 
 // reset sizes the scratch for decision d and forgets the last dry run's
@@ -97,6 +98,9 @@ func (d *decision) loadNode(n int32, u *nodeUse) []int32 {
 // selectVictims is SelectVictimsOnNode on node n.
 func (d *decision) selectVictims(n int32, sc *scratch) result {
 	s := d.s
+	if d.groupedNode(n) {
+		return d.selectGroupVictims(n, sc)
+	}
 	if d.topo == nil && !d.ports.on() && len(d.fit.dims) <= maxSimpleDims && s.presorted[n] && len(s.nomOf[n]) == 0 {
 		return d.selectVictimsSimple(n, sc)
 	}

@@ -121,8 +121,10 @@ type GateUseLimited interface {
 // preemption (reference and optimized) model away from their defaults;
 // they refuse a Config that sets any other gate to a value other than its
 // default. SchedulerAsyncPreemption is Config.Synchronous.
-// GenericWorkload=true changes nothing for pods outside pod groups, and
-// pods in one are refused (PodGroupGaps). The resource helpers (podinfo)
+// GenericWorkload=true changes nothing for pods outside pod groups; pods
+// in one are victims as v1.37.2 groups them (reference and optimized add
+// the pod-group gates they model to these; an implementation that models
+// no pod group refuses them with PodGroupGaps). The resource helpers (podinfo)
 // read the gates at their defaults, once, so
 // InPlacePodLevelResourcesVerticalScaling, PodLevelResources and
 // DRANodeAllocatableResources are not modelled and refused, like every

@@ -234,7 +234,7 @@ func (m mutantImpl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodel
 }
 
 // UnmodelledGateUse: the mutants' composition is the single-pod path; it
-// models no pod group (GenericWorkload), as optimized.
+// models no pod group (GenericWorkload).
 func (m mutantImpl) UnmodelledGateUse(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
 	return preempt.PodGroupGaps(c, pod, cfg)
 }

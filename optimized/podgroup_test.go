@@ -1,0 +1,154 @@
+package optimized
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+func groupNode(name string) *v1.Node {
+	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
+		Status: v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse("1"), v1.ResourcePods: resource.MustParse("10")}}}
+}
+
+func groupPod(name, node, group string, prio int32) *v1.Pod {
+	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{"app": "a"}},
+		Spec: v1.PodSpec{NodeName: node, Priority: ptr.To(prio),
+			Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("600m")}}}}}}
+	if group != "" {
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(group)}
+	}
+	return p
+}
+
+func groupObject(name string, all bool, prio int32) *preempt.PodGroup {
+	pg := &preempt.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("pg-" + name)},
+		Spec: schedulingv1beta1.PodGroupSpec{Priority: ptr.To(prio)}}
+	if all {
+		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
+	}
+	return pg
+}
+
+func withAntiAffinity(p *v1.Pod) *v1.Pod {
+	p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "other"}}, TopologyKey: "kubernetes.io/hostname"}}}}
+	return p
+}
+
+func withSpread(p *v1.Pod) *v1.Pod {
+	p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "kubernetes.io/hostname",
+		WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}
+	return p
+}
+
+// TestGroupGaps: under GenericWorkload, optimized refuses a preemptor in a
+// pod group, and a unit below the preemptor with members on several nodes
+// when the preemptor has a DoNotSchedule spread constraint; nothing else
+// (inter-pod affinity beside such a unit is modelled).
+func TestGroupGaps(t *testing.T) {
+	gates := preempt.Config{FeatureGates: map[string]bool{preempt.GenericWorkloadGate: true}}
+	spread := func(all bool, prio int32) *preempt.Cluster {
+		return &preempt.Cluster{Nodes: []*v1.Node{groupNode("n1"), groupNode("n2")},
+			Pods:      []*v1.Pod{groupPod("v1", "n1", "g", 0), groupPod("v2", "n2", "g", 0)},
+			PodGroups: []*preempt.PodGroup{groupObject("g", all, prio)}}
+	}
+	together := spread(true, 0)
+	together.Pods[1].Spec.NodeName = "n1"
+	for _, tc := range []struct {
+		name string
+		c    *preempt.Cluster
+		pod  *v1.Pod
+		cfg  preempt.Config
+		want string // in the refusal, "" for none
+	}{
+		{"a unit across nodes beside spread", spread(true, 0), withSpread(groupPod("p", "", "", 10)), gates, "podgroup default/g has members on nodes n1 and n2"},
+		{"a unit across nodes beside anti-affinity", spread(true, 0), withAntiAffinity(groupPod("p", "", "", 10)), gates, ""},
+		{"the gate off", spread(true, 0), withSpread(groupPod("p", "", "", 10)), preempt.Config{}, ""},
+		{"no topology plugin runs", spread(true, 0), groupPod("p", "", "", 10), gates, ""},
+		{"the unit above the preemptor", spread(true, 20), withSpread(groupPod("p", "", "", 10)), gates, ""},
+		{"Single mode: no unit", spread(false, 0), withSpread(groupPod("p", "", "", 10)), gates, ""},
+		{"the unit on one node", together, withSpread(groupPod("p", "", "", 10)), gates, ""},
+		{"a preemptor in a pod group", spread(true, 0), groupPod("p", "", "g", 10), gates, "pod default/p belongs to a pod group"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := Impl{}.UnmodelledGateUse(tc.c, tc.pod, tc.cfg)
+			switch {
+			case tc.want == "" && u != nil:
+				t.Errorf("refused: %v", u)
+			case tc.want != "" && (u == nil || !strings.Contains(u.Error(), tc.want)):
+				t.Errorf("refusal %v, want one saying %q", u, tc.want)
+			}
+		})
+	}
+}
+
+// TestGroupViewFollowsUpdate: after Update, the pod-group view of an
+// owned snapshot holds what a view built afresh on the new cluster holds.
+func TestGroupViewFollowsUpdate(t *testing.T) {
+	gates := map[string]bool{preempt.GenericWorkloadGate: true}
+	c := &preempt.Cluster{Nodes: []*v1.Node{groupNode("n1"), groupNode("n2")},
+		Pods:      []*v1.Pod{groupPod("b", "n1", "g", 0), groupPod("a", "n2", "g", 0), groupPod("x", "n2", "h", 5), groupPod("plain", "n1", "", 1)},
+		PodGroups: []*preempt.PodGroup{groupObject("g", true, 3), groupObject("h", false, 7)}}
+	ev, err := Impl{}.NewEvaluator(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := ev.(*evaluator)
+	if e.s.groupsFor(gates) == nil {
+		t.Fatal("no view of a cluster with pod groups")
+	}
+	ch := preempt.Change{Removed: []preempt.PodRef{{Namespace: "default", Name: "b"}, {Namespace: "default", Name: "x"}},
+		Added: []*v1.Pod{groupPod("c", "n1", "g", 0), groupPod("aa", "n1", "g", 0), groupPod("y", "", "h", 0)}}
+	pods, err := ch.Apply(c.Pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := &preempt.Cluster{Nodes: c.Nodes, Pods: pods, PodGroups: c.PodGroups}
+	if err := e.Update(after, ch); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := Prepare(after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(describeView(fresh, fresh.groupsFor(gates)), describeView(e.s, e.s.groupsFor(gates))); diff != "" {
+		t.Errorf("view after Update (-fresh +updated):\n%s", diff)
+	}
+}
+
+// describeView is v by pod and node names: each live pod's priority as a
+// victim, victim record and unit, each unit's members and start, the
+// grouped pods per node.
+func describeView(s *Snapshot, v *groupView) map[string]any {
+	out := map[string]any{}
+	for p := range int32(len(s.pods)) {
+		if !s.live(p) {
+			continue
+		}
+		unit := "-"
+		if u := v.unitOf[p]; u >= 0 {
+			var names []string
+			for _, m := range v.units[u].members {
+				names = append(names, s.podName[m])
+			}
+			x := v.units[u]
+			unit = strings.Join(names, ",") + " " + cmp.Diff(nil, []any{x.rank, x.minStart, x.started, x.unstarted})
+		}
+		out["pod "+s.podName[p]] = []any{v.prio[p], v.victim[p], v.typed[p], unit}
+	}
+	for n, k := range v.typedOn {
+		out["node "+s.names[n]] = k
+	}
+	out["live"] = v.live
+	return out
+}
