@@ -16,7 +16,7 @@ import (
 // ones: the basic shapes, mixed, ties), its candidates and its pick are
 // optimized's, so the floor measures the same decision; it refuses the
 // shapes it does not model (PDBs, host ports, affinity, spread, nominated
-// pods), naming why.
+// pods, pod groups), naming why.
 func TestFloorPicksAsOptimized(t *testing.T) {
 	ctx := context.Background()
 	for _, shape := range scenario.Shapes() {
@@ -30,7 +30,9 @@ func TestFloorPicksAsOptimized(t *testing.T) {
 			codes := preempt.NewNodeOrder(s.Cluster).Codes(fr, nil)
 			f, err := optimized.NewFloor(s.Cluster, s.Pod, codes, s.Now)
 			refused := map[string]bool{"pdb": true, "hostports": true, "affinity": true, "spread": true, "nominated": true, "heterogeneous": true}
-			if refused[shape] {
+			// A cluster with pod groups (the podgroup-single and -all
+			// shapes) is refused too: the floor has no groups.
+			if refused[shape] || len(s.Cluster.PodGroups) > 0 {
 				if err == nil || !strings.Contains(err.Error(), "the floor does not model this cluster") {
 					t.Errorf("%s/%d: NewFloor error %v, want a refusal", shape, nodes, err)
 				}
