@@ -42,7 +42,7 @@ var v1363 = sync.OnceValues(func() (*releases.Impl, error) {
 	return r, err
 })
 
-func release(t *testing.T) *releases.Impl {
+func release(t testing.TB) *releases.Impl {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command to build the release with")
