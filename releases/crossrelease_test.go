@@ -50,6 +50,15 @@ func TestCrossRelease(t *testing.T) {
 // -fuzz a worker that spends more than 10 seconds on one input panics
 // ("deadlocked!", internal/fuzz's RunFuzzWorker), and a build takes
 // minutes, a child's start a second or more on a loaded machine.
+//
+// Run it with a short -fuzzminimizetime:
+//
+//	PREEMPTBENCH_RELEASE_SUITE=1 go test ./releases -run '^$' -fuzz '^FuzzCrossRelease$' -fuzztime 60s -fuzzminimizetime 3s
+//
+// An input takes some 10 ms (calls to the child), so minimizing each new
+// interesting input runs to the default limit, 60 s, during which the
+// exec count stands still (it looked like a hang: a minute of a worker
+// and its child exchanging requests, nothing reported).
 func FuzzCrossRelease(f *testing.F) {
 	for _, s := range preempttest.Seeds() {
 		f.Add(preempttest.Encode(s))
