@@ -71,7 +71,7 @@ func TestDecideExecImplementation(t *testing.T) {
 	}
 	// A child that never says hello: an error naming it, within the timeout.
 	_, stderr, code = runCLI(t, append(args, "-impl", "reference,exec:sleep 30", "-exec-timeout", "500ms")...)
-	if code != ExitBadInput || !strings.Contains(stderr, "wire: sleep did not answer within 500ms; killed") {
+	if code != ExitBadInput || !strings.Contains(stderr, "wire: sleep did not answer within 500ms (awaiting its Hello); killed") {
 		t.Errorf("a silent child: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -408,7 +408,7 @@ func TestChildKilledOrHanging(t *testing.T) {
 	}{
 		// The request finds the pipe closed, or the answer never comes.
 		{syscall.SIGKILL, []string{"exited (signal: killed)", "broken pipe"}},
-		{syscall.SIGSTOP, []string{"did not answer within 2s; killed"}},
+		{syscall.SIGSTOP, []string{"did not answer within 2s (awaiting the answer to request 2, Preempt on evaluator 1); killed"}},
 	} {
 		t.Run(tt.signal.String(), func(t *testing.T) {
 			impl := releases.New(registry.Releases()[0], 2*time.Second, nil)
