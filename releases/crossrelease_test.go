@@ -45,12 +45,29 @@ func TestCrossRelease(t *testing.T) {
 
 // FuzzCrossRelease is the same check on fuzzed problems (preempttest's
 // decoder); `go test` runs the seeds.
+//
+// The release is built, and its child started, before f.Fuzz: under
+// -fuzz a worker that spends more than 10 seconds on one input panics
+// ("deadlocked!", internal/fuzz's RunFuzzWorker), and a build takes
+// minutes, a child's start a second or more on a loaded machine.
+//
+// Run it with a short -fuzzminimizetime:
+//
+//	PREEMPTBENCH_RELEASE_SUITE=1 go test ./releases -run '^$' -fuzz '^FuzzCrossRelease$' -fuzztime 60s -fuzzminimizetime 3s
+//
+// An input takes some 10 ms (calls to the child), so minimizing each new
+// interesting input runs to the default limit, 60 s, during which the
+// exec count stands still (it looked like a hang: a minute of a worker
+// and its child exchanging requests, nothing reported).
 func FuzzCrossRelease(f *testing.F) {
 	for _, s := range preempttest.Seeds() {
 		f.Add(preempttest.Encode(s))
 	}
+	old := release(f)
+	if _, err := old.NewEvaluator(&preempt.Cluster{}); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		old := release(t)
 		in := preempttest.Decode(data).Build()
 		preempttest.CheckCrossRelease(t, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", nil)
 	})

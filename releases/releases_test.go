@@ -42,7 +42,7 @@ var v1363 = sync.OnceValues(func() (*releases.Impl, error) {
 	return r, err
 })
 
-func release(t *testing.T) *releases.Impl {
+func release(t testing.TB) *releases.Impl {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command to build the release with")
@@ -408,7 +408,7 @@ func TestChildKilledOrHanging(t *testing.T) {
 	}{
 		// The request finds the pipe closed, or the answer never comes.
 		{syscall.SIGKILL, []string{"exited (signal: killed)", "broken pipe"}},
-		{syscall.SIGSTOP, []string{"did not answer within 2s (awaiting"}},
+		{syscall.SIGSTOP, []string{"did not answer within 2s (awaiting the answer to request 2, Preempt on evaluator 1); killed"}},
 	} {
 		t.Run(tt.signal.String(), func(t *testing.T) {
 			impl := releases.New(registry.Releases()[0], 2*time.Second, nil)

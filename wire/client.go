@@ -122,6 +122,8 @@ func (c *Client) start() (*process, error) {
 	if len(c.args) == 0 {
 		return nil, errors.New("wire: no command")
 	}
+	// The child gets its standard input, output and error only.
+	closeInheritedOnExec()
 	cmd := exec.Command(c.args[0], c.args[1:]...)
 	p := &process{cmd: cmd, lines: make(chan []byte, 1), done: make(chan struct{}), stderr: &tail{}}
 	cmd.Stderr = p.stderr
