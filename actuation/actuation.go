@@ -42,6 +42,20 @@ func PreemptPodAs(ctx context.Context, cs kubernetes.Interface, scheduler, kind 
 		Reason:             v1.PodReasonPreemptionByScheduler,
 		Message:            fmt.Sprintf("%s: preempting to accommodate a higher priority %s", scheduler, kind),
 	}
+	// A victim without the condition gets it appended: its patch is
+	// written directly (fastpatch.go), the same bytes as the diff.
+	if _, have := apipod.GetPodCondition(&victim.Status, condition.Type); have == nil {
+		condition.LastTransitionTime = metav1.Now() // as UpdatePodCondition sets it
+		if patch, ok := appendedConditionPatch(&victim.Status, condition); ok {
+			if err := sendStatusPatch(ctx, cs, victim, patch); err != nil {
+				if apierrors.IsNotFound(err) {
+					return nil // already gone
+				}
+				return err
+			}
+			return deleteVictim(ctx, cs, victim)
+		}
+	}
 	newStatus := victim.Status.DeepCopy()
 	if apipod.UpdatePodCondition(newStatus, condition) {
 		if err := PatchPodStatus(ctx, cs, victim, newStatus); err != nil {
@@ -51,6 +65,10 @@ func PreemptPodAs(ctx context.Context, cs kubernetes.Interface, scheduler, kind 
 			return err
 		}
 	}
+	return deleteVictim(ctx, cs, victim)
+}
+
+func deleteVictim(ctx context.Context, cs kubernetes.Interface, victim *v1.Pod) error {
 	err := cs.CoreV1().Pods(victim.Namespace).Delete(ctx, victim.Name, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
@@ -76,6 +94,11 @@ func PatchPodStatus(ctx context.Context, cs kubernetes.Interface, p *v1.Pod, new
 	if string(patch) == "{}" {
 		return nil
 	}
+	return sendStatusPatch(ctx, cs, p, patch)
+}
+
+// sendStatusPatch sends patch to p's status subresource.
+func sendStatusPatch(ctx context.Context, cs kubernetes.Interface, p *v1.Pod, patch []byte) error {
 	// Upstream retries internal, unavailable, conflict and refused-connection
 	// errors with the default backoff.
 	retriable := func(err error) bool {

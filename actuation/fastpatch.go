@@ -1,0 +1,72 @@
+package actuation
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// appendedConditionPatch is the strategic merge patch from a pod's status
+// old to the same status with condition c appended (a victim getting its
+// DisruptionTarget condition, the common case), written directly: byte
+// for byte what CreateTwoWayMergePatch makes of the two marshalled pods
+// (TestAppendedConditionPatch), without marshalling both statuses and
+// diffing them, which took most of a preemption's actuation. ok is false
+// for a condition list the direct form does not cover (an empty or
+// repeated type, c's type already there, a probe time, no transition
+// time, a string that is not UTF-8, which the diff's round trip through
+// a decoder turns into U+FFFD where json.Marshal writes \ufffd): the
+// caller then diffs.
+func appendedConditionPatch(old *v1.PodStatus, c *v1.PodCondition) (patch []byte, ok bool) {
+	n := len(old.Conditions)
+	if c.Type == "" || !c.LastProbeTime.IsZero() || c.LastTransitionTime.IsZero() ||
+		!utf8.ValidString(string(c.Type)) || !utf8.ValidString(string(c.Status)) || !utf8.ValidString(c.Reason) || !utf8.ValidString(c.Message) {
+		return nil, false
+	}
+	for i := range old.Conditions {
+		if old.Conditions[i].Type == "" || old.Conditions[i].Type == c.Type || !utf8.ValidString(string(old.Conditions[i].Type)) {
+			return nil, false
+		}
+		for j := range i {
+			if old.Conditions[j].Type == old.Conditions[i].Type {
+				return nil, false
+			}
+		}
+	}
+	str := func(b []byte, s string) []byte {
+		q, _ := json.Marshal(s) // a string always marshals
+		return append(b, q...)
+	}
+	b := make([]byte, 0, 256+32*n+len(c.Message))
+	b = append(b, `{"status":{`...)
+	if n > 0 {
+		b = append(b, `"$setElementOrder/conditions":[`...)
+		for i := range old.Conditions {
+			b = str(append(b, `{"type":`...), string(old.Conditions[i].Type))
+			b = append(b, "},"...)
+		}
+		b = str(append(b, `{"type":`...), string(c.Type))
+		b = append(b, '}')
+		b = append(b, "],"...)
+	}
+	ltt, err := json.Marshal(c.LastTransitionTime)
+	if err != nil {
+		return nil, false
+	}
+	b = append(b, `"conditions":[{"lastProbeTime":null,"lastTransitionTime":`...)
+	b = append(b, ltt...)
+	if c.Message != "" {
+		b = str(append(b, `,"message":`...), c.Message)
+	}
+	if c.ObservedGeneration != 0 {
+		b = strconv.AppendInt(append(b, `,"observedGeneration":`...), c.ObservedGeneration, 10)
+	}
+	if c.Reason != "" {
+		b = str(append(b, `,"reason":`...), c.Reason)
+	}
+	b = str(append(b, `,"status":`...), string(c.Status))
+	b = str(append(b, `,"type":`...), string(c.Type))
+	return append(b, "}]}}"...), true
+}

@@ -1,0 +1,99 @@
+package actuation
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+)
+
+// diffPatch is the patch PatchPodStatus computes: the strategic merge
+// patch between the two marshalled pods.
+func diffPatch(t *testing.T, old, newStatus *v1.PodStatus) string {
+	t.Helper()
+	a, err := json.Marshal(v1.Pod{Status: *old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(v1.Pod{Status: *newStatus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := strategicpatch.CreateTwoWayMergePatch(a, b, &v1.Pod{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(p)
+}
+
+// TestAppendedConditionPatch: the directly written patch is, byte for
+// byte, the diff's, over statuses with 0 to 4 conditions of odd types,
+// messages that JSON escapes (quotes, HTML characters, invalid UTF-8,
+// control characters), observed generations zero or not, transition
+// times in other zones and with sub-second parts, other status fields
+// set; and the cases it declines are declined.
+func TestAppendedConditionPatch(t *testing.T) {
+	strs := []string{"", "x", `quo"te`, "<a&b>", "é\u2028", "\xff\xfe", "tab\tnl\n", "default-scheduler: preempting to accommodate a higher priority pod"}
+	types := []v1.PodConditionType{v1.PodReady, v1.PodScheduled, v1.ContainersReady, "Custom\"<x>", "é"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	zones := []*time.Location{time.UTC, time.FixedZone("x", 5*3600+1800)}
+	checked := 0
+	for i := range 3000 {
+		old := &v1.PodStatus{Phase: v1.PodRunning, HostIP: "10.0.0.1", Message: strs[rng.IntN(len(strs))]}
+		if rng.IntN(2) == 0 {
+			st := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			old.StartTime = &st
+		}
+		for _, k := range rng.Perm(len(types))[:rng.IntN(5)] {
+			old.Conditions = append(old.Conditions, v1.PodCondition{Type: types[k], Status: v1.ConditionTrue, Reason: strs[rng.IntN(len(strs))]})
+		}
+		c := &v1.PodCondition{
+			Type: v1.DisruptionTarget, Status: v1.ConditionStatus(strs[rng.IntN(len(strs))]),
+			Reason: strs[rng.IntN(len(strs))], Message: strs[rng.IntN(len(strs))],
+			ObservedGeneration: int64(rng.IntN(3)) * 1234567890123,
+			LastTransitionTime: metav1.NewTime(time.Date(2026, 3, 4, 5, 6, 7, rng.IntN(2)*999999999, zones[rng.IntN(2)])),
+		}
+		got, ok := appendedConditionPatch(old, c)
+		if !ok {
+			if utf8.ValidString(string(c.Status)) && utf8.ValidString(c.Reason) && utf8.ValidString(c.Message) {
+				t.Fatalf("case %d: declined %+v", i, old.Conditions)
+			}
+			continue // not UTF-8: left to the diff
+		}
+		newStatus := old.DeepCopy()
+		newStatus.Conditions = append(newStatus.Conditions, *c)
+		if want := diffPatch(t, old, newStatus); string(got) != want {
+			t.Fatalf("case %d:\n direct %s\n   diff %s", i, got, want)
+		}
+		checked++
+	}
+	for _, tc := range []struct {
+		name string
+		old  []v1.PodCondition
+		c    v1.PodCondition
+	}{
+		{"condition already there", []v1.PodCondition{{Type: v1.DisruptionTarget}}, v1.PodCondition{Type: v1.DisruptionTarget}},
+		{"repeated type", []v1.PodCondition{{Type: v1.PodReady}, {Type: v1.PodReady}}, v1.PodCondition{Type: v1.DisruptionTarget}},
+		{"empty type", []v1.PodCondition{{}}, v1.PodCondition{Type: v1.DisruptionTarget}},
+		{"probe time", nil, v1.PodCondition{Type: v1.DisruptionTarget, LastProbeTime: metav1.Now()}},
+		{"no transition time", nil, v1.PodCondition{Type: v1.DisruptionTarget, LastTransitionTime: metav1.Time{}}},
+		{"not UTF-8", nil, v1.PodCondition{Type: v1.DisruptionTarget, Message: "\xff"}},
+	} {
+		c := tc.c
+		if tc.name != "no transition time" && tc.name != "probe time" {
+			c.LastTransitionTime = metav1.Now()
+		}
+		if _, ok := appendedConditionPatch(&v1.PodStatus{Conditions: tc.old}, &c); ok {
+			t.Errorf("%s: not declined", tc.name)
+		}
+	}
+	if checked < 1500 { // a third draw some invalid UTF-8
+		t.Errorf("only %d of 3000 statuses compared (about two thirds expected)", checked)
+	}
+	t.Logf("%d statuses: the same bytes", checked)
+}
