@@ -1,6 +1,7 @@
 package optimized
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -401,40 +402,36 @@ func (d *decision) members(r *unitRef) []int32 {
 
 // moreImportantVictim is upstream's MoreImportantVictim with the
 // contract's final tie (the first pod's namespace, name and UID).
-func (d *decision) moreImportantVictim(a, b *unitRef) bool {
+func (d *decision) moreImportantVictim(a, b *unitRef) bool { return d.compareUnits(a, b) < 0 }
+
+// compareUnits is MoreImportantVictim as a three-way comparison: negative
+// when a is more important than b, each key read once.
+func (d *decision) compareUnits(a, b *unitRef) int {
 	if a.prio != b.prio {
-		return a.prio > b.prio
+		return cmp.Compare(b.prio, a.prio)
 	}
 	if a.rank != b.rank {
-		return a.rank > b.rank
+		return cmp.Compare(b.rank, a.rank)
 	}
 	if a.size != b.size {
-		return a.size > b.size
+		return cmp.Compare(b.size, a.size)
 	}
 	if a.earliest != b.earliest {
-		return a.earliest < b.earliest
+		return cmp.Compare(a.earliest, b.earliest)
 	}
 	s := d.s
 	pa, pb := a.pod, b.pod
-	if s.podNS[pa] != s.podNS[pb] {
-		return s.podNS[pa] < s.podNS[pb]
+	if c := strings.Compare(s.podNS[pa], s.podNS[pb]); c != 0 {
+		return c
 	}
-	if s.podName[pa] != s.podName[pb] {
-		return s.podName[pa] < s.podName[pb]
+	if c := strings.Compare(s.podName[pa], s.podName[pb]); c != 0 {
+		return c
 	}
-	return s.podUID[pa] < s.podUID[pb]
+	return strings.Compare(s.podUID[pa], s.podUID[pb])
 }
 
 func (d *decision) sortUnits(us []unitRef) {
-	slices.SortFunc(us, func(a, b unitRef) int {
-		switch {
-		case d.moreImportantVictim(&a, &b):
-			return -1
-		case d.moreImportantVictim(&b, &a):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(us, func(a, b unitRef) int { return d.compareUnits(&a, &b) })
 }
 
 var reasonsRemoteTopology = []string{"optimized: a pod group's members on other nodes beside topology spread state are not modelled"}
@@ -796,4 +793,16 @@ func spreadMayRun(pod *v1.Pod) bool {
 		}
 	}
 	return false
+}
+
+var _ preempt.GateSetter = (*evaluator)(nil)
+
+// SetFeatureGates prepares the pod-group view of the gates (groupsFor)
+// when they turn GenericWorkload on, so that a caller that says its gates
+// before deciding (a stream, decide) pays for the view while preparing,
+// as it pays for the snapshot; the first request would build it
+// otherwise. Filter reads no gate: a plain preemptor's filters do not
+// depend on pod groups.
+func (ev *evaluator) SetFeatureGates(gates map[string]bool) {
+	ev.s.groupsFor(gates)
 }
