@@ -9,6 +9,10 @@
 # Every target for DURATION takes the target count (scripts/fuzz.sh
 # -list) times DURATION: choose TARGETS to fuzz one.
 #
+# $FUZZMINIMIZETIME (default 5s) caps the minimizing of each new
+# interesting input (go test's default, 60s, is most of a run for a
+# target whose input takes milliseconds, FuzzCrossRelease's child calls).
+#
 # Targets are the `func FuzzX` that `go test -list` finds in each package.
 # A failing input is written under the package's testdata/fuzz/FuzzX/ by go
 # test; commit it to make it a regression test. Exit 0 when every target
@@ -36,7 +40,7 @@ for pkg in $(go list ./...); do
     fi
     found=$((found + 1))
     echo "=== fuzz $pkg $target for $dur"
-    if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$dur" "$pkg"; then
+    if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$dur" -fuzzminimizetime "${FUZZMINIMIZETIME:-5s}" "$pkg"; then
       failed+=("$pkg $target")
     fi
   done
