@@ -400,12 +400,10 @@ func (d *decision) members(r *unitRef) []int32 {
 	return d.groups.units[r.unit].members
 }
 
-// moreImportantVictim is upstream's MoreImportantVictim with the
-// contract's final tie (the first pod's namespace, name and UID).
-func (d *decision) moreImportantVictim(a, b *unitRef) bool { return d.compareUnits(a, b) < 0 }
-
-// compareUnits is MoreImportantVictim as a three-way comparison: negative
-// when a is more important than b, each key read once.
+// compareUnits is upstream's MoreImportantVictim, with the contract's
+// final tie (the first pod's namespace, name and UID), as a three-way
+// comparison: negative when a is more important than b, each key read
+// once.
 func (d *decision) compareUnits(a, b *unitRef) int {
 	if a.prio != b.prio {
 		return cmp.Compare(b.prio, a.prio)
