@@ -33,17 +33,17 @@ for dir in releases/*/; do
   (cd "$dir" && go mod tidy -e -diff && go mod verify && go vet -mod=readonly -tags "$tags" ./... && go test -mod=readonly -tags "$tags" ./...)
 done
 
-step "the earlier releases' children, built once (tests in several packages use them; none then waits on a build inside its 10-minute test timeout)"
+step "the earlier releases' children, built once (tests in several packages use them; none then waits on a build inside its test timeout)"
 go run ./compare decide -cluster cli/testdata/small/cluster.yaml -pod cli/testdata/small/pod.yaml -impl upstream@v1.36.3 >/dev/null
 
-step "tests: go test ./... (the README's test command)"
-go test ./...
+step "tests: go test -timeout 30m ./... (the README's test command)"
+go test -timeout 30m ./...
 
 step "staticcheck"
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 step "race tests: every package (go list ./...), properties shortened by -short"
-go test -race -short $(go list ./...)
+go test -race -short -timeout 30m $(go list ./...)
 
 step "the out-of-tree example (examples/ownimpl, a module of its own)"
 (cd examples/ownimpl && go vet ./... && go test ./... &&
