@@ -107,12 +107,31 @@ func TestDecideExplainUnits(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{
-		"  victim default/w1 priority 0 podGroup default/batch\n",
-		"           unit PodGroup default/batch, priority 0: default/w1@n1, default/w2@n2 (also evicts on n2)\n",
-	} {
-		if got := strings.Count(stdout, want); got != 2 { // reference and upstream
-			t.Errorf("%q appears %d times, want 2:\n%s", want, got, stdout)
+	if got := strings.Count(stdout, "  victim default/w1 priority 0 podGroup default/batch\n"); got != 2 { // reference and upstream
+		t.Errorf("victim w1 appears %d times, want 2:\n%s", got, stdout)
+	}
+	// Both nodes tie: the reference takes the first in list order (n1),
+	// upstream either (its dry run is parallel). Each report's unit names
+	// the other node as the one it also evicts on.
+	sections := strings.Split(stdout, "implementation: ")[1:]
+	if len(sections) != 2 {
+		t.Fatalf("%d reports, want 2:\n%s", len(sections), stdout)
+	}
+	for _, sec := range sections {
+		impl, _, _ := strings.Cut(sec, "\n")
+		chosen, other := "n1", "n2"
+		if strings.Contains(sec, "nominated node: n2 ") {
+			chosen, other = "n2", "n1"
+		} else if !strings.Contains(sec, "nominated node: n1 ") {
+			t.Errorf("%s: no nominated node n1 or n2:\n%s", impl, sec)
+			continue
+		}
+		if impl == "reference" && chosen != "n1" {
+			t.Errorf("reference chose %s, want n1 (first in list order)", chosen)
+		}
+		want := "           unit PodGroup default/batch, priority 0: default/w1@n1, default/w2@n2 (also evicts on " + other + ")\n"
+		if !strings.Contains(sec, want) {
+			t.Errorf("%s: %q missing:\n%s", impl, want, sec)
 		}
 	}
 	// Without the gate there are no units.
