@@ -219,9 +219,7 @@ func clearNominations(ctx context.Context, cs kubernetes.Interface, pods []*v1.P
 		if np.Status.NominatedNodeName == "" {
 			continue
 		}
-		newStatus := np.Status.DeepCopy()
-		newStatus.NominatedNodeName = ""
-		if err := PatchPodStatus(ctx, cs, np, newStatus); err != nil {
+		if err := nominate(ctx, cs, np, ""); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -231,6 +229,12 @@ func clearNominations(ctx context.Context, cs kubernetes.Interface, pods []*v1.P
 // nominate sets the preemptor's status.nominatedNodeName, as the scheduler
 // does after a successful PostFilter.
 func nominate(ctx context.Context, cs kubernetes.Interface, pod *v1.Pod, node string) error {
+	if patch, ok := nominationPatch(&pod.Status, node); ok {
+		if patch == nil {
+			return nil // PatchPodStatus sends nothing when nothing changes
+		}
+		return sendStatusPatch(ctx, cs, pod, patch)
+	}
 	newStatus := pod.Status.DeepCopy()
 	newStatus.NominatedNodeName = node
 	return PatchPodStatus(ctx, cs, pod, newStatus)

@@ -70,3 +70,26 @@ func appendedConditionPatch(old *v1.PodStatus, c *v1.PodCondition) (patch []byte
 	b = str(append(b, `,"type":`...), string(c.Type))
 	return append(b, "}]}}"...), true
 }
+
+// nominationPatch is the strategic merge patch from a pod's status to the
+// same status with nominatedNodeName set to node ("" clears it), written
+// directly: byte for byte what CreateTwoWayMergePatch makes of the two
+// marshalled pods (TestNominationPatch), nil when they are equal (no
+// patch is sent). ok is false for a name that is not UTF-8 (the diff's
+// decoder turns it into U+FFFD): the caller then diffs.
+func nominationPatch(old *v1.PodStatus, node string) (patch []byte, ok bool) {
+	if !utf8.ValidString(node) || !utf8.ValidString(old.NominatedNodeName) {
+		return nil, false
+	}
+	if old.NominatedNodeName == node {
+		return nil, true
+	}
+	if node == "" {
+		return []byte(`{"status":{"nominatedNodeName":null}}`), true
+	}
+	q, _ := json.Marshal(node) // a string always marshals
+	b := make([]byte, 0, len(`{"status":{"nominatedNodeName":}}`)+len(q))
+	b = append(b, `{"status":{"nominatedNodeName":`...)
+	b = append(b, q...)
+	return append(b, "}}"...), true
+}

@@ -97,3 +97,43 @@ func TestAppendedConditionPatch(t *testing.T) {
 	}
 	t.Logf("%d statuses: the same bytes", checked)
 }
+
+// The direct nomination patch is the diff's, byte for byte: setting,
+// moving and clearing a nomination beside every other status field.
+func TestNominationPatch(t *testing.T) {
+	st := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	olds := []v1.PodStatus{
+		{},
+		{Phase: v1.PodPending, Conditions: []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: "Unschedulable"}}},
+		{Phase: v1.PodRunning, HostIP: "10.0.0.1", StartTime: &st, NominatedNodeName: "n1"},
+		{NominatedNodeName: `q"uote<&>`},
+		{NominatedNodeName: "é\u2028"},
+		{NominatedNodeName: "\xff"},
+	}
+	nodes := []string{"", "n1", "n2", `q"uote<&>`, "é\u2028", "\xff"}
+	checked := 0
+	for _, old := range olds {
+		for _, node := range nodes {
+			got, ok := nominationPatch(&old, node)
+			if !ok {
+				if utf8.ValidString(node) && utf8.ValidString(old.NominatedNodeName) {
+					t.Errorf("%q -> %q declined", old.NominatedNodeName, node)
+				}
+				continue
+			}
+			newStatus := old.DeepCopy()
+			newStatus.NominatedNodeName = node
+			want := diffPatch(t, &old, newStatus)
+			if want == "{}" {
+				want = "" // PatchPodStatus sends nothing
+			}
+			if string(got) != want {
+				t.Errorf("%q -> %q:\n direct %s\n   diff %s", old.NominatedNodeName, node, got, want)
+			}
+			checked++
+		}
+	}
+	if checked < 25 {
+		t.Errorf("only %d cases checked", checked)
+	}
+}

@@ -216,13 +216,3 @@ func GateRefusal(impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod, c
 	}
 	return nil
 }
-
-// NewAcceptingClientset returns a fake clientset that answers every call
-// with success and stores nothing: the benchmarks' client, so that
-// actuation is timed without a fixture of the cluster's pods. It records
-// the calls; clear them (ClearActions) between uses.
-func NewAcceptingClientset() *fake.Clientset {
-	cs := fake.NewClientset()
-	cs.PrependReactor("*", "*", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, nil })
-	return cs
-}

@@ -114,8 +114,7 @@ type StreamRunner struct {
 	now    time.Time
 	rng    *rand.Rand
 	order  *preempt.NodeOrder
-	cs     interface{ ClearActions() }
-	client *Client
+	cs     *AcceptingClientset
 	codes  []preempt.Code
 	bound  map[preempt.PodRef]*v1.Pod // bound pods by name
 	nom    map[string][]*v1.Pod       // node -> nominated pods
@@ -136,7 +135,7 @@ func NewStreamRunner(impl preempt.Implementation, c *preempt.Cluster, s Stream) 
 	r := &StreamRunner{
 		impl: impl, ev: ev, c: c, cfg: s.Config, now: s.Now,
 		rng:   rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15)),
-		order: preempt.NewNodeOrder(c), cs: cs, client: &Client{Clientset: cs, failed: func() map[int]string { return nil }},
+		order: preempt.NewNodeOrder(c), cs: cs,
 	}
 	_, r.nom = preempt.PodsByNode(c)
 	r.bound = make(map[preempt.PodRef]*v1.Pod, len(c.Pods))
@@ -178,7 +177,7 @@ func (r *StreamRunner) Next(ctx context.Context, pod *v1.Pod) error {
 		// The cycle keeps nothing of the decision past the next one.
 		req := &preempt.Request{Pod: pod, Codes: codes, Config: r.cfg, Offset: offset, Now: r.now, ReuseOutput: true}
 		r.cs.ClearActions()
-		d := r.ev.Preempt(ctx, r.client, req)
+		d := r.ev.Preempt(ctx, r.cs, req)
 		step.Visited = len(d.Candidates) + len(d.NodeStatuses)
 		if d.Status == preempt.Error {
 			return fmt.Errorf("preemptor %s: %s", step.Pod, d.Message)
