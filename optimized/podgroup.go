@@ -368,6 +368,7 @@ type unitRef struct {
 	pod        int32 // the pod of its own, or the unit's first member
 	prio       int32
 	rank       int8
+	victim     bool // not reprieved (selectGroupVictims)
 	size       int32
 	earliest   int64
 	violations int32
@@ -375,10 +376,10 @@ type unitRef struct {
 
 // groupScratch is a worker's memory for the group-aware path.
 type groupScratch struct {
-	units, violating, nonViolating, victims []unitRef
-	seen                                    []uint32 // unit -> epoch it was seen on the checked node
-	epoch                                   uint32
-	remote                                  remoteTopology
+	units  []unitRef
+	seen   []uint32 // unit -> epoch it was seen on the checked node
+	epoch  uint32
+	remote remoteTopology
 }
 
 func (gs *groupScratch) next(units int) {
@@ -674,25 +675,21 @@ func (d *decision) selectGroupVictims(n int32, sc *scratch) result {
 		sc.potential = append(sc.potential, d.members(&gs.units[i])...)
 	}
 	d.splitByPDBViolation(sc)
-	gs.violating, gs.nonViolating = gs.violating[:0], gs.nonViolating[:0]
 	bad := sc.violating // in the order of sc.potential
 	for i := range gs.units {
-		r := gs.units[i]
-		r.violations = 0
-		for _, p := range d.members(&r) {
+		r := &gs.units[i]
+		r.violations, r.victim = 0, false
+		for _, p := range d.members(r) {
 			if len(bad) > 0 && bad[0] == p {
 				r.violations++
 				bad = bad[1:]
 			}
 		}
-		if r.violations > 0 {
-			gs.violating = append(gs.violating, r)
-		} else {
-			gs.nonViolating = append(gs.nonViolating, r)
-		}
 	}
 
-	gs.victims = gs.victims[:0]
+	// Reprieve the violating units, then the others, each in order; the
+	// victims come out in the units' order (upstream sorts them again),
+	// so they are read off the sorted units, not sorted a second time.
 	numViolations := int32(0)
 	reprieve := func(r *unitRef) bool {
 		change(r, 1)
@@ -700,21 +697,24 @@ func (d *decision) selectGroupVictims(n int32, sc *scratch) result {
 			return true
 		}
 		change(r, -1)
-		gs.victims = append(gs.victims, *r)
+		r.victim = true
 		return false
 	}
-	for i := range gs.violating {
-		if !reprieve(&gs.violating[i]) {
-			numViolations += gs.violating[i].violations
+	for i := range gs.units {
+		if r := &gs.units[i]; r.violations > 0 && !reprieve(r) {
+			numViolations += r.violations
 		}
 	}
-	for i := range gs.nonViolating {
-		reprieve(&gs.nonViolating[i])
+	for i := range gs.units {
+		if r := &gs.units[i]; r.violations == 0 {
+			reprieve(r)
+		}
 	}
-	d.sortUnits(gs.victims)
 	first := len(sc.victims)
-	for i := range gs.victims {
-		sc.victims = append(sc.victims, d.members(&gs.victims[i])...)
+	for i := range gs.units {
+		if r := &gs.units[i]; r.victim {
+			sc.victims = append(sc.victims, d.members(r)...)
+		}
 	}
 	victims := sc.victims[first:len(sc.victims):len(sc.victims)]
 	return result{code: preempt.Success, victims: victims, numViolations: numViolations}
