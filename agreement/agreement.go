@@ -1,15 +1,20 @@
 // Package agreement decides what "the same decision" means between the
-// reference and another implementation, allowing for upstream's one
-// remaining source of chance: the final tie of pickOneNodeForPreemption,
-// which upstream breaks by map order.
+// reference and another implementation, allowing for upstream's two
+// remaining sources of chance: the final tie of pickOneNodeForPreemption,
+// which upstream breaks by map order, and which node of an extender's
+// answer its error names when the answer names pods not on their nodes
+// (also map order).
 package agreement
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/preemptbench/preemptbench/actuation"
 	"github.com/preemptbench/preemptbench/extender"
@@ -52,6 +57,13 @@ func EqualBest(ev preempt.Evaluator, cands []preempt.Candidate, req *preempt.Req
 // after the extenders of req (called again: they must answer the same
 // arguments the same way). The API calls fs name fail, as they did.
 func Expected(ctx context.Context, refEv preempt.Evaluator, c *preempt.Cluster, req *preempt.Request, ref, got preempt.Decision, other preempt.Implementation, fs ...harness.Fault) (want preempt.Decision, note string, err error) {
+	if TieIsRandom(other) {
+		if note, ok := extenderLookupOrder(c, ref, got); ok {
+			want = ref
+			want.Message = got.Message
+			return want, note, nil
+		}
+	}
 	if !TieIsRandom(other) || !actuated(ref) || !actuated(got) {
 		return ref, "", nil
 	}
@@ -125,7 +137,7 @@ func chosenNode(d preempt.Decision, cands []preempt.Candidate) string {
 // run's, after the extenders of req, called again (they must answer the
 // same arguments the same way).
 func Selectable(ctx context.Context, c *preempt.Cluster, req *preempt.Request, dryRun []preempt.Candidate) ([]preempt.Candidate, error) {
-	cands, err := extender.Call(ctx, req.Config.Extenders, req.Pod, dryRun, extender.NodePodsOf(c))
+	cands, err := extender.Call(ctx, req.Config.Extenders, req.Pod, dryRun, extender.NodePodsOf(c), extender.BoundPodOf(c))
 	if err != nil {
 		return nil, fmt.Errorf("extenders, called again: %w", err)
 	}
@@ -158,4 +170,67 @@ func PodGroupExpected(c *preempt.Cluster, ref, got preempt.PodGroupDecision) (wa
 	want = ref
 	want.Victims, want.NumPDBViolations, want.NumPodGroupDisruptions = []preempt.Victim{}, 0, 0
 	return want, "every victim is already terminating: the upstream adapter, which sees a gang's victims in the executor's calls, reports none"
+}
+
+// Upstream's errors reading an extender's answer, one node at a time
+// (HTTPExtender.convertToVictims, then callExtenders' check of each node).
+var (
+	extenderLookupError = regexp.MustCompile(`^extender: (.*) claims to preempt pod \(UID: &\{(.*)\}\) on node: (.*), but the pod is not found on that node$`)
+	extenderNodeError   = regexp.MustCompile(`^nodeinfo not found for node name "(.*)"$`)
+	extenderEmptyError  = regexp.MustCompile(`^expected at least one victim pod on node "(.*)"$`)
+)
+
+// extenderLookupOrder explains got's error when it differs from ref's only
+// by which node of an extender's answer it names: upstream reads the
+// answer in map order and fails on the first bad node it meets, the
+// contract reads node names in order. Under GenericWorkload this is
+// common: a unit's members on other nodes are a candidate's victims too,
+// and an extender that answers with them makes upstream fail on the
+// first such pod of a node. got is explained when both are answer errors
+// of the same reading step and got's names a bad node: a node not in the
+// cluster, or a pod that is a victim of that node's candidate in the dry
+// run and bound to another node; or both name a node answered without
+// victims.
+func extenderLookupOrder(c *preempt.Cluster, ref, got preempt.Decision) (string, bool) {
+	if ref.Status != preempt.Error || got.Status != preempt.Error || ref.Message == got.Message {
+		return "", false
+	}
+	explained := func(node string) (string, bool) {
+		return fmt.Sprintf("an extender's answer has several bad nodes; upstream read it in map order and failed at %s, the reference reads node names in order (%s)", node, ref.Message), true
+	}
+	reading := func(msg string) bool {
+		return extenderLookupError.MatchString(msg) || extenderNodeError.MatchString(msg)
+	}
+	switch {
+	case extenderEmptyError.MatchString(ref.Message) && extenderEmptyError.MatchString(got.Message):
+		return explained(extenderEmptyError.FindStringSubmatch(got.Message)[1])
+	case !reading(ref.Message):
+		return "", false
+	}
+	if g := extenderNodeError.FindStringSubmatch(got.Message); g != nil {
+		if slices.ContainsFunc(c.Nodes, func(n *v1.Node) bool { return n.Name == g[1] }) {
+			return "", false
+		}
+		return explained(g[1])
+	}
+	g := extenderLookupError.FindStringSubmatch(got.Message)
+	if g == nil {
+		return "", false
+	}
+	if r := extenderLookupError.FindStringSubmatch(ref.Message); r != nil && r[1] != g[1] {
+		return "", false // another extender
+	}
+	uid, node := g[2], g[3]
+	i := slices.IndexFunc(ref.Candidates, func(cand preempt.Candidate) bool { return cand.Node == node })
+	if i < 0 {
+		return "", false
+	}
+	for _, v := range ref.Candidates[i].Victims {
+		for _, p := range c.Pods {
+			if p.Namespace == v.Namespace && p.Name == v.Name && string(p.UID) == uid && preempt.IsBound(p) && p.Spec.NodeName != node {
+				return explained(node)
+			}
+		}
+	}
+	return "", false
 }

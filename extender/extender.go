@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/sets"
 	restclient "k8s.io/client-go/rest"
@@ -190,7 +192,11 @@ func (e *extender) processPreemption(ctx context.Context, pod *v1.Pod, victims m
 		return nil, err
 	}
 	out := map[string]*extenderv1.Victims{}
-	for node, mv := range result.NodeNameToMetaVictims {
+	// Upstream reads the answer in map order, so which node's error it
+	// reports is random; the contract reads it in node-name order
+	// (docs/divergences.md).
+	for _, node := range slices.Sorted(maps.Keys(result.NodeNameToMetaVictims)) {
+		mv := result.NodeNameToMetaVictims[node]
 		pods, ok := nodes(node)
 		if !ok {
 			return nil, fmt.Errorf("nodeinfo not found for node name %q", node)
@@ -259,21 +265,39 @@ func (e *extender) send(ctx context.Context, action string, args, result any) er
 // Upstream returns the surviving candidates in map order; the contract
 // returns them in node-name order, victims in the order the last extender
 // gave. With no extender, or no candidate, candidates is returned as is.
-// exts are in configuration order (Order is applied here).
-func Call(ctx context.Context, exts []schedconfig.Extender, pod *v1.Pod, candidates []preempt.Candidate, nodes NodePods) ([]preempt.Candidate, error) {
+// exts are in configuration order (Order is applied here). A victim keeps
+// the PodGroup its candidate gave it (the extenders' answers name pods
+// only); a pod an extender adds has none. A victim not
+// on its candidate's node (a pod group's member, GenericWorkload) is
+// found with bound.
+func Call(ctx context.Context, exts []schedconfig.Extender, pod *v1.Pod, candidates []preempt.Candidate, nodes NodePods, bound BoundPod) ([]preempt.Candidate, error) {
 	if len(exts) == 0 || len(candidates) == 0 {
 		return candidates, nil
 	}
 	victims := map[string]*extenderv1.Victims{}
+	groupOf := map[types.NamespacedName]string{} // a victim's PodGroup, which the answer does not carry
 	for _, c := range candidates {
+		for _, vic := range c.Victims {
+			if vic.PodGroup != "" {
+				groupOf[types.NamespacedName{Namespace: vic.Namespace, Name: vic.Name}] = vic.PodGroup
+			}
+		}
 		pods, _ := nodes(c.Node)
 		v := &extenderv1.Victims{NumPDBViolations: int64(c.NumPDBViolations)}
 		for _, vic := range c.Victims {
-			i := slices.IndexFunc(pods, func(p *v1.Pod) bool { return p.Namespace == vic.Namespace && p.Name == vic.Name })
-			if i < 0 {
-				return nil, fmt.Errorf("victim %s is not on node %q", preempt.Key(vic.Namespace, vic.Name), c.Node)
+			if i := slices.IndexFunc(pods, func(p *v1.Pod) bool { return p.Namespace == vic.Namespace && p.Name == vic.Name }); i >= 0 {
+				v.Pods = append(v.Pods, pods[i])
+				continue
 			}
-			v.Pods = append(v.Pods, pods[i])
+			// Under GenericWorkload a unit's member on another node is
+			// the candidate's victim too: upstream sends it with the
+			// candidate's victims (and then finds no such UID among the
+			// node's pods if the extender answers with it).
+			p := bound(vic.Namespace, vic.Name)
+			if p == nil {
+				return nil, fmt.Errorf("victim %s is not a bound pod of the cluster (candidate node %q)", preempt.Key(vic.Namespace, vic.Name), c.Node)
+			}
+			v.Pods = append(v.Pods, p)
 		}
 		victims[c.Node] = v // the last candidate of a node wins, as CandidatesToVictimsMap
 	}
@@ -292,8 +316,8 @@ func Call(ctx context.Context, exts []schedconfig.Extender, pod *v1.Pod, candida
 			}
 			return nil, err
 		}
-		for node, v := range answer {
-			if v == nil || len(v.Pods) == 0 {
+		for _, node := range slices.Sorted(maps.Keys(answer)) { // upstream: map order
+			if v := answer[node]; v == nil || len(v.Pods) == 0 {
 				if cfg.Ignorable {
 					delete(answer, node)
 					continue
@@ -310,12 +334,29 @@ func Call(ctx context.Context, exts []schedconfig.Extender, pod *v1.Pod, candida
 	for node, v := range victims {
 		c := preempt.Candidate{Node: node, NumPDBViolations: int(v.NumPDBViolations), Victims: make([]preempt.Victim, 0, len(v.Pods))}
 		for _, p := range v.Pods {
-			c.Victims = append(c.Victims, preempt.Victim{Namespace: p.Namespace, Name: p.Name, Priority: corev1helpers.PodPriority(p)})
+			c.Victims = append(c.Victims, preempt.Victim{Namespace: p.Namespace, Name: p.Name, Priority: corev1helpers.PodPriority(p),
+				PodGroup: groupOf[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}]})
 		}
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
 	return out, nil
+}
+
+// BoundPod returns the bound pod of that name, nil when there is none.
+type BoundPod func(namespace, name string) *v1.Pod
+
+// BoundPodOf indexes the bound pods of c by name.
+func BoundPodOf(c *preempt.Cluster) BoundPod {
+	pods := make(map[types.NamespacedName]*v1.Pod, len(c.Pods))
+	for _, p := range c.Pods {
+		if preempt.IsBound(p) {
+			pods[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}] = p
+		}
+	}
+	return func(namespace, name string) *v1.Pod {
+		return pods[types.NamespacedName{Namespace: namespace, Name: name}]
+	}
 }
 
 // NodePodsOf indexes the pods bound to each node of c.

@@ -60,7 +60,7 @@ func PreemptWithStages(ctx context.Context, ev preempt.Evaluator, cs kubernetes.
 	}
 	candidates := dr.Candidates
 	if len(req.Config.Extenders) > 0 {
-		candidates, err = extender.Call(ctx, req.Config.Extenders, req.Pod, candidates, extender.NodePodsOf(c))
+		candidates, err = extender.Call(ctx, req.Config.Extenders, req.Pod, candidates, extender.NodePodsOf(c), extender.BoundPodOf(c))
 		if err != nil {
 			d.Status, d.Message = preempt.Error, err.Error()
 			return d

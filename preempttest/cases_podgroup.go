@@ -2,6 +2,7 @@ package preempttest
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/utils/ptr"
 
+	"github.com/preemptbench/preemptbench/extendertest"
 	"github.com/preemptbench/preemptbench/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -48,6 +51,12 @@ func pgPod(name, node, group string, prio int32, cpu string) *v1.Pod {
 		p.Status.StartTime = &t
 	}
 	return p
+}
+
+// pgTainted is n with a NoSchedule taint no pod here tolerates.
+func pgTainted(n *v1.Node) *v1.Node {
+	n.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "other", Effect: v1.TaintEffectNoSchedule}}
+	return n
 }
 
 // pgGroup is a PodGroup of namespace default: mode All or Single,
@@ -129,7 +138,32 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 		victims    []preempt.Victim
 		violations int
 		deleted    []string
+		extenders  []schedconfig.Extender
 	}{
+		{
+			// v1.37.2 sends n1's candidate both members, v2 though it is on
+			// n2, and then looks each pod of the extender's answer up among
+			// n1's pods (convertToVictims): an extender that answers with
+			// what it was sent fails the preemption (docs/upstream-findings.md).
+			// n2 is tainted, so n1 is the only candidate.
+			name: "an extender answering a unit's remote member fails the preemption",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgTainted(pgNode("n2", "1"))},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m"), pgPod("v2", "n2", "pg1", 0, "600m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", true, 0, "")}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates, extenders: []schedconfig.Extender{ext("keep")},
+			status:  preempt.Error,
+			message: fmt.Sprintf("extender: %s claims to preempt pod (UID: &{uid-v2}) on node: n1, but the pod is not found on that node", extendertest.URL()+"/keep"),
+		},
+		{
+			name: "an ignorable extender answering a unit's remote member is skipped",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgTainted(pgNode("n2", "1"))},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m"), pgPod("v2", "n2", "pg1", 0, "600m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", true, 0, "")}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates, extenders: []schedconfig.Extender{ext("keep", ignorable)},
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 2 victims", node: "n1",
+			victims: []preempt.Victim{pgVictim("v1", 0, "pg1"), pgVictim("v2", 0, "pg1")},
+			deleted: []string{"v1", "v2"},
+		},
 		{
 			name: "mode All group across nodes is preempted whole",
 			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
@@ -272,6 +306,7 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			cfg := preempt.DefaultConfig()
 			cfg.Synchronous = true
 			cfg.FeatureGates = tc.gates
+			cfg.Extenders = tc.extenders
 			if err := harness.GateRefusal(impl, tc.c, tc.pod, cfg); err != nil {
 				t.Skipf("%s refuses: %v", impl.Name(), err)
 			}

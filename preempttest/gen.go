@@ -128,12 +128,6 @@ func genGroups(t *rapid.T, s *Spec) {
 	if !s.GenericWorkload && rapid.IntRange(0, 3).Draw(t, "groupsGateOff") != 0 {
 		return
 	}
-	if s.GenericWorkload {
-		// Not drawn yet: extenders under GenericWorkload (a unit's remote
-		// members reach an extender as victims of a node they are not
-		// on; extender.Call refuses that, upstream sends them on).
-		s.Extenders = nil
-	}
 	s.Composite = s.GenericWorkload && rapid.IntRange(0, 2).Draw(t, "composite") == 0
 	group := func(label string, parents int) GroupSpec {
 		return GroupSpec{All: rapid.Bool().Draw(t, label+"All"), Priority: rapid.IntRange(0, len(priorities)-1).Draw(t, label+"Priority"),
