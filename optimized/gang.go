@@ -880,16 +880,33 @@ func actuateGang(ctx context.Context, cs kubernetes.Interface, victims, lower []
 }
 
 // gangTopologyGaps is what UnmodelledPodGroup refuses: a member the
-// topology plugins (InterPodAffinity, PodTopologySpread) look at.
+// topology plugins (InterPodAffinity, PodTopologySpread) look at. The
+// cluster's pods are read only when one of them has required pod
+// anti-affinity (preempt.SixFilterGaps reads each pod per member).
 func gangTopologyGaps(c *preempt.Cluster, req *preempt.PodGroupRequest) *preempt.Unmodelled {
+	anti := false
+	for _, p := range c.Pods {
+		if a := p.Spec.Affinity; a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			anti = true
+			break
+		}
+	}
+	in := &noPods
+	if anti {
+		in = c
+	}
 	for _, m := range req.Pods {
 		if preempt.VolumeAndClaimGaps(c, m) != nil {
 			continue // an error, as the reference's
 		}
-		if u := preempt.SixFilterGaps(c, m); u != nil {
+		if u := preempt.SixFilterGaps(in, m); u != nil {
 			return &preempt.Unmodelled{Feature: "a gang member under the topology plugins (" + u.Feature + ")", Object: u.Object,
 				Detail: u.Detail + ": optimized's gang path keeps no InterPodAffinity or PodTopologySpread state"}
 		}
 	}
 	return nil
 }
+
+// noPods is a cluster without pods: SixFilterGaps on it reads the member
+// alone.
+var noPods preempt.Cluster
