@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
@@ -147,10 +149,17 @@ type gangWorld struct {
 	// changed, restored after it.
 	undo []gangUndo
 
-	self      []int32 // p at p: a pod of its own as a member list
-	potential []unitRef
-	chosen    []unitRef
-	sc        scratch
+	self []int32 // p at p: a pod of its own as a member list
+	// groupPods are the live bound pods naming the request's PodGroup, in
+	// name order (its ScheduledPods); view and its buffers are
+	// gangGroups' overlay.
+	groupPods          []int32
+	view               groupView
+	prioBuf, unitOfBuf []int32
+	unitsBuf           []groupUnit
+	potential          []unitRef
+	chosen             []unitRef
+	sc                 scratch
 	// assigned lists, per node, the members placed there in order
 	// (onNode[n] is a window into it); nodeOK says whether they all fit
 	// there; bad counts the assignment nodes where they do not.
@@ -187,11 +196,14 @@ func (w *gangWorld) release() {
 }
 
 // gangGroups is the pod-group view of the snapshot with the request's
-// PodGroup in place of the cluster's of its name: the snapshot's own
-// when no pod names the group or the cluster holds the same object,
-// else one built for the request.
-func (ev *evaluator) gangGroups(req *preempt.PodGroupRequest) *groupView {
+// PodGroup in place of the cluster's of its name (w.groupPods are then
+// the group's live bound members): the snapshot's own when no pod names
+// the group or the cluster holds the same object; else, with
+// CompositePodGroup off, the snapshot's with the group's members moved
+// (overlay); else one built for the request.
+func (w *gangWorld) gangGroups(ev *evaluator, req *preempt.PodGroupRequest) *groupView {
 	s, pg, gates := ev.s, req.PodGroup, req.Config.FeatureGates
+	w.groupPods = w.groupPods[:0]
 	base := s.groupsFor(gates)
 	if base == nil {
 		return nil // no pod names a group
@@ -200,27 +212,67 @@ func (ev *evaluator) gangGroups(req *preempt.PodGroupRequest) *groupView {
 	for p, pod := range s.pods {
 		if name, ok := preempt.PodGroupName(pod); ok && name == pg.Name && pod.Namespace == pg.Namespace && s.live(int32(p)) {
 			named = true
-			break
+			if s.podNode[p] >= 0 {
+				w.groupPods = append(w.groupPods, int32(p))
+			}
 		}
 	}
 	if !named {
 		return base
 	}
+	slices.SortFunc(w.groupPods, func(a, b int32) int { return strings.Compare(s.podName[a], s.podName[b]) })
 	for _, other := range s.cluster.PodGroups {
 		if other.Namespace == pg.Namespace && other.Name == pg.Name && (other == pg || equality.Semantic.DeepEqual(other, pg)) {
 			return base
 		}
 	}
-	c := *s.cluster
-	c.PodGroups = []*preempt.PodGroup{pg}
-	for _, other := range s.cluster.PodGroups {
-		if other.Namespace != pg.Namespace || other.Name != pg.Name {
-			c.PodGroups = append(c.PodGroups, other)
+	if base.composite {
+		c := *s.cluster
+		c.PodGroups = []*preempt.PodGroup{pg}
+		for _, other := range s.cluster.PodGroups {
+			if other.Namespace != pg.Namespace || other.Name != pg.Name {
+				c.PodGroups = append(c.PodGroups, other)
+			}
 		}
+		return newGroupView(s, &c, true)
 	}
-	g := newGroupView(s, &c, gates[preempt.CompositePodGroupGate])
-	if g.live == 0 {
-		return nil
+	return w.overlay(base, pg)
+}
+
+// overlay is base with the request's PodGroup pg in place (CompositePodGroup
+// off): a pod naming pg is a victim at pg's priority, preempted with every
+// bound member of pg (a new unit) when pg's disruption mode is All, alone
+// otherwise; nothing else changes (GroupKey and VictimPriority read only
+// a pod's own PodGroup without composites). The view shares base's
+// read-only parts and copies the two per-pod vectors it changes.
+func (w *gangWorld) overlay(base *groupView, pg *preempt.PodGroup) *groupView {
+	s := w.s
+	g := &w.view
+	*g = *base
+	w.prioBuf = append(w.prioBuf[:0], base.prio...)
+	w.unitOfBuf = append(w.unitOfBuf[:0], base.unitOf...)
+	w.unitsBuf = append(w.unitsBuf[:0], base.units...)
+	g.prio, g.unitOf, g.units = w.prioBuf, w.unitOfBuf, w.unitsBuf
+	g.index, g.leaves, g.leafIndex, g.unitIndex, g.touched = nil, nil, nil, nil, nil // not read on the gang path
+	unit := int32(-1)
+	if preempt.PodGroupModeAll(pg) {
+		unit = int32(len(g.units))
+		x := groupUnit{rank: 2, members: w.groupPods}
+		for _, p := range w.groupPods {
+			switch {
+			case !s.hasStart[p]:
+				x.unstarted = true
+			case !x.started || s.startNanos[p] < x.minStart:
+				x.started, x.minStart = true, s.startNanos[p]
+			}
+		}
+		g.units = append(g.units, x)
+	}
+	prio := preempt.PodGroupPriority(pg)
+	for p, pod := range s.pods {
+		if name, ok := preempt.PodGroupName(pod); ok && name == pg.Name && pod.Namespace == pg.Namespace {
+			g.prio[p], g.unitOf[p] = prio, unit
+		}
 	}
 	return g
 }
@@ -236,7 +288,7 @@ func (w *gangWorld) preempt(ctx context.Context, ev *evaluator, cs kubernetes.In
 		return preempt.Unschedulable, msgPreemptionNeverRule, nil, false
 	}
 	w.s = s
-	w.g = ev.gangGroups(req)
+	w.g = w.gangGroups(ev, req)
 	prio := s.priority
 	if w.g != nil {
 		prio = w.g.prio
@@ -343,7 +395,17 @@ func (w *gangWorld) setMembers(ev *evaluator, members []*v1.Pod, now int64) {
 		maxWants = max(maxWants, len(d.fit.wants))
 		row := resize(w.req[i], s.dims)
 		clear(row)
-		s.addList(row, placedRequests(m, s.v036), 1)
+		if !s.v036 && ev.b.ResizedPodRequests && placedIsIncoming(m) {
+			// The requests the member's PreFilter computed, without a
+			// second PodRequests.
+			for _, want := range d.fit.wants {
+				if want.dim >= 0 {
+					row[want.dim] += want.amount
+				}
+			}
+		} else {
+			s.addList(row, placedRequests(m, s.v036), 1)
+		}
 		w.req[i] = row
 		w.ports[i] = podinfo.AppendHostPorts(w.ports[i][:0], m)
 		w.anyPort = w.anyPort || len(w.ports[i]) > 0
@@ -361,6 +423,17 @@ func (w *gangWorld) setMembers(ev *evaluator, members []*v1.Pod, now int64) {
 	w.use.used = resize(w.use.used, maxWants)
 	w.nom.used = resize(w.nom.used, maxWants)
 	w.sc.reset(w.dec[0])
+}
+
+// placedIsIncoming reports whether component-helpers v0.37's requests of
+// pod placed on a node (podinfo.PlacedPodRequests: the status's resources
+// and DRA allocations read) are its requests as an incoming pod
+// (IncomingPodRequests): its status says nothing those read, as for a
+// pod never run.
+func placedIsIncoming(pod *v1.Pod) bool {
+	st := &pod.Status
+	return len(st.ContainerStatuses) == 0 && len(st.InitContainerStatuses) == 0 && st.Resources == nil &&
+		st.AllocatedResources == nil && len(st.NodeAllocatableResourceClaimStatuses) == 0 && len(st.Conditions) == 0
 }
 
 // potentialUnits is getCrossNodesVictims over every node, kept below
@@ -587,16 +660,12 @@ func (v gangView) Place(_ context.Context, pod *v1.Pod, node string) (bool, erro
 // reverted on return. It returns each member's node ("" unplaced), or the
 // Unschedulable code and message of a failed gang.
 func (w *gangWorld) scheduleGang(ctx context.Context, req *preempt.PodGroupRequest) ([]string, preempt.Code, string, error) {
-	s, g, pg, members := w.s, w.g, req.PodGroup, req.Pods
+	s, pg, members := w.s, req.PodGroup, req.Pods
 	// ScheduledPodsCount: the group's bound members left in the world.
 	scheduled := 0
-	if g != nil {
-		if l, ok := g.leafIndex[preempt.Key(pg.Namespace, pg.Name)]; ok {
-			for _, p := range g.leaves[l].members {
-				if w.gone[p] != w.epoch {
-					scheduled++
-				}
-			}
+	for _, p := range w.groupPods {
+		if w.gone[p] != w.epoch {
+			scheduled++
 		}
 	}
 	minCount := 1

@@ -271,8 +271,8 @@ func TestGangAllocations(t *testing.T) {
 	}
 }
 
-// gangAllocBudget is TestGangAllocations' bound: 763 measured (go1.26),
+// gangAllocBudget is TestGangAllocations' bound: 651 measured (go1.26),
 // of which the fake client's eight preemptions (a status patch and a
 // delete each) and the contract's validation of the request (the
 // PodGroup object, each member) are most.
-const gangAllocBudget = 900
+const gangAllocBudget = 760
