@@ -176,7 +176,9 @@ type gangWorld struct {
 	use, nom   nodeUse
 
 	numViolations int
-	names         []string
+	names         []string  // Nodes(): s.names, copied once per snapshot
+	namesOf       *Snapshot // the snapshot names was copied from
+	lastMember    int       // the member the view looked up last
 }
 
 type gangUndo struct {
@@ -592,8 +594,13 @@ type gangView struct{ w *gangWorld }
 func (v gangView) Nodes() []string { return v.w.names }
 
 func (v gangView) member(pod *v1.Pod) (int, error) {
-	for i, m := range v.w.members {
+	w := v.w
+	if w.lastMember < len(w.members) && w.members[w.lastMember] == pod {
+		return w.lastMember, nil // a placement tries one member on node after node
+	}
+	for i, m := range w.members {
 		if m == pod {
+			w.lastMember = i
 			return i, nil
 		}
 	}
@@ -694,8 +701,9 @@ func (w *gangWorld) scheduleGang(ctx context.Context, req *preempt.PodGroupReque
 		return unschedulable(reason)
 	}
 
-	if len(w.names) != len(s.names) {
-		w.names = append([]string(nil), s.names...)
+	if w.namesOf != s || len(w.names) != len(s.names) {
+		// The view's own copy: a placement cannot reorder the snapshot's.
+		w.names, w.namesOf = append([]string(nil), s.names...), s
 	}
 	placement := req.Placement
 	if placement == nil {

@@ -276,3 +276,58 @@ func TestGangAllocations(t *testing.T) {
 // delete each) and the contract's validation of the request (the
 // PodGroup object, each member) are most.
 const gangAllocBudget = 760
+
+// TestGangAfterUpdate: an evaluator that preempted for one gang, then
+// took the cluster's change (the victims gone, the gang's members bound,
+// a new low pod), answers the next gang as the reference does on the new
+// cluster: the gang path's buffers and its view of the request's group
+// follow the snapshot.
+func TestGangAfterUpdate(t *testing.T) {
+	cfg := preempt.DefaultConfig()
+	cfg.FeatureGates = map[string]bool{preempt.GenericWorkloadGate: true}
+	c := &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10"), gangNode("n2", "1", "10"), gangNode("n3", "1", "10")},
+		Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m"), gangPod("v2", "n2", "", 0, "600m"), gangPod("v3", "n3", "", 0, "600m")}}
+	first := &preempt.PodGroupRequest{PodGroup: gangGroup("g", 10, 2, false), Pods: []*v1.Pod{gangPod("m0", "", "g", 10, "600m"), gangPod("m1", "", "g", 10, "600m")},
+		Config: cfg, Now: gangNow}
+	ev, err := optimized.Impl{}.NewEvaluator(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := ev.(preempt.PodGroupPreempter).PreemptPodGroup(context.Background(), harness.NewAcceptingClientset(), first)
+	if d.Status != preempt.Success || len(d.Victims) != 2 {
+		t.Fatalf("first gang: %s %q, %d victims", d.Status, d.Message, len(d.Victims))
+	}
+	ch := preempt.Change{Added: []*v1.Pod{gangPod("m0", "n1", "g", 10, "600m"), gangPod("m1", "n2", "g", 10, "600m"), gangPod("v4", "n3", "h", 5, "300m")}}
+	for _, v := range d.Victims {
+		ch.Removed = append(ch.Removed, preempt.PodRef{Namespace: v.Namespace, Name: v.Name})
+	}
+	pods, err := ch.Apply(c.Pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := *c
+	next.Pods = pods
+	if err := ev.(preempt.Updater).Update(&next, ch); err != nil {
+		t.Fatal(err)
+	}
+	// v4, bound and naming h, counts toward h's minCount 3 and, at h's
+	// priority (the request's group over the view), is no victim: g's
+	// members m0 and m1 (priority 10) go for h0 and h1, v3 is reprieved.
+	second := &preempt.PodGroupRequest{PodGroup: gangGroup("h", 30, 3, false), Pods: []*v1.Pod{gangPod("h0", "", "h", 30, "600m"), gangPod("h1", "", "h", 30, "600m")},
+		Config: cfg, Now: gangNow}
+	want := gangDecision(t, reference.Impl{}, &next, second)
+	cs := harness.NewClient(&next, nil)
+	for _, p := range second.Pods {
+		_ = cs.Tracker().Add(p.DeepCopy())
+	}
+	cs.ClearActions()
+	got := ev.(preempt.PodGroupPreempter).PreemptPodGroup(context.Background(), cs, second)
+	got.Actions = cs.Recorded()
+	if want.Status != preempt.Success || len(want.Victims) != 2 {
+		t.Fatalf("the reference: %s %q, %d victims", want.Status, want.Message, len(want.Victims))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("after Update (-reference +optimized):\n%s", diff)
+	}
+	t.Logf("the reference: %s, victims %v, nominations %v", want.Message, want.Victims, want.Nominations)
+}
