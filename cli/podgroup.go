@@ -61,8 +61,9 @@ func loadPodGroup(opts decideOptions) (*preempt.PodGroupRequest, error) {
 
 // decidePodGroup runs `decide -pod-group`: each implementation's gang
 // preemption, through a fake clientset of the cluster. An implementation
-// that does not model gang preemption is refused with a note (an error
-// when it is the only one asked); the others are compared with the first
+// that does not model gang preemption, or a feature this gang uses
+// (preempt.PodGroupLimited), is refused with a note (an error when it is
+// the only one asked); the others are compared with the first
 // that answered, field by field.
 func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 	if opts.sched != nil || opts.explain || len(opts.faults) > 0 || opts.text {
@@ -78,7 +79,7 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 	}
 	var outs []PodGroupDecisionJSON
 	var decisions []preempt.PodGroupDecision
-	var refused []string
+	var refused, reasons []string // reasons[i] is why refused[i]
 	for _, impl := range opts.impls {
 		ev, err := impl.NewEvaluator(cluster)
 		if err != nil {
@@ -87,6 +88,12 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 		pg, ok := ev.(preempt.PodGroupPreempter)
 		if !ok {
 			refused = append(refused, impl.Name())
+			reasons = append(reasons, fmt.Sprintf("%s does not model gang preemption (pod groups, %s=true)", impl.Name(), preempt.GenericWorkloadGate))
+			continue
+		}
+		if err := harness.PodGroupRefusal(impl, cluster, req); err != nil {
+			refused = append(refused, impl.Name())
+			reasons = append(reasons, fmt.Sprintf("%s refuses this gang: %v", impl.Name(), err))
 			continue
 		}
 		cs := harness.NewClientset(cluster, nil)
@@ -104,8 +111,7 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 		outs = append(outs, out)
 		decisions = append(decisions, d)
 	}
-	for _, name := range refused {
-		msg := fmt.Sprintf("%s does not model gang preemption (pod groups, %s=true)", name, preempt.GenericWorkloadGate)
+	for _, msg := range reasons {
 		if len(outs) == 0 {
 			return badf("%s", msg)
 		}

@@ -72,17 +72,31 @@ func TestDecidePodGroup(t *testing.T) {
 		t.Errorf("-pod numPodGroupDisruptions %d, want upstream's 0", d.NumPodGroupDisruptions)
 	}
 
-	// optimized does not model gangs, and says so.
-	_, stderr, code = runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-impl", "optimized", "-feature-gates", "GenericWorkload=true", "-pod-group", pgDir+"gang.yaml")
-	if code != ExitBadInput || !strings.Contains(stderr, "optimized does not model gang preemption (pod groups, GenericWorkload=true)") {
-		t.Errorf("optimized: exit %d, %s", code, stderr)
+	// optimized preempts for the gang alone, as upstream does.
+	stdout, stderr, code = runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-impl", "optimized", "-feature-gates", "GenericWorkload=true", "-now", "2026-01-01T00:00:00Z", "-actions", "-pod-group", pgDir+"gang.yaml")
+	if code != ExitOK {
+		t.Fatalf("optimized: exit %d, %s", code, stderr)
 	}
-	// -impl all: reference and upstream answer a gang, and agree;
-	// optimized is refused with a note.
+	var og PodGroupDecisionJSON
+	if err := json.Unmarshal([]byte(stdout), &og); err != nil {
+		t.Fatal(err)
+	}
+	got = og
+	got.Implementation, got.Actions = "upstream", nil
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("optimized -pod-group decision (-upstream +optimized):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"w1", "w2"}, deleted(og.Actions)); d != "" {
+		t.Errorf("optimized -pod-group deletions (-want +got):\n%s", d)
+	}
+	// -impl all: the three answer the gang, and agree.
 	stdout, stderr, code = runCLI(t, append(base[:len(base)-1:len(base)-1], "-impl", "all", "-pod-group", pgDir+"gang.yaml", "-actions")...)
-	if code != ExitOK || !strings.Contains(stderr, "optimized does not model gang preemption (pod groups, GenericWorkload=true)") ||
-		!strings.Contains(stderr, "agree") {
+	if code != ExitOK || strings.Contains(stderr, "does not model gang preemption") || strings.Contains(stderr, "refuses") ||
+		!strings.Contains(stderr, "all three agree (reference, upstream, optimized)") {
 		t.Fatalf("-impl all: exit %d, %s", code, stderr)
+	}
+	if !strings.Contains(stdout, `"implementation": "optimized"`) {
+		t.Errorf("-impl all: no optimized answer: %s", stdout)
 	}
 	if !strings.Contains(stdout, `"implementation": "upstream"`) || !strings.Contains(stdout, `"implementation": "reference"`) {
 		t.Errorf("-impl all: %s", stdout)

@@ -191,6 +191,18 @@ func Refusal(impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod) error
 	return nil
 }
 
+// PodGroupRefusal is the error of an implementation that does not model
+// a feature the gang request req uses in c (preempt.PodGroupLimited), nil
+// otherwise.
+func PodGroupRefusal(impl preempt.Implementation, c *preempt.Cluster, req *preempt.PodGroupRequest) error {
+	if l, ok := impl.(preempt.PodGroupLimited); ok {
+		if u := l.UnmodelledPodGroup(c, req); u != nil {
+			return u
+		}
+	}
+	return nil
+}
+
 // GateRefusal is the error of an implementation that does not model a
 // feature gate cfg sets away from its default (preempt.GateLimited), nil
 // otherwise. An implementation that models a gate may still refuse a use

@@ -130,6 +130,8 @@ type evaluator struct {
 	lastBest    int
 	outVictims  []preempt.Victim
 	outStatuses []preempt.NodeStatus
+	// gang is the gang path's state (gang.go), made on first use.
+	gang *gangWorld
 }
 
 var _ preempt.BehaviourSetter = (*evaluator)(nil)

@@ -11,13 +11,23 @@ var (
 	_ preempt.GateUseLimited = Impl{}
 )
 
-// ModelledGates are preempt.SinglePodGates and the gates of pod groups as
-// victims: CompositePodGroup (victims grouped by their composite
-// ancestors) and TopologyAwareWorkloadScheduling, which CompositePodGroup
-// needs and which changes nothing for victims. This implementation
+// ModelledGates are preempt.SinglePodGates and the gates of pod groups:
+// CompositePodGroup (victims grouped by their composite ancestors),
+// PodGroupPreemptionPolicy (a gang's policy, gang.go) and
+// TopologyAwareWorkloadScheduling, which CompositePodGroup needs and
+// which changes nothing for victims (a gang under it is an error, as in
+// the reference). This implementation
 // refuses every other gate set away from its default.
 func (Impl) ModelledGates() []string {
-	return append(preempt.SinglePodGates(), preempt.CompositePodGroupGate, "TopologyAwareWorkloadScheduling")
+	return append(preempt.SinglePodGates(), preempt.CompositePodGroupGate, podGroupPolicyGate, topologyAwareGate)
+}
+
+var _ preempt.PodGroupLimited = Impl{}
+
+// UnmodelledPodGroup refuses a gang a member of which the topology
+// plugins look at (gangTopologyGaps, gang.go).
+func (Impl) UnmodelledPodGroup(c *preempt.Cluster, req *preempt.PodGroupRequest) *preempt.Unmodelled {
+	return gangTopologyGaps(c, req)
 }
 
 // UnmodelledGateUse refuses, under GenericWorkload=true, a preemptor in

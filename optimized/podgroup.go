@@ -32,6 +32,7 @@ import (
 // groupView is the pod-group view of a snapshot.
 type groupView struct {
 	composite bool
+	c         *preempt.Cluster // the group objects it reads: the snapshot's, or a gang request's (gangGroups)
 	index     *preempt.PodGroupIndex
 	// Per pod index (removed pods keep their slots):
 	prio   []int32          // priority as a victim (GetPodPriority)
@@ -94,7 +95,7 @@ func (s *Snapshot) groupsFor(gates map[string]bool) *groupView {
 	defer s.groupMu.Unlock()
 	g := s.groupViews[i]
 	if g == nil {
-		g = newGroupView(s, i == 1)
+		g = newGroupView(s, s.cluster, i == 1)
 		s.groupViews[i] = g
 	}
 	if g.live == 0 {
@@ -103,9 +104,10 @@ func (s *Snapshot) groupsFor(gates map[string]bool) *groupView {
 	return g
 }
 
-func newGroupView(s *Snapshot, composite bool) *groupView {
-	c := s.cluster
-	g := &groupView{composite: composite, index: preempt.NewPodGroupIndex(c, composite),
+// newGroupView builds the view of s's pods under the group objects of c
+// (s's cluster, or one with a gang request's PodGroup in place).
+func newGroupView(s *Snapshot, c *preempt.Cluster, composite bool) *groupView {
+	g := &groupView{composite: composite, c: c, index: preempt.NewPodGroupIndex(c, composite),
 		leafIndex: map[string]int32{}, unitIndex: map[string]int32{}, typedOn: make([]int32, len(s.nodes))}
 	for i, pg := range c.PodGroups {
 		g.leafIndex[preempt.Key(pg.Namespace, pg.Name)] = int32(i)
@@ -205,7 +207,7 @@ func (g *groupView) unit(s *Snapshot, kind, namespace, name string) int32 {
 	u := int32(len(g.units))
 	g.unitIndex[key] = u
 	var leaves []int32
-	walkLeaves(s.cluster, g.composite, kind, namespace, name, func(pg string) {
+	walkLeaves(g.c, g.composite, kind, namespace, name, func(pg string) {
 		if l, ok := g.leafIndex[preempt.Key(namespace, pg)]; ok {
 			leaves = append(leaves, l)
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -60,8 +61,30 @@ func ValidateFeatureGates(gates map[string]bool) error {
 	if len(gates) == 0 {
 		return nil
 	}
-	return defaultGates().SetFromMap(gates)
+	key := FormatFeatureGates(gates)
+	if err, ok := gateChecks.Load(key); ok {
+		return err.(gateCheck).err
+	}
+	err := defaultGates().SetFromMap(gates)
+	if gateChecksN.Add(1) <= maxGateChecks {
+		gateChecks.Store(key, gateCheck{err})
+	}
+	return err
 }
+
+// gateChecks memoises ValidateFeatureGates by the gates' canonical form
+// (FormatFeatureGates): its answer depends on nothing else, and the copy
+// of kube-scheduler's gate it sets them on costs hundreds of allocations,
+// paid per request otherwise (a stream repeats one configuration).
+// maxGateChecks bounds what is kept.
+var (
+	gateChecks  sync.Map // string -> gateCheck
+	gateChecksN atomic.Int64
+)
+
+const maxGateChecks = 256
+
+type gateCheck struct{ err error }
 
 // FormatFeatureGates is gates as --feature-gates takes them, sorted.
 func FormatFeatureGates(gates map[string]bool) string {

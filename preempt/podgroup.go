@@ -125,6 +125,16 @@ type PodGroupPreempter interface {
 	PreemptPodGroup(ctx context.Context, cs kubernetes.Interface, req *PodGroupRequest) PodGroupDecision
 }
 
+// PodGroupLimited is implemented by a PodGroupPreempter that models only
+// part of gang preemption. UnmodelledPodGroup returns the first use, in c
+// or by req, of a feature it does not model and that could change the
+// decision, or nil; when it is not nil the implementation's answer is not
+// upstream's, and callers (the conformance suite, the command) refuse
+// rather than compare (preempt.Limited for gangs).
+type PodGroupLimited interface {
+	UnmodelledPodGroup(c *Cluster, req *PodGroupRequest) *Unmodelled
+}
+
 // PlacementView is what a placement function sees: the cluster with the
 // potential victims removed, and the members placed so far assumed on
 // their nodes.

@@ -27,7 +27,8 @@ import (
 // TestUpstreamPodGroupVictims and TestUpstreamGangPreemption, and of
 // cli/testdata/podgroup, with the answers of v1.37.2's own code, for
 // every implementation that models pod groups; one that refuses them
-// (GateUseLimited, or no PodGroupPreempter) is skipped, saying so.
+// (GateUseLimited, PodGroupLimited, or no PodGroupPreempter) is skipped,
+// saying so.
 
 var pgNow = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
@@ -612,6 +613,9 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			req := &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: cfg, Now: pgNow}
 			if tc.composite != nil {
 				req.PodGroup, req.CompositePodGroup, req.PodGroups = nil, tc.composite, tc.leaves
+			}
+			if err := harness.PodGroupRefusal(impl, tc.c, req); err != nil {
+				t.Skipf("%s refuses the gang: %v", impl.Name(), err)
 			}
 			d := pg.PreemptPodGroup(context.Background(), cs, req)
 			if tc.composite != nil && d.Status == preempt.Error && strings.Contains(d.Message, "CompositePodGroup preemptor is not modelled") {

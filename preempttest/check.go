@@ -124,13 +124,17 @@ func checkUnchanged(t TB, before, in Input) {
 // the whole decision: status, message, nominations, victims (with their
 // groups), counts and API calls (agreement.PodGroupExpected: the upstream
 // adapter cannot see victims that are all terminating). NotApplicable when
-// other does not preempt for gangs.
+// other does not preempt for gangs, Refused when it does not model a
+// feature the gang uses (preempt.PodGroupLimited).
 func CheckGang(t TB, in Input, other preempt.Implementation) Outcome {
 	t.Helper()
 	ctx := context.Background()
 	before := deepCopy(in)
 	if err := in.Cluster.Validate(); err != nil {
 		t.Fatalf("generator made an invalid cluster: %v", err)
+	}
+	if harness.PodGroupRefusal(other, in.Cluster, in.Gang) != nil {
+		return Refused
 	}
 	run := func(impl preempt.Implementation) (preempt.PodGroupDecision, bool) {
 		ev, err := impl.NewEvaluator(in.Cluster)
