@@ -177,11 +177,26 @@ func lowPriorityPods(b *B, nodes int) {
 	for j := range perms {
 		perms[j] = b.rng.Perm(nodes)
 	}
+	ages := b.distinctAges(k * nodes)
 	for i := range k * nodes {
 		b.Pod(PodSpec{Name: fmt.Sprintf("pod-low-priority-%d", i), Namespace: lowNamespace, Node: nodeName(perms[i%k][i/k]),
-			Priority: 0, MilliCPU: 40, Memory: 100 * mi, HostPorts: []int32{int32(8000 + i%k)}, Labels: blueLabels(),
-			Age: time.Duration(b.rng.IntN(3600)) * time.Second})
+			Priority: 0, MilliCPU: 40, Memory: 100 * mi, HostPorts: []int32{int32(8000 + i%k)}, Labels: blueLabels(), Age: ages[i]})
 	}
+}
+
+// distinctAges are n ages in whole seconds, all different, drawn from
+// the last hour (or the last n seconds when n is larger). The gang path
+// orders victims equal on MoreImportantVictim (two pods started in the
+// same second) as upstream's snapshot lists them, which the contract does
+// not pin (docs/divergences.md, "Gang victims equal on
+// MoreImportantVictim"): the gang shapes have no such tie.
+func (b *B) distinctAges(n int) []time.Duration {
+	perm := b.rng.Perm(max(3600, n))
+	ages := make([]time.Duration, n)
+	for i := range ages {
+		ages[i] = time.Duration(perm[i]) * time.Second
+	}
+	return ages
 }
 
 // gangNodes adds the nodes of templates/node-default.yaml: 4 cpu, 32Gi,
@@ -255,14 +270,14 @@ func buildGangPodGroups(b *B, nodes, podsPerGroup int) {
 		b.PodGroup(PodGroupSpec{Name: fmt.Sprintf("gang-%d", g), Namespace: lowNamespace, Priority: 1000, MinCount: int32(podsPerGroup)})
 	}
 	var perm []int
+	ages := b.distinctAges(k * nodes)
 	for i := range k * nodes {
 		if i%nodes == 0 {
 			perm = b.rng.Perm(nodes)
 		}
 		g := i / podsPerGroup
 		b.Pod(PodSpec{Name: fmt.Sprintf("pod-gang-%d", i), Namespace: lowNamespace, Node: nodeName(perm[i%nodes]), Priority: 1000,
-			MilliCPU: 600, Memory: 100 * mi, HostPorts: []int32{int32(8000 + g)}, PodGroup: fmt.Sprintf("gang-%d", g),
-			Age: time.Duration(b.rng.IntN(3600)) * time.Second})
+			MilliCPU: 600, Memory: 100 * mi, HostPorts: []int32{int32(8000 + g)}, PodGroup: fmt.Sprintf("gang-%d", g), Age: ages[i]})
 	}
 	preemptorGangs(b, nodes, podsPerGroup, gangHighPriority, func(_, g int) PodSpec {
 		return PodSpec{MilliCPU: 3500, Memory: 100 * mi, HostPorts: []int32{int32(9000 + g)}}
@@ -281,9 +296,10 @@ func buildGangPodGroups(b *B, nodes, podsPerGroup int) {
 func buildGangAffinity(b *B, nodes, podsPerGroup int) {
 	b.namespaces(3)
 	gangNodes(b, nodes)
+	ages := b.distinctAges(nodes)
 	for i, n := range b.rng.Perm(nodes) {
 		b.Pod(PodSpec{Name: fmt.Sprintf("pod-anchor-%d", i), Namespace: anchorNamespace, Node: nodeName(n), Priority: gangHighPriority,
-			MilliCPU: 10, Memory: 100 * mi, HostPorts: []int32{7000}, Labels: blueLabels(), Age: time.Duration(b.rng.IntN(3600)) * time.Second})
+			MilliCPU: 10, Memory: 100 * mi, HostPorts: []int32{7000}, Labels: blueLabels(), Age: ages[i]})
 	}
 	lowPriorityPods(b, nodes)
 	preemptorGangs(b, nodes, podsPerGroup, gangDefaultPriority, func(int, int) PodSpec {

@@ -329,7 +329,7 @@ func checkGangPod(t *testing.T, what string, got, want *v1.Pod, namespace string
 // checkGangLayout checks the initial placement against what the
 // scheduler must leave: no two pods of a node share a host port (so a
 // low group's members are on distinct nodes), every node holds the same
-// pods of each kind, and every preemptor member fits a node only once all
+// pods of each kind, no two pods below the gangs' priority started in the same second, and every preemptor member fits a node only once all
 // its lower-priority pods are gone.
 func checkGangLayout(t *testing.T, what string, s *Scenario) {
 	t.Helper()
@@ -337,6 +337,20 @@ func checkGangLayout(t *testing.T, what string, s *Scenario) {
 	perNode := map[string][]*v1.Pod{}
 	for _, p := range c.Pods {
 		perNode[p.Spec.NodeName] = append(perNode[p.Spec.NodeName], p)
+	}
+	started := map[int64]string{}
+	for _, p := range c.Pods {
+		if kptr.Deref(p.Spec.Priority, 0) >= kptr.Deref(s.Gangs[0].Members[0].Spec.Priority, 0) {
+			continue // never a victim
+		}
+		if p.Status.StartTime == nil {
+			t.Errorf("%s: %s/%s is bound and not started", what, p.Namespace, p.Name)
+			continue
+		}
+		if other, ok := started[p.Status.StartTime.Unix()]; ok {
+			t.Errorf("%s: %s/%s started in the second %s did (a tie the gang path orders as upstream's snapshot lists)", what, p.Namespace, p.Name, other)
+		}
+		started[p.Status.StartTime.Unix()] = p.Namespace + "/" + p.Name
 	}
 	count := -1
 	for _, n := range c.Nodes {
