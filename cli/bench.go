@@ -478,7 +478,15 @@ func renderBench(rep *benchcmp.Report, opts benchOptions, stdout io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "\nfull suite (every stage, 5 to 15000 nodes): scripts/bench.sh, then compare stat FILE\n")
 	for _, st := range opts.stages {
-		row := fmt.Sprintf("%s/shape=%s/nodes=%d", st, opts.shapes[0], slices.Max(opts.nodes))
+		n := slices.Max(opts.nodes)
+		row := fmt.Sprintf("%s/shape=%s/nodes=%d", st, opts.shapes[0], n)
+		if scenario.IsGangShape(opts.shapes[0]) {
+			g := opts.gangs
+			if g == 0 {
+				g = scenario.DefaultGangs(n)
+			}
+			row += fmt.Sprintf("/gangs=%d", g)
+		}
 		fmt.Fprintln(stdout, verdict(rep, row))
 	}
 	return nil

@@ -173,12 +173,20 @@ func TestBenchGangShapes(t *testing.T) {
 	} {
 		f := &fakeRunner{}
 		fakeBench(t, f)
-		_, stderr, code := runCLI(t, append([]string{"bench", "-bench", "PreemptionStream", "-impl", "upstream,reference", "-count", "1"}, tc.args...)...)
+		stdout, stderr, code := runCLI(t, append([]string{"bench", "-bench", "PreemptionStream", "-impl", "upstream,reference", "-count", "1"}, tc.args...)...)
 		if code != ExitOK {
 			t.Fatalf("%v: exit %d; stderr:\n%s", tc.args, code, stderr)
 		}
 		if d := cmp.Diff(tc.want, f.runs); d != "" {
 			t.Errorf("%v: runs (-want +got):\n%s", tc.args, d)
+		}
+		// The verdict is on the first shape at the largest size.
+		last := tc.want[len(tc.want)-1]
+		if strings.HasPrefix(tc.want[0], "PreemptionStream/shape=gang-basic") {
+			last = tc.want[3]
+		}
+		if row := last[:strings.LastIndex(last, "/impl=")]; !strings.Contains(stdout, "verdict: reference is the fastest on "+row+":") {
+			t.Errorf("%v: no verdict on %s:\n%s", tc.args, row, stdout)
 		}
 	}
 	opts, err := parseBench([]string{"-bench", "PreemptionStream", "-shape", "all"}, io.Discard)

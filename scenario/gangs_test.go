@@ -328,9 +328,10 @@ func checkGangPod(t *testing.T, what string, got, want *v1.Pod, namespace string
 
 // checkGangLayout checks the initial placement against what the
 // scheduler must leave: no two pods of a node share a host port (so a
-// low group's members are on distinct nodes), every node holds the same
-// pods of each kind, no two pods below the gangs' priority started in the same second, and every preemptor member fits a node only once all
-// its lower-priority pods are gone.
+// low group's members are on distinct nodes), every node holds as many
+// pods, no two pods below the gangs' priority started in the same second
+// (see distinctAges), and every preemptor member fits a node only once
+// all its lower-priority pods are gone.
 func checkGangLayout(t *testing.T, what string, s *Scenario) {
 	t.Helper()
 	c := s.Cluster
