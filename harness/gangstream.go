@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -103,7 +104,7 @@ func GangRefusal(impl preempt.Implementation, c *preempt.Cluster, gangs []Gang, 
 		return err
 	}
 	if _, ok := ev.(preempt.PodGroupPreempter); !ok {
-		return fmt.Errorf("%s does not model gang preemption (no preempt.PodGroupPreempter)", impl.Name())
+		return errors.New("gang preemption is not modelled (no preempt.PodGroupPreempter)")
 	}
 	return nil
 }
@@ -166,7 +167,7 @@ func NewGangStreamRunner(impl preempt.Implementation, c *preempt.Cluster, s Gang
 		return nil, err
 	}
 	if _, ok := ev.(preempt.PodGroupPreempter); !ok {
-		return nil, fmt.Errorf("%s does not model gang preemption (no preempt.PodGroupPreempter)", impl.Name())
+		return nil, fmt.Errorf("%s: gang preemption is not modelled (no preempt.PodGroupPreempter)", impl.Name())
 	}
 	preempt.SetFilterConfig(ev, s.Config)
 	cs := NewAcceptingClientset()
