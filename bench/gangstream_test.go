@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	kptr "k8s.io/utils/ptr"
 
 	"github.com/google/go-cmp/cmp"
@@ -205,5 +206,33 @@ func TestGangStreamFirstFit(t *testing.T) {
 	}
 	if len(res.Cluster.Pods) != 2 {
 		t.Errorf("with node-0 empty: %d pods at the end, want the 2 members", len(res.Cluster.Pods))
+	}
+}
+
+// A gang that cannot be placed even by preempting (members larger than
+// any node) ends the stream with an error naming it, on every
+// implementation that runs gang streams: upstream's workloads bind every
+// gang, so a stream that does not is wrong.
+func TestGangStreamUnplacedIsAnError(t *testing.T) {
+	s, err := GangStreamFor("gang-basic", 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := s.Gangs[0]
+	big := harness.Gang{PodGroup: g.PodGroup}
+	for _, m := range g.Members {
+		m = m.DeepCopy()
+		m.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("5")
+		big.Members = append(big.Members, m)
+	}
+	s.Gangs = []harness.Gang{big}
+	for _, impl := range registry.All() {
+		if err := harness.GangRefusal(impl, s.Cluster, s.Gangs, s.Config); err != nil {
+			continue
+		}
+		res, err := harness.RunGangStream(context.Background(), impl, s)
+		if err == nil || !strings.Contains(err.Error(), "gang gang-preempt-0/gang-0: ") {
+			t.Errorf("%s: %v (steps %+v), want an error naming the gang", impl.Name(), err, res.Steps)
+		}
 	}
 }
