@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"testing"
@@ -79,6 +80,19 @@ func StreamOf(f *Fixture, k int) harness.Stream {
 // An implementation that refuses the cluster or the gates is skipped
 // with its refusal. -bench.nodes and -bench.preemptors override sizes and
 // preemptors for every shape.
+//
+// The gang shapes (scenario.GangShapes) are scheduler_perf's
+// workload_preemption tests as gang streams (harness.GangStream), at their
+// sizes (2 and 100 nodes), named
+// PreemptionStream/shape=S/nodes=N/gangs=G/impl=I: G preemptor gangs of
+// N/G members (-bench.gangs, default scenario.DefaultGangs: 1 at 2 nodes,
+// 10 at 100), each placed first-fit or, not fitting, preempting as one
+// (PodGroupPostFilter) and bound. They report pods/s (member pods per
+// second of timed stream, as scheduler_perf's collectMetrics on the gang
+// pods), and per op the members bound and the victims;
+// -bench.preemptors=K sends only the first K gangs. An implementation
+// without gang preemption (no preempt.PodGroupPreempter) is skipped,
+// saying so.
 func PreemptionStream(b *testing.B, impls ...preempt.Implementation) {
 	for _, shape := range shapes(b) {
 		b.Run("shape="+shape, func(b *testing.B) {
@@ -88,6 +102,10 @@ func PreemptionStream(b *testing.B, impls ...preempt.Implementation) {
 			}
 			for _, nodes := range streamSizes {
 				b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+					if scenario.IsGangShape(shape) {
+						gangStreams(b, shape, nodes, impls)
+						return
+					}
 					f, err := FixtureFor(shape, nodes)
 					if err != nil {
 						b.Fatal(err)
@@ -154,4 +172,98 @@ func measureStream(b *testing.B, impl preempt.Implementation, s harness.Stream) 
 	b.ReportMetric(float64(res.Bound), "bound/op")
 	b.ReportMetric(float64(res.Victims), "victims/op")
 	b.ReportMetric(float64(res.Visited), "nodes-visited/op")
+}
+
+// GangStreamFor is the gang stream of a gang shape at nodes with gangs
+// preemptor gangs (0: scenario.DefaultGangs): its cluster and gangs,
+// synchronous actuation, the shape's gates under -bench.feature-gates,
+// the scenario's Now.
+func GangStreamFor(shape string, nodes, gangs int) (harness.GangStream, error) {
+	sc, err := scenario.BuildGangs(shape, nodes, gangs, Seed)
+	if err != nil {
+		return harness.GangStream{}, err
+	}
+	given, err := FeatureGates()
+	if err != nil {
+		return harness.GangStream{}, err
+	}
+	s := harness.GangStream{Cluster: sc.Cluster, Config: preempt.DefaultConfig(), Now: sc.Now}
+	s.Config.Synchronous = true
+	s.Config.FeatureGates = maps.Clone(sc.FeatureGates)
+	maps.Copy(s.Config.FeatureGates, given)
+	for _, g := range sc.Gangs {
+		s.Gangs = append(s.Gangs, harness.Gang{PodGroup: g.PodGroup, Members: g.Members})
+	}
+	return s, nil
+}
+
+// StreamGangs is the number of preemptor gangs of a gang shape's stream
+// at nodes: -bench.gangs, or scenario.DefaultGangs.
+func StreamGangs(nodes int) int {
+	if flags.gangs > 0 {
+		return flags.gangs
+	}
+	return scenario.DefaultGangs(nodes)
+}
+
+func gangStreams(b *testing.B, shape string, nodes int, impls []preempt.Implementation) {
+	gangs := StreamGangs(nodes)
+	b.Run(fmt.Sprintf("gangs=%d", gangs), func(b *testing.B) {
+		s, err := GangStreamFor(shape, nodes, gangs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if k := flags.preemptors; k > 0 && k < len(s.Gangs) {
+			s.Gangs = s.Gangs[:k]
+		}
+		for _, impl := range impls {
+			b.Run("impl="+impl.Name(), func(b *testing.B) {
+				if err := harness.GangRefusal(impl, s.Cluster, s.Gangs, s.Config); err != nil {
+					b.Skipf("%s: %v", impl.Name(), err)
+				}
+				measureGangStream(b, impl, s)
+			})
+		}
+	})
+}
+
+func measureGangStream(b *testing.B, impl preempt.Implementation, s harness.GangStream) {
+	if knobError != nil {
+		b.Fatal(knobError)
+	}
+	k := KnobsFor("PreemptionStream")
+	ctx := context.Background()
+	b.ReportAllocs()
+	members := 0
+	for _, g := range s.Gangs {
+		members += len(g.Members)
+	}
+	var res harness.GangStreamResult
+	for range b.N {
+		b.StopTimer()
+		c := *s.Cluster
+		c.Pods = slices.Clone(s.Cluster.Pods)
+		r, err := harness.NewGangStreamRunner(impl, &c, s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC() // the setup's garbage, as in measureStream
+		b.StartTimer()
+		run := func() {
+			for _, g := range s.Gangs {
+				if err := r.Next(ctx, g); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		if k.Active() {
+			k.Apply(run)
+		} else {
+			run()
+		}
+		res = r.Result
+	}
+	b.ReportMetric(float64(members*b.N)/b.Elapsed().Seconds(), "pods/s")
+	b.ReportMetric(float64(res.Bound), "bound/op")
+	b.ReportMetric(float64(res.Victims), "victims/op")
 }

@@ -24,7 +24,9 @@ package bench
 //
 // -bench.large adds 65000 nodes, -bench.nodes=N,M runs those node counts
 // instead, and -bench.shapes=all every shape of scenario.Shapes (or a
-// comma-separated list of them).
+// comma-separated list of them, where the gang shapes of
+// scenario.GangShapes may be named too: PreemptionStream runs them, the
+// other benchmarks skip them).
 
 import (
 	"context"
@@ -46,7 +48,7 @@ import (
 )
 
 // The suites' flags, -bench.large, -bench.shapes, -bench.nodes,
-// -bench.preemptors and -bench.feature-gates, are registered on the command line of test binaries
+// -bench.preemptors, -bench.gangs and -bench.feature-gates, are registered on the command line of test binaries
 // only (testing.Testing), as package testing registers its own: a program
 // that imports bench, such as the compare command for the stage names,
 // gets none of them.
@@ -54,6 +56,7 @@ var flags struct {
 	large         bool
 	shapes, nodes string
 	preemptors    int
+	gangs         int
 	featureGates  string
 }
 
@@ -65,6 +68,7 @@ func init() {
 	flag.StringVar(&flags.shapes, "bench.shapes", "basic", "shapes to run: basic, all, or a comma-separated list of scenario shapes")
 	flag.StringVar(&flags.nodes, "bench.nodes", "", "node counts to run, comma-separated, instead of the default sizes")
 	flag.IntVar(&flags.preemptors, "bench.preemptors", 0, "preemptors of BenchmarkPreemptionStream (0: the shape's measured pods at the size, scenario.Scenario.MeasurePods, or as many as nodes)")
+	flag.IntVar(&flags.gangs, "bench.gangs", 0, "preemptor gangs of BenchmarkPreemptionStream's gang shapes, each of nodes/gangs members (0: scenario.DefaultGangs, 10 at 100 nodes)")
 	flag.StringVar(&flags.featureGates, "bench.feature-gates", "", "kube-scheduler's --feature-gates (`K=V,...`) the decisions and streams run with; an implementation that does not model a gate set away from its default is skipped")
 }
 
@@ -111,8 +115,8 @@ func shapes(b *testing.B) []string {
 	}
 	out := strings.Split(flags.shapes, ",")
 	for _, s := range out {
-		if !slices.Contains(scenario.Shapes(), s) {
-			b.Fatalf("-bench.shapes: unknown shape %q (known: %s, all)", s, strings.Join(scenario.Shapes(), ", "))
+		if !slices.Contains(scenario.Shapes(), s) && !scenario.IsGangShape(s) {
+			b.Fatalf("-bench.shapes: unknown shape %q (known: %s, %s, all)", s, strings.Join(scenario.Shapes(), ", "), strings.Join(scenario.GangShapes(), ", "))
 		}
 	}
 	return out
@@ -125,6 +129,9 @@ func each(b *testing.B, impls []preempt.Implementation, body func(b *testing.B, 
 		b.Run("shape="+shape, func(b *testing.B) {
 			for _, nodes := range sizes(b) {
 				b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+					if scenario.IsGangShape(shape) {
+						b.Skipf("shape %s is a gang stream: only PreemptionStream runs it", shape)
+					}
 					for _, impl := range impls {
 						b.Run("impl="+impl.Name(), func(b *testing.B) {
 							f, err := FixtureFor(shape, nodes)

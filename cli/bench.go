@@ -92,11 +92,17 @@ type benchRun struct {
 	Stage, Shape, Impl string
 	Nodes, Round       int
 	Preemptors         int // PreemptionStream's, 0: the shape's own count (bench.StreamPreemptors)
+	// Gangs is a gang shape's number of preemptor gangs (its name's
+	// gangs=G level), 0 for the other shapes.
+	Gangs int
 	// FeatureGates is -feature-gates as given ("" for none).
 	FeatureGates string
 }
 
 func (r benchRun) name() string {
+	if r.Gangs > 0 {
+		return fmt.Sprintf("%s/shape=%s/nodes=%d/gangs=%d/impl=%s", r.Stage, r.Shape, r.Nodes, r.Gangs, r.Impl)
+	}
 	return fmt.Sprintf("%s/shape=%s/nodes=%d/impl=%s", r.Stage, r.Shape, r.Nodes, r.Impl)
 }
 
@@ -105,9 +111,15 @@ func (r benchRun) name() string {
 func (r benchRun) args(benchtime string) []string {
 	q := regexp.QuoteMeta
 	pattern := fmt.Sprintf("^Benchmark%s$/^shape=%s$/^nodes=%d$/^impl=%s$", q(r.Stage), q(r.Shape), r.Nodes, q(r.Impl))
+	if r.Gangs > 0 {
+		pattern = fmt.Sprintf("^Benchmark%s$/^shape=%s$/^nodes=%d$/^gangs=%d$/^impl=%s$", q(r.Stage), q(r.Shape), r.Nodes, r.Gangs, q(r.Impl))
+	}
 	args := []string{
 		"-test.run=^$", "-test.bench=" + pattern, "-test.count=1", "-test.benchtime=" + benchtime,
 		"-bench.shapes=" + r.Shape, "-bench.nodes=" + strconv.Itoa(r.Nodes),
+	}
+	if r.Gangs > 0 {
+		args = append(args, "-bench.gangs="+strconv.Itoa(r.Gangs))
 	}
 	if r.Preemptors > 0 {
 		args = append(args, "-bench.preemptors="+strconv.Itoa(r.Preemptors))
@@ -121,7 +133,9 @@ func (r benchRun) args(benchtime string) []string {
 // benchPlan interleaves the implementations: for each round, each stage,
 // shape and size, every implementation once (A B C A B C ...), so that
 // drift of a noisy machine spreads over all of them alike.
-func benchPlan(stages, shapes []string, nodes []int, impls []string, count int) []benchRun {
+// A gang shape runs gangs preemptor gangs (0: scenario.DefaultGangs at
+// each node count).
+func benchPlan(stages, shapes []string, nodes []int, impls []string, count, gangs int) []benchRun {
 	var plan []benchRun
 	for round := 1; round <= count; round++ {
 		for _, st := range stages {
@@ -131,7 +145,14 @@ func benchPlan(stages, shapes []string, nodes []int, impls []string, count int) 
 						if im == bench.FloorName && st != "Decide" {
 							continue // the floor is Decide's only
 						}
-						plan = append(plan, benchRun{Stage: st, Shape: sh, Impl: im, Nodes: n, Round: round})
+						r := benchRun{Stage: st, Shape: sh, Impl: im, Nodes: n, Round: round}
+						if scenario.IsGangShape(sh) {
+							r.Gangs = gangs
+							if r.Gangs == 0 {
+								r.Gangs = scenario.DefaultGangs(n)
+							}
+						}
+						plan = append(plan, r)
 					}
 				}
 			}
@@ -168,6 +189,7 @@ type benchOptions struct {
 	count                 int
 	benchtime, raw        string
 	preemptors            int    // -preemptors
+	gangs                 int    // -gangs
 	featureGates          string // -feature-gates, checked
 	markdown              bool
 	plot                  string // -plot: an SVG of the results
@@ -200,12 +222,13 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	stagesFlag := fs.String("bench", "Decide", "benchmarks, comma-separated: "+strings.Join(bench.Stages(), ", ")+" or all")
-	shapesFlag := fs.String("shape", "basic", "shapes, comma-separated: "+strings.Join(scenario.Shapes(), ", ")+" or all")
+	shapesFlag := fs.String("shape", "basic", "shapes, comma-separated: "+strings.Join(scenario.Shapes(), ", ")+" or all; the gang streams "+strings.Join(scenario.GangShapes(), ", ")+" (-bench PreemptionStream only; in all when it is the only benchmark)")
 	nodesFlag := fs.String("nodes", "5,500,5000", "node counts, comma-separated")
 	implFlag := fs.String("impl", "all", "implementations, comma-separated: "+strings.Join(benchImplNames(), ", ")+" or all (the registry's); "+bench.FloorName+" adds the floor of a decision to Decide (optimized.Floor, resource-only shapes)")
 	count := fs.Int("count", 6, "rounds: runs of each benchmark and implementation (at least 6 for a p-value below 0.05)")
 	benchtime := fs.String("benchtime", "1s", "-test.benchtime of each run")
-	preemptors := fs.Int("preemptors", 0, "preemptors of each PreemptionStream run (0: the shape's own count, 100 for the podgroup shapes at 1000 nodes, or as many as nodes)")
+	preemptors := fs.Int("preemptors", 0, "preemptors of each PreemptionStream run (0: the shape's own count, 100 for the podgroup shapes at 1000 nodes, or as many as nodes; for a gang shape, the first N gangs)")
+	gangs := fs.Int("gangs", 0, "preemptor gangs of the gang shapes' streams, of nodes/N members each (0: 10 gangs of 10 at 100 nodes, 1 of 2 at 2; 1 is upstream's 100Nodes_1PreemptorGang_100Pods)")
 	output := fs.String("o", "text", "output: text or markdown")
 	raw := fs.String("raw", "", "file to write the raw results to (default: a new file in the temp directory)")
 	gates := fs.String("feature-gates", "", "kube-scheduler's --feature-gates (`K=V,...`) the benchmarks run with (-bench.feature-gates); an implementation that does not model a gate set away from its default is an error")
@@ -233,8 +256,22 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	if opts.stages, err = splitList("bench", *stagesFlag, bench.Stages()); err != nil {
 		return opts, err
 	}
-	if opts.shapes, err = splitList("shape", *shapesFlag, scenario.Shapes()); err != nil {
+	streamOnly := slices.Equal(opts.stages, []string{"PreemptionStream"})
+	shapes := append(scenario.Shapes(), scenario.GangShapes()...)
+	if *shapesFlag == "all" && !streamOnly {
+		shapes = scenario.Shapes()
+	}
+	if opts.shapes, err = splitList("shape", *shapesFlag, shapes); err != nil {
 		return opts, err
+	}
+	opts.gangs = *gangs
+	for _, sh := range opts.shapes {
+		if !scenario.IsGangShape(sh) {
+			continue
+		}
+		if !streamOnly {
+			return opts, badf("-shape %s: a gang stream, which only -bench PreemptionStream runs", sh)
+		}
 	}
 	if *implFlag == "all" {
 		opts.impls = benchImplNames()
@@ -252,6 +289,18 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 		if !slices.Contains(opts.nodes, n) {
 			opts.nodes = append(opts.nodes, n)
 		}
+	}
+	for _, sh := range opts.shapes {
+		for _, n := range opts.nodes {
+			if scenario.IsGangShape(sh) {
+				if err := scenario.CheckGangs(sh, n, *gangs); err != nil {
+					return opts, badf("-gangs: %v", err)
+				}
+			}
+		}
+	}
+	if *gangs < 0 {
+		return opts, badf("-gangs: %d is negative", *gangs)
 	}
 	if *count < 1 {
 		return opts, badf("-count %d: need at least 1", *count)
@@ -305,7 +354,7 @@ func runBenchJob(opts benchOptions, stderr io.Writer) (*benchcmp.Report, error) 
 	if err := runner.Build(ctx, bin); err != nil {
 		return nil, err
 	}
-	plan := benchPlan(opts.stages, opts.shapes, opts.nodes, opts.impls, opts.count)
+	plan := benchPlan(opts.stages, opts.shapes, opts.nodes, opts.impls, opts.count, opts.gangs)
 	for i := range plan {
 		plan[i].Preemptors = opts.preemptors
 		plan[i].FeatureGates = opts.featureGates
@@ -429,7 +478,15 @@ func renderBench(rep *benchcmp.Report, opts benchOptions, stdout io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "\nfull suite (every stage, 5 to 15000 nodes): scripts/bench.sh, then compare stat FILE\n")
 	for _, st := range opts.stages {
-		row := fmt.Sprintf("%s/shape=%s/nodes=%d", st, opts.shapes[0], slices.Max(opts.nodes))
+		n := slices.Max(opts.nodes)
+		row := fmt.Sprintf("%s/shape=%s/nodes=%d", st, opts.shapes[0], n)
+		if scenario.IsGangShape(opts.shapes[0]) {
+			g := opts.gangs
+			if g == 0 {
+				g = scenario.DefaultGangs(n)
+			}
+			row += fmt.Sprintf("/gangs=%d", g)
+		}
 		fmt.Fprintln(stdout, verdict(rep, row))
 	}
 	return nil

@@ -34,7 +34,7 @@ type fakeRunner struct {
 	skip string
 }
 
-var benchPattern = regexp.MustCompile(`^-test\.bench=\^Benchmark(\w+)\$/\^shape=([\w.\\-]+)\$/\^nodes=(\d+)\$/\^impl=(\w+)\$$`)
+var benchPattern = regexp.MustCompile(`^-test\.bench=\^Benchmark(\w+)\$/\^shape=([\w.\\-]+)\$/\^nodes=(\d+)\$(?:/\^gangs=(\d+)\$)?/\^impl=(\w+)\$$`)
 
 func (f *fakeRunner) Build(_ context.Context, bin string) error {
 	f.built = bin
@@ -54,7 +54,11 @@ func (f *fakeRunner) Run(_ context.Context, bin string, args []string) ([]byte, 
 	if m == nil {
 		return nil, fmt.Errorf("no anchored -test.bench in %q", args)
 	}
-	name := fmt.Sprintf("%s/shape=%s/nodes=%s/impl=%s", m[1], strings.ReplaceAll(m[2], `\`, ""), m[3], m[4])
+	gangs := ""
+	if m[4] != "" {
+		gangs = "/gangs=" + m[4]
+	}
+	name := fmt.Sprintf("%s/shape=%s/nodes=%s%s/impl=%s", m[1], strings.ReplaceAll(m[2], `\`, ""), m[3], gangs, m[5])
 	if slices.Contains(args, "-test.v") {
 		name += " -test.v"
 	}
@@ -72,7 +76,7 @@ func (f *fakeRunner) Run(_ context.Context, bin string, args []string) ([]byte, 
 	}
 	if name == f.skip+" -test.v" {
 		// As testing prints it: each level's name, the log, the skip.
-		return []byte(out + "Benchmark" + m[1] + "\nBenchmark" + f.skip + "\n    stream.go:105: " + m[4] + ": pod groups (GenericWorkload=true) is not modelled\n--- SKIP: Benchmark" + f.skip + "\nPASS\n"), nil
+		return []byte(out + "Benchmark" + m[1] + "\nBenchmark" + f.skip + "\n    stream.go:105: " + m[5] + ": pod groups (GenericWorkload=true) is not modelled\n--- SKIP: Benchmark" + f.skip + "\nPASS\n"), nil
 	}
 	round := 0
 	for _, r := range f.runs {
@@ -83,7 +87,7 @@ func (f *fakeRunner) Run(_ context.Context, bin string, args []string) ([]byte, 
 	nodes, _ := strconv.Atoi(m[3])
 	ns := 1000*nodes + 7*round
 	allocs := 10 * nodes
-	switch m[4] {
+	switch m[5] {
 	case "upstream":
 		ns, allocs = 2*ns+5*round, 8*nodes
 	case "optimized":
@@ -138,6 +142,60 @@ func TestBenchRunArgs(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, r.args("2s")); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
+	}
+}
+
+// A gang shape's runs name their gangs (default: 1 at 2 nodes, 10 at
+// 100; -gangs for every size) and pass them to the binary; a gang shape
+// runs in PreemptionStream alone, with gangs dividing the node counts.
+func TestBenchGangShapes(t *testing.T) {
+	r := benchRun{Stage: "PreemptionStream", Shape: "gang-basic", Impl: "upstream", Nodes: 100, Gangs: 10}
+	want := []string{
+		"-test.run=^$", `-test.bench=^BenchmarkPreemptionStream$/^shape=gang-basic$/^nodes=100$/^gangs=10$/^impl=upstream$`,
+		"-test.count=1", "-test.benchtime=3x", "-bench.shapes=gang-basic", "-bench.nodes=100", "-bench.gangs=10",
+	}
+	if diff := cmp.Diff(want, r.args("3x")); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-shape", "gang-basic,podgroup-all", "-nodes", "2,100"}, []string{
+			"PreemptionStream/shape=gang-basic/nodes=2/gangs=1/impl=upstream", "PreemptionStream/shape=gang-basic/nodes=2/gangs=1/impl=reference",
+			"PreemptionStream/shape=gang-basic/nodes=100/gangs=10/impl=upstream", "PreemptionStream/shape=gang-basic/nodes=100/gangs=10/impl=reference",
+			"PreemptionStream/shape=podgroup-all/nodes=2/impl=upstream", "PreemptionStream/shape=podgroup-all/nodes=2/impl=reference",
+			"PreemptionStream/shape=podgroup-all/nodes=100/impl=upstream", "PreemptionStream/shape=podgroup-all/nodes=100/impl=reference",
+		}},
+		{[]string{"-shape", "gang-affinity", "-nodes", "100", "-gangs", "1"}, []string{
+			"PreemptionStream/shape=gang-affinity/nodes=100/gangs=1/impl=upstream", "PreemptionStream/shape=gang-affinity/nodes=100/gangs=1/impl=reference",
+		}},
+	} {
+		f := &fakeRunner{}
+		fakeBench(t, f)
+		stdout, stderr, code := runCLI(t, append([]string{"bench", "-bench", "PreemptionStream", "-impl", "upstream,reference", "-count", "1"}, tc.args...)...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d; stderr:\n%s", tc.args, code, stderr)
+		}
+		if d := cmp.Diff(tc.want, f.runs); d != "" {
+			t.Errorf("%v: runs (-want +got):\n%s", tc.args, d)
+		}
+		// The verdict is on the first shape at the largest size.
+		last := tc.want[len(tc.want)-1]
+		if strings.HasPrefix(tc.want[0], "PreemptionStream/shape=gang-basic") {
+			last = tc.want[3]
+		}
+		if row := last[:strings.LastIndex(last, "/impl=")]; !strings.Contains(stdout, "verdict: reference is the fastest on "+row+":") {
+			t.Errorf("%v: no verdict on %s:\n%s", tc.args, row, stdout)
+		}
+	}
+	opts, err := parseBench([]string{"-bench", "PreemptionStream", "-shape", "all"}, io.Discard)
+	if err != nil || !slices.Contains(opts.shapes, "gang-podgroups") {
+		t.Errorf("-bench PreemptionStream -shape all: %v, %v; want the gang shapes too", opts.shapes, err)
+	}
+	opts, err = parseBench([]string{"-bench", "Decide,PreemptionStream", "-shape", "all"}, io.Discard)
+	if err != nil || slices.Contains(opts.shapes, "gang-podgroups") {
+		t.Errorf("-bench Decide,PreemptionStream -shape all: %v, %v; want no gang shape", opts.shapes, err)
 	}
 }
 
@@ -211,6 +269,9 @@ func TestBenchFailures(t *testing.T) {
 		{"unknown benchmark", []string{"bench", "-bench", "Decide,Nope"}, fakeRunner{}, `-bench: unknown "Nope"`},
 		{"unknown implementation", []string{"bench", "-impl", "fast"}, fakeRunner{}, `-impl: unknown "fast"`},
 		{"unknown shape", []string{"bench", "-shape", "round"}, fakeRunner{}, `-shape: unknown "round"`},
+		{"gang shape outside the stream", []string{"bench", "-bench", "Decide", "-shape", "gang-basic"}, fakeRunner{}, "-shape gang-basic: a gang stream, which only -bench PreemptionStream runs"},
+		{"gangs not dividing the nodes", []string{"bench", "-bench", "PreemptionStream", "-shape", "gang-basic", "-nodes", "100", "-gangs", "3"}, fakeRunner{}, "-gangs: shape gang-basic: 3 gangs at 100 nodes"},
+		{"negative gangs", []string{"bench", "-bench", "PreemptionStream", "-gangs", "-1"}, fakeRunner{}, "-gangs: -1 is negative"},
 		{"floor outside Decide", []string{"bench", "-bench", "Preempt", "-impl", "optimized,floor"}, fakeRunner{}, "-impl floor: the floor of a decision runs only in -bench Decide"},
 		{"bad nodes", []string{"bench", "-nodes", "5,x"}, fakeRunner{}, `-nodes: "x" is not a positive node count`},
 		{"bad count", []string{"bench", "-count", "0"}, fakeRunner{}, "-count 0: need at least 1"},

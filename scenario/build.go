@@ -35,6 +35,9 @@ type Scenario struct {
 	// workload measures at this size (its measurePods), 0 for a shape
 	// without one (a stream then sends one preemptor per node).
 	MeasurePods int
+	// Gangs are the preemptor gangs of a gang shape (BuildGangs), in
+	// creation order; nil for the other shapes, whose preemptor is Pod.
+	Gangs []Gang
 }
 
 // Base is the start time of the oldest pod of every built scenario; Now is
@@ -178,6 +181,8 @@ type B struct {
 	// MeasurePods.
 	gates       map[string]bool
 	measurePods int
+	// gangs are the Scenario's Gangs.
+	gangs []Gang
 }
 
 // Node adds a node with cpu (millicores), memory (bytes) and a pod limit.
