@@ -84,7 +84,8 @@ type GangStreamResult struct {
 
 // GangRefusal is the error of an implementation that cannot run gang
 // streams on c: one whose evaluator is no preempt.PodGroupPreempter, or
-// that refuses a member (Refusal), or the cluster or the configuration
+// that refuses a member (Refusal) or a gang (PodGroupRefusal), or the
+// cluster or the configuration
 // (GateRefusal without a single preemptor: a member is preempted for as
 // its gang, which GateUseLimited's single-preemptor refusal is not about).
 // Nil otherwise.
@@ -94,6 +95,9 @@ func GangRefusal(impl preempt.Implementation, c *preempt.Cluster, gangs []Gang, 
 			if err := Refusal(impl, c, m); err != nil {
 				return err
 			}
+		}
+		if err := PodGroupRefusal(impl, c, &preempt.PodGroupRequest{PodGroup: g.PodGroup, Pods: g.Members, Config: cfg}); err != nil {
+			return err
 		}
 	}
 	if err := GateRefusal(impl, c, nil, cfg); err != nil {
@@ -150,8 +154,7 @@ type GangStreamRunner struct {
 	order *preempt.NodeOrder
 	names []string       // node names in name order
 	at    map[string]int // node name -> position in c.Nodes
-	cs    interface{ ClearActions() }
-	pg    *Client
+	cs    *AcceptingClientset
 	bound map[preempt.PodRef]*v1.Pod // bound pods by name
 	pods  *podIndex                  // positions in c.Pods
 	// Result is what the gangs so far did.
@@ -174,7 +177,7 @@ func NewGangStreamRunner(impl preempt.Implementation, c *preempt.Cluster, s Gang
 	r := &GangStreamRunner{
 		impl: impl, ev: ev, c: c, cfg: s.Config, now: s.Now,
 		order: preempt.NewNodeOrder(c), at: make(map[string]int, len(c.Nodes)),
-		cs: cs, pg: &Client{Clientset: cs, failed: func() map[int]string { return nil }},
+		cs:    cs,
 		bound: make(map[preempt.PodRef]*v1.Pod, len(c.Pods)),
 	}
 	for i, n := range c.Nodes {
@@ -216,7 +219,7 @@ func (r *GangStreamRunner) Next(ctx context.Context, g Gang) error {
 	}
 	r.cs.ClearActions()
 	req := &preempt.PodGroupRequest{PodGroup: g.PodGroup, Pods: g.Members, Config: r.cfg, Now: r.now}
-	d := pg.PreemptPodGroup(ctx, r.pg, req)
+	d := pg.PreemptPodGroup(ctx, r.cs, req)
 	if d.Status != preempt.Success {
 		return fmt.Errorf("gang %s: %s: %s", step.PodGroup, d.Status, d.Message)
 	}

@@ -378,10 +378,11 @@ type unitRef struct {
 
 // groupScratch is a worker's memory for the group-aware path.
 type groupScratch struct {
-	units  []unitRef
-	seen   []uint32 // unit -> epoch it was seen on the checked node
-	epoch  uint32
-	remote remoteTopology
+	units                   []unitRef
+	violating, nonViolating []unitRef // the gang path's split (gang.go)
+	seen                    []uint32  // unit -> epoch it was seen on the checked node
+	epoch                   uint32
+	remote                  remoteTopology
 }
 
 func (gs *groupScratch) next(units int) {
