@@ -3,9 +3,11 @@ package actuation
 import (
 	"encoding/json"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // appendedConditionPatch is the strategic merge patch from a pod's status
@@ -35,10 +37,7 @@ func appendedConditionPatch(old *v1.PodStatus, c *v1.PodCondition) (patch []byte
 			}
 		}
 	}
-	str := func(b []byte, s string) []byte {
-		q, _ := json.Marshal(s) // a string always marshals
-		return append(b, q...)
-	}
+	str := appendJSONString
 	b := make([]byte, 0, 256+32*n+len(c.Message))
 	b = append(b, `{"status":{`...)
 	if n > 0 {
@@ -51,12 +50,8 @@ func appendedConditionPatch(old *v1.PodStatus, c *v1.PodCondition) (patch []byte
 		b = append(b, '}')
 		b = append(b, "],"...)
 	}
-	ltt, err := json.Marshal(c.LastTransitionTime)
-	if err != nil {
-		return nil, false
-	}
 	b = append(b, `"conditions":[{"lastProbeTime":null,"lastTransitionTime":`...)
-	b = append(b, ltt...)
+	b = appendJSONTime(b, c.LastTransitionTime)
 	if c.Message != "" {
 		b = str(append(b, `,"message":`...), c.Message)
 	}
@@ -87,9 +82,34 @@ func nominationPatch(old *v1.PodStatus, node string) (patch []byte, ok bool) {
 	if node == "" {
 		return []byte(`{"status":{"nominatedNodeName":null}}`), true
 	}
-	q, _ := json.Marshal(node) // a string always marshals
-	b := make([]byte, 0, len(`{"status":{"nominatedNodeName":}}`)+len(q))
-	b = append(b, `{"status":{"nominatedNodeName":`...)
-	b = append(b, q...)
+	b := make([]byte, 0, len(`{"status":{"nominatedNodeName":""}}`)+len(node))
+	b = appendJSONString(append(b, `{"status":{"nominatedNodeName":`...), node)
 	return append(b, "}}"...), true
+}
+
+// appendJSONString appends s as encoding/json writes a string: plain
+// printable ASCII directly, anything else through json.Marshal (its
+// escapes of <, >, &, control characters, U+2028, U+2029 and invalid
+// UTF-8).
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always marshals
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendJSONTime appends t as metav1.Time marshals: RFC 3339 in UTC,
+// whole seconds, null when zero (which the callers rule out).
+func appendJSONTime(b []byte, t metav1.Time) []byte {
+	if t.IsZero() {
+		return append(b, "null"...)
+	}
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, time.RFC3339)
+	return append(b, '"')
 }

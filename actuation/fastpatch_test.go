@@ -137,3 +137,17 @@ func TestNominationPatch(t *testing.T) {
 		t.Errorf("only %d cases checked", checked)
 	}
 }
+
+// appendJSONString writes what json.Marshal writes, for every byte.
+func TestAppendJSONString(t *testing.T) {
+	strs := []string{"", "plain", "default-scheduler: preempting", "é", "\u2028", "\xff"}
+	for c := range 256 {
+		strs = append(strs, string([]byte{'a', byte(c), 'z'}))
+	}
+	for _, s := range strs {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Errorf("%q: %s, want %s", s, got[1:], want)
+		}
+	}
+}
