@@ -329,27 +329,7 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 		}
 		return out
 	}
-	for _, tc := range []struct {
-		name        string
-		c           *preempt.Cluster
-		pg          *preempt.PodGroup
-		members     []*v1.Pod
-		async       bool
-		status      preempt.Code
-		message     string
-		nominations []string
-		victims     []preempt.Victim
-		violations  int
-		groups      int
-		deleted     []string
-		// actions, when set, are every API call in order (Action.String).
-		actions []string
-		// composite, when set, is the preemptor instead of pg, with its
-		// leaf groups in leaves, under gates.
-		composite *preempt.CompositePodGroup
-		leaves    []*preempt.PodGroup
-		gates     map[string]bool
-	}{
+	for _, tc := range []gangCase{
 		{
 			name: "gang of two preempts one pod on each node",
 			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
@@ -554,65 +534,98 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			nominations: []string{"n1", "n2", ""}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")}, deleted: []string{"v1", "v2"},
 		},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ev, err := impl.NewEvaluator(tc.c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pg, ok := ev.(preempt.PodGroupPreempter)
-			if !ok {
-				t.Skipf("%s does not model gang preemption", impl.Name())
-			}
-			cfg := preempt.DefaultConfig()
-			cfg.Synchronous = !tc.async
-			cfg.FeatureGates = pgGates
-			if tc.gates != nil {
-				cfg.FeatureGates = tc.gates
-			}
-			cs := harness.NewClientset(tc.c, nil)
-			for _, p := range tc.members {
-				_ = cs.Tracker().Add(p)
-			}
-			cs.ClearActions()
-			req := &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: cfg, Now: pgNow}
-			if tc.composite != nil {
-				req.PodGroup, req.CompositePodGroup, req.PodGroups = nil, tc.composite, tc.leaves
-			}
-			d := pg.PreemptPodGroup(context.Background(), cs, req)
-			if tc.composite != nil && d.Status == preempt.Error && strings.Contains(d.Message, "CompositePodGroup preemptor is not modelled") {
-				t.Skipf("%s does not model a CompositePodGroup preemptor: %s", impl.Name(), d.Message)
-			}
-			if d.Status != tc.status || d.Message != tc.message {
-				t.Fatalf("status %s %q, want %s %q", d.Status, d.Message, tc.status, tc.message)
-			}
-			var noms []string
-			for _, n := range d.Nominations {
-				noms = append(noms, n.Node)
-			}
-			if diff := cmp.Diff(tc.nominations, noms); diff != "" {
-				t.Errorf("nominations (-want +got):\n%s", diff)
-			}
-			if tc.victims == nil {
-				tc.victims = []preempt.Victim{}
-			}
-			if diff := cmp.Diff(tc.victims, d.Victims); diff != "" {
-				t.Errorf("victims (-want +got):\n%s", diff)
-			}
-			if d.NumPDBViolations != tc.violations || d.NumPodGroupDisruptions != tc.groups {
-				t.Errorf("violations %d, pod group disruptions %d; want %d, %d", d.NumPDBViolations, d.NumPodGroupDisruptions, tc.violations, tc.groups)
-			}
-			if diff := cmp.Diff(tc.deleted, deletedPods(harness.Actions(cs.Actions()))); diff != "" {
-				t.Errorf("deleted (-want +got):\n%s", diff)
-			}
-			if tc.actions != nil {
-				got := []string{}
-				for _, a := range harness.Actions(cs.Actions()) {
-					got = append(got, a.String())
-				}
-				if diff := cmp.Diff(tc.actions, got); diff != "" {
-					t.Errorf("API calls (-want +got):\n%s", diff)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { runGangCase(t, impl, tc) })
+	}
+}
+
+// gangCase is one gang preemption (PodGroupPostFilter) with its expected
+// outcome, for every implementation that models gangs.
+type gangCase struct {
+	name        string
+	c           *preempt.Cluster
+	pg          *preempt.PodGroup
+	members     []*v1.Pod
+	async       bool
+	status      preempt.Code
+	message     string
+	nominations []string
+	victims     []preempt.Victim
+	violations  int
+	groups      int
+	deleted     []string
+	// actions, when set, are every API call in order (Action.String).
+	actions []string
+	// composite, when set, is the preemptor instead of pg, with its
+	// leaf groups in leaves, under gates.
+	composite *preempt.CompositePodGroup
+	leaves    []*preempt.PodGroup
+	// gates are the feature gates (pgGates when nil).
+	gates map[string]bool
+	// placement is the request's (preempt.FirstFit when nil).
+	placement preempt.Placement
+}
+
+// runGangCase runs tc against impl, skipping an implementation without
+// gang preemption (no PodGroupPreempter).
+func runGangCase(t *testing.T, impl preempt.Implementation, tc gangCase) {
+	t.Helper()
+	ev, err := impl.NewEvaluator(tc.c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, ok := ev.(preempt.PodGroupPreempter)
+	if !ok {
+		t.Skipf("%s does not model gang preemption", impl.Name())
+	}
+	cfg := preempt.DefaultConfig()
+	cfg.Synchronous = !tc.async
+	cfg.FeatureGates = pgGates
+	if tc.gates != nil {
+		cfg.FeatureGates = tc.gates
+	}
+	cs := harness.NewClientset(tc.c, nil)
+	for _, p := range tc.members {
+		_ = cs.Tracker().Add(p)
+	}
+	cs.ClearActions()
+	req := &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: cfg, Now: pgNow, Placement: tc.placement}
+	if tc.composite != nil {
+		req.PodGroup, req.CompositePodGroup, req.PodGroups = nil, tc.composite, tc.leaves
+	}
+	d := pg.PreemptPodGroup(context.Background(), cs, req)
+	if tc.composite != nil && d.Status == preempt.Error && strings.Contains(d.Message, "CompositePodGroup preemptor is not modelled") {
+		t.Skipf("%s does not model a CompositePodGroup preemptor: %s", impl.Name(), d.Message)
+	}
+	if d.Status != tc.status || d.Message != tc.message {
+		t.Fatalf("status %s %q, want %s %q", d.Status, d.Message, tc.status, tc.message)
+	}
+	var noms []string
+	for _, n := range d.Nominations {
+		noms = append(noms, n.Node)
+	}
+	if diff := cmp.Diff(tc.nominations, noms); diff != "" {
+		t.Errorf("nominations (-want +got):\n%s", diff)
+	}
+	want := tc.victims
+	if want == nil {
+		want = []preempt.Victim{}
+	}
+	if diff := cmp.Diff(want, d.Victims); diff != "" {
+		t.Errorf("victims (-want +got):\n%s", diff)
+	}
+	if d.NumPDBViolations != tc.violations || d.NumPodGroupDisruptions != tc.groups {
+		t.Errorf("violations %d, pod group disruptions %d; want %d, %d", d.NumPDBViolations, d.NumPodGroupDisruptions, tc.violations, tc.groups)
+	}
+	if diff := cmp.Diff(tc.deleted, deletedPods(harness.Actions(cs.Actions()))); diff != "" {
+		t.Errorf("deleted (-want +got):\n%s", diff)
+	}
+	if tc.actions != nil {
+		got := []string{}
+		for _, a := range harness.Actions(cs.Actions()) {
+			got = append(got, a.String())
+		}
+		if diff := cmp.Diff(tc.actions, got); diff != "" {
+			t.Errorf("API calls (-want +got):\n%s", diff)
+		}
 	}
 }
