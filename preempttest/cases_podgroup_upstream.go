@@ -290,11 +290,14 @@ func testUpstreamPodGroupSelectVictimsOnDomain(t *testing.T, impl preempt.Implem
 			victims: []preempt.Victim{pgVictim("p2", upMid, ""), pgVictim("p1", upLow, "")}, deleted: []string{"p2", "p1"},
 		},
 		{
-			// Upstream leaves p1..p4 tied (no start time): its sort keeps
-			// their order, the contract's (namespace, name) rule the same.
+			// Upstream leaves p1..p4 tied (no start time) and reprieves
+			// them in snapshot order (docs/upstream-findings.md, "Gang
+			// victims equal on MoreImportantVictim come in snapshot
+			// order"); here they start a second apart in that order, so
+			// MoreImportantVictim decides.
 			name: "Efficiency: Preempt minimum number of victims",
-			c: upCluster(upNodes("3"), []*v1.Pod{pgPod("p1", "node1", "", upLow, "1"), pgPod("p2", "node1", "", upLow, "1"),
-				pgPod("p3", "node1", "", upLow, "1"), pgPod("p4", "node1", "", upLow, "1")}, nil),
+			c: upCluster(upNodes("3"), []*v1.Pod{upAt(pgPod("p1", "node1", "", upLow, "1"), 0), upAt(pgPod("p2", "node1", "", upLow, "1"), time.Second),
+				upAt(pgPod("p3", "node1", "", upLow, "1"), 2*time.Second), upAt(pgPod("p4", "node1", "", upLow, "1"), 3*time.Second)}, nil),
 			pg: upBasic("preemptor-pg", upHigh), members: one(upHigh),
 			status: preempt.Success, message: upFound(2), nominations: []string{"node1"},
 			victims: []preempt.Victim{pgVictim("p3", upLow, ""), pgVictim("p4", upLow, "")}, deleted: []string{"p3", "p4"},
@@ -437,11 +440,12 @@ func testUpstreamPodGroupSelectVictimsOnDomain(t *testing.T, impl preempt.Implem
 // upGangsAsMany is upstream's "... schedule as many pods as possible
 // without preempting higher priority pods": p1, p2 (at low) and p3, p4
 // (at high) on four one-CPU nodes, three members of pg at prio; p-c finds
-// no node.
+// no node. p1 starts first, so the victims' order is MoreImportantVictim's,
+// not the snapshot's.
 func upGangsAsMany(name string, pg *preempt.PodGroup, low, high, prio int32, placement preempt.Placement) gangCase {
 	return gangCase{
 		name: name,
-		c: upCluster(upNodes("1", "1", "1", "1"), []*v1.Pod{pgPod("p1", "node1", "", low, "1"), pgPod("p2", "node2", "", low, "1"),
+		c: upCluster(upNodes("1", "1", "1", "1"), []*v1.Pod{upAt(pgPod("p1", "node1", "", low, "1"), 0), upAt(pgPod("p2", "node2", "", low, "1"), time.Second),
 			pgPod("p3", "node3", "", high, "1"), pgPod("p4", "node4", "", high, "1")}, nil),
 		pg: pg, members: upMembers(pg.Name, prio, "1", "p-a", "p-b", "p-c"), placement: placement,
 		status: preempt.Success, message: upFound(2), nominations: []string{"node1", "node2", ""},
@@ -534,10 +538,15 @@ func testUpstreamPodGroupPreempt(t *testing.T, impl preempt.Implementation) {
 }
 
 func testUpstreamPodGroupIntegration(t *testing.T, impl preempt.Implementation) {
+	// low-i starts i seconds after low-0 would: equal pods of upstream's
+	// fixtures, ordered by start (not by the snapshot) here.
+	low := func(i int, node string) *v1.Pod {
+		return upAt(pgPod(fmt.Sprintf("low-%d", i), node, "", 10, "1"), time.Duration(i)*time.Second)
+	}
 	lows := func(node string, n int) []*v1.Pod {
 		var out []*v1.Pod
 		for i := 1; i <= n; i++ {
-			out = append(out, pgPod(fmt.Sprintf("low-%d", i), node, "", 10, "1"))
+			out = append(out, low(i, node))
 		}
 		return out
 	}
@@ -639,7 +648,7 @@ func testUpstreamPodGroupIntegration(t *testing.T, impl preempt.Implementation) 
 		},
 		{
 			name: "Multi-node Preemption",
-			c:    upCluster(upNodes("2", "2"), append(lows("node1", 2), pgPod("low-3", "node2", "", 10, "1"), pgPod("low-4", "node2", "", 10, "1")), nil),
+			c:    upCluster(upNodes("2", "2"), append(lows("node1", 2), low(3, "node2"), low(4, "node2")), nil),
 			pg:   upGang("pg1", 100, 4), members: highs(4, "1"),
 			status: preempt.Success, message: upFound(4), nominations: []string{"node1", "node1", "node2", "node2"},
 			victims: lowVictims(4), deleted: lowNames(4),
