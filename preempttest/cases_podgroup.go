@@ -302,6 +302,122 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			victims: []preempt.Victim{pgVictim("b", 5, "")},
 			deleted: []string{"b"},
 		},
+		{
+			// GetPodPriority and getHighestAllAncestor find no PodGroup:
+			// the pod is a unit of its own at its own priority.
+			name: "a pod naming a missing PodGroup keeps its own priority",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
+				Pods: []*v1.Pod{pgPod("v1", "n1", "ghost", 5, "600m")}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
+			victims: []preempt.Victim{pgVictim("v1", 5, "ghost")},
+			deleted: []string{"v1"},
+		},
+		{
+			// The same with CompositePodGroup on: the hierarchy walk
+			// (TraverseHierarchyUp) stops at the missing PodGroup.
+			name: "a pod naming a missing PodGroup keeps its own priority (CompositePodGroup on)",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
+				Pods: []*v1.Pod{pgPod("v1", "n1", "ghost", 5, "600m")}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgCompositeOn,
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
+			victims: []preempt.Victim{pgVictim("v1", 5, "ghost")},
+			deleted: []string{"v1"},
+		},
+		{
+			// With CompositePodGroup on, a PodGroup without a parent ends
+			// the walk: its priority protects the member.
+			name: "a PodGroup without a parent gives its priority (CompositePodGroup on)",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", false, 100, "")}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgCompositeOn,
+			status: preempt.Unschedulable, message: "0/1 nodes are available: 1 No preemption victims found for incoming pod.",
+		},
+		{
+			// The parent CompositePodGroup is missing: the walk stops
+			// there and the PodGroup's priority 0 is the member's, below
+			// the preemptor although the pod's own 50 is not.
+			name: "a missing parent CompositePodGroup leaves the PodGroup's priority",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 50, "600m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", false, 0, "gone")}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgCompositeOn,
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
+			victims: []preempt.Victim{pgVictim("v1", 50, "pg1")},
+			deleted: []string{"v1"},
+		},
+		{
+			// pga's parent inner (no disruption mode, priority 90) is
+			// under outer (mode All, priority 0): the walk reaches outer,
+			// whose priority and mode make a1 and b1 one unit.
+			name: "nested CompositePodGroups: the outermost gives priority and unit",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
+				Pods:      []*v1.Pod{pgPod("a1", "n1", "pga", 0, "600m"), pgPod("b1", "n2", "pgb", 0, "600m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("pga", false, 0, "inner"), pgGroup("pgb", false, 0, "outer")},
+				CompositePodGroups: []*preempt.CompositePodGroup{func() *preempt.CompositePodGroup {
+					c := pgComposite("inner", 90)
+					c.Spec.DisruptionMode = nil
+					c.Spec.ParentCompositePodGroupName = ptr.To("outer")
+					return c
+				}(), pgComposite("outer", 0)}},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgCompositeOn,
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 2 victims", node: "n1",
+			victims: []preempt.Victim{pgVictim("a1", 0, "pga"), pgVictim("b1", 0, "pgb")},
+			deleted: []string{"a1", "b1"},
+		},
+		{
+			// Same priority: the composite's unit (c1) ranks above the
+			// PodGroup's (s1, s2) though smaller (victimRank before
+			// size), so it is reprieved first and solo is evicted.
+			name: "a CompositePodGroup unit outranks a larger PodGroup unit of equal priority",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
+				Pods:               []*v1.Pod{pgPod("c1", "n1", "pga", 0, "300m"), pgPod("s1", "n1", "solo", 0, "200m"), pgPod("s2", "n1", "solo", 0, "200m")},
+				PodGroups:          []*preempt.PodGroup{pgGroup("pga", false, 0, "job"), pgGroup("solo", true, 0, "")},
+				CompositePodGroups: []*preempt.CompositePodGroup{pgComposite("job", 0)}},
+			pod: pgPod("p", "", "", 10, "500m"), gates: pgCompositeOn,
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 2 victims", node: "n1",
+			victims: []preempt.Victim{pgVictim("s1", 0, "solo"), pgVictim("s2", 0, "solo")},
+			deleted: []string{"s1", "s2"},
+		},
+		{
+			// Two mode All groups of one priority: the larger (big) is
+			// more important though small started first, so big is
+			// reprieved first and small evicted.
+			name: "of two mode All groups of equal priority the larger is kept",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
+				Pods: []*v1.Pod{pgPod("b1", "n1", "big", 0, "200m"), pgPod("b2", "n1", "big", 0, "200m"),
+					pgStarted(pgPod("s1", "n1", "small", 0, "300m"), -2*time.Hour)},
+				PodGroups: []*preempt.PodGroup{pgGroup("big", true, 0, ""), pgGroup("small", true, 0, "")}},
+			pod: pgPod("p", "", "", 10, "500m"), gates: pgGates,
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
+			victims: []preempt.Victim{pgVictim("s1", 0, "small")},
+			deleted: []string{"s1"},
+		},
+		{
+			// root (mode All) has near below it, and a chain c1, c2, c3
+			// down to deep: deep sits WorkloadMaxTreeDepth levels below
+			// root. The walk down from root (GetPodGroupStates) gives up
+			// before deep, so root's unit is near1 alone; walking up from
+			// deep stops at c1 (priority 3), which is d1's priority.
+			name: "a hierarchy deeper than WorkloadMaxTreeDepth is cut",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
+				Pods:      []*v1.Pod{pgPod("near1", "n1", "near", 0, "600m"), pgPod("d1", "n2", "deep", 3, "600m")},
+				PodGroups: []*preempt.PodGroup{pgGroup("near", false, 0, "root"), pgGroup("deep", false, 0, "c3")},
+				CompositePodGroups: func() []*preempt.CompositePodGroup {
+					chain := func(name, parent string, prio int32) *preempt.CompositePodGroup {
+						c := pgComposite(name, prio)
+						c.Spec.DisruptionMode = nil
+						c.Spec.ParentCompositePodGroupName = ptr.To(parent)
+						return c
+					}
+					return []*preempt.CompositePodGroup{pgComposite("root", 0), chain("c1", "root", 3), chain("c2", "c1", 0), chain("c3", "c2", 0)}
+				}()},
+			pod: pgPod("p", "", "", 10, "600m"), gates: pgCompositeOn,
+			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
+			victims: []preempt.Victim{pgVictim("near1", 0, "near")},
+			deleted: []string{"near1"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := preempt.DefaultConfig()
@@ -365,27 +481,7 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 		}
 		return out
 	}
-	for _, tc := range []struct {
-		name        string
-		c           *preempt.Cluster
-		pg          *preempt.PodGroup
-		members     []*v1.Pod
-		async       bool
-		status      preempt.Code
-		message     string
-		nominations []string
-		victims     []preempt.Victim
-		violations  int
-		groups      int
-		deleted     []string
-		// actions, when set, are every API call in order (Action.String).
-		actions []string
-		// composite, when set, is the preemptor instead of pg, with its
-		// leaf groups in leaves, under gates.
-		composite *preempt.CompositePodGroup
-		leaves    []*preempt.PodGroup
-		gates     map[string]bool
-	}{
+	for _, tc := range []gangCase{
 		{
 			name: "gang of two preempts one pod on each node",
 			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
@@ -590,68 +686,101 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			nominations: []string{"n1", "n2", ""}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")}, deleted: []string{"v1", "v2"},
 		},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ev, err := impl.NewEvaluator(tc.c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pg, ok := ev.(preempt.PodGroupPreempter)
-			if !ok {
-				t.Skipf("%s does not model gang preemption", impl.Name())
-			}
-			cfg := preempt.DefaultConfig()
-			cfg.Synchronous = !tc.async
-			cfg.FeatureGates = pgGates
-			if tc.gates != nil {
-				cfg.FeatureGates = tc.gates
-			}
-			cs := harness.NewClientset(tc.c, nil)
-			for _, p := range tc.members {
-				_ = cs.Tracker().Add(p)
-			}
-			cs.ClearActions()
-			req := &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: cfg, Now: pgNow}
-			if tc.composite != nil {
-				req.PodGroup, req.CompositePodGroup, req.PodGroups = nil, tc.composite, tc.leaves
-			}
-			if err := harness.PodGroupRefusal(impl, tc.c, req); err != nil {
-				t.Skipf("%s refuses the gang: %v", impl.Name(), err)
-			}
-			d := pg.PreemptPodGroup(context.Background(), cs, req)
-			if tc.composite != nil && d.Status == preempt.Error && strings.Contains(d.Message, "CompositePodGroup preemptor is not modelled") {
-				t.Skipf("%s does not model a CompositePodGroup preemptor: %s", impl.Name(), d.Message)
-			}
-			if d.Status != tc.status || d.Message != tc.message {
-				t.Fatalf("status %s %q, want %s %q", d.Status, d.Message, tc.status, tc.message)
-			}
-			var noms []string
-			for _, n := range d.Nominations {
-				noms = append(noms, n.Node)
-			}
-			if diff := cmp.Diff(tc.nominations, noms); diff != "" {
-				t.Errorf("nominations (-want +got):\n%s", diff)
-			}
-			if tc.victims == nil {
-				tc.victims = []preempt.Victim{}
-			}
-			if diff := cmp.Diff(tc.victims, d.Victims); diff != "" {
-				t.Errorf("victims (-want +got):\n%s", diff)
-			}
-			if d.NumPDBViolations != tc.violations || d.NumPodGroupDisruptions != tc.groups {
-				t.Errorf("violations %d, pod group disruptions %d; want %d, %d", d.NumPDBViolations, d.NumPodGroupDisruptions, tc.violations, tc.groups)
-			}
-			if diff := cmp.Diff(tc.deleted, deletedPods(harness.Actions(cs.Actions()))); diff != "" {
-				t.Errorf("deleted (-want +got):\n%s", diff)
-			}
-			if tc.actions != nil {
-				got := []string{}
-				for _, a := range harness.Actions(cs.Actions()) {
-					got = append(got, a.String())
-				}
-				if diff := cmp.Diff(tc.actions, got); diff != "" {
-					t.Errorf("API calls (-want +got):\n%s", diff)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { runGangCase(t, impl, tc) })
+	}
+}
+
+// gangCase is one gang preemption (PodGroupPostFilter) with its expected
+// outcome, for every implementation that models gangs.
+type gangCase struct {
+	name        string
+	c           *preempt.Cluster
+	pg          *preempt.PodGroup
+	members     []*v1.Pod
+	async       bool
+	status      preempt.Code
+	message     string
+	nominations []string
+	victims     []preempt.Victim
+	violations  int
+	groups      int
+	deleted     []string
+	// actions, when set, are every API call in order (Action.String).
+	actions []string
+	// composite, when set, is the preemptor instead of pg, with its
+	// leaf groups in leaves, under gates.
+	composite *preempt.CompositePodGroup
+	leaves    []*preempt.PodGroup
+	// gates are the feature gates (pgGates when nil).
+	gates map[string]bool
+	// placement is the request's (preempt.FirstFit when nil).
+	placement preempt.Placement
+}
+
+// runGangCase runs tc against impl, skipping an implementation without
+// gang preemption (no PodGroupPreempter).
+func runGangCase(t *testing.T, impl preempt.Implementation, tc gangCase) {
+	t.Helper()
+	ev, err := impl.NewEvaluator(tc.c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, ok := ev.(preempt.PodGroupPreempter)
+	if !ok {
+		t.Skipf("%s does not model gang preemption", impl.Name())
+	}
+	cfg := preempt.DefaultConfig()
+	cfg.Synchronous = !tc.async
+	cfg.FeatureGates = pgGates
+	if tc.gates != nil {
+		cfg.FeatureGates = tc.gates
+	}
+	cs := harness.NewClientset(tc.c, nil)
+	for _, p := range tc.members {
+		_ = cs.Tracker().Add(p)
+	}
+	cs.ClearActions()
+	req := &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: cfg, Now: pgNow, Placement: tc.placement}
+	if tc.composite != nil {
+		req.PodGroup, req.CompositePodGroup, req.PodGroups = nil, tc.composite, tc.leaves
+	}
+	if err := harness.PodGroupRefusal(impl, tc.c, req); err != nil {
+		t.Skipf("%s refuses the gang: %v", impl.Name(), err)
+	}
+	d := pg.PreemptPodGroup(context.Background(), cs, req)
+	if tc.composite != nil && d.Status == preempt.Error && strings.Contains(d.Message, "CompositePodGroup preemptor is not modelled") {
+		t.Skipf("%s does not model a CompositePodGroup preemptor: %s", impl.Name(), d.Message)
+	}
+	if d.Status != tc.status || d.Message != tc.message {
+		t.Fatalf("status %s %q, want %s %q", d.Status, d.Message, tc.status, tc.message)
+	}
+	var noms []string
+	for _, n := range d.Nominations {
+		noms = append(noms, n.Node)
+	}
+	if diff := cmp.Diff(tc.nominations, noms); diff != "" {
+		t.Errorf("nominations (-want +got):\n%s", diff)
+	}
+	want := tc.victims
+	if want == nil {
+		want = []preempt.Victim{}
+	}
+	if diff := cmp.Diff(want, d.Victims); diff != "" {
+		t.Errorf("victims (-want +got):\n%s", diff)
+	}
+	if d.NumPDBViolations != tc.violations || d.NumPodGroupDisruptions != tc.groups {
+		t.Errorf("violations %d, pod group disruptions %d; want %d, %d", d.NumPDBViolations, d.NumPodGroupDisruptions, tc.violations, tc.groups)
+	}
+	if diff := cmp.Diff(tc.deleted, deletedPods(harness.Actions(cs.Actions()))); diff != "" {
+		t.Errorf("deleted (-want +got):\n%s", diff)
+	}
+	if tc.actions != nil {
+		got := []string{}
+		for _, a := range harness.Actions(cs.Actions()) {
+			got = append(got, a.String())
+		}
+		if diff := cmp.Diff(tc.actions, got); diff != "" {
+			t.Errorf("API calls (-want +got):\n%s", diff)
+		}
 	}
 }

@@ -63,11 +63,12 @@ func (s *nodeState) addPod(p *v1.Pod) {
 
 // removePod is NodeInfo.RemovePod: the first pod with p's key leaves the
 // list (swapped with the last, as removeFromSlice does), and what it
-// requested and used is released.
+// requested and used is released. Its error names the pod by name alone,
+// as upstream's does.
 func (s *nodeState) removePod(p *v1.Pod) error {
 	i := slices.IndexFunc(s.pods, func(q *v1.Pod) bool { return sameKey(q, p) })
 	if i < 0 {
-		return fmt.Errorf("no corresponding pod %s in pods of node %s", podKey(p), s.node.Name)
+		return fmt.Errorf("no corresponding pod %s in pods of node %s", p.Name, s.node.Name)
 	}
 	removed := s.pods[i]
 	last := len(s.pods) - 1
