@@ -27,6 +27,9 @@ var _ preempt.PodGroupLimited = Impl{}
 // UnmodelledPodGroup refuses a gang a member of which the topology
 // plugins look at (gangTopologyGaps, gang.go).
 func (Impl) UnmodelledPodGroup(c *preempt.Cluster, req *preempt.PodGroupRequest) *preempt.Unmodelled {
+	if u := compositeCycle(c, req.Config.FeatureGates); u != nil {
+		return u
+	}
 	return gangTopologyGaps(c, req)
 }
 

@@ -738,6 +738,9 @@ func groupGaps(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unm
 	if !gates[preempt.GenericWorkloadGate] {
 		return nil
 	}
+	if u := compositeCycle(c, gates); u != nil {
+		return u
+	}
 	if pod != nil && pod.Spec.SchedulingGroup != nil {
 		return &preempt.Unmodelled{Feature: "a pod group's member as a single preemptor (GenericWorkload=true)", Object: "pod " + preempt.Key(pod.Namespace, pod.Name),
 			Detail: "belongs to a pod group (spec.schedulingGroup): gang preemption (PodGroupEvaluator) is not modelled by optimized yet"}
@@ -806,4 +809,38 @@ var _ preempt.GateSetter = (*evaluator)(nil)
 // depend on pod groups.
 func (ev *evaluator) SetFeatureGates(gates map[string]bool) {
 	ev.s.groupsFor(gates)
+}
+
+// compositeCycle refuses a CompositePodGroup hierarchy with a cycle (a
+// composite its own ancestor) under CompositePodGroup: v1.37.2 stops
+// walking up at the repeat but not down (GetPodGroupStates), so a unit
+// holds its members more than once and preemption fails
+// (docs/upstream-findings.md); the group view here walks each hierarchy
+// once and would answer.
+func compositeCycle(c *preempt.Cluster, gates map[string]bool) *preempt.Unmodelled {
+	if !gates[preempt.GenericWorkloadGate] || !gates[preempt.CompositePodGroupGate] || len(c.CompositePodGroups) == 0 {
+		return nil
+	}
+	parent := make(map[string]string, len(c.CompositePodGroups))
+	for _, cpg := range c.CompositePodGroups {
+		if p := preempt.CompositePodGroupParent(cpg); p != "" {
+			parent[preempt.Key(cpg.Namespace, cpg.Name)] = preempt.Key(cpg.Namespace, p)
+		}
+	}
+	for _, cpg := range c.CompositePodGroups {
+		start := preempt.Key(cpg.Namespace, cpg.Name)
+		at := start
+		for range len(parent) + 1 {
+			next, ok := parent[at]
+			if !ok {
+				break
+			}
+			if next == start {
+				return &preempt.Unmodelled{Feature: "a CompositePodGroup hierarchy with a cycle (CompositePodGroup=true)", Object: "compositepodgroup " + start,
+					Detail: "is its own ancestor: upstream's walk down the hierarchy repeats its members and fails the preemption; optimized does not model that"}
+			}
+			at = next
+		}
+	}
+	return nil
 }

@@ -2,12 +2,14 @@ package preempttest
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 	"github.com/preemptbench/preemptbench/upstream"
@@ -19,9 +21,8 @@ import (
 // All); going down, GetPodGroupStates walks loop under loop until
 // WorkloadMaxTreeDepth, collecting l's member at each level above it, so the unit
 // holds l1 three times and removing it from its node the second time fails:
-// v1.37.2 answers Error. The reference follows. Not in the conformance
-// tables: optimized answers Success, "preempting 3 victims" (v1.37.2 and the
-// reference Error): a disagreement left to its owners.
+// v1.37.2 answers Error. The reference follows; optimized refuses such a
+// hierarchy (its group view walks each one once and would answer Success).
 func TestCompositePodGroupOwnParent(t *testing.T) {
 	c := &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
 		Pods:      []*v1.Pod{pgPod("l1", "n1", "l", 0, "600m")},
@@ -49,5 +50,13 @@ func TestCompositePodGroupOwnParent(t *testing.T) {
 				t.Errorf("deleted %v, want nothing", got)
 			}
 		})
+	}
+	cfg := preempt.DefaultConfig()
+	cfg.FeatureGates = pgCompositeOn
+	if err := harness.GateRefusal(optimized.Impl{}, c, pod, cfg); err == nil || !strings.Contains(err.Error(), "is its own ancestor") {
+		t.Errorf("optimized: refusal %v, want the cycle named", err)
+	}
+	if err := harness.PodGroupRefusal(optimized.Impl{}, c, &preempt.PodGroupRequest{PodGroup: pgGang("gang", 10, 1), Config: cfg}); err == nil {
+		t.Error("optimized: a gang beside the cycle is not refused")
 	}
 }
