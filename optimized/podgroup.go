@@ -41,6 +41,11 @@ type groupView struct {
 	self   []int32          // p at p: a pod of its own as a member list, self[p:p+1]
 	leafOf []int32          // the PodGroup whose members it is among, -1 for none
 	unitOf []int32          // the unit it is preempted in, -1 for none
+	// rank is each pod's place in (namespace, name, UID) order among the
+	// pods the view was built with, the contract's final tie read as one
+	// number; a pod added later (Update) has none (compareUnits then
+	// compares the strings, in the same order).
+	rank []int32
 	// leaves are the cluster's PodGroups (in its order), each with its
 	// bound members in (namespace, name) order (PodGroupState.
 	// ScheduledPods, pinned).
@@ -96,6 +101,9 @@ func (s *Snapshot) groupsFor(gates map[string]bool) *groupView {
 	g := s.groupViews[i]
 	if g == nil {
 		g = newGroupView(s, s.cluster, i == 1)
+		if g.live > 0 { // the snapshot's view only: a gang's own view (gang.go) is for one request
+			g.rank = nameRanks(s)
+		}
 		s.groupViews[i] = g
 	}
 	if g.live == 0 {
@@ -125,6 +133,31 @@ func newGroupView(s *Snapshot, c *preempt.Cluster, composite bool) *groupView {
 	}
 	g.touched = g.touched[:0]
 	return g
+}
+
+// nameRanks is each pod of s's place in (namespace, name, UID) order.
+func nameRanks(s *Snapshot) []int32 {
+	order := make([]int32, len(s.pods))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return s.compareNames(a, b) })
+	rank := make([]int32, len(order))
+	for i, p := range order {
+		rank[p] = int32(i)
+	}
+	return rank
+}
+
+// compareNames orders pods a and b by namespace, name and UID.
+func (s *Snapshot) compareNames(a, b int32) int {
+	if c := strings.Compare(s.podNS[a], s.podNS[b]); c != 0 {
+		return c
+	}
+	if c := strings.Compare(s.podName[a], s.podName[b]); c != 0 {
+		return c
+	}
+	return strings.Compare(s.podUID[a], s.podUID[b])
 }
 
 // live reports whether pod index p is a pod of s (not removed by Update).
@@ -421,15 +454,11 @@ func (d *decision) compareUnits(a, b *unitRef) int {
 	if a.earliest != b.earliest {
 		return cmp.Compare(a.earliest, b.earliest)
 	}
-	s := d.s
 	pa, pb := a.pod, b.pod
-	if c := strings.Compare(s.podNS[pa], s.podNS[pb]); c != 0 {
-		return c
+	if g := d.groups; g != nil && int(pa) < len(g.rank) && int(pb) < len(g.rank) {
+		return cmp.Compare(g.rank[pa], g.rank[pb])
 	}
-	if c := strings.Compare(s.podName[pa], s.podName[pb]); c != 0 {
-		return c
-	}
-	return strings.Compare(s.podUID[pa], s.podUID[pb])
+	return d.s.compareNames(pa, pb)
 }
 
 func (d *decision) sortUnits(us []unitRef) {

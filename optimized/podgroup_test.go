@@ -152,3 +152,41 @@ func describeView(s *Snapshot, v *groupView) map[string]any {
 	out["live"] = v.live
 	return out
 }
+
+// The final tie read from the view's ranks orders pods as their names do,
+// pods added by Update (without a rank) among them.
+func TestGroupRanksFollowNames(t *testing.T) {
+	gates := map[string]bool{preempt.GenericWorkloadGate: true}
+	c := &preempt.Cluster{Nodes: []*v1.Node{groupNode("n1"), groupNode("n2")},
+		Pods:      []*v1.Pod{groupPod("b", "n1", "g", 0), groupPod("a", "n2", "g", 0), groupPod("x", "n2", "h", 5), groupPod("plain", "n1", "", 1)},
+		PodGroups: []*preempt.PodGroup{groupObject("g", true, 3), groupObject("h", false, 7)}}
+	ev, err := Impl{}.NewEvaluator(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := ev.(*evaluator)
+	if g := e.s.groupsFor(gates); g == nil || len(g.rank) != len(c.Pods) {
+		t.Fatal("no ranks in the snapshot's view")
+	}
+	ch := preempt.Change{Added: []*v1.Pod{groupPod("aa", "n1", "g", 0), groupPod("c", "n1", "", 0), groupPod("0", "n2", "h", 0)}}
+	pods, err := ch.Apply(c.Pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Update(&preempt.Cluster{Nodes: c.Nodes, Pods: pods, PodGroups: c.PodGroups}, ch); err != nil {
+		t.Fatal(err)
+	}
+	d := &decision{s: e.s, groups: e.s.groupsFor(gates)}
+	if len(d.groups.rank) >= len(e.s.pods) {
+		t.Fatal("the added pods have ranks: the string path is not exercised")
+	}
+	n := int32(len(e.s.pods))
+	for a := range n {
+		for b := range n {
+			ua, ub := unitRef{pod: a}, unitRef{pod: b}
+			if got, want := d.compareUnits(&ua, &ub), e.s.compareNames(a, b); got != want {
+				t.Errorf("%s vs %s: %d, want %d", e.s.podName[a], e.s.podName[b], got, want)
+			}
+		}
+	}
+}
