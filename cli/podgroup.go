@@ -66,8 +66,8 @@ func loadPodGroup(opts decideOptions) (*preempt.PodGroupRequest, error) {
 // the only one asked); the others are compared with the first
 // that answered, field by field.
 func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
-	if opts.sched != nil || opts.explain || len(opts.faults) > 0 || opts.text {
-		return badf("-pod-group takes none of -config, -explain, -fail or -o text yet")
+	if opts.sched != nil || opts.explain || len(opts.faults) > 0 {
+		return badf("-pod-group takes none of -config, -explain or -fail yet")
 	}
 	cluster, opts, err := opts.loadCluster(stderr)
 	if err != nil {
@@ -147,6 +147,15 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 		}
 		writeAgreement(stderr, res, code == ExitOK, true)
 	}
+	if opts.text {
+		for _, o := range outs {
+			writePodGroupText(stdout, o)
+		}
+		if code != ExitOK {
+			return errDiffer
+		}
+		return nil
+	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	var v any = outs[0]
@@ -160,4 +169,34 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 		return errDiffer
 	}
 	return nil
+}
+
+// writePodGroupText is -o text for a gang: writeText's layout, with one
+// line per member's nomination.
+func writePodGroupText(w io.Writer, d PodGroupDecisionJSON) {
+	fmt.Fprintf(w, "implementation: %s\nstatus:         %s\n", d.Implementation, d.Status)
+	if d.Message != "" {
+		fmt.Fprintf(w, "message:        %s\n", d.Message)
+	}
+	for _, n := range d.Nominations {
+		node := n.Node
+		if node == "" {
+			node = "(unplaced)"
+		}
+		fmt.Fprintf(w, "  member %s/%s -> %s\n", n.Namespace, n.Name, node)
+	}
+	if len(d.Victims) > 0 {
+		fmt.Fprintf(w, "victims: %d (%d PDB violations, %d pod group disruptions)\n", len(d.Victims), d.NumPDBViolations, d.NumPodGroupDisruptions)
+		for _, v := range d.Victims {
+			fmt.Fprintf(w, "  victim %s/%s priority %d", v.Namespace, v.Name, v.Priority)
+			if v.PodGroup != "" {
+				fmt.Fprintf(w, " podGroup %s", v.PodGroup)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	for _, a := range d.Actions {
+		fmt.Fprintf(w, "api call: %s\n", a)
+	}
+	fmt.Fprintln(w)
 }

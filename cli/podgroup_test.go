@@ -226,3 +226,28 @@ func TestDecidePodGroupFindings(t *testing.T) {
 		}
 	}
 }
+
+// -o text shows each implementation's gang decision: one line a member,
+// the victims with their PodGroup.
+func TestDecidePodGroupText(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod-group", pgDir+"gang.yaml", "-feature-gates", "GenericWorkload=true",
+		"-impl", "reference,upstream", "-o", "text", "-now", "2026-01-01T01:00:00Z")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"status:         Success\n",
+		"message:        pod group preemption: found a placement for podgroup, preempting 2 victims\n",
+		"  member default/t0 -> n1\n",
+		"  member default/t1 -> n2\n",
+		"victims: 2 (0 PDB violations, 1 pod group disruptions)\n",
+		"  victim default/w2 priority 0 podGroup default/batch\n",
+	} {
+		if got := strings.Count(stdout, want); got != 2 {
+			t.Errorf("%q appears %d times, want 2 (reference and upstream):\n%s", want, got, stdout)
+		}
+	}
+	if _, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod-group", pgDir+"gang.yaml", "-feature-gates", "GenericWorkload=true", "-explain"); code != ExitBadInput || !strings.Contains(stderr, "-pod-group takes none of -config, -explain or -fail yet") {
+		t.Errorf("-explain: exit %d, %s", code, stderr)
+	}
+}
