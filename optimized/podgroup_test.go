@@ -96,14 +96,7 @@ func TestGroupGaps(t *testing.T) {
 // owned snapshot holds what a view built afresh on the new cluster holds.
 func TestGroupViewFollowsUpdate(t *testing.T) {
 	gates := map[string]bool{preempt.GenericWorkloadGate: true}
-	c := &preempt.Cluster{Nodes: []*v1.Node{groupNode("n1"), groupNode("n2")},
-		Pods:      []*v1.Pod{groupPod("b", "n1", "g", 0), groupPod("a", "n2", "g", 0), groupPod("x", "n2", "h", 5), groupPod("plain", "n1", "", 1)},
-		PodGroups: []*preempt.PodGroup{groupObject("g", true, 3), groupObject("h", false, 7)}}
-	ev, err := Impl{}.NewEvaluator(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := ev.(*evaluator)
+	c, e := groupTestEvaluator(t)
 	if e.s.groupsFor(gates) == nil {
 		t.Fatal("no view of a cluster with pod groups")
 	}
@@ -157,14 +150,7 @@ func describeView(s *Snapshot, v *groupView) map[string]any {
 // pods added by Update (without a rank) among them.
 func TestGroupRanksFollowNames(t *testing.T) {
 	gates := map[string]bool{preempt.GenericWorkloadGate: true}
-	c := &preempt.Cluster{Nodes: []*v1.Node{groupNode("n1"), groupNode("n2")},
-		Pods:      []*v1.Pod{groupPod("b", "n1", "g", 0), groupPod("a", "n2", "g", 0), groupPod("x", "n2", "h", 5), groupPod("plain", "n1", "", 1)},
-		PodGroups: []*preempt.PodGroup{groupObject("g", true, 3), groupObject("h", false, 7)}}
-	ev, err := Impl{}.NewEvaluator(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := ev.(*evaluator)
+	c, e := groupTestEvaluator(t)
 	if g := e.s.groupsFor(gates); g == nil || len(g.rank) != len(c.Pods) {
 		t.Fatal("no ranks in the snapshot's view")
 	}
@@ -189,4 +175,18 @@ func TestGroupRanksFollowNames(t *testing.T) {
 			}
 		}
 	}
+}
+
+// groupTestEvaluator is optimized's evaluator on two nodes with a mode-All
+// group g across them, a Single group h and a plain pod.
+func groupTestEvaluator(t *testing.T) (*preempt.Cluster, *evaluator) {
+	t.Helper()
+	c := &preempt.Cluster{Nodes: []*v1.Node{groupNode("n1"), groupNode("n2")},
+		Pods:      []*v1.Pod{groupPod("b", "n1", "g", 0), groupPod("a", "n2", "g", 0), groupPod("x", "n2", "h", 5), groupPod("plain", "n1", "", 1)},
+		PodGroups: []*preempt.PodGroup{groupObject("g", true, 3), groupObject("h", false, 7)}}
+	ev, err := Impl{}.NewEvaluator(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, ev.(*evaluator)
 }
