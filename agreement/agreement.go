@@ -58,7 +58,7 @@ func EqualBest(ev preempt.Evaluator, cands []preempt.Candidate, req *preempt.Req
 // arguments the same way). The API calls fs name fail, as they did.
 func Expected(ctx context.Context, refEv preempt.Evaluator, c *preempt.Cluster, req *preempt.Request, ref, got preempt.Decision, other preempt.Implementation, fs ...harness.Fault) (want preempt.Decision, note string, err error) {
 	if TieIsRandom(other) {
-		if note, ok := extenderLookupOrder(c, ref, got); ok {
+		if note, ok := ExtenderAnswerOrder(c, ref, got); ok {
 			want = ref
 			want.Message = got.Message
 			return want, note, nil
@@ -180,7 +180,7 @@ var (
 	extenderEmptyError  = regexp.MustCompile(`^expected at least one victim pod on node "(.*)"$`)
 )
 
-// extenderLookupOrder explains got's error when it differs from ref's only
+// ExtenderAnswerOrder explains got's error when it differs from ref's only
 // by which node of an extender's answer it names: upstream reads the
 // answer in map order and fails on the first bad node it meets, the
 // contract reads node names in order. Under GenericWorkload this is
@@ -191,7 +191,7 @@ var (
 // cluster, or a pod that is a victim of that node's candidate in the dry
 // run and bound to another node; or both name a node answered without
 // victims.
-func extenderLookupOrder(c *preempt.Cluster, ref, got preempt.Decision) (string, bool) {
+func ExtenderAnswerOrder(c *preempt.Cluster, ref, got preempt.Decision) (string, bool) {
 	if ref.Status != preempt.Error || got.Status != preempt.Error || ref.Message == got.Message {
 		return "", false
 	}

@@ -46,17 +46,17 @@ func TestExtenderLookupOrder(t *testing.T) {
 	} {
 		got := ref
 		got.Message = tc.msg
-		if _, ok := extenderLookupOrder(c, ref, got); ok != tc.want {
+		if _, ok := ExtenderAnswerOrder(c, ref, got); ok != tc.want {
 			t.Errorf("%s: explained %v, want %v", tc.name, ok, tc.want)
 		}
 	}
 	empty := func(node string) preempt.Decision {
 		return preempt.Decision{Status: preempt.Error, Message: `expected at least one victim pod on node "` + node + `"`}
 	}
-	if _, ok := extenderLookupOrder(c, empty("n1"), empty("n2")); !ok {
+	if _, ok := ExtenderAnswerOrder(c, empty("n1"), empty("n2")); !ok {
 		t.Error("two nodes answered without victims: not explained")
 	}
-	if _, ok := extenderLookupOrder(c, empty("n1"), preempt.Decision{Status: preempt.Error, Message: claim("http://x/keep", "uid-a", "n2")}); ok {
+	if _, ok := ExtenderAnswerOrder(c, empty("n1"), preempt.Decision{Status: preempt.Error, Message: claim("http://x/keep", "uid-a", "n2")}); ok {
 		t.Error("an empty node against a reading error: explained")
 	}
 }

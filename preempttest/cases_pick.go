@@ -310,6 +310,17 @@ func testSelectCandidateClock(t *testing.T, impl preempt.Implementation) {
 	}
 }
 
+// answerOrderAllowed reports whether impl reads an extender's answer in
+// map order (upstream) and got's error names another bad node of it than
+// want's (agreement.ExtenderAnswerOrder).
+func answerOrderAllowed(impl preempt.Implementation, c *preempt.Cluster, want, got preempt.Decision) bool {
+	if !agreement.TieIsRandom(impl) {
+		return false
+	}
+	_, ok := agreement.ExtenderAnswerOrder(c, want, got)
+	return ok
+}
+
 // tieAllowed reports whether impl breaks the final tie at random (upstream)
 // and both want and got are among the candidates the reference ranks
 // equal-best: then either answer is upstream's.

@@ -1730,6 +1730,9 @@ func testInputsUnchanged(t *testing.T, impl preempt.Implementation) {
 			if d1.NominatedNode != d2.NominatedNode && tieAllowed(t, impl, in.cluster, d1.Candidates, r, d1.NominatedNode, d2.NominatedNode) {
 				return // upstream broke the final tie another way
 			}
+			if answerOrderAllowed(impl, in.cluster, d1, d2) {
+				return // upstream read an extender's bad answer in another order
+			}
 			if diff := cmp.Diff(d1, d2); diff != "" {
 				t.Errorf("second Preempt on the same evaluator differs (-first +second):\n%s", diff)
 			}
