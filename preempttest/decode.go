@@ -60,7 +60,40 @@ func Decode(data []byte) Spec {
 	if v := r.intn(3 << len(preempt.Switches)); v < 1<<len(preempt.Switches) {
 		s.Switches = v
 	}
+	r.groups(&s)
 	return s
+}
+
+// groups reads pod groups, after every other field (inputs older than
+// them end before and decode without groups): a byte for the gates (0 no
+// groups, 1 GenericWorkload, 2 with CompositePodGroup, 3 groups with the
+// gate off), the composites and the PodGroups, then each bound pod's and
+// each nominated pod's group (0 for none), as genGroups draws them.
+func (r *byteReader) groups(s *Spec) {
+	mode := r.intn(4)
+	if mode == 0 {
+		return
+	}
+	s.GenericWorkload, s.Composite = mode != 3, mode == 2
+	group := func(parents int) GroupSpec {
+		return GroupSpec{All: r.intn(2) == 1, Priority: r.intn(len(priorities)), Parent: r.intn(parents + 1)}
+	}
+	if s.Composite {
+		for range 1 + r.intn(2) {
+			s.Composites = append(s.Composites, group(2))
+		}
+	}
+	for range 1 + r.intn(3) {
+		s.Groups = append(s.Groups, group(len(s.Composites)))
+	}
+	for i := range s.Nodes {
+		for j := range s.Nodes[i].Bound {
+			s.Nodes[i].Bound[j].Group = r.intn(len(s.Groups) + 1)
+		}
+	}
+	for j := range s.Nominated {
+		s.Nominated[j].Group = r.intn(len(s.Groups) + 1)
+	}
 }
 
 type byteReader struct {
@@ -91,7 +124,8 @@ func (r *byteReader) pod(nodes int) PodSpec {
 }
 
 // Encode is Decode's inverse on the Specs Decode produces (1 to 16 nodes,
-// at most 7 pods on a node).
+// at most 7 pods on a node, 1 to 3 PodGroups and 1 or 2 composites when
+// there are any).
 func Encode(s Spec) []byte {
 	var out []byte
 	put := func(v int) { out = append(out, byte(v)) }
@@ -156,5 +190,39 @@ func Encode(s Spec) []byte {
 	put(s.Resized)
 	put(s.ResizeShape)
 	put(s.Switches)
+	switch {
+	case len(s.Groups) == 0:
+		put(0)
+		return out
+	case s.Composite:
+		put(2)
+	case s.GenericWorkload:
+		put(1)
+	default:
+		put(3)
+	}
+	group := func(g GroupSpec) {
+		flag(g.All, 1)
+		put(g.Priority)
+		put(g.Parent)
+	}
+	if s.Composite {
+		put(len(s.Composites) - 1)
+		for _, g := range s.Composites {
+			group(g)
+		}
+	}
+	put(len(s.Groups) - 1)
+	for _, g := range s.Groups {
+		group(g)
+	}
+	for _, ns := range s.Nodes {
+		for _, ps := range ns.Bound {
+			put(ps.Group)
+		}
+	}
+	for _, ps := range s.Nominated {
+		put(ps.Group)
+	}
 	return out
 }

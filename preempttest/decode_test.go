@@ -45,3 +45,43 @@ func TestEncodeDecodeOnGeneratedSpecs(t *testing.T) {
 		}
 	})
 }
+
+// Fuzzer bytes reach pod groups in each mode: the gate on, with
+// composites, and groups with the gate off; members bound and nominated.
+func TestDecodeDrawsPodGroups(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var on, composite, off, members int
+	for range 3000 {
+		b := make([]byte, 300+rng.IntN(300))
+		for i := range b {
+			b[i] = byte(rng.UintN(256))
+		}
+		s := Decode(b)
+		in := s.Build()
+		switch {
+		case len(s.Groups) == 0:
+			continue
+		case s.Composite:
+			composite++
+			if len(in.Cluster.CompositePodGroups) == 0 {
+				t.Fatalf("composite spec without CompositePodGroups: %x", b)
+			}
+		case s.GenericWorkload:
+			on++
+		default:
+			off++
+		}
+		if len(in.Cluster.PodGroups) != len(s.Groups) {
+			t.Fatalf("%d PodGroups built for %d drawn", len(in.Cluster.PodGroups), len(s.Groups))
+		}
+		for _, p := range in.Cluster.Pods {
+			if p.Spec.SchedulingGroup != nil {
+				members++
+				break
+			}
+		}
+	}
+	if on < 100 || composite < 100 || off < 100 || members < 300 {
+		t.Errorf("pod groups drawn: %d gate on, %d composite, %d gate off, %d with members", on, composite, off, members)
+	}
+}
