@@ -14,6 +14,8 @@ func FuzzSelectVictimsOnNode(f *testing.F) { preempttest.FuzzVictims(f, registry
 
 func FuzzPickOneNode(f *testing.F) { preempttest.FuzzPick(f, registry.Others()...) }
 
+func FuzzGang(f *testing.F) { preempttest.FuzzGang(f, registry.Others()...) }
+
 func FuzzOptimizedParallelDryRun(f *testing.F) {
 	preempttest.Fuzz(f, optimized.Impl{Workers: 3, ParallelFrom: 1})
 }

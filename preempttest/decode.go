@@ -11,7 +11,30 @@ import (
 // string decodes. Encode writes a Spec back so that Decode(Encode(s)) is s
 // for every Spec that Decode can produce.
 func Decode(data []byte) Spec {
+	return (&byteReader{data: data}).spec()
+}
+
+// DecodeGang reads a problem with a gang preemptor from any bytes, as
+// GenGang draws them: a Spec (Decode), then the gang (its priority,
+// minCount, policies, 1 to 4 members, each nominated or not, and up to one
+// member already scheduled).
+func DecodeGang(data []byte) Input {
 	r := &byteReader{data: data}
+	s := r.spec()
+	g := &GangSpec{Priority: r.intn(len(priorities)), MinCount: r.intn(5), Never: r.intn(10) == 0, GroupPolicy: r.intn(3)}
+	for range 1 + r.intn(4) {
+		ps := r.pod(0)
+		ps.Node = r.intn(len(s.Nodes) + 1)
+		g.Members = append(g.Members, ps)
+	}
+	for range r.intn(2) {
+		g.Scheduled = append(g.Scheduled, r.intn(len(s.Nodes)))
+	}
+	s.Gang = g
+	return gangInput(s)
+}
+
+func (r *byteReader) spec() Spec {
 	var s Spec
 	n := 1 + r.intn(16)
 	for range n {

@@ -41,6 +41,23 @@ func Fuzz(f *testing.F, impls ...preempt.Implementation) {
 	})
 }
 
+// FuzzGang checks gang preemption (PodGroupPreempter) against the
+// reference on DecodeGang's problems: pod groups as victims and a gang
+// preemptor, GenericWorkload on.
+func FuzzGang(f *testing.F, impls ...preempt.Implementation) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := DecodeGang(data)
+		compared := false
+		for _, impl := range impls {
+			if CheckGang(t, in, impl) == Compared {
+				compared = true
+			}
+		}
+		skipUnlessCompared(t, compared)
+	})
+}
+
 // FuzzVictims checks SelectVictimsOnNode on every node, the
 // cheapest stage to fuzz.
 func FuzzVictims(f *testing.F, impls ...preempt.Implementation) {

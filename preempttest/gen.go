@@ -177,25 +177,34 @@ func GenGang(maxNodes int) *rapid.Generator[Input] {
 			g.Scheduled = append(g.Scheduled, rapid.IntRange(0, len(s.Nodes)-1).Draw(t, "gangScheduledOn"))
 		}
 		s.Gang = g
-		s.Composite = false // a composite needs TopologyAwareWorkloadScheduling, whose gang placement is not modelled
-		s.Composites = nil
-		for i := range s.Groups {
-			s.Groups[i].Parent = 0
-		}
-		in := s.Build()
-		// Every bound pod starts at its own second: upstream's gang path
-		// sorts victims with sort.Slice on MoreImportantVictim alone, so
-		// units equal on it come in the snapshot's order, not the
-		// contract's (docs/upstream-findings.md); distinct start times
-		// leave no such tie.
-		for i, p := range in.Cluster.Pods {
-			if preempt.IsBound(p) {
-				st := metav1.NewTime(Base().Add(time.Duration(i) * time.Second))
-				p.Status.StartTime = &st
-			}
-		}
-		return in
+		return gangInput(s)
 	})
+}
+
+// gangInput builds s with its gang as GenGang and DecodeGang have it:
+// GenericWorkload on, no extenders (they take no part in gang
+// preemption), no composites (a composite needs
+// TopologyAwareWorkloadScheduling, whose gang placement is not modelled),
+// and every bound pod started at its own second: upstream's gang path
+// sorts victims with sort.Slice on MoreImportantVictim alone, so units
+// equal on it come in the snapshot's order, not the contract's
+// (docs/upstream-findings.md); distinct start times leave no such tie.
+func gangInput(s Spec) Input {
+	s.GenericWorkload = true
+	s.Extenders = nil
+	s.Composite = false
+	s.Composites = nil
+	for i := range s.Groups {
+		s.Groups[i].Parent = 0
+	}
+	in := s.Build()
+	for i, p := range in.Cluster.Pods {
+		if preempt.IsBound(p) {
+			st := metav1.NewTime(Base().Add(time.Duration(i) * time.Second))
+			p.Status.StartTime = &st
+		}
+	}
+	return in
 }
 
 func genPodSpec(t *rapid.T, nodes int) PodSpec {
