@@ -24,8 +24,8 @@ func (Impl) ModelledGates() []string {
 
 var _ preempt.PodGroupLimited = Impl{}
 
-// UnmodelledPodGroup refuses a gang a member of which the topology
-// plugins look at (gangTopologyGaps, gang.go).
+// UnmodelledPodGroup refuses a gang a member of which has a
+// DoNotSchedule spread constraint (gangTopologyGaps, gang.go).
 func (Impl) UnmodelledPodGroup(c *preempt.Cluster, req *preempt.PodGroupRequest) *preempt.Unmodelled {
 	return gangTopologyGaps(c, req)
 }
