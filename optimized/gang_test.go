@@ -51,6 +51,32 @@ func withPort(p *v1.Pod, port int32) *v1.Pod {
 	return p
 }
 
+// withPodAffinity gives p a required pod affinity (anti: anti-affinity)
+// term on key for the pods labelled sel (nil: every pod of its
+// namespace).
+func withPodAffinity(p *v1.Pod, anti bool, key string, sel map[string]string) *v1.Pod {
+	term := v1.PodAffinityTerm{TopologyKey: key, LabelSelector: &metav1.LabelSelector{MatchLabels: sel}}
+	if p.Spec.Affinity == nil {
+		p.Spec.Affinity = &v1.Affinity{}
+	}
+	if anti {
+		p.Spec.Affinity.PodAntiAffinity = &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{term}}
+	} else {
+		p.Spec.Affinity.PodAffinity = &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{term}}
+	}
+	return p
+}
+
+func labelled(p *v1.Pod, key, value string) *v1.Pod {
+	p.Labels[key] = value
+	return p
+}
+
+func inZone(n *v1.Node, zone string) *v1.Node {
+	n.Labels["zone"] = zone
+	return n
+}
+
 func nominated(p *v1.Pod, node string) *v1.Pod {
 	p.Status.NominatedNodeName = node
 	return p
@@ -165,6 +191,64 @@ func TestGangAgreesWithReference(t *testing.T) {
 				PodGroups: []*preempt.PodGroup{gangGroup("g", 0, 2, false)}},
 			pg:      gangGroup("g", 10, 2, false),
 			members: []*v1.Pod{gangPod("m0", "", "g", 10, "600m")},
+			victims: 1,
+		},
+		{
+			// Without the anchor both members would share n1 and evict
+			// v1; required affinity to the anchor puts them on n2.
+			name: "InterPodAffinity: members with required affinity to an anchor",
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "2", "10"), gangNode("n2", "2", "10")},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "1"), gangPod("v2", "n2", "", 0, "1"), labelled(gangPod("anchor", "n2", "", 100, "500m"), "role", "anchor")}},
+			pg: gangGroup("g", 10, 2, false),
+			members: []*v1.Pod{withPodAffinity(gangPod("m0", "", "g", 10, "600m"), false, "kubernetes.io/hostname", map[string]string{"role": "anchor"}),
+				withPodAffinity(gangPod("m1", "", "g", 10, "600m"), false, "kubernetes.io/hostname", map[string]string{"role": "anchor"})},
+			victims: 1,
+		},
+		{
+			// m1's PreFilter counts m0, placed on n1 before m1 is first
+			// tried: anti-affinity sends m1 to n2, so v2 goes too.
+			name: "InterPodAffinity: anti-affinity between members counts the members placed before",
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10"), gangNode("n2", "1", "10")},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m"), gangPod("v2", "n2", "", 0, "600m")}},
+			pg: gangGroup("g", 10, 2, false),
+			members: []*v1.Pod{withPodAffinity(labelled(gangPod("m0", "", "g", 10, "500m"), "gang", "g"), true, "kubernetes.io/hostname", map[string]string{"gang": "g"}),
+				withPodAffinity(labelled(gangPod("m1", "", "g", 10, "500m"), "gang", "g"), true, "kubernetes.io/hostname", map[string]string{"gang": "g"})},
+			victims: 2,
+		},
+		{
+			// v2 fits back on n2 beside nothing of the gang, but its
+			// anti-affinity on the zone would reject m0 on n1 (m0's
+			// plugin runs: m0 has affinity to the anchor), so it stays a
+			// victim: the reprieve rechecks nodes no victim comes back to.
+			name: "InterPodAffinity: a reprieved victim's anti-affinity in the zone of a member",
+			c: &preempt.Cluster{Nodes: []*v1.Node{inZone(gangNode("n1", "1", "10"), "a"), inZone(gangNode("n2", "1", "10"), "a")},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m"), withPodAffinity(gangPod("v2", "n2", "", 0, "100m"), true, "zone", map[string]string{"gang": "g"}),
+					labelled(gangPod("anchor", "n1", "", 100, "100m"), "role", "anchor")}},
+			pg:      gangGroup("g", 10, 1, false),
+			members: []*v1.Pod{withPodAffinity(labelled(gangPod("m0", "", "g", 10, "600m"), "gang", "g"), false, "zone", map[string]string{"role": "anchor"})},
+			victims: 2,
+		},
+		{
+			// As above without m0's affinity: in the world without the
+			// potential victims no pod has anti-affinity, so m0's
+			// InterPodAffinity PreFilter Skips, and v2 comes back though
+			// its anti-affinity matches m0.
+			name: "InterPodAffinity: a member's plugin Skips in the world without the victims",
+			c: &preempt.Cluster{Nodes: []*v1.Node{inZone(gangNode("n1", "1", "10"), "a"), inZone(gangNode("n2", "1", "10"), "a")},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m"), withPodAffinity(gangPod("v2", "n2", "", 0, "100m"), true, "zone", map[string]string{"gang": "g"})}},
+			pg:      gangGroup("g", 10, 1, false),
+			members: []*v1.Pod{labelled(gangPod("m0", "", "g", 10, "600m"), "gang", "g")},
+			victims: 1,
+		},
+		{
+			// m0 fits nowhere and waits on n1 as a stub (no labels, in
+			// m0's namespace); m1's anti-affinity selects every pod of
+			// the namespace, the stub too, so m1 goes to n2.
+			name: "InterPodAffinity: a member's stub through AddPod",
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10"), gangNode("n2", "1", "10")},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", -10, "600m"), gangPod("v2", "n2", "", -10, "600m")}},
+			pg:      gangGroup("g", 0, 1, false),
+			members: []*v1.Pod{nominated(gangPod("m0", "", "g", 0, "3"), "n1"), withPodAffinity(gangPod("m1", "", "g", 0, "300m"), true, "kubernetes.io/hostname", map[string]string{})},
 			victims: 1,
 		},
 		{
