@@ -23,16 +23,13 @@ import (
 // preemptGang (reference/gang.go) on this package's flat state. The
 // world the members are placed in is the snapshot's per-node sums with
 // every potential victim taken off (gangWorld), the members' filters are
-// each member's decision (its PreFilter state; InterPodAffinity's made
-// over the world, gang_affinity.go), and the reprieve rechecks the nodes
-// a unit's pods come back to, or every assignment node when a placed
-// member's InterPodAffinity counts moved: whether the gang still fits is
-// a conjunction of per-node checks.
+// each member's decision (its PreFilter state; the topology plugins'
+// made over the world, gang_affinity.go and gang_spread.go), and the
+// reprieve rechecks the nodes a unit's pods come back to, or every
+// assignment node when a placed member's topology counts moved: whether
+// the gang still fits is a conjunction of per-node checks.
 //
-// Not modelled (UnmodelledPodGroup refuses it): a member's DoNotSchedule
-// spread constraint (PodTopologySpread's counts would follow the
-// potential victims' removal and the members' placement across nodes). A
-// CompositePodGroup preemptor and TopologyAwareWorkloadScheduling's
+// A CompositePodGroup preemptor and TopologyAwareWorkloadScheduling's
 // placement are errors, as in the reference.
 
 var _ preempt.PodGroupPreempter = (*evaluator)(nil)
@@ -86,9 +83,6 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 			return fail(u)
 		}
 	}
-	if u := gangTopologyGaps(s.cluster, req); u != nil {
-		return fail(u) // refused before (UnmodelledPodGroup): never compared
-	}
 	if ev.gang == nil {
 		ev.gang = &gangWorld{}
 	}
@@ -137,13 +131,19 @@ type gangWorld struct {
 	inView  []bool               // member placed during the placement: its stub is gone
 	anyPort bool                 // some member has host ports: the world keeps port sets
 
-	// InterPodAffinity (gang_affinity.go): whether each member's PreFilter
-	// ran, the node the placement put it on (-1 none), its required
-	// anti-affinity terms, and whether some placed member's plugin runs.
+	// The topology plugins (gang_affinity.go, gang_spread.go): whether
+	// each member's PreFilter ran, the node the placement put it on (-1
+	// none), its required anti-affinity terms, its PodTopologySpread
+	// state (nil: Skip), and whether some placed member's topology plugin
+	// runs; the node-tree order of the cluster treeOf.
 	tried       []bool
 	viewNode    []int32
 	memberAnti  [][]fwk.AffinityTerm
-	anyAffinity bool
+	spread      []*gangSpread
+	anyTopology bool
+	spreadAdded []int
+	tree        []int32
+	treeOf      *preempt.Cluster
 
 	// The world: per node, requested sums (node*dims), pod counts and,
 	// when anyPort, the host ports in use (a set, as HostPortInfo).
@@ -379,10 +379,9 @@ func gangPolicy(pg *preempt.PodGroup, members []*v1.Pod, groupPolicy bool) sched
 	return schedulingv1beta1.PreemptLowerPriority
 }
 
-// setMembers makes each member's decision (its PreFilter state but
-// InterPodAffinity's, made when the placement first tries it:
-// gangPreFilter; PodTopologySpread is refused: gangTopologyGaps), its
-// placed requests and ports, and its stub's node.
+// setMembers makes each member's decision (its PreFilter state but the
+// topology plugins', made when the placement first tries it:
+// gangPreFilter), its placed requests and ports, and its stub's node.
 func (w *gangWorld) setMembers(ev *evaluator, members []*v1.Pod, now int64) {
 	s := w.s
 	w.members = append(w.members[:0], members...)
@@ -390,8 +389,9 @@ func (w *gangWorld) setMembers(ev *evaluator, members []*v1.Pod, now int64) {
 	w.stub, w.inView, w.assignedTo = w.stub[:0], w.inView[:0], w.assignedTo[:0]
 	w.tried, w.viewNode = w.tried[:0], w.viewNode[:0]
 	clear(w.memberAnti)
-	w.memberAnti = w.memberAnti[:0]
-	w.anyPort, w.anyAffinity = false, false
+	clear(w.spread)
+	w.memberAnti, w.spread = w.memberAnti[:0], w.spread[:0]
+	w.anyPort, w.anyTopology = false, false
 	maxWants := 0
 	for len(w.req) < len(members) {
 		w.req = append(w.req, nil)
@@ -427,6 +427,7 @@ func (w *gangWorld) setMembers(ev *evaluator, members []*v1.Pod, now int64) {
 		w.assignedTo = append(w.assignedTo, -1)
 		w.tried, w.viewNode = append(w.tried, false), append(w.viewNode, -1)
 		w.memberAnti = append(w.memberAnti, memberAntiTerms(m))
+		w.spread = append(w.spread, nil)
 	}
 	for p := int32(len(w.self)); p < int32(len(s.pods)); p++ {
 		w.self = append(w.self, p)
@@ -602,7 +603,7 @@ func (w *gangWorld) fitsOn(i int, n int32, used []int64, pods int64, ports []pod
 	}
 	w.nominated(i, n, view)
 	code, _, _ := d.fits(n, u, &w.nom)
-	return code == preempt.Success
+	return code == preempt.Success && w.spreadFits(i, n, view)
 }
 
 // gangView is preempt.PlacementView over the world: a placed member is
@@ -797,7 +798,7 @@ func (w *gangWorld) reprieveAll() {
 	}
 	w.onNode, w.nodeOK = w.onNode[:nn], w.nodeOK[:nn]
 	for i, n := range w.assignedTo {
-		w.anyAffinity = w.anyAffinity || (n >= 0 && w.dec[i].topo != nil)
+		w.anyTopology = w.anyTopology || (n >= 0 && (w.dec[i].topo != nil || w.spread[i] != nil))
 	}
 	for _, n := range w.assignedTo {
 		if n >= 0 {
@@ -909,20 +910,20 @@ func (w *gangWorld) reprieve(r *unitRef) bool {
 	for _, p := range members {
 		w.move(p, 1)
 	}
-	w.recheck(members, w.affinityMove(members, 1))
+	w.recheck(members, w.topologyMove(members, 1))
 	if w.bad == 0 {
 		return true
 	}
 	for _, p := range members {
 		w.move(p, -1)
 	}
-	w.recheck(members, w.affinityMove(members, -1))
+	w.recheck(members, w.topologyMove(members, -1))
 	return false
 }
 
 // recheck recomputes nodeOK on the assignment nodes of the pods' nodes,
-// and on every assignment node when all (a placed member's
-// InterPodAffinity counts moved: its check reads other nodes' pods).
+// and on every assignment node when all (a placed member's topology
+// counts moved: its check reads other nodes' pods).
 func (w *gangWorld) recheck(pods []int32, all bool) {
 	s := w.s
 	w.nextNodeEpoch()
@@ -995,26 +996,6 @@ func actuateGang(ctx context.Context, cs kubernetes.Interface, victims, lower []
 	for i, v := range live {
 		if err := actuation.PreemptPodAs(ctx, cs, v1.DefaultSchedulerName, "podgroup", v); err != nil && i < len(live)-1 {
 			break
-		}
-	}
-	return nil
-}
-
-// gangTopologyGaps is what UnmodelledPodGroup refuses: a member
-// PodTopologySpread looks at (a DoNotSchedule spread constraint). Its
-// counts would follow the potential victims' removal and the members'
-// placement across nodes, with the critical paths; InterPodAffinity's
-// are modelled (gang_affinity.go).
-func gangTopologyGaps(c *preempt.Cluster, req *preempt.PodGroupRequest) *preempt.Unmodelled {
-	for _, m := range req.Pods {
-		if preempt.VolumeAndClaimGaps(c, m) != nil {
-			continue // an error, as the reference's
-		}
-		for _, tsc := range m.Spec.TopologySpreadConstraints {
-			if tsc.WhenUnsatisfiable == v1.DoNotSchedule {
-				return &preempt.Unmodelled{Feature: "a gang member under PodTopologySpread (topology spread)", Object: "pod " + preempt.Key(m.Namespace, m.Name),
-					Detail: fmt.Sprintf("has a DoNotSchedule topology spread constraint on %q: optimized's gang path keeps no PodTopologySpread state", tsc.TopologyKey)}
-			}
 		}
 	}
 	return nil

@@ -27,10 +27,12 @@ import (
 // The counts are the state's own maps (affinityState.update); the
 // counters of nodeUse.topo carry only the nominated pods.
 
-// gangPreFilter is member i's InterPodAffinity PreFilter over the world
-// of the moment; d.topo stays nil when the plugin Skips.
+// gangPreFilter is member i's PodTopologySpread and InterPodAffinity
+// PreFilter over the world of the moment; d.topo stays nil when
+// InterPodAffinity Skips (w.spread[i] when PodTopologySpread does).
 func (w *gangWorld) gangPreFilter(i int) {
 	w.tried[i] = true
+	w.spread[i] = w.spreadPreFilter(i)
 	s, d, m := w.s, w.dec[i], w.members[i]
 	st := affinityTerms(s, m, d.b.NamespaceSelectorResolved)
 	terms := len(st.aff) > 0 || len(st.anti) > 0
@@ -77,23 +79,31 @@ func (w *gangWorld) gangPreFilter(i int) {
 	}
 }
 
-// affinityMove applies AddPod (sign 1) or RemovePod (-1) of pods, each on
-// its node, to every placed member's InterPodAffinity state; it reports
+// topologyMove applies AddPod (sign 1) or RemovePod (-1) of pods, each on
+// its node, to every placed member's topology plugins' state; it reports
 // whether a count moved (then any placed member's check may change).
-func (w *gangWorld) affinityMove(pods []int32, sign int) bool {
-	if !w.anyAffinity {
+func (w *gangWorld) topologyMove(pods []int32, sign int) bool {
+	if !w.anyTopology {
 		return false
 	}
 	s, moved := w.s, false
 	for i, n := range w.assignedTo {
-		d := w.dec[i]
-		if n < 0 || d.topo == nil {
+		if n < 0 {
 			continue
 		}
-		t := &d.topo.affinity
-		for _, p := range pods {
-			if t.update(s.pods[p], s.antiTerms[p], s.nodeLabels(s.podNode[p]), sign) {
-				moved = true
+		if d := w.dec[i]; d.topo != nil {
+			t := &d.topo.affinity
+			for _, p := range pods {
+				if t.update(s.pods[p], s.antiTerms[p], s.nodeLabels(s.podNode[p]), sign) {
+					moved = true
+				}
+			}
+		}
+		if g := w.spread[i]; g != nil {
+			for _, p := range pods {
+				if g.update(s, s.pods[p], s.podNode[p], sign) {
+					moved = true
+				}
 			}
 		}
 	}

@@ -22,14 +22,6 @@ func (Impl) ModelledGates() []string {
 	return append(preempt.SinglePodGates(), preempt.CompositePodGroupGate, podGroupPolicyGate, topologyAwareGate)
 }
 
-var _ preempt.PodGroupLimited = Impl{}
-
-// UnmodelledPodGroup refuses a gang a member of which has a
-// DoNotSchedule spread constraint (gangTopologyGaps, gang.go).
-func (Impl) UnmodelledPodGroup(c *preempt.Cluster, req *preempt.PodGroupRequest) *preempt.Unmodelled {
-	return gangTopologyGaps(c, req)
-}
-
 // UnmodelledGateUse refuses, under GenericWorkload=true, a preemptor in
 // a pod group and pod groups spanning nodes beside a DoNotSchedule spread
 // (groupGaps, podgroup.go). Every release's behaviour is modelled
