@@ -135,7 +135,7 @@ type gangWorld struct {
 	// each member's PreFilter ran, the node the placement put it on (-1
 	// none), its required anti-affinity terms, its PodTopologySpread
 	// state (nil: Skip), and whether some placed member's topology plugin
-	// runs; the node-tree order of the cluster treeOf.
+	// runs; the node-tree order of the cluster treeOf in snapshot treeS.
 	tried       []bool
 	viewNode    []int32
 	memberAnti  [][]fwk.AffinityTerm
@@ -144,6 +144,7 @@ type gangWorld struct {
 	spreadAdded []int
 	tree        []int32
 	treeOf      *preempt.Cluster
+	treeS       *Snapshot
 
 	// The world: per node, requested sums (node*dims), pod counts and,
 	// when anyPort, the host ports in use (a set, as HostPortInfo).

@@ -68,7 +68,7 @@ func (p *criticalPaths) update(value string, num int) {
 // nodes in the cluster's order (the reference's nodeTreeOrder): the zones
 // in the order their first node came, one node of each in turn.
 func (w *gangWorld) treeOrder() []int32 {
-	if w.treeOf == w.s.cluster {
+	if w.treeOf == w.s.cluster && w.treeS == w.s {
 		return w.tree
 	}
 	s := w.s
@@ -89,7 +89,7 @@ func (w *gangWorld) treeOrder() []int32 {
 			}
 		}
 	}
-	w.treeOf = s.cluster
+	w.treeOf, w.treeS = s.cluster, s
 	return w.tree
 }
 

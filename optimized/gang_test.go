@@ -286,6 +286,18 @@ func TestGangAgreesWithReference(t *testing.T) {
 			victims: 2,
 		},
 		{
+			// Two web pods nominated to n1 above the gang: with them
+			// (AddPod of a copy) n1 would be skewed by 2, so m0 goes to
+			// n2 and v2, not v1, is the victim.
+			name: "PodTopologySpread: nominated pods count",
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "2", "10"), gangNode("n2", "2", "10")},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "1500m"), gangPod("v2", "n2", "", 0, "1500m"),
+					nominated(labelled(gangPod("x1", "", "", 100, "100m"), "tier", "web"), "n1"), nominated(labelled(gangPod("x2", "", "", 100, "100m"), "tier", "web"), "n1")}},
+			pg:      gangGroup("g", 10, 1, false),
+			members: []*v1.Pod{withSpread(gangPod("m0", "", "g", 10, "600m"), "kubernetes.io/hostname", map[string]string{"tier": "web"}, 1)},
+			victims: 1,
+		},
+		{
 			name: "a placement other than FirstFit",
 			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10"), gangNode("n2", "1", "10"), gangNode("n3", "1", "10")},
 				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m"), gangPod("v2", "n2", "", 0, "600m"), gangPod("v3", "n3", "", 0, "600m")}},
@@ -326,8 +338,9 @@ func TestGangAllocations(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		affinity bool // a pod of each node is an anchor; each member has required affinity to one
+		spread   bool // each member spreads the gang over the nodes (DoNotSchedule, maxSkew 1)
 		budget   int
-	}{{"plain", false, gangAllocBudget}, {"affinity", true, gangAffinityAllocBudget}} {
+	}{{"plain", false, false, gangAllocBudget}, {"affinity", true, false, gangAffinityAllocBudget}, {"spread", false, true, gangSpreadAllocBudget}} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &preempt.Cluster{PodGroups: []*preempt.PodGroup{gangGroup("batch", 0, 0, true)}}
 			for n := range 100 {
@@ -353,6 +366,9 @@ func TestGangAllocations(t *testing.T) {
 				m := gangPod(fmt.Sprintf("m%d", i), "", "g", 10, "300m")
 				if tc.affinity {
 					m = withPodAffinity(m, false, "kubernetes.io/hostname", map[string]string{"role": "anchor"})
+				}
+				if tc.spread {
+					m = withSpread(labelled(m, "gang", "g"), "kubernetes.io/hostname", map[string]string{"gang": "g"}, 1)
 				}
 				members = append(members, m)
 			}
@@ -396,6 +412,11 @@ const gangAllocBudget = 760
 // measured (go1.26; 366 without); each member's PreFilter over the world
 // (its terms, and its counts per hostname: 100 pairs) is the difference.
 const gangAffinityAllocBudget = 700
+
+// gangSpreadAllocBudget is the bound with PodTopologySpread: 622 measured
+// (go1.26); each member's PreFilter (its counts per hostname, 100
+// domains, and their order) is the difference.
+const gangSpreadAllocBudget = 720
 
 // TestGangAfterUpdate: an evaluator that preempted for one gang, then
 // took the cluster's change (the victims gone, the gang's members bound,
