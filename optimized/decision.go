@@ -46,12 +46,19 @@ type decision struct {
 }
 
 func newDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) *decision {
+	d := newPlainDecision(s, pod, now, b)
+	d.topo = newTopology(s, pod, b)
+	return d
+}
+
+// newPlainDecision is newDecision without the topology plugins' state,
+// which the gang path makes over its own world (gang_affinity.go).
+func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) *decision {
 	d := &decision{s: s, pod: pod, priority: corev1helpers.PodPriority(pod), now: now, b: b,
 		unschedulable: newNodeUnschedulableState(pod),
 		nodeAffinity:  newNodeAffinityState(pod),
 		ports:         newNodePortsState(pod),
 		fit:           newNodeResourcesFitState(s, pod, b),
-		topo:          newTopology(s, pod, b),
 	}
 	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail()
 	return d

@@ -11,6 +11,7 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/client-go/kubernetes"
+	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/preemptbench/preemptbench/actuation"
 	"github.com/preemptbench/preemptbench/podinfo"
@@ -22,18 +23,14 @@ import (
 // preemptGang (reference/gang.go) on this package's flat state. The
 // world the members are placed in is the snapshot's per-node sums with
 // every potential victim taken off (gangWorld), the members' filters are
-// each member's decision (its PreFilter state), and the reprieve
-// rechecks only the nodes a unit's pods come back to: without topology
-// state a member's check reads its own node alone, so whether the gang
-// still fits is a conjunction of per-node checks.
+// each member's decision (its PreFilter state; the topology plugins'
+// made over the world, gang_affinity.go and gang_spread.go), and the
+// reprieve rechecks the nodes a unit's pods come back to, or every
+// assignment node when a placed member's topology counts moved: whether
+// the gang still fits is a conjunction of per-node checks.
 //
-// Not modelled (UnmodelledPodGroup refuses them): a member the topology
-// plugins look at (required pod affinity or anti-affinity of a member,
-// a pod's anti-affinity matching a member, a member's DoNotSchedule
-// spread constraint): their state would follow the potential victims'
-// removal and the members' placement across nodes. A CompositePodGroup
-// preemptor and TopologyAwareWorkloadScheduling's placement are errors,
-// as in the reference.
+// A CompositePodGroup preemptor and TopologyAwareWorkloadScheduling's
+// placement are errors, as in the reference.
 
 var _ preempt.PodGroupPreempter = (*evaluator)(nil)
 
@@ -86,9 +83,6 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 			return fail(u)
 		}
 	}
-	if u := gangTopologyGaps(s.cluster, req); u != nil {
-		return fail(u) // refused before (UnmodelledPodGroup): never compared
-	}
 	if ev.gang == nil {
 		ev.gang = &gangWorld{}
 	}
@@ -136,6 +130,21 @@ type gangWorld struct {
 	stub    []int32              // member -> the node it waits on (nominated), -1 for none
 	inView  []bool               // member placed during the placement: its stub is gone
 	anyPort bool                 // some member has host ports: the world keeps port sets
+
+	// The topology plugins (gang_affinity.go, gang_spread.go): whether
+	// each member's PreFilter ran, the node the placement put it on (-1
+	// none), its required anti-affinity terms, its PodTopologySpread
+	// state (nil: Skip), and whether some placed member's topology plugin
+	// runs; the node-tree order of the cluster treeOf in snapshot treeS.
+	tried       []bool
+	viewNode    []int32
+	memberAnti  [][]fwk.AffinityTerm
+	spread      []*gangSpread
+	anyTopology bool
+	spreadAdded []int
+	tree        []int32
+	treeOf      *preempt.Cluster
+	treeS       *Snapshot
 
 	// The world: per node, requested sums (node*dims), pod counts and,
 	// when anyPort, the host ports in use (a set, as HostPortInfo).
@@ -315,11 +324,6 @@ func (w *gangWorld) preempt(ctx context.Context, ev *evaluator, cs kubernetes.In
 
 	now := req.Now.UnixNano()
 	w.setMembers(ev, members, now)
-	for i, d := range w.dec {
-		if d.topo != nil { // gangTopologyGaps lets no such member through
-			return preempt.Error, fmt.Sprintf("optimized: member %s needs topology state, which the gang path does not keep", preempt.Key(members[i].Namespace, members[i].Name)), nil, false
-		}
-	}
 	// The potential victims: every unit of every node below the gang, in
 	// the order of their first pod (nodes in name order).
 	w.potentialUnits(priority, now)
@@ -376,22 +380,26 @@ func gangPolicy(pg *preempt.PodGroup, members []*v1.Pod, groupPolicy bool) sched
 	return schedulingv1beta1.PreemptLowerPriority
 }
 
-// setMembers makes each member's decision (its PreFilter state; the
-// topology plugins are off: gangTopologyGaps), its placed requests and
-// ports, and its stub's node.
+// setMembers makes each member's decision (its PreFilter state but the
+// topology plugins', made when the placement first tries it:
+// gangPreFilter), its placed requests and ports, and its stub's node.
 func (w *gangWorld) setMembers(ev *evaluator, members []*v1.Pod, now int64) {
 	s := w.s
 	w.members = append(w.members[:0], members...)
 	w.dec = w.dec[:0]
 	w.stub, w.inView, w.assignedTo = w.stub[:0], w.inView[:0], w.assignedTo[:0]
-	w.anyPort = false
+	w.tried, w.viewNode = w.tried[:0], w.viewNode[:0]
+	clear(w.memberAnti)
+	clear(w.spread)
+	w.memberAnti, w.spread = w.memberAnti[:0], w.spread[:0]
+	w.anyPort, w.anyTopology = false, false
 	maxWants := 0
 	for len(w.req) < len(members) {
 		w.req = append(w.req, nil)
 		w.ports = append(w.ports, nil)
 	}
 	for i, m := range members {
-		d := newDecision(s, m, now, ev.b)
+		d := newPlainDecision(s, m, now, ev.b)
 		d.groups = w.g
 		w.dec = append(w.dec, d)
 		maxWants = max(maxWants, len(d.fit.wants))
@@ -418,6 +426,9 @@ func (w *gangWorld) setMembers(ev *evaluator, members []*v1.Pod, now int64) {
 		w.stub = append(w.stub, stub)
 		w.inView = append(w.inView, false)
 		w.assignedTo = append(w.assignedTo, -1)
+		w.tried, w.viewNode = append(w.tried, false), append(w.viewNode, -1)
+		w.memberAnti = append(w.memberAnti, memberAntiTerms(m))
+		w.spread = append(w.spread, nil)
 	}
 	for p := int32(len(w.self)); p < int32(len(s.pods)); p++ {
 		w.self = append(w.self, p)
@@ -553,6 +564,10 @@ func (w *gangWorld) nominated(i int, n int32, view bool) {
 	s, d, nom := w.s, w.dec[i], &w.nom
 	clear(nom.used)
 	nom.node, nom.pods, nom.ports = n, 0, nom.ports[:0]
+	if d.topo != nil {
+		nom.topo = resize32(nom.topo, d.topo.counters())
+		clear(nom.topo)
+	}
 	for _, p := range s.nomOf[n] {
 		if s.priority[p] < d.priority || s.podUID[p] == string(d.pod.UID) {
 			continue
@@ -565,6 +580,7 @@ func (w *gangWorld) nominated(i int, n int32, view bool) {
 	for j, node := range w.stub {
 		if node == n && !(view && w.inView[j]) && w.members[j].UID != d.pod.UID {
 			nom.pods++
+			w.stubContribution(i, j, n, nom)
 		}
 	}
 }
@@ -581,9 +597,14 @@ func (w *gangWorld) fitsOn(i int, n int32, used []int64, pods int64, ports []pod
 		u.used[k] = used[dim]
 	}
 	u.node, u.pods, u.ports = n, pods, ports
+	if d.topo != nil {
+		// The member's counts are its state's own: nothing changed here.
+		u.topo = resize32(u.topo, d.topo.counters())
+		clear(u.topo)
+	}
 	w.nominated(i, n, view)
 	code, _, _ := d.fits(n, u, &w.nom)
-	return code == preempt.Success
+	return code == preempt.Success && w.spreadFits(i, n, view)
 }
 
 // gangView is preempt.PlacementView over the world: a placed member is
@@ -617,6 +638,9 @@ func (v gangView) Fits(_ context.Context, pod *v1.Pod, node string) (bool, error
 	if !ok {
 		return false, nil
 	}
+	if !w.tried[i] {
+		w.gangPreFilter(i)
+	}
 	dims := w.s.dims
 	var ports []podinfo.HostPort
 	if w.anyPort {
@@ -630,6 +654,9 @@ func (v gangView) Place(_ context.Context, pod *v1.Pod, node string) (bool, erro
 	i, err := v.member(pod)
 	if err != nil {
 		return false, err
+	}
+	if !w.tried[i] {
+		w.gangPreFilter(i)
 	}
 	n, ok := w.s.nodeIndex[node]
 	if !ok {
@@ -658,6 +685,7 @@ func (v gangView) Place(_ context.Context, pod *v1.Pod, node string) (bool, erro
 		w.portz[n] = u.ports
 	}
 	w.inView[i] = true
+	w.viewNode[i] = n
 	return true, nil
 }
 
@@ -770,6 +798,9 @@ func (w *gangWorld) reprieveAll() {
 		w.nodeEpoch = 0
 	}
 	w.onNode, w.nodeOK = w.onNode[:nn], w.nodeOK[:nn]
+	for i, n := range w.assignedTo {
+		w.anyTopology = w.anyTopology || (n >= 0 && (w.dec[i].topo != nil || w.spread[i] != nil))
+	}
 	for _, n := range w.assignedTo {
 		if n >= 0 {
 			w.onNode[n] = w.onNode[n][:0]
@@ -880,21 +911,33 @@ func (w *gangWorld) reprieve(r *unitRef) bool {
 	for _, p := range members {
 		w.move(p, 1)
 	}
-	w.recheck(members)
+	w.recheck(members, w.topologyMove(members, 1))
 	if w.bad == 0 {
 		return true
 	}
 	for _, p := range members {
 		w.move(p, -1)
 	}
-	w.recheck(members)
+	w.recheck(members, w.topologyMove(members, -1))
 	return false
 }
 
-// recheck recomputes nodeOK on the assignment nodes of the pods' nodes.
-func (w *gangWorld) recheck(pods []int32) {
+// recheck recomputes nodeOK on the assignment nodes of the pods' nodes,
+// and on every assignment node when all (a placed member's topology
+// counts moved: its check reads other nodes' pods).
+func (w *gangWorld) recheck(pods []int32, all bool) {
 	s := w.s
 	w.nextNodeEpoch()
+	if all {
+		for _, n := range w.assignedTo {
+			if n < 0 || w.seenNode[n] == w.nodeEpoch {
+				continue
+			}
+			w.seenNode[n] = w.nodeEpoch
+			w.setNodeOK(n, w.nodeFits(n))
+		}
+		return
+	}
 	for _, p := range pods {
 		n := s.podNode[p]
 		if w.seenNode[n] == w.nodeEpoch {
@@ -904,15 +947,18 @@ func (w *gangWorld) recheck(pods []int32) {
 		if !w.hasAssignment(n) {
 			continue
 		}
-		ok := w.nodeFits(n)
-		if ok != w.nodeOK[n] {
-			if ok {
-				w.bad--
-			} else {
-				w.bad++
-			}
-			w.nodeOK[n] = ok
+		w.setNodeOK(n, w.nodeFits(n))
+	}
+}
+
+func (w *gangWorld) setNodeOK(n int32, ok bool) {
+	if ok != w.nodeOK[n] {
+		if ok {
+			w.bad--
+		} else {
+			w.bad++
 		}
+		w.nodeOK[n] = ok
 	}
 }
 
@@ -955,35 +1001,3 @@ func actuateGang(ctx context.Context, cs kubernetes.Interface, victims, lower []
 	}
 	return nil
 }
-
-// gangTopologyGaps is what UnmodelledPodGroup refuses: a member the
-// topology plugins (InterPodAffinity, PodTopologySpread) look at. The
-// cluster's pods are read only when one of them has required pod
-// anti-affinity (preempt.SixFilterGaps reads each pod per member).
-func gangTopologyGaps(c *preempt.Cluster, req *preempt.PodGroupRequest) *preempt.Unmodelled {
-	anti := false
-	for _, p := range c.Pods {
-		if a := p.Spec.Affinity; a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
-			anti = true
-			break
-		}
-	}
-	in := &noPods
-	if anti {
-		in = c
-	}
-	for _, m := range req.Pods {
-		if preempt.VolumeAndClaimGaps(c, m) != nil {
-			continue // an error, as the reference's
-		}
-		if u := preempt.SixFilterGaps(in, m); u != nil {
-			return &preempt.Unmodelled{Feature: "a gang member under the topology plugins (" + u.Feature + ")", Object: u.Object,
-				Detail: u.Detail + ": optimized's gang path keeps no InterPodAffinity or PodTopologySpread state"}
-		}
-	}
-	return nil
-}
-
-// noPods is a cluster without pods: SixFilterGaps on it reads the member
-// alone.
-var noPods preempt.Cluster

@@ -24,13 +24,10 @@ func (Impl) ModelledGates() []string {
 
 var _ preempt.PodGroupLimited = Impl{}
 
-// UnmodelledPodGroup refuses a gang a member of which the topology
-// plugins look at (gangTopologyGaps, gang.go).
+// UnmodelledPodGroup refuses a gang beside a CompositePodGroup hierarchy
+// with a cycle (compositeCycle, podgroup.go); every other gang is modelled.
 func (Impl) UnmodelledPodGroup(c *preempt.Cluster, req *preempt.PodGroupRequest) *preempt.Unmodelled {
-	if u := compositeCycle(c, req.Config.FeatureGates); u != nil {
-		return u
-	}
-	return gangTopologyGaps(c, req)
+	return compositeCycle(c, req.Config.FeatureGates)
 }
 
 // UnmodelledGateUse refuses, under GenericWorkload=true, a preemptor in

@@ -93,8 +93,9 @@ func matchesAll(terms []fwk.AffinityTerm, p *v1.Pod) bool {
 	return true
 }
 
-// newAffinityState is PreFilter.
-func newAffinityState(s *Snapshot, pod *v1.Pod, nsResolved bool) affinityState {
+// affinityTerms is the part of PreFilter that reads pod alone: its
+// terms and its namespace's labels, no counts yet.
+func affinityTerms(s *Snapshot, pod *v1.Pod, nsResolved bool) affinityState {
 	st := affinityState{pod: pod}
 	st.aff = incomingTerms(s, pod, requiredTerms(pod.Spec.Affinity, false), nsResolved)
 	st.anti = incomingTerms(s, pod, requiredTerms(pod.Spec.Affinity, true), nsResolved)
@@ -103,6 +104,12 @@ func newAffinityState(s *Snapshot, pod *v1.Pod, nsResolved bool) affinityState {
 			st.nsLabels = labels.Set(ns.Labels)
 		}
 	}
+	return st
+}
+
+// newAffinityState is PreFilter.
+func newAffinityState(s *Snapshot, pod *v1.Pod, nsResolved bool) affinityState {
+	st := affinityTerms(s, pod, nsResolved)
 	if len(s.withAnti) == 0 && len(st.aff) == 0 && len(st.anti) == 0 {
 		return st // upstream's PreFilter Skips
 	}
@@ -119,23 +126,7 @@ func newAffinityState(s *Snapshot, pod *v1.Pod, nsResolved bool) affinityState {
 	if !st.on {
 		return st
 	}
-	for _, term := range st.aff {
-		k := indexOf(st.affKeys, term.TopologyKey)
-		if k < 0 {
-			st.affKeys, st.affMult = append(st.affKeys, term.TopologyKey), append(st.affMult, 0)
-			k = len(st.affKeys) - 1
-		}
-		st.affMult[k]++
-	}
-	for _, term := range st.anti {
-		k := indexOf(st.antiKeys, term.TopologyKey)
-		if k < 0 {
-			st.antiKeys = append(st.antiKeys, term.TopologyKey)
-			k = len(st.antiKeys) - 1
-		}
-		st.antiOf = append(st.antiOf, k)
-	}
-	st.selfMatchesAll = matchesAll(st.aff, pod)
+	st.indexTerms()
 	st.affBase, st.antiBase = map[pair]int{}, map[pair]int{}
 	for n := range int32(len(s.nodes)) {
 		l := s.nodeLabels(n)
@@ -163,6 +154,66 @@ func newAffinityState(s *Snapshot, pod *v1.Pod, nsResolved bool) affinityState {
 	return st
 }
 
+// indexTerms sets the distinct topology keys of the terms.
+func (st *affinityState) indexTerms() {
+	for _, term := range st.aff {
+		k := indexOf(st.affKeys, term.TopologyKey)
+		if k < 0 {
+			st.affKeys, st.affMult = append(st.affKeys, term.TopologyKey), append(st.affMult, 0)
+			k = len(st.affKeys) - 1
+		}
+		st.affMult[k]++
+	}
+	for _, term := range st.anti {
+		k := indexOf(st.antiKeys, term.TopologyKey)
+		if k < 0 {
+			st.antiKeys = append(st.antiKeys, term.TopologyKey)
+			k = len(st.antiKeys) - 1
+		}
+		st.antiOf = append(st.antiOf, k)
+	}
+	st.selfMatchesAll = matchesAll(st.aff, st.pod)
+}
+
+// update is upstream's updateWithPod on the counts themselves
+// (AddPod with sign 1, RemovePod with -1): what pod e, with required
+// anti-affinity terms anti, on a node labelled l counts for. It reports
+// whether a count moved.
+func (t *affinityState) update(e *v1.Pod, anti []fwk.AffinityTerm, l map[string]string, sign int) bool {
+	moved := false
+	for _, term := range anti {
+		if v, ok := l[term.TopologyKey]; ok && term.Matches(t.pod, t.nsLabels) {
+			t.existBase[pair{term.TopologyKey, v}] += sign
+			moved = true
+		}
+	}
+	if matchesAll(t.aff, e) {
+		for _, term := range t.aff {
+			v, ok := l[term.TopologyKey]
+			if !ok {
+				continue
+			}
+			k := pair{term.TopologyKey, v}
+			before := t.affBase[k]
+			t.affBase[k] = before + sign
+			switch {
+			case before <= 0 && before+sign > 0:
+				t.affPairs++
+			case before > 0 && before+sign <= 0:
+				t.affPairs--
+			}
+			moved = true
+		}
+	}
+	for i := range t.anti {
+		if v, ok := l[t.anti[i].TopologyKey]; ok && t.anti[i].Matches(e, nil) {
+			t.antiBase[pair{t.anti[i].TopologyKey, v}] += sign
+			moved = true
+		}
+	}
+	return moved
+}
+
 func indexOf(xs []string, x string) int {
 	for i, y := range xs {
 		if y == x {
@@ -175,11 +226,15 @@ func indexOf(xs []string, x string) int {
 // contribute adds sign times what pod p on node n counts for to the
 // plugin's counters (AddPod/RemovePod).
 func (t *affinityState) contribute(s *Snapshot, topo []int32, n, p int32, sign int32) {
+	t.contributePod(topo, s.pods[p], s.antiTerms[p], s.nodeLabels(n), sign)
+}
+
+// contributePod is contribute for pod e, with required anti-affinity
+// terms anti, on a node labelled l: e need not be the snapshot's.
+func (t *affinityState) contributePod(topo []int32, e *v1.Pod, anti []fwk.AffinityTerm, l map[string]string, sign int32) {
 	if !t.on {
 		return
 	}
-	e := s.pods[p]
-	l := s.nodeLabels(n)
 	if matchesAll(t.aff, e) {
 		topo[t.affCounter()] += sign
 	}
@@ -188,7 +243,7 @@ func (t *affinityState) contribute(s *Snapshot, topo []int32, n, p int32, sign i
 			topo[t.antiCounter(t.antiOf[i])] += sign
 		}
 	}
-	for _, term := range s.antiTerms[p] {
+	for _, term := range anti {
 		if _, ok := l[term.TopologyKey]; ok && term.Matches(t.pod, t.nsLabels) {
 			topo[t.existCounter()] += sign
 		}

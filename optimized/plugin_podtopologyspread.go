@@ -47,6 +47,49 @@ func (st *spreadState) on() bool { return len(st.constraints) > 0 }
 func (st *spreadState) counters() int { return len(st.constraints) }
 
 func newSpreadState(s *Snapshot, pod *v1.Pod) spreadState {
+	st := spreadConstraints(pod)
+	if len(st.constraints) == 0 {
+		return st
+	}
+	for n := range int32(len(s.nodes)) {
+		if !st.hasKeys(s, n) {
+			continue
+		}
+		for i := range st.constraints {
+			c := &st.constraints[i]
+			if !st.includes(c, s.nodes[n]) {
+				continue
+			}
+			count := 0
+			if !c.selector.Empty() {
+				for _, p := range s.boundOf[n] {
+					if s.pods[p].DeletionTimestamp == nil && s.podNS[p] == pod.Namespace && c.selector.Matches(labels.Set(s.pods[p].Labels)) {
+						count++
+					}
+				}
+			}
+			c.counts[s.nodes[n].Labels[c.key]] += count
+		}
+	}
+	for i := range st.constraints {
+		c := &st.constraints[i]
+		c.min1, c.min2 = math.MaxInt, math.MaxInt
+		for v, n := range c.counts {
+			switch {
+			case n < c.min1 || (n == c.min1 && v < c.min1Value):
+				c.min2, c.min2Value = c.min1, c.min1Value
+				c.min1, c.min1Value = n, v
+			case n < c.min2 || (n == c.min2 && v < c.min2Value):
+				c.min2, c.min2Value = n, v
+			}
+		}
+	}
+	return st
+}
+
+// spreadConstraints is the part of PreFilter that reads pod alone: its
+// DoNotSchedule constraints, with empty counts.
+func spreadConstraints(pod *v1.Pod) spreadState {
 	st := spreadState{pod: pod}
 	for _, c := range pod.Spec.TopologySpreadConstraints {
 		if c.WhenUnsatisfiable != v1.DoNotSchedule {
@@ -86,43 +129,7 @@ func newSpreadState(s *Snapshot, pod *v1.Pod) spreadState {
 		}
 		st.constraints = append(st.constraints, sc)
 	}
-	if len(st.constraints) == 0 {
-		return st
-	}
 	st.required = nodeaffinity.GetRequiredNodeAffinity(pod)
-	for n := range int32(len(s.nodes)) {
-		if !st.hasKeys(s, n) {
-			continue
-		}
-		for i := range st.constraints {
-			c := &st.constraints[i]
-			if !st.includes(c, s.nodes[n]) {
-				continue
-			}
-			count := 0
-			if !c.selector.Empty() {
-				for _, p := range s.boundOf[n] {
-					if s.pods[p].DeletionTimestamp == nil && s.podNS[p] == pod.Namespace && c.selector.Matches(labels.Set(s.pods[p].Labels)) {
-						count++
-					}
-				}
-			}
-			c.counts[s.nodes[n].Labels[c.key]] += count
-		}
-	}
-	for i := range st.constraints {
-		c := &st.constraints[i]
-		c.min1, c.min2 = math.MaxInt, math.MaxInt
-		for v, n := range c.counts {
-			switch {
-			case n < c.min1 || (n == c.min1 && v < c.min1Value):
-				c.min2, c.min2Value = c.min1, c.min1Value
-				c.min1, c.min1Value = n, v
-			case n < c.min2 || (n == c.min2 && v < c.min2Value):
-				c.min2, c.min2Value = n, v
-			}
-		}
-	}
 	return st
 }
 
