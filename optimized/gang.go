@@ -169,15 +169,13 @@ type gangWorld struct {
 	potential          []unitRef
 	chosen             []unitRef
 	sc                 scratch
-	// assigned lists, per node, the members placed there in order
-	// (onNode[n] is a window into it); nodeOK says whether they all fit
-	// there; bad counts the assignment nodes where they do not.
-	assigned   []int32
+	// onNode lists, per node, the members placed there in order; nodeOK
+	// says whether they all fit there; bad counts the assignment nodes
+	// where they do not.
 	onNode     [][]int32
 	assignedTo []int32 // member -> node, -1 unplaced
 	nodeOK     []bool
 	bad        int
-	touched    []int32
 	seenNode   []uint32
 	nodeEpoch  uint32
 	tmp        []int64
