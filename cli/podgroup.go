@@ -30,7 +30,10 @@ type PodGroupDecisionJSON struct {
 }
 
 // loadPodGroup reads -pod-group: one PodGroup and its unscheduled member
-// pods, in the file's order.
+// pods, or one CompositePodGroup, its PodGroups and their unscheduled
+// member pods, in the file's order (the queue order of each group's
+// members; the child groups are taken in (type, name) order, not the
+// file's: preempt.GroupNode).
 func loadPodGroup(opts decideOptions) (*preempt.PodGroupRequest, error) {
 	data, err := scenario.ReadInput(opts.podGroupFile, opts.loadOpts)
 	if err != nil {
@@ -45,14 +48,21 @@ func loadPodGroup(opts decideOptions) (*preempt.PodGroupRequest, error) {
 		return nil, badf("-pod-group: %v", err)
 	}
 	switch {
-	case len(g.CompositePodGroups) > 0:
-		return nil, badf("-pod-group %s: a CompositePodGroup preemptor is not supported yet", opts.podGroupFile)
-	case len(g.PodGroups) != 1:
-		return nil, badf("-pod-group %s: want one PodGroup, found %d", opts.podGroupFile, len(g.PodGroups))
+	case len(g.CompositePodGroups) > 1:
+		return nil, badf("-pod-group %s: want one CompositePodGroup (the preemptor) and its PodGroups, found %d CompositePodGroups", opts.podGroupFile, len(g.CompositePodGroups))
+	case len(g.CompositePodGroups) == 0 && len(g.PodGroups) != 1:
+		return nil, badf("-pod-group %s: want one PodGroup (or one CompositePodGroup and its PodGroups), found %d PodGroups", opts.podGroupFile, len(g.PodGroups))
+	case len(g.CompositePodGroups) == 1 && len(g.PodGroups) == 0:
+		return nil, badf("-pod-group %s: CompositePodGroup %s comes without its PodGroups", opts.podGroupFile, preempt.Key(g.CompositePodGroups[0].Namespace, g.CompositePodGroups[0].Name))
 	case len(g.Pods) == 0:
 		return nil, badf("-pod-group %s: no member pods", opts.podGroupFile)
 	}
-	req := &preempt.PodGroupRequest{PodGroup: g.PodGroups[0], Pods: g.Pods, Config: opts.cfg, Now: opts.now}
+	req := &preempt.PodGroupRequest{Pods: g.Pods, Config: opts.cfg, Now: opts.now}
+	if len(g.CompositePodGroups) == 1 {
+		req.CompositePodGroup, req.PodGroups = g.CompositePodGroups[0], g.PodGroups
+	} else {
+		req.PodGroup = g.PodGroups[0]
+	}
 	if err := req.Validate(); err != nil {
 		return nil, badf("-pod-group %s: %v", opts.podGroupFile, err)
 	}
@@ -76,6 +86,9 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 	req, err := loadPodGroup(opts)
 	if err != nil {
 		return err
+	}
+	if _, err := req.Tree(cluster); err != nil {
+		return badf("-pod-group %s: %v", opts.podGroupFile, err)
 	}
 	var outs []PodGroupDecisionJSON
 	var decisions []preempt.PodGroupDecision

@@ -3,6 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -249,5 +251,59 @@ func TestDecidePodGroupText(t *testing.T) {
 	}
 	if _, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod-group", pgDir+"gang.yaml", "-feature-gates", "GenericWorkload=true", "-explain"); code != ExitBadInput || !strings.Contains(stderr, "-pod-group takes none of -config, -explain or -fail yet") {
 		t.Errorf("-explain: exit %d, %s", code, stderr)
+	}
+}
+
+// A CompositePodGroup preemptor: the composite, its PodGroups and their
+// members in one file. upstream and the reference evict both pods and
+// nominate a0 and b0, b0 for its child b that failed its minCount
+// (docs/upstream-findings.md); without CompositePodGroup the command
+// refuses, naming the gate; a file with two composites is refused.
+func TestDecideCompositeGang(t *testing.T) {
+	gates := "GenericWorkload=true,CompositePodGroup=true,TopologyAwareWorkloadScheduling=true"
+	stdout, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"composite-cluster.yaml", "-pod-group", pgDir+"composite-gang.yaml",
+		"-feature-gates", gates, "-impl", "upstream,reference", "-now", "2026-01-01T01:00:00Z")
+	if code != ExitOK || !strings.Contains(stderr, "agree") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var out []PodGroupDecisionJSON
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 2 {
+		t.Fatalf("%d decisions, want 2", len(out))
+	}
+	for _, d := range out {
+		var noms, victims []string
+		for _, v := range d.Victims {
+			victims = append(victims, v.Name)
+		}
+		for _, n := range d.Nominations {
+			noms = append(noms, n.Name+"@"+n.Node)
+		}
+		if d.Status != "Success" || !cmp.Equal(victims, []string{"v1", "v2"}) || !cmp.Equal(noms, []string{"a0@n1", "b0@n2", "b1@"}) {
+			t.Errorf("%s: %s %q, victims %v, nominations %v; want Success, v1 and v2, a0@n1 b0@n2 b1 unplaced", d.Implementation, d.Status, d.Message, victims, noms)
+		}
+	}
+
+	_, stderr, code = runCLI(t, "decide", "-cluster", pgDir+"composite-cluster.yaml", "-pod-group", pgDir+"composite-gang.yaml",
+		"-feature-gates", "GenericWorkload=true", "-impl", "reference", "-now", "2026-01-01T01:00:00Z")
+	if code != ExitBadInput || !strings.Contains(stderr, "a CompositePodGroup preemptor (default/job) needs CompositePodGroup=true") {
+		t.Errorf("without the gate: exit %d, %s; want a refusal naming the gate", code, stderr)
+	}
+
+	two := filepath.Join(t.TempDir(), "two.yaml")
+	data, err := os.ReadFile(pgDir + "composite-gang.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := "\n---\napiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: other, namespace: default}\nspec: {priority: 1, schedulingPolicy: {basic: {}}}\n"
+	if err := os.WriteFile(two, append(data, extra...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = runCLI(t, "decide", "-cluster", pgDir+"composite-cluster.yaml", "-pod-group", two,
+		"-feature-gates", gates, "-impl", "reference", "-now", "2026-01-01T01:00:00Z")
+	if code != ExitBadInput || !strings.Contains(stderr, "want one CompositePodGroup (the preemptor) and its PodGroups, found 2") {
+		t.Errorf("two composites: exit %d, %s; want a refusal", code, stderr)
 	}
 }

@@ -767,6 +767,10 @@ func (w *gangWorld) scheduleGang(ctx context.Context, req *preempt.PodGroupReque
 		anyScheduled = anyScheduled || placed
 	}
 	switch {
+	case code == preempt.Unschedulable:
+		// PlacementFeasible's own status, without the scheduler's error
+		// (podGroupSchedulingDefaultAlgorithm).
+		return nil, preempt.Unschedulable, reason, nil
 	case code != preempt.Success:
 		return unschedulable(reason)
 	case !anyScheduled:

@@ -658,7 +658,7 @@ func testUpstreamPodGroupIntegration(t *testing.T, impl preempt.Implementation) 
 			c:    upCluster(upNodes("3"), append([]*v1.Pod{pgPod("mid-1", "node1", "", 500, "1")}, lows("node1", 2)...), nil),
 			pg:   upGang("pg1", 100, 3), members: highs(3, "1"),
 			status: preempt.Unschedulable, nominations: []string{"", "", ""},
-			message: "pod group preemption: pod group is unschedulable, minCount (3) cannot be satisfied: 2 scheduled, 0 remaining",
+			message: "pod group preemption: minCount (3) cannot be satisfied: 2 scheduled, 0 remaining",
 		},
 		{
 			name: "Priority-based Victim Selection",

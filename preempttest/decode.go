@@ -30,6 +30,21 @@ func DecodeGang(data []byte) Input {
 	for range r.intn(2) {
 		g.Scheduled = append(g.Scheduled, r.intn(len(s.Nodes)))
 	}
+	// Read after the rest (inputs older than them end before): 0 to 3
+	// child groups (0: a PodGroup gang, then TopologyAwareWorkloadScheduling
+	// or not), the composite's minGroupCount, each child's minCount, each
+	// member's child.
+	if g.Children = r.intn(4); g.Children > 0 {
+		g.MinGroupCount = r.intn(4)
+		for range g.Children {
+			g.ChildMinCounts = append(g.ChildMinCounts, r.intn(4))
+		}
+		for i := range g.Members {
+			g.Members[i].Group = r.intn(g.Children)
+		}
+	} else {
+		g.TAS = r.intn(4) == 3
+	}
 	s.Gang = g
 	return gangInput(s)
 }

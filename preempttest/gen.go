@@ -176,6 +176,18 @@ func GenGang(maxNodes int) *rapid.Generator[Input] {
 		for range rapid.IntRange(0, 1).Draw(t, "gangScheduled") {
 			g.Scheduled = append(g.Scheduled, rapid.IntRange(0, len(s.Nodes)-1).Draw(t, "gangScheduledOn"))
 		}
+		if rapid.IntRange(0, 3).Draw(t, "compositeGang") == 0 {
+			g.Children = rapid.IntRange(1, 3).Draw(t, "children")
+			g.MinGroupCount = rapid.IntRange(0, 3).Draw(t, "minGroupCount")
+			for range g.Children {
+				g.ChildMinCounts = append(g.ChildMinCounts, rapid.IntRange(0, 3).Draw(t, "childMinCount"))
+			}
+			for i := range g.Members {
+				g.Members[i].Group = rapid.IntRange(0, g.Children-1).Draw(t, "memberChild")
+			}
+		} else {
+			g.TAS = rapid.IntRange(0, 4).Draw(t, "gangTAS") == 0
+		}
 		s.Gang = g
 		return gangInput(s)
 	})
@@ -183,19 +195,21 @@ func GenGang(maxNodes int) *rapid.Generator[Input] {
 
 // gangInput builds s with its gang as GenGang and DecodeGang have it:
 // GenericWorkload on, no extenders (they take no part in gang
-// preemption), no composites (a composite needs
-// TopologyAwareWorkloadScheduling, whose gang placement is not modelled),
-// and every bound pod started at its own second: upstream's gang path
+// preemption), no composites among the victims unless the gang is one
+// (only then is CompositePodGroup on), and every bound pod started at
+// its own second: upstream's gang path
 // sorts victims with sort.Slice on MoreImportantVictim alone, so units
 // equal on it come in the snapshot's order, not the contract's
 // (docs/upstream-findings.md); distinct start times leave no such tie.
 func gangInput(s Spec) Input {
 	s.GenericWorkload = true
 	s.Extenders = nil
-	s.Composite = false
-	s.Composites = nil
-	for i := range s.Groups {
-		s.Groups[i].Parent = 0
+	if s.Gang == nil || s.Gang.Children == 0 {
+		s.Composite = false
+		s.Composites = nil
+		for i := range s.Groups {
+			s.Groups[i].Parent = 0
+		}
 	}
 	in := s.Build()
 	for i, p := range in.Cluster.Pods {

@@ -141,3 +141,68 @@ func TestGeneratorCoversV137Inputs(t *testing.T) {
 	}
 	t.Logf("inputs: %v", seen)
 }
+
+// TestGangGeneratorCoversComposites: the gang draws reach every outcome of
+// a CompositePodGroup preemptor and of a gang under
+// TopologyAwareWorkloadScheduling, on the reference: a success, a failed
+// composite (its minGroupCount missed, with the placement algorithm's
+// message), a composite that succeeds beside a failed child (whose placed
+// members are nominated all the same), policy Never, no victims.
+func TestGangGeneratorCoversComposites(t *testing.T) {
+	seen := map[string]int{}
+	gen := GenGang(8)
+	for i := range 600 {
+		in := gen.Example(i)
+		req := in.Gang
+		kind := "gang"
+		switch {
+		case req.CompositePodGroup != nil:
+			kind = "composite"
+		case req.Config.FeatureGates[preempt.TopologyAwareGate]:
+			kind = "TAS gang"
+		}
+		ev, err := reference.Impl{}.NewEvaluator(in.Cluster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := ev.(preempt.PodGroupPreempter).PreemptPodGroup(context.Background(), harness.NewClientset(in.Cluster, nil), req)
+		outcome := string(d.Status)
+		switch {
+		case strings.Contains(d.Message, "0/1 placements are available"):
+			outcome += " (placements)"
+		case strings.Contains(d.Message, "preemptionPolicy=Never"):
+			outcome += " (Never)"
+		}
+		if kind == "composite" && d.Status == preempt.Success {
+			tree, err := req.Tree(in.Cluster)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, child := range tree.Children {
+				placed := 0
+				for _, m := range child.Members {
+					if d.Nominations[m].Node != "" {
+						placed++
+					}
+				}
+				if placed > 0 && placed < child.MinCount() {
+					seen["composite nominating a failed child's members"]++
+				}
+			}
+		}
+		seen[kind+": "+outcome]++
+	}
+	t.Logf("outcomes: %v", seen)
+	for _, want := range []string{
+		"gang: Success", "gang: Unschedulable", "TAS gang: Success", "TAS gang: Unschedulable (placements)",
+		"composite: Success", "composite: Unschedulable (placements)", "composite: Unschedulable (Never)",
+		"composite: UnschedulableAndUnresolvable", "composite nominating a failed child's members",
+	} {
+		if seen[want] == 0 {
+			t.Errorf("no draw reached %q", want)
+		}
+	}
+	if n := seen["composite: Error"] + seen["TAS gang: Error"] + seen["gang: Error"]; n > 0 {
+		t.Errorf("%d draws gave an Error decision (the generator draws only valid gangs)", n)
+	}
+}

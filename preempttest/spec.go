@@ -115,6 +115,28 @@ type GangSpec struct {
 	// Scheduled members of the gang already bound: pods of the cluster
 	// named "gang-sN" on the nodes listed.
 	Scheduled []int
+	// Children > 0 makes the preemptor the CompositePodGroup "gang" (with
+	// CompositePodGroup and TopologyAwareWorkloadScheduling on) of that
+	// many child PodGroups "gang-c0", "gang-c1", ...: MinGroupCount is its
+	// minGroupCount (0 for a basic policy), ChildMinCounts[k] child k's
+	// minCount (0 basic); member i belongs to child Members[i].Group
+	// (modulo Children), the scheduled members to gang-c0.
+	Children, MinGroupCount int
+	ChildMinCounts          []int
+	// TAS turns TopologyAwareWorkloadScheduling on for a PodGroup gang.
+	TAS bool
+}
+
+// groupOf is the name of the PodGroup member i of the gang belongs to
+// (-1: the scheduled members).
+func (g *GangSpec) groupOf(i int) string {
+	if g.Children == 0 {
+		return "gang"
+	}
+	if i < 0 {
+		return "gang-c0"
+	}
+	return fmt.Sprintf("gang-c%d", at(g.Members[i].Group, g.Children))
 }
 
 // MaxExtenders bounds Spec.Extenders.
@@ -401,7 +423,7 @@ func (s Spec) Build() Input {
 			ps := s.Gang.Members[at(i, len(s.Gang.Members))]
 			p := s.pod(ps, fmt.Sprintf("gang-s%d", i))
 			p.Namespace, p.UID = "default", types.UID(fmt.Sprintf("uid-gang-s%d", i))
-			p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("gang")}
+			p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(s.Gang.groupOf(-1))}
 			p.Spec.NodeName = c.Nodes[at(node, n)].Name
 			c.Pods = append(c.Pods, p)
 		}
@@ -672,13 +694,39 @@ func (s Spec) buildGang(c *preempt.Cluster, cfg preempt.Config) *preempt.PodGrou
 		}
 	}
 	req := &preempt.PodGroupRequest{PodGroup: pg, Config: cfg, Now: Base().Add(time.Hour)}
+	if g.TAS {
+		cfg.FeatureGates["TopologyAwareWorkloadScheduling"] = true
+	}
+	if g.Children > 0 {
+		cfg.FeatureGates["CompositePodGroup"] = true
+		cfg.FeatureGates["TopologyAwareWorkloadScheduling"] = true
+		cpg := &preempt.CompositePodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "gang", UID: "uid-gang"},
+			Spec: schedulingv1alpha3.CompositePodGroupSpec{Priority: pg.Spec.Priority,
+				SchedulingPolicy: schedulingv1alpha3.CompositePodGroupSchedulingPolicy{Basic: &schedulingv1alpha3.CompositeBasicSchedulingPolicy{}}}}
+		if g.MinGroupCount > 0 {
+			cpg.Spec.SchedulingPolicy = schedulingv1alpha3.CompositePodGroupSchedulingPolicy{Gang: &schedulingv1alpha3.CompositeGangSchedulingPolicy{MinGroupCount: int32(g.MinGroupCount)}}
+		}
+		if pg.Spec.PreemptionPolicy != nil {
+			cpg.Spec.PreemptionPolicy = ptr.To(schedulingv1alpha3.PreemptionPolicy(*pg.Spec.PreemptionPolicy))
+		}
+		req.PodGroup, req.CompositePodGroup = nil, cpg
+		for k := range g.Children {
+			child := &preempt.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("gang-c%d", k), UID: types.UID(fmt.Sprintf("uid-gang-c%d", k))},
+				Spec: schedulingv1beta1.PodGroupSpec{Priority: pg.Spec.Priority, ParentCompositePodGroupName: ptr.To("gang"),
+					SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}}}}
+			if k < len(g.ChildMinCounts) && g.ChildMinCounts[k] > 0 {
+				child.Spec.SchedulingPolicy = schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: int32(g.ChildMinCounts[k])}}
+			}
+			req.PodGroups = append(req.PodGroups, child)
+		}
+	}
 	for i, ps := range g.Members {
 		node := ps.Node
 		ps.Node, ps.Group = 0, 0
 		p := s.pod(ps, fmt.Sprintf("m%d", i))
 		p.Namespace, p.UID = "default", types.UID(fmt.Sprintf("uid-m%d", i))
 		p.DeletionTimestamp, p.Status = nil, v1.PodStatus{Phase: v1.PodPending}
-		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("gang")}
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(g.groupOf(i))}
 		if i == 0 && g.Never {
 			p.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever)
 		}

@@ -2,10 +2,11 @@ package reference
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -41,10 +42,11 @@ const (
 	msgPreemptionNeverRule = "not eligible due to preemptionPolicy=Never."
 )
 
-// PreemptPodGroup is PodGroupPostFilter for the request's PodGroup,
-// actuated through cs. Not modelled (an Error decision says so): a
-// CompositePodGroup preemptor and TopologyAwareWorkloadScheduling's
-// placement algorithm, as in the upstream adapter.
+// PreemptPodGroup is PodGroupPostFilter for the request's PodGroup or
+// CompositePodGroup, actuated through cs. Not modelled (an Error decision
+// says so): TopologyAwareWorkloadScheduling's placements of a group with
+// a topology constraint (preempt.PodGroupRequest.Tree), as in the
+// upstream adapter.
 func (ev *evaluator) preemptPodGroup(ctx context.Context, cs kubernetes.Interface, req *preempt.PodGroupRequest) preempt.PodGroupDecision {
 	ev = ev.at(&preempt.Request{Config: req.Config})
 	d := preempt.PodGroupDecision{Victims: []preempt.Victim{}, Nominations: []preempt.Nomination{}}
@@ -59,17 +61,11 @@ func (ev *evaluator) preemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 		return fail(u)
 	}
 	gates := req.Config.FeatureGates
-	switch {
-	case req.CompositePodGroup != nil:
-		return fail(errors.New("a CompositePodGroup preemptor is not modelled by the reference yet"))
-	case gates[topologyAwareGate]:
-		return fail(errors.New("TopologyAwareWorkloadScheduling's placement algorithm is not modelled: gang preemption runs the default pod-group algorithm only"))
+	tree, err := req.Tree(ev.cluster)
+	if err != nil {
+		return fail(err)
 	}
-	pg := req.PodGroup
 	for _, p := range req.Pods {
-		if name, _ := preempt.PodGroupName(p); name != pg.Name || p.Namespace != pg.Namespace {
-			return fail(fmt.Errorf("member %s belongs to pod group %s/%s, not %s", preempt.Key(p.Namespace, p.Name), p.Namespace, name, preempt.Key(pg.Namespace, pg.Name)))
-		}
 		if ev.podByKey[podKey(p)] != nil {
 			return fail(fmt.Errorf("member %s is also in the cluster", podKey(p)))
 		}
@@ -77,17 +73,10 @@ func (ev *evaluator) preemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 			return fail(u)
 		}
 	}
-	// The request's group replaces the cluster's of the same name.
-	c := *ev.cluster
-	c.PodGroups = []*preempt.PodGroup{pg}
-	for _, other := range ev.cluster.PodGroups {
-		if other.Namespace != pg.Namespace || other.Name != pg.Name {
-			c.PodGroups = append(c.PodGroups, other)
-		}
-	}
-	g := groupsFor(&c, gates, ev.bug)
+	// The request's groups replace the cluster's of the same names.
+	g := groupsFor(req.WithGroups(ev.cluster), gates, ev.bug)
 
-	status, msg, placed, victims := ev.preemptGang(ctx, cs, g, req)
+	status, msg, placed, victims := ev.preemptGang(ctx, cs, g, req, tree)
 	d.Status, d.Message = status, podGroupPrefix+msg
 	for i, p := range req.Pods {
 		n := preempt.Nomination{Namespace: p.Namespace, Name: p.Name}
@@ -117,10 +106,10 @@ type gangVictims struct {
 // preemptGang is PodGroupEvaluator.Preempt: the status, its message, each
 // member's node (nil for none: the members keep no nomination) and the
 // victims.
-func (ev *evaluator) preemptGang(ctx context.Context, cs kubernetes.Interface, g *groups, req *preempt.PodGroupRequest) (preempt.Code, string, []string, *gangVictims) {
-	pg, members := req.PodGroup, req.Pods
-	priority := preempt.PodGroupPriority(pg)
-	if preemptionPolicy(pg, members, req.Config.FeatureGates[podGroupPreemptionPolicyGate]) == schedulingv1beta1.PreemptNever {
+func (ev *evaluator) preemptGang(ctx context.Context, cs kubernetes.Interface, g *groups, req *preempt.PodGroupRequest, tree *preempt.GroupNode) (preempt.Code, string, []string, *gangVictims) {
+	members := req.Pods
+	priority := req.PreemptorPriority()
+	if preemptionPolicy(req, req.Config.FeatureGates[podGroupPreemptionPolicyGate]) == schedulingv1beta1.PreemptNever {
 		return preempt.Unschedulable, msgPreemptionNeverRule, nil, nil
 	}
 	if ev.ongoingPreemption(g, members, priority) {
@@ -155,7 +144,7 @@ func (ev *evaluator) preemptGang(ctx context.Context, cs kubernetes.Interface, g
 		}
 	}
 	world := ev.world(gone, members)
-	assignments, code, msg, err := world.scheduleGang(ctx, req)
+	assignments, code, msg, err := world.scheduleGang(ctx, req, tree)
 	if err != nil {
 		return preempt.Error, err.Error(), nil, nil
 	}
@@ -195,17 +184,24 @@ func (ev *evaluator) preemptGang(ctx context.Context, cs kubernetes.Interface, g
 		&gangVictims{units: chosen, numPDBViolations: numViolations}
 }
 
-// preemptionPolicy is upstream's resolvePreemptionPolicy: the group's
-// (PreemptLowerPriority when unset) under PodGroupPreemptionPolicy, else
-// Never when any member says Never.
-func preemptionPolicy(pg *preempt.PodGroup, members []*v1.Pod, groupPolicy bool) schedulingv1beta1.PreemptionPolicy {
+// preemptionPolicy is upstream's resolvePreemptionPolicy (and
+// resolveCompositePreemptionPolicy): the group's (PreemptLowerPriority
+// when unset) under PodGroupPreemptionPolicy, else Never when any member
+// says Never.
+func preemptionPolicy(req *preempt.PodGroupRequest, groupPolicy bool) schedulingv1beta1.PreemptionPolicy {
 	if groupPolicy {
-		if pg.Spec.PreemptionPolicy != nil {
-			return *pg.Spec.PreemptionPolicy
+		if cpg := req.CompositePodGroup; cpg != nil {
+			if cpg.Spec.PreemptionPolicy != nil && *cpg.Spec.PreemptionPolicy != schedulingv1alpha3.PreemptLowerPriority {
+				return schedulingv1beta1.PreemptNever
+			}
+			return schedulingv1beta1.PreemptLowerPriority
+		}
+		if req.PodGroup.Spec.PreemptionPolicy != nil {
+			return *req.PodGroup.Spec.PreemptionPolicy
 		}
 		return schedulingv1beta1.PreemptLowerPriority
 	}
-	for _, p := range members {
+	for _, p := range req.Pods {
 		if p.Spec.PreemptionPolicy != nil && *p.Spec.PreemptionPolicy == v1.PreemptNever {
 			return schedulingv1beta1.PreemptNever
 		}
@@ -315,90 +311,225 @@ type assignment struct {
 	state *cycleState
 }
 
-// scheduleGang is the pod-group scheduling function (schedule_one_podgroup.go's
-// podGroupSchedulingDefaultAlgorithm) with the request's placement
-// choosing the hosts: GangScheduling's PlacementFeasible before and after
-// each member, every placement reverted on return. It returns the placed
-// members, or the Unschedulable code and message of a failed gang.
-func (w *evaluator) scheduleGang(ctx context.Context, req *preempt.PodGroupRequest) ([]assignment, preempt.Code, string, error) {
-	pg, members := req.PodGroup, req.Pods
+// pgStatus is a status of the pod-group scheduling function: its code
+// (Success, Unschedulable, or "Wait" from PlacementFeasible), its
+// reasons, and whether it carries the scheduler's errPodGroupUnschedulable
+// ("pod group is unschedulable"), which then leads its message and is all
+// Status.AsError gives.
+type pgStatus struct {
+	code    preempt.Code
+	reasons []string
+	err     bool
+}
+
+const codeWait preempt.Code = "Wait"
+
+func (s pgStatus) message() string {
+	r := s.reasons
+	if s.err {
+		r = append([]string{msgGroupUnschedulable}, r...)
+	}
+	return strings.Join(r, ", ")
+}
+
+// asError is Status.AsError's text.
+func (s pgStatus) asError() string {
+	if s.err {
+		return msgGroupUnschedulable
+	}
+	return s.message()
+}
+
+// placementFeasible is GangScheduling's PlacementFeasible for a group of
+// minCount: Unschedulable when the members (or child groups) left cannot
+// reach it, Wait until they have, Success after.
+func placementFeasible(minCount, remaining, scheduled int) pgStatus {
+	switch {
+	case remaining+scheduled < minCount:
+		return pgStatus{code: preempt.Unschedulable, reasons: []string{fmt.Sprintf("minCount (%d) cannot be satisfied: %d scheduled, %d remaining", minCount, scheduled, remaining)}}
+	case scheduled < minCount:
+		return pgStatus{code: codeWait, reasons: []string{fmt.Sprintf("minCount (%d) is not yet satisfied: %d scheduled, %d remaining", minCount, scheduled, remaining)}}
+	}
+	return pgStatus{code: preempt.Success}
+}
+
+// groupResult is a group's podGroupAlgorithmResult: its status, whether it
+// scheduled a member, and its placed members; a group that failed keeps
+// the members placed before it failed (upstream reverts their
+// assumption, not their results).
+type groupResult struct {
+	status pgStatus
+	any    bool
+	placed []assignment
+}
+
+// gangScheduler runs the scheduler's pod-group algorithms over one view.
+type gangScheduler struct {
+	view      *gangView
+	req       *preempt.PodGroupRequest
+	placement preempt.Placement
+	// tas is TopologyAwareWorkloadScheduling: every group then goes
+	// through the placement algorithm, here its one placement of every
+	// node (preempt.PodGroupRequest.Tree refuses topology constraints).
+	tas     bool
+	results map[*preempt.GroupNode]*groupResult
+}
+
+// scheduleGang is the pod-group scheduling function the scheduler hands
+// PodGroupPostFilter (podGroupCycle's closure around
+// runRootSchedulingAlgorithm, schedule_one_podgroup.go) with the
+// request's placement choosing the hosts: a PodGroup through
+// podGroupSchedulingDefaultAlgorithm (GangScheduling's PlacementFeasible
+// before and after each member), a CompositePodGroup through
+// compositePodGroupSchedulingDefaultAlgorithm over its children in
+// order (PlacementFeasible over the children), each under
+// TopologyAwareWorkloadScheduling inside the placement algorithm of its
+// one placement; every placement reverted on return. It returns the
+// proposals of every group evaluated (failed child groups' too, as the
+// closure gathers every result: docs/upstream-findings.md), or the
+// Unschedulable code and message of a failed gang.
+func (w *evaluator) scheduleGang(ctx context.Context, req *preempt.PodGroupRequest, tree *preempt.GroupNode) ([]assignment, preempt.Code, string, error) {
+	s := &gangScheduler{
+		view:      &gangView{w: w.clone(), states: map[*v1.Pod]*cycleState{}},
+		req:       req,
+		placement: req.Placement,
+		tas:       req.Config.FeatureGates[preempt.TopologyAwareGate],
+		results:   map[*preempt.GroupNode]*groupResult{},
+	}
+	if s.placement == nil {
+		s.placement = preempt.FirstFit
+	}
+	root, err := s.group(ctx, tree)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if root.status.code == preempt.Success && !root.any {
+		// The framework needs a scheduled pod for a success.
+		root.status = pgStatus{code: preempt.Unschedulable, err: true}
+	}
+	if root.status.code != preempt.Success {
+		return nil, preempt.Unschedulable, root.status.message(), nil
+	}
+	var out []assignment
+	tree.Walk(func(n *preempt.GroupNode) {
+		if r := s.results[n]; r != nil {
+			out = append(out, r.placed...)
+		}
+	})
+	return out, preempt.Success, "", nil
+}
+
+// group is podGroupSchedulingRecursiveAlgorithm for n.
+func (s *gangScheduler) group(ctx context.Context, n *preempt.GroupNode) (*groupResult, error) {
+	mark := len(s.view.undo)
+	r := &groupResult{}
+	s.results[n] = r
+	var err error
+	if n.CompositePodGroup != nil {
+		err = s.composite(ctx, n, r)
+	} else {
+		err = s.leaf(ctx, n, r)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.status.code == codeWait {
+		r.status = pgStatus{code: preempt.Unschedulable, reasons: r.status.reasons, err: true}
+	}
+	if r.status.code != preempt.Success {
+		s.view.revert(mark)
+		r.any = false
+		if s.tas || n.CompositePodGroup != nil {
+			// The placement algorithm's report when no placement works.
+			r.status = pgStatus{code: preempt.Unschedulable, err: true,
+				reasons: []string{"0/1 placements are available, first placement status: " + r.status.asError()}}
+		}
+	}
+	return r, nil
+}
+
+// leaf is podGroupSchedulingDefaultAlgorithm for the PodGroup of n.
+func (s *gangScheduler) leaf(ctx context.Context, n *preempt.GroupNode, r *groupResult) error {
+	pg := n.PodGroup
 	// ScheduledPodsCount: the group's bound members left in the world
 	// (the potential victims are gone).
 	scheduled := 0
-	for _, pods := range w.bound {
+	for _, pods := range s.view.w.bound {
 		for _, p := range pods {
 			if name, ok := preempt.PodGroupName(p); ok && name == pg.Name && p.Namespace == pg.Namespace {
 				scheduled++
 			}
 		}
 	}
-	minCount := 1 // GangScheduling's getMinCount: 1 for a basic group
-	if pg.Spec.SchedulingPolicy.Gang != nil {
-		minCount = int(preempt.PodGroupMinCount(pg))
+	minCount := n.MinCount()
+	remaining := len(n.Members)
+	r.status = placementFeasible(minCount, remaining, scheduled)
+	if r.status.code == preempt.Unschedulable {
+		r.status.err = true
+		return nil
 	}
-	feasible := func(remaining, scheduled int) (preempt.Code, string) {
-		switch {
-		case remaining+scheduled < minCount:
-			return preempt.Unschedulable, fmt.Sprintf("minCount (%d) cannot be satisfied: %d scheduled, %d remaining", minCount, scheduled, remaining)
-		case scheduled < minCount:
-			return "Wait", fmt.Sprintf("minCount (%d) is not yet satisfied: %d scheduled, %d remaining", minCount, scheduled, remaining)
-		}
-		return preempt.Success, ""
+	members := make([]*v1.Pod, len(n.Members))
+	for i, m := range n.Members {
+		members[i] = s.req.Pods[m]
 	}
-	unschedulable := func(reason string) ([]assignment, preempt.Code, string, error) {
-		msg := msgGroupUnschedulable
-		if reason != "" {
-			msg += ", " + reason
-		}
-		return nil, preempt.Unschedulable, msg, nil
-	}
-	remaining := len(members)
-	code, reason := feasible(remaining, scheduled)
-	if code == preempt.Unschedulable {
-		return unschedulable(reason)
-	}
-
-	view := &gangView{w: w.clone(), states: map[*v1.Pod]*cycleState{}}
-	placement := req.Placement
-	if placement == nil {
-		placement = preempt.FirstFit
-	}
-	nodes, err := placement(ctx, view, members)
+	nodes, err := s.placement(ctx, s.view, members)
 	if err != nil {
-		return nil, "", "", err
+		return err
 	}
-	var out []assignment
-	anyScheduled := false
 	for i, p := range members {
 		remaining--
 		placed := i < len(nodes) && nodes[i] != ""
 		if placed {
 			scheduled++
-			out = append(out, assignment{index: i, pod: view.assumed[p], node: nodes[i], state: view.states[p]})
+			r.placed = append(r.placed, assignment{index: n.Members[i], pod: s.view.assumed[p], node: nodes[i], state: s.view.states[p]})
 		}
-		code, reason = feasible(remaining, scheduled)
-		if code == preempt.Unschedulable {
+		r.status = placementFeasible(minCount, remaining, scheduled)
+		if r.status.code == preempt.Unschedulable {
 			break
 		}
-		anyScheduled = anyScheduled || placed
+		r.any = r.any || placed
 	}
-	switch {
-	case code != preempt.Success:
-		return unschedulable(reason)
-	case !anyScheduled:
-		return unschedulable("")
+	return nil
+}
+
+// composite is compositePodGroupSchedulingDefaultAlgorithm for the
+// CompositePodGroup of n: its children in order, PlacementFeasible over
+// them (the children already scheduled are not counted: upstream starts
+// at 0).
+func (s *gangScheduler) composite(ctx context.Context, n *preempt.GroupNode, r *groupResult) error {
+	minCount := n.MinCount()
+	remaining, scheduled := len(n.Children), 0
+	r.status = placementFeasible(minCount, remaining, scheduled)
+	if r.status.code == preempt.Unschedulable {
+		return nil
 	}
-	return out, preempt.Success, "", nil
+	for _, c := range n.Children {
+		cr, err := s.group(ctx, c)
+		if err != nil {
+			return err
+		}
+		r.any = r.any || cr.any
+		remaining--
+		if cr.status.code == preempt.Success {
+			scheduled++
+		}
+		r.status = placementFeasible(minCount, remaining, scheduled)
+		if r.status.code == preempt.Unschedulable {
+			break
+		}
+	}
+	return nil
 }
 
 // gangView is preempt.PlacementView over a world: each member's PreFilter
 // runs once, when it is first tried, with the members placed before it
 // there; a placed member is bound to its node in the world and no longer
-// waits on its nominated node.
+// waits on its nominated node, until its group fails and is reverted.
 type gangView struct {
 	w       *evaluator
 	states  map[*v1.Pod]*cycleState
 	assumed map[*v1.Pod]*v1.Pod
+	undo    []func()
 }
 
 func (v *gangView) Nodes() []string {
@@ -433,16 +564,36 @@ func (v *gangView) Place(_ context.Context, pod *v1.Pod, node string) (bool, err
 	v.assumed[pod] = assumed
 	v.w.bound[node] = append(v.w.bound[node], assumed)
 	v.w.node(node).addPod(assumed)
-	if nn := pod.Status.NominatedNodeName; nn != "" {
+	nn := pod.Status.NominatedNodeName
+	var dropped []*v1.Pod
+	if nn != "" {
 		var kept []*v1.Pod
 		for _, p := range v.w.nominated[nn] {
 			if p.UID != pod.UID {
 				kept = append(kept, p)
+			} else {
+				dropped = append(dropped, p)
 			}
 		}
 		v.w.nominated[nn] = kept
 	}
+	v.undo = append(v.undo, func() {
+		v.w.bound[node] = without(v.w.bound[node], assumed)
+		_ = v.w.node(node).removePod(assumed)
+		if nn != "" {
+			v.w.nominated[nn] = append(v.w.nominated[nn], dropped...)
+		}
+	})
 	return true, nil
+}
+
+// revert takes back the placements made since mark (the scheduler's
+// revert functions of a group that failed).
+func (v *gangView) revert(mark int) {
+	for i := len(v.undo) - 1; i >= mark; i-- {
+		v.undo[i]()
+	}
+	v.undo = v.undo[:mark]
 }
 
 // reprieveForGang is selectVictimsOnDomain's reprieveVictim on the world

@@ -26,16 +26,22 @@ var _ preempt.PodGroupPreempter = (*evaluator)(nil)
 var errPodGroupUnschedulable = errors.New("pod group is unschedulable")
 
 // PreemptPodGroup runs v1.37.2's DefaultPreemption.PodGroupPostFilter
-// (PodGroupEvaluator.Preempt) for the request's PodGroup through cs, with
-// req.Placement (FirstFit by default) inside the scheduling function
-// upstream's scheduler passes it, rebuilt around the choice of host as
-// schedule_one_podgroup.go's podGroupSchedulingDefaultAlgorithm does it:
-// PlacementFeasible before and after each member, each placed member
-// assumed in the snapshot and Reserved (its nomination dropped), every
-// assumption reverted when the function returns.
+// (PodGroupEvaluator.Preempt) for the request's PodGroup or
+// CompositePodGroup through cs, with req.Placement (FirstFit by default)
+// inside the scheduling function upstream's scheduler passes it
+// (podGroupCycle's closure), rebuilt around the choice of host as
+// schedule_one_podgroup.go's algorithms do it: a PodGroup through
+// podGroupSchedulingDefaultAlgorithm (PlacementFeasible before and after
+// each member, each placed member assumed in the snapshot and Reserved,
+// its nomination dropped), a CompositePodGroup through
+// compositePodGroupSchedulingDefaultAlgorithm over its children, each
+// group under TopologyAwareWorkloadScheduling inside the placement
+// algorithm of its one placement; a failed group's members reverted,
+// every assumption reverted when the function returns.
 //
-// Not modelled (an Error decision says so): a CompositePodGroup preemptor,
-// and TopologyAwareWorkloadScheduling's placement algorithm.
+// Not modelled (an Error decision says so, preempt.PodGroupRequest.Tree):
+// TopologyAwareWorkloadScheduling's placements of a group with a topology
+// constraint.
 func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interface, req *preempt.PodGroupRequest) (d preempt.PodGroupDecision) {
 	defer ev.lock(&preempt.Request{Config: req.Config})()
 	ctx = quiet(ctx)
@@ -58,24 +64,16 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 	if err != nil {
 		return d
 	}
-	switch {
-	case !w.fts.EnableGenericWorkload:
+	if !w.fts.EnableGenericWorkload {
 		err = errors.New("gang preemption needs GenericWorkload=true")
 		return d
-	case req.CompositePodGroup != nil:
-		err = errors.New("a CompositePodGroup preemptor is not modelled by the upstream adapter yet")
-		return d
-	case w.fts.EnableTopologyAwareWorkloadScheduling:
-		err = errors.New("TopologyAwareWorkloadScheduling's placement algorithm is not modelled: gang preemption runs the default pod-group algorithm only")
+	}
+	tree, err := req.Tree(&preempt.Cluster{PodGroups: ev.podGroups, CompositePodGroups: ev.composites})
+	if err != nil {
 		return d
 	}
-	pg := req.PodGroup.DeepCopy()
 	members := make([]*v1.Pod, len(req.Pods))
 	for i, p := range req.Pods {
-		if name, _ := preempt.PodGroupName(p); name != pg.Name || p.Namespace != pg.Namespace {
-			err = fmt.Errorf("member %s belongs to pod group %s/%s, not %s", preempt.Key(p.Namespace, p.Name), p.Namespace, name, preempt.Key(pg.Namespace, pg.Name))
-			return d
-		}
 		if w.podByKey[preempt.Key(p.Namespace, p.Name)] != nil {
 			err = fmt.Errorf("member %s is also in the cluster", preempt.Key(p.Namespace, p.Name))
 			return d
@@ -85,11 +83,22 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 			members[i] = p.DeepCopy()
 		}
 	}
-	undo, err := w.addGang(ctx, pg, members)
+	var groups []*preempt.PodGroup
+	var cpg *preempt.CompositePodGroup
+	if req.CompositePodGroup != nil {
+		cpg = req.CompositePodGroup.DeepCopy()
+		for _, pg := range req.PodGroups {
+			groups = append(groups, pg.DeepCopy())
+		}
+	} else {
+		groups = []*preempt.PodGroup{req.PodGroup.DeepCopy()}
+	}
+	undo, err := w.addGang(ctx, groups, cpg, members)
 	if err != nil {
 		return d
 	}
 	defer undo()
+	pgInfo := w.groupInfo(tree, groups, cpg, members)
 
 	fts := w.fts
 	fts.EnableAsyncPreemption = !req.Config.Synchronous
@@ -108,7 +117,6 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 	if placement == nil {
 		placement = preempt.FirstFit
 	}
-	pgInfo := &framework.PodGroupInfo{Namespace: pg.Namespace, Name: pg.Name, Type: fwk.PodGroupKeyType, UnscheduledPods: members, PodGroup: pg}
 	schedule := func(ctx context.Context) (*fwk.PodGroupAssignments, *fwk.Status) {
 		return w.scheduleGang(ctx, pgInfo, placement)
 	}
@@ -116,9 +124,13 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 	res, status := dp.PodGroupPostFilter(ctx, framework.NewCycleState(), pgInfo, schedule)
 	if !req.Config.Synchronous {
 		deadline := time.Now().Add(asyncWait)
-		for dp.Executor.IsPodGroupRunningPreemption(pg.UID) {
+		uid := groups[0].UID
+		if cpg != nil {
+			uid = cpg.UID
+		}
+		for dp.Executor.IsPodGroupRunningPreemption(uid) {
 			if time.Now().After(deadline) {
-				err = fmt.Errorf("the asynchronous preemption for pod group %s did not finish within %v", preempt.Key(pg.Namespace, pg.Name), asyncWait)
+				err = fmt.Errorf("the asynchronous preemption for pod group %s did not finish within %v", req.PreemptorName(), asyncWait)
 				return d
 			}
 			time.Sleep(50 * time.Microsecond)
@@ -167,30 +179,56 @@ func (r *gangRecord) get() preemption.Candidate {
 	return r.c
 }
 
-// addGang puts the preemptor's group and its members in the world, as
-// kube-scheduler holds them while it schedules the group: the PodGroup in
-// the scheduler cache (replacing the cluster's of that name), each member
-// in its group state (AddPodGroupMember) and in the pod informer, each
-// nominated member in the nominator. The returned function undoes it.
-func (w *world) addGang(ctx context.Context, pg *preempt.PodGroup, members []*v1.Pod) (func(), error) {
+// addGang puts the preemptor's groups in the world, as kube-scheduler
+// holds them while it schedules the gang: the PodGroups (and the
+// CompositePodGroup, when there is one) in the scheduler cache (replacing
+// the cluster's of those names), each member in its group state
+// (AddPodGroupMember) and in the pod informer, each nominated member in
+// the nominator. The returned function undoes it.
+func (w *world) addGang(ctx context.Context, groups []*preempt.PodGroup, cpg *preempt.CompositePodGroup, members []*v1.Pod) (func(), error) {
 	logger := klogFrom(ctx)
-	old, _ := w.cache.PodGroups().Get(pg.Namespace, pg.Name)
-	if old != nil {
-		w.cache.UpdatePodGroup(logger, old, pg)
-	} else {
-		w.cache.AddPodGroup(pg)
-	}
 	var undo []func()
+	undoAll := func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+		_ = w.cache.UpdateSnapshot(logger, w.snapshot)
+	}
+	for _, pg := range groups {
+		pg := pg
+		old, _ := w.cache.PodGroups().Get(pg.Namespace, pg.Name)
+		if old != nil {
+			w.cache.UpdatePodGroup(logger, old, pg)
+			undo = append(undo, func() { w.cache.UpdatePodGroup(logger, pg, old) })
+		} else {
+			w.cache.AddPodGroup(pg)
+			undo = append(undo, func() { w.cache.RemovePodGroup(logger, pg) })
+		}
+	}
+	if cpg != nil {
+		old, _ := w.cache.CompositePodGroups().Get(cpg.Namespace, cpg.Name)
+		if old != nil {
+			w.cache.UpdateCompositePodGroup(logger, old, cpg)
+			undo = append(undo, func() { w.cache.UpdateCompositePodGroup(logger, cpg, old) })
+		} else {
+			w.cache.AddCompositePodGroup(logger, cpg)
+			undo = append(undo, func() { w.cache.RemoveCompositePodGroup(logger, cpg) })
+		}
+	}
 	for _, p := range members {
+		p := p
 		w.cache.AddPodGroupMember(p)
+		undo = append(undo, func() { w.cache.RemovePodGroupMember(p) })
 		restore, err := w.addPreemptor(p)
 		if err != nil {
+			undoAll()
 			return nil, err
 		}
 		undo = append(undo, restore)
 		if p.Status.NominatedNodeName != "" {
 			pi, err := framework.NewPodInfo(p)
 			if err != nil {
+				undoAll()
 				return nil, err
 			}
 			w.queue.AddNominatedPod(logger, pi, &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: p.Status.NominatedNodeName})
@@ -198,22 +236,40 @@ func (w *world) addGang(ctx context.Context, pg *preempt.PodGroup, members []*v1
 		}
 	}
 	if err := w.cache.UpdateSnapshot(logger, w.snapshot); err != nil {
+		undoAll()
 		return nil, err
 	}
-	return func() {
-		for i := len(undo) - 1; i >= 0; i-- {
-			undo[i]()
+	return undoAll, nil
+}
+
+// groupInfo is the scheduling queue's PodGroupInfo for the gang's tree
+// (workloadForest.buildQueuedPodGroupInfo), with the request's group
+// objects (as added to the cache) and members; a group of the cluster
+// under the composite keeps the cluster's object and has no unscheduled
+// member.
+func (w *world) groupInfo(n *preempt.GroupNode, groups []*preempt.PodGroup, cpg *preempt.CompositePodGroup, members []*v1.Pod) *framework.PodGroupInfo {
+	if n.CompositePodGroup != nil {
+		obj := n.CompositePodGroup
+		if cpg != nil && obj.Namespace == cpg.Namespace && obj.Name == cpg.Name {
+			obj = cpg
 		}
-		for _, p := range members {
-			w.cache.RemovePodGroupMember(p)
+		info := &framework.PodGroupInfo{Namespace: obj.Namespace, Name: obj.Name, Type: fwk.CompositePodGroupKeyType, CompositePodGroup: obj, Children: []*framework.PodGroupInfo{}}
+		for _, c := range n.Children {
+			info.Children = append(info.Children, w.groupInfo(c, groups, cpg, members))
 		}
-		if old != nil {
-			w.cache.UpdatePodGroup(logger, pg, old)
-		} else {
-			w.cache.RemovePodGroup(logger, pg)
+		return info
+	}
+	obj := n.PodGroup
+	for _, pg := range groups {
+		if pg.Namespace == obj.Namespace && pg.Name == obj.Name {
+			obj = pg
 		}
-		_ = w.cache.UpdateSnapshot(logger, w.snapshot)
-	}, nil
+	}
+	info := &framework.PodGroupInfo{Namespace: obj.Namespace, Name: obj.Name, Type: fwk.PodGroupKeyType, PodGroup: obj, UnscheduledPods: []*v1.Pod{}, Children: []*framework.PodGroupInfo{}}
+	for _, i := range n.Members {
+		info.UnscheduledPods = append(info.UnscheduledPods, members[i])
+	}
+	return info
 }
 
 // memberResult is one member's outcome in the scheduling function: a
@@ -229,59 +285,143 @@ func (m *memberResult) GetPodInfo() fwk.PodInfo       { return m.pi }
 func (m *memberResult) GetNodeName() string           { return m.node }
 func (m *memberResult) GetCycleState() fwk.CycleState { return m.state }
 
-// scheduleGang is the podGroupSchedulingFunc PodGroupPostFilter gets:
-// upstream's podGroupSchedulingDefaultAlgorithm (non-TAS) with place
-// choosing the hosts, every assumption reverted on return.
-func (w *world) scheduleGang(ctx context.Context, pgInfo *framework.PodGroupInfo, place preempt.Placement) (*fwk.PodGroupAssignments, *fwk.Status) {
+// scheduleGang is the function PodGroupPostFilter gets (podGroupCycle's
+// closure around runRootSchedulingAlgorithm): the root's algorithm with
+// place choosing the hosts, every assumption reverted on return, and the
+// proposals of every group evaluated, a failed child group's too (as the
+// closure gathers every result: docs/upstream-findings.md).
+func (w *world) scheduleGang(ctx context.Context, root *framework.PodGroupInfo, place preempt.Placement) (*fwk.PodGroupAssignments, *fwk.Status) {
+	view := &gangView{w: w, states: map[*v1.Pod]*memberResult{}}
+	defer view.revert(0)
+	var order []*groupResult
+	res := w.scheduleGroup(ctx, view, root, place, &order)
+	if res.status.IsSuccess() && !res.any {
+		// The framework requires at least 1 pod to be scheduled in order to return a success status.
+		res.status = fwk.NewStatus(fwk.Unschedulable).WithError(errPodGroupUnschedulable)
+	}
+	var assignments []fwk.ProposedAssignment
+	if res.status.IsSuccess() {
+		for _, r := range order {
+			assignments = append(assignments, r.placed...)
+		}
+	}
+	return &fwk.PodGroupAssignments{ProposedAssignments: assignments}, res.status
+}
+
+// groupResult is a group's podGroupAlgorithmResult.
+type groupResult struct {
+	status *fwk.Status
+	any    bool
+	placed []fwk.ProposedAssignment
+}
+
+// scheduleGroup is podGroupSchedulingRecursiveAlgorithm for pgi, with
+// TopologyAwareWorkloadScheduling's placement algorithm around it when
+// the gate is on (CompositePodGroup needs it): the one placement of every
+// node (the request has no topology constraint), a failure reported as
+// "0/1 placements are available".
+func (w *world) scheduleGroup(ctx context.Context, view *gangView, pgi *framework.PodGroupInfo, place preempt.Placement, order *[]*groupResult) *groupResult {
+	mark := len(view.reverts)
+	r := &groupResult{}
+	*order = append(*order, r)
+	if pgi.Type == fwk.CompositePodGroupKeyType {
+		w.compositeAlgorithm(ctx, view, pgi, place, order, r)
+	} else {
+		w.defaultAlgorithm(ctx, view, pgi, place, r)
+	}
+	if !r.status.IsSuccess() {
+		view.revert(mark)
+		r.any = false
+		if !r.status.IsError() && (w.fts.EnableTopologyAwareWorkloadScheduling || pgi.Type == fwk.CompositePodGroupKeyType) {
+			r.status = fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("0/%d placements are available, first placement status: %v", 1, r.status.AsError())).WithError(errPodGroupUnschedulable)
+		}
+	}
+	return r
+}
+
+// defaultAlgorithm is podGroupSchedulingDefaultAlgorithm for the PodGroup
+// of pgi, with place choosing the hosts.
+func (w *world) defaultAlgorithm(ctx context.Context, view *gangView, pgi *framework.PodGroupInfo, place preempt.Placement, r *groupResult) {
 	lister := w.fh.SnapshotSharedLister()
-	pgState, err := lister.PodGroupStates().Get(pgInfo.Namespace, pgInfo.Name)
+	pgState, err := lister.PodGroupStates().Get(pgi.Namespace, pgi.Name)
 	if err != nil {
-		return nil, fwk.AsStatus(fmt.Errorf("failed to get podGroup state for podGroup %s/%s to compute gang feasibility: %w", pgInfo.Namespace, pgInfo.Name, err))
+		r.status = fwk.AsStatus(fmt.Errorf("failed to get podGroup state for podGroup %s/%s to compute gang feasibility: %w", pgi.Namespace, pgi.Name, err))
+		return
 	}
 	placementState := framework.NewCycleState()
 	placementState.SetPodGroupSchedulingCycle(framework.NewCycleState())
-	progress := framework.PlacementProgress{Remaining: len(pgInfo.UnscheduledPods), Scheduled: pgState.ScheduledPodsCount()}
-	st := w.fh.RunPlacementFeasiblePlugins(ctx, placementState, pgInfo, progress)
+	progress := framework.PlacementProgress{Remaining: len(pgi.GetUnscheduledPods()), Scheduled: pgState.ScheduledPodsCount()}
+	st := w.fh.RunPlacementFeasiblePlugins(ctx, placementState, pgi, progress)
+	r.status = st
 	if st.IsError() {
-		return nil, fwk.AsStatus(fmt.Errorf("failed to evaluate placement feasibility: %w", st.AsError()))
+		r.status = fwk.AsStatus(fmt.Errorf("failed to evaluate placement feasibility: %w", st.AsError()))
+		return
 	}
 	if st.Code() == fwk.Unschedulable {
-		return &fwk.PodGroupAssignments{}, fwk.NewStatus(fwk.Unschedulable, st.Reasons()...).WithError(errPodGroupUnschedulable)
+		r.status = fwk.NewStatus(fwk.Unschedulable, st.Reasons()...).WithError(errPodGroupUnschedulable)
+		return
 	}
-	view := &gangView{w: w, placementState: placementState, states: map[*v1.Pod]*memberResult{}}
-	defer view.revert(ctx)
-	nodes, err := place(ctx, view, pgInfo.UnscheduledPods)
+	view.placementState = placementState
+	members := pgi.UnscheduledPods
+	nodes, err := place(ctx, view, members)
 	if err != nil {
-		return nil, fwk.AsStatus(err)
+		r.status = fwk.AsStatus(err)
+		return
 	}
-	var assignments []fwk.ProposedAssignment
-	anyScheduled := false
-	status := st
-	for i, p := range pgInfo.UnscheduledPods {
+	for i, p := range members {
 		progress.Remaining--
 		if nodes[i] != "" {
 			progress.Scheduled++
-			assignments = append(assignments, view.states[p])
+			r.placed = append(r.placed, view.states[p])
 		}
-		status = w.fh.RunPlacementFeasiblePlugins(ctx, placementState, pgInfo, progress)
-		if status.IsError() {
-			return nil, fwk.AsStatus(fmt.Errorf("failed to evaluate placement feasibility: %w", status.AsError()))
-		}
-		if status.Code() == fwk.Unschedulable {
+		st := w.fh.RunPlacementFeasiblePlugins(ctx, placementState, pgi, progress)
+		if st.IsError() {
+			r.status = fwk.AsStatus(fmt.Errorf("failed to evaluate placement feasibility: %w", st.AsError()))
 			break
 		}
-		anyScheduled = anyScheduled || nodes[i] != ""
+		r.status = st
+		if st.Code() == fwk.Unschedulable {
+			break
+		}
+		r.any = r.any || nodes[i] != ""
 	}
-	if status.IsWait() || status.Code() == fwk.Unschedulable {
-		status = fwk.NewStatus(fwk.Unschedulable, status.Reasons()...).WithError(errPodGroupUnschedulable)
+	if r.status.IsWait() {
+		r.status = fwk.NewStatus(fwk.Unschedulable, r.status.Reasons()...).WithError(errPodGroupUnschedulable)
 	}
-	if status.IsSuccess() && !anyScheduled {
-		status = fwk.NewStatus(fwk.Unschedulable).WithError(errPodGroupUnschedulable)
+}
+
+// compositeAlgorithm is compositePodGroupSchedulingDefaultAlgorithm for
+// the CompositePodGroup of pgi: its children in order, PlacementFeasible
+// over them.
+func (w *world) compositeAlgorithm(ctx context.Context, view *gangView, pgi *framework.PodGroupInfo, place preempt.Placement, order *[]*groupResult, r *groupResult) {
+	placementState := framework.NewCycleState()
+	placementState.SetPodGroupSchedulingCycle(framework.NewCycleState())
+	progress := framework.PlacementProgress{Remaining: len(pgi.Children)}
+	st := w.fh.RunPlacementFeasiblePlugins(ctx, placementState, pgi, progress)
+	r.status = st
+	if st.Code() == fwk.Unschedulable || st.Code() == fwk.Error {
+		return
 	}
-	if !status.IsSuccess() {
-		assignments = nil
+	for _, child := range pgi.GetChildGroups() {
+		cr := w.scheduleGroup(ctx, view, child, place, order)
+		if cr.status.IsError() {
+			r.status = fwk.AsStatus(fmt.Errorf("composite pod group evaluation failed due to child error: %w", cr.status.AsError()))
+			return
+		}
+		r.any = r.any || cr.any
+		progress.Remaining--
+		if cr.status.IsSuccess() {
+			progress.Scheduled++
+		}
+		st = w.fh.RunPlacementFeasiblePlugins(ctx, placementState, pgi, progress)
+		if st.Code() == fwk.Unschedulable || st.Code() == fwk.Error {
+			break
+		}
 	}
-	return &fwk.PodGroupAssignments{ProposedAssignments: assignments}, status
+	if st.IsWait() {
+		st = fwk.NewStatus(fwk.Unschedulable, st.Reasons()...).WithError(errPodGroupUnschedulable)
+	}
+	r.status = st
 }
 
 // gangView is preempt.PlacementView over upstream's framework: each
@@ -384,9 +524,11 @@ func (v *gangView) renominate(logger klogLogger, pod *v1.Pod, pi *framework.PodI
 	}
 }
 
-func (v *gangView) revert(context.Context) {
-	for i := len(v.reverts) - 1; i >= 0; i-- {
+// revert takes back the placements made since mark (the revert functions
+// of a group that failed, or of the whole function when it returns).
+func (v *gangView) revert(mark int) {
+	for i := len(v.reverts) - 1; i >= mark; i-- {
 		v.reverts[i]()
 	}
-	v.reverts = nil
+	v.reverts = v.reverts[:mark]
 }

@@ -252,7 +252,7 @@ func TestUpstreamGangPreemption(t *testing.T) {
 			pg:      gang("g", 10, 3),
 			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m"), pgPod("m2", "", "g", 10, "600m")},
 			status:  preempt.Unschedulable, nominations: []string{"", "", ""},
-			message: "pod group preemption: pod group is unschedulable, minCount (3) cannot be satisfied: 2 scheduled, 0 remaining",
+			message: "pod group preemption: minCount (3) cannot be satisfied: 2 scheduled, 0 remaining",
 		},
 		{
 			// minCount 2 of 3: the third member stays unplaced.
