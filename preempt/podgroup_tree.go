@@ -5,6 +5,8 @@ package preempt
 import (
 	"fmt"
 	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // GroupNode is one group of a gang preemptor's hierarchy, as upstream's
@@ -14,12 +16,12 @@ import (
 type GroupNode struct {
 	PodGroup          *PodGroup
 	CompositePodGroup *CompositePodGroup
-	// Children of a composite, in (type, namespace, name) order: the
-	// CompositePodGroups first, then the PodGroups, each by name.
-	// Upstream keeps them in a set (workloadForest.children) and
-	// iterates it, so its order is a map's; the project pins this one
-	// (docs/divergences.md), the order the upstream adapter already
-	// gives CompositePodGroupState.GetChildren.
+	// Children of a composite, in the order upstream's composite
+	// algorithm takes them (PodGroupInfo.GetChildGroups): by creation
+	// time, then by name. A PodGroup and a CompositePodGroup of the same
+	// name and creation time are equal to that sort, which leaves them in
+	// the map order of the queue's children set; the project puts the
+	// CompositePodGroup first (docs/divergences.md).
 	Children []*GroupNode
 	// Members of a leaf: indexes into the request's Pods, in the
 	// request's order (the group's queue order).
@@ -191,9 +193,12 @@ func (r *PodGroupRequest) Tree(c *Cluster) (*GroupNode, error) {
 func buildGroupTree(c *Cluster, cpg *CompositePodGroup, seen map[string]bool) *GroupNode {
 	n := &GroupNode{CompositePodGroup: cpg}
 	seen["c/"+Key(cpg.Namespace, cpg.Name)] = true
+	// The children: the composites in name order, built depth first (a
+	// composite met again, in a cycle, is left out), then the PodGroups;
+	// then in GetChildGroups' order.
 	var composites []*CompositePodGroup
 	for _, child := range c.CompositePodGroups {
-		if child.Namespace == cpg.Namespace && CompositePodGroupParent(child) == cpg.Name && !seen["c/"+Key(child.Namespace, child.Name)] {
+		if child.Namespace == cpg.Namespace && CompositePodGroupParent(child) == cpg.Name {
 			composites = append(composites, child)
 		}
 	}
@@ -204,18 +209,28 @@ func buildGroupTree(c *Cluster, cpg *CompositePodGroup, seen map[string]bool) *G
 		}
 		n.Children = append(n.Children, buildGroupTree(c, child, seen))
 	}
-	var groups []*PodGroup
 	for _, pg := range c.PodGroups {
 		if pg.Namespace == cpg.Namespace && PodGroupParent(pg) == cpg.Name && !seen["p/"+Key(pg.Namespace, pg.Name)] {
-			groups = append(groups, pg)
+			seen["p/"+Key(pg.Namespace, pg.Name)] = true
+			n.Children = append(n.Children, &GroupNode{PodGroup: pg})
 		}
 	}
-	sort.Slice(groups, func(i, j int) bool { return groups[i].Name < groups[j].Name })
-	for _, pg := range groups {
-		seen["p/"+Key(pg.Namespace, pg.Name)] = true
-		n.Children = append(n.Children, &GroupNode{PodGroup: pg})
-	}
+	sort.SliceStable(n.Children, func(i, j int) bool {
+		a, b := n.Children[i].meta(), n.Children[j].meta()
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		return a.Name < b.Name
+	})
 	return n
+}
+
+// meta is the group's object metadata.
+func (n *GroupNode) meta() *metav1.ObjectMeta {
+	if n.CompositePodGroup != nil {
+		return &n.CompositePodGroup.ObjectMeta
+	}
+	return &n.PodGroup.ObjectMeta
 }
 
 // TopologyAwareGate is TopologyAwareWorkloadScheduling, which

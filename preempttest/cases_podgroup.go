@@ -792,8 +792,8 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 		{
 			// The composite's priority (50) is the preemptor's, not its
 			// members' own (1) nor its children's (10): v1 at 20 goes.
-			// Children in (type, name) order whatever the file's order:
-			// a before b.
+			// Children created together come by name whatever the file's
+			// order: a before b.
 			name:      "a composite gang preempts at the composite's priority",
 			c:         twoNodes(pgPod("v1", "n1", "", 20, "600m"), pgPod("v2", "n2", "", 20, "600m")),
 			composite: pgCompositeGang("job", 50, 2),
@@ -819,6 +819,39 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			gates:     pgCompositeOn,
 			status:    preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
 			nominations: []string{"n1"}, victims: []preempt.Victim{pgVictim("v1", 0, "")}, deleted: []string{"v1"},
+		},
+		{
+			// Children by creation time, then name (GetChildGroups): the
+			// cluster's composite sub (child c), created first, before
+			// the PodGroup a, whatever the names and the file's order.
+			// One node has room for one member once v1 is gone: c0 takes
+			// it, a fails, and the basic composite job succeeds with sub.
+			name: "a composite's children by creation time",
+			c: func() *preempt.Cluster {
+				c := &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")}, Pods: []*v1.Pod{pgPod("v1", "n1", "", 0, "600m")}}
+				sub := pgCompositeGang("sub", 10, 1)
+				sub.Spec.ParentCompositePodGroupName = ptr.To("job")
+				sub.CreationTimestamp = metav1.NewTime(pgNow.Add(-2 * time.Hour))
+				c.CompositePodGroups = []*preempt.CompositePodGroup{sub}
+				return c
+			}(),
+			composite: func() *preempt.CompositePodGroup {
+				c := pgCompositeGang("job", 10, 1)
+				c.Spec.SchedulingPolicy = schedulingv1alpha3.CompositePodGroupSchedulingPolicy{Basic: &schedulingv1alpha3.CompositeBasicSchedulingPolicy{}}
+				return c
+			}(),
+			leaves: []*preempt.PodGroup{
+				func() *preempt.PodGroup {
+					g := pgChild(pgGang("a", 10, 1), "job")
+					g.CreationTimestamp = metav1.NewTime(pgNow.Add(-time.Hour))
+					return g
+				}(),
+				pgChild(pgGang("c", 10, 1), "sub"),
+			},
+			members: []*v1.Pod{pgPod("a0", "", "a", 10, "600m"), pgPod("c0", "", "c", 10, "600m")},
+			gates:   pgCompositeOn,
+			status:  preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
+			nominations: []string{"", "n1"}, victims: []preempt.Victim{pgVictim("v1", 0, "")}, deleted: []string{"v1"},
 		},
 		{
 			name: "a composite's preemptionPolicy Never (PodGroupPreemptionPolicy on)",
