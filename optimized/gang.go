@@ -47,6 +47,9 @@ const (
 	// gangCandidate is the candidate PodGroupEvaluator.Preempt actuates:
 	// the nominations it clears are those to a node named so.
 	gangCandidate = "cluster"
+	// placementsReport leads the placement algorithm's report of a failed
+	// group under TopologyAwareWorkloadScheduling (its one placement).
+	placementsReport = "0/1 placements are available, first placement status: "
 )
 
 // PreemptPodGroup is PodGroupPostFilter for the request's PodGroup,
@@ -64,12 +67,11 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 	if u := preempt.GateGaps(req.Config, Impl{}.ModelledGates()); u != nil {
 		return fail(u)
 	}
-	gates := req.Config.FeatureGates
-	switch {
-	case req.CompositePodGroup != nil:
-		return fail(errors.New("a CompositePodGroup preemptor is not modelled by the reference yet"))
-	case gates[topologyAwareGate]:
-		return fail(errors.New("TopologyAwareWorkloadScheduling's placement algorithm is not modelled: gang preemption runs the default pod-group algorithm only"))
+	if req.CompositePodGroup != nil {
+		return fail(errors.New("a CompositePodGroup preemptor is not modelled by optimized yet"))
+	}
+	if _, err := req.Tree(ev.s.cluster); err != nil {
+		return fail(err)
 	}
 	s, pg := ev.s, req.PodGroup
 	for _, p := range req.Pods {
@@ -721,10 +723,26 @@ func (w *gangWorld) scheduleGang(ctx context.Context, req *preempt.PodGroupReque
 		}
 		return nil, preempt.Unschedulable, msg, nil
 	}
+	// failed is the group's failure: PlacementFeasible's reason, led by
+	// the scheduler's error when withErr; under
+	// TopologyAwareWorkloadScheduling, the placement algorithm's report
+	// of its one placement (the error's text alone when it carries one).
+	tas := req.Config.FeatureGates[topologyAwareGate]
+	failed := func(reason string, withErr bool) ([]string, preempt.Code, string, error) {
+		switch {
+		case tas && withErr:
+			return unschedulable(placementsReport + msgGroupUnschedulable)
+		case tas:
+			return unschedulable(placementsReport + reason)
+		case withErr:
+			return unschedulable(reason)
+		}
+		return nil, preempt.Unschedulable, reason, nil
+	}
 	remaining := len(members)
 	code, reason := feasible(remaining, scheduled)
 	if code == preempt.Unschedulable {
-		return unschedulable(reason)
+		return failed(reason, true)
 	}
 
 	if w.namesOf != s || len(w.names) != len(s.names) {
@@ -770,9 +788,9 @@ func (w *gangWorld) scheduleGang(ctx context.Context, req *preempt.PodGroupReque
 	case code == preempt.Unschedulable:
 		// PlacementFeasible's own status, without the scheduler's error
 		// (podGroupSchedulingDefaultAlgorithm).
-		return nil, preempt.Unschedulable, reason, nil
+		return failed(reason, false)
 	case code != preempt.Success:
-		return unschedulable(reason)
+		return failed(reason, true)
 	case !anyScheduled:
 		return unschedulable("")
 	}
