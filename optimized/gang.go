@@ -2,7 +2,6 @@ package optimized
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -52,8 +51,8 @@ const (
 	placementsReport = "0/1 placements are available, first placement status: "
 )
 
-// PreemptPodGroup is PodGroupPostFilter for the request's PodGroup,
-// actuated through cs.
+// PreemptPodGroup is PodGroupPostFilter for the request's PodGroup or
+// CompositePodGroup (gang_composite.go), actuated through cs.
 func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interface, req *preempt.PodGroupRequest) preempt.PodGroupDecision {
 	ev = ev.at(&preempt.Request{Config: req.Config})
 	d := preempt.PodGroupDecision{Victims: []preempt.Victim{}, Nominations: []preempt.Nomination{}}
@@ -67,17 +66,12 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 	if u := preempt.GateGaps(req.Config, Impl{}.ModelledGates()); u != nil {
 		return fail(u)
 	}
-	if req.CompositePodGroup != nil {
-		return fail(errors.New("a CompositePodGroup preemptor is not modelled by optimized yet"))
-	}
-	if _, err := req.Tree(ev.s.cluster); err != nil {
+	tree, err := req.Tree(ev.s.cluster)
+	if err != nil {
 		return fail(err)
 	}
-	s, pg := ev.s, req.PodGroup
+	s := ev.s
 	for _, p := range req.Pods {
-		if name, _ := preempt.PodGroupName(p); name != pg.Name || p.Namespace != pg.Namespace {
-			return fail(fmt.Errorf("member %s belongs to pod group %s/%s, not %s", preempt.Key(p.Namespace, p.Name), p.Namespace, name, preempt.Key(pg.Namespace, pg.Name)))
-		}
 		if _, in := s.podIndex[podKey{p.Namespace, p.Name}]; in {
 			return fail(fmt.Errorf("member %s is also in the cluster", preempt.Key(p.Namespace, p.Name)))
 		}
@@ -89,7 +83,7 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 		ev.gang = &gangWorld{}
 	}
 	w := ev.gang
-	status, msg, placed, ok := w.preempt(ctx, ev, cs, req)
+	status, msg, placed, ok := w.preempt(ctx, ev, cs, req, tree)
 	d.Status, d.Message = status, gangPrefix+msg
 	for i, p := range req.Pods {
 		n := preempt.Nomination{Namespace: p.Namespace, Name: p.Name}
@@ -159,6 +153,10 @@ type gangWorld struct {
 	// undo is the placement's log: the world rows of the nodes it
 	// changed, restored after it.
 	undo []gangUndo
+	// trail logs every Place of a composite's placement (trailing), so
+	// that a child group that fails is taken back (gang_composite.go).
+	trail    []gangTrail
+	trailing bool
 
 	self []int32 // p at p: a pod of its own as a member list
 	// groupPods are the live bound pods naming the request's PodGroup, in
@@ -218,6 +216,11 @@ func (w *gangWorld) gangGroups(ev *evaluator, req *preempt.PodGroupRequest) *gro
 	base := s.groupsFor(gates)
 	if base == nil {
 		return nil // no pod names a group
+	}
+	if req.CompositePodGroup != nil {
+		// Every group of the request in place (CompositePodGroup is on);
+		// each leaf counts its scheduled members itself.
+		return newGroupView(s, req.WithGroups(s.cluster), true)
 	}
 	named := false
 	for p, pod := range s.pods {
@@ -291,11 +294,11 @@ func (w *gangWorld) overlay(base *groupView, pg *preempt.PodGroup) *groupView {
 // preempt is PodGroupEvaluator.Preempt: the status, its message, each
 // member's node (nil for none) and whether victims were chosen
 // (w.chosen, w.numViolations).
-func (w *gangWorld) preempt(ctx context.Context, ev *evaluator, cs kubernetes.Interface, req *preempt.PodGroupRequest) (preempt.Code, string, []string, bool) {
-	s, pg := ev.s, req.PodGroup
+func (w *gangWorld) preempt(ctx context.Context, ev *evaluator, cs kubernetes.Interface, req *preempt.PodGroupRequest, tree *preempt.GroupNode) (preempt.Code, string, []string, bool) {
+	s := ev.s
 	members := req.Pods
-	priority := preempt.PodGroupPriority(pg)
-	if gangPolicy(pg, members, req.Config.FeatureGates[podGroupPolicyGate]) == schedulingv1beta1.PreemptNever {
+	priority, policy := gangPriorityAndPolicy(req, req.Config.FeatureGates[podGroupPolicyGate])
+	if policy == schedulingv1beta1.PreemptNever {
 		return preempt.Unschedulable, msgPreemptionNeverRule, nil, false
 	}
 	w.s = s
@@ -332,7 +335,15 @@ func (w *gangWorld) preempt(ctx context.Context, ev *evaluator, cs kubernetes.In
 	}
 	w.buildWorld()
 
-	nodes, code, msg, err := w.scheduleGang(ctx, req)
+	var nodes []string
+	var code preempt.Code
+	var msg string
+	var err error
+	if req.CompositePodGroup != nil {
+		nodes, code, msg, err = w.scheduleComposite(ctx, req, tree)
+	} else {
+		nodes, code, msg, err = w.scheduleGang(ctx, req)
+	}
 	if err != nil {
 		return preempt.Error, err.Error(), nil, false
 	}
@@ -662,6 +673,7 @@ func (v gangView) Place(_ context.Context, pod *v1.Pod, node string) (bool, erro
 	if !ok {
 		return false, fmt.Errorf("placement: no node %q", node)
 	}
+	w.trailPlace(i, n)
 	dims := w.s.dims
 	row := w.used[int(n)*dims : int(n+1)*dims]
 	logged := false

@@ -25,13 +25,9 @@ func (Impl) ModelledGates() []string {
 var _ preempt.PodGroupLimited = Impl{}
 
 // UnmodelledPodGroup refuses a gang beside a CompositePodGroup hierarchy
-// with a cycle (compositeCycle, podgroup.go) and a CompositePodGroup
-// preemptor (whose recursion over child groups optimized's gang path
-// does not follow yet); every other gang is modelled.
+// with a cycle (compositeCycle, podgroup.go); every other gang is
+// modelled.
 func (Impl) UnmodelledPodGroup(c *preempt.Cluster, req *preempt.PodGroupRequest) *preempt.Unmodelled {
-	if req.CompositePodGroup != nil {
-		return &preempt.Unmodelled{Feature: "a CompositePodGroup preemptor", Object: "CompositePodGroup " + req.PreemptorName(), Detail: "is one (optimized does not model it yet)"}
-	}
 	return compositeCycle(c, req.Config.FeatureGates)
 }
 

@@ -137,13 +137,12 @@ func (r *PodGroupRequest) WithGroups(c *Cluster) *Cluster {
 func (r *PodGroupRequest) Tree(c *Cluster) (*GroupNode, error) {
 	gates := r.Config.FeatureGates
 	composite := gates[CompositePodGroupGate]
-	cc := r.WithGroups(c)
 	var root *GroupNode
 	switch {
 	case r.CompositePodGroup != nil && !composite:
 		return nil, fmt.Errorf("a CompositePodGroup preemptor (%s) needs %s=true", r.PreemptorName(), CompositePodGroupGate)
 	case r.CompositePodGroup != nil:
-		root = buildGroupTree(cc, r.CompositePodGroup, map[string]bool{})
+		root = buildGroupTree(r.WithGroups(c), r.CompositePodGroup, map[string]bool{})
 	default:
 		if parent := PodGroupParent(r.PodGroup); composite && parent != "" {
 			return nil, fmt.Errorf("PodGroup %s has the parent CompositePodGroup %q: with %s=true the scheduler schedules and preempts for the root of its hierarchy, not for the PodGroup alone",
