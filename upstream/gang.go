@@ -85,6 +85,10 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 			members[i] = p.DeepCopy()
 		}
 	}
+	if ev.scheduler {
+		err = ev.preemptPodGroupWithScheduler(ctx, cs, req, w, pg, members, &d)
+		return d
+	}
 	undo, err := w.addGang(ctx, pg, members)
 	if err != nil {
 		return d
