@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -84,27 +83,48 @@ func (p *recordedPreemption) PodGroupPostFilter(ctx context.Context, state fwk.P
 // schedulerRecord is what one scheduling cycle told: PodGroupPostFilter's
 // answer (called false when the scheduler did not run it), the candidate
 // the executor actuated (gangRecord), the plugin itself (to wait for its
-// asynchronous preemption) and the members the scheduler bound.
+// asynchronous preemption), the host the scheduling algorithm last
+// suggested for each pod, and the pods whose binding cycle ended (bound,
+// or failed and handed to the failure handler).
 type schedulerRecord struct {
 	gangRecord
-	mu     sync.Mutex
-	plugin *recordedPreemption
-	called bool
-	result *fwk.PodGroupPostFilterResult
-	status *fwk.Status
-	binds  int
+	mu        sync.Mutex
+	plugin    *recordedPreemption
+	called    bool
+	result    *fwk.PodGroupPostFilterResult
+	status    *fwk.Status
+	suggested map[types.UID]string
+	ended     map[types.UID]bool
 }
 
-func (r *schedulerRecord) bound() {
+func (r *schedulerRecord) suggest(uid types.UID, host string) {
 	r.mu.Lock()
-	r.binds++
+	if r.suggested == nil {
+		r.suggested = map[types.UID]string{}
+	}
+	r.suggested[uid] = host
 	r.mu.Unlock()
 }
 
-func (r *schedulerRecord) boundCount() int {
+func (r *schedulerRecord) end(uid types.UID) {
+	r.mu.Lock()
+	if r.ended == nil {
+		r.ended = map[types.UID]bool{}
+	}
+	r.ended[uid] = true
+	r.mu.Unlock()
+}
+
+func (r *schedulerRecord) host(uid types.UID) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.binds
+	return r.suggested[uid]
+}
+
+func (r *schedulerRecord) hasEnded(uid types.UID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ended[uid]
 }
 
 // factory builds the recording plugin as the in-tree registry builds
@@ -261,6 +281,9 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 		order[p.UID] = i
 	}
 	key := fwk.PodGroupKey(pg.Namespace, pg.Name)
+	popped := false
+	// Pop blocks while the queue is empty: closing it ends the wait.
+	defer time.AfterFunc(asyncWait, sched.SchedulingQueue.Close).Stop()
 	sched.NextEntity = func(logger klog.Logger) (framework.QueuedEntityInfo, error) {
 		for {
 			e, err := sched.SchedulingQueue.Pop(logger)
@@ -273,11 +296,27 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 			}
 			slices.SortStableFunc(g.QueuedPodInfos[key], func(a, b *framework.QueuedPodInfo) int { return order[a.Pod.UID] - order[b.Pod.UID] })
 			slices.SortStableFunc(g.UnscheduledPods, func(a, b *v1.Pod) int { return order[a.UID] - order[b.UID] })
+			popped = true
 			return g, nil
 		}
 	}
+	// The scheduling algorithm's suggestions and the ends of the binding
+	// cycles are read through the Scheduler's own hooks.
+	schedulePod, failed := sched.SchedulePod, sched.FailureHandler
+	sched.SchedulePod = func(ctx context.Context, f framework.Framework, state fwk.CycleState, pi *framework.QueuedPodInfo) (scheduler.ScheduleResult, error) {
+		res, err := schedulePod(ctx, f, state, pi)
+		rec.suggest(pi.Pod.UID, res.SuggestedHost)
+		return res, err
+	}
+	sched.FailureHandler = func(ctx context.Context, f framework.Framework, pi *framework.QueuedPodInfo, st *fwk.Status, ni *fwk.NominatingInfo, start time.Time) {
+		failed(ctx, f, pi, st, ni, start)
+		rec.end(pi.Pod.UID)
+	}
 	sched.ScheduleOne(ctx)
 
+	if !popped {
+		return fmt.Errorf("the scheduling queue did not pop pod group %s within %v", preempt.Key(pg.Namespace, pg.Name), asyncWait)
+	}
 	if rec.plugin == nil {
 		return errors.New("the scheduler did not build DefaultPreemption")
 	}
@@ -294,7 +333,7 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 	called, res, status := rec.called, rec.result, rec.status
 	rec.mu.Unlock()
 	if !called {
-		return placedWithoutPreemption(sched, rec, pg, members)
+		return placedWithoutPreemption(rec, pg, members)
 	}
 	d.Status = preempt.Code(status.Code().String())
 	d.Message = status.Message()
@@ -318,20 +357,20 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 
 // placedWithoutPreemption is the error when the scheduler's own attempt
 // placed the group (PodGroupPostFilter runs only after a failed one): it
-// names the nodes the scheduler assumed, once their binding cycles are
-// done.
-func placedWithoutPreemption(sched *scheduler.Scheduler, rec *schedulerRecord, pg *preempt.PodGroup, members []*v1.Pod) error {
+// names the hosts the scheduler chose, once their binding cycles ended.
+func placedWithoutPreemption(rec *schedulerRecord, pg *preempt.PodGroup, members []*v1.Pod) error {
 	var placed []string
+	deadline := time.Now().Add(asyncWait)
 	for _, p := range members {
-		if got, err := sched.Cache.GetPod(p); err == nil && got.Spec.NodeName != "" {
-			placed = append(placed, fmt.Sprintf("%s on %s", preempt.Key(p.Namespace, p.Name), got.Spec.NodeName))
+		host := rec.host(p.UID)
+		if host == "" {
+			continue
+		}
+		placed = append(placed, fmt.Sprintf("%s on %s", preempt.Key(p.Namespace, p.Name), host))
+		for !rec.hasEnded(p.UID) && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
 		}
 	}
-	deadline := time.Now().Add(asyncWait)
-	for rec.boundCount() < len(placed) && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	sort.Strings(placed)
 	return fmt.Errorf("the scheduler placed pod group %s without preemption (PodGroupPostFilter did not run): %s", preempt.Key(pg.Namespace, pg.Name), strings.Join(placed, ", "))
 }
 
@@ -347,7 +386,7 @@ func withSchedulerName(p *v1.Pod) *v1.Pod {
 	return c
 }
 
-// bindRecorder is the scheduler's client: cs, its pod bindings counted
+// bindRecorder is the scheduler's client: cs, its pod bindings recorded
 // (the binding cycles run in goroutines the decision waits for).
 type bindRecorder struct {
 	kubernetes.Interface
@@ -373,7 +412,7 @@ type bindPods struct {
 }
 
 func (p bindPods) Bind(ctx context.Context, b *v1.Binding, opts metav1.CreateOptions) error {
-	defer p.rec.bound()
+	defer p.rec.end(b.UID)
 	return p.PodInterface.Bind(ctx, b, opts)
 }
 
