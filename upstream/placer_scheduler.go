@@ -44,15 +44,24 @@ import (
 // attempt, and when that fails its PodGroupPostFilter, handed the
 // scheduler's own podGroupSchedulingFunc (runRootSchedulingAlgorithm →
 // podGroupSchedulingAlgorithm → podGroupSchedulingDefaultAlgorithm: for
-// each member the scheduling algorithm, filter, score every feasible node
-// and pick one of the best at random). The one plugin of the profile not
-// built by the scheduler's registry is DefaultPreemption: it is built by
-// the same constructor under another registry name, and only records what
+// each member the scheduling algorithm, filter, then score every feasible
+// node and take the best). The one plugin of the profile not built by the
+// scheduler's registry is DefaultPreemption: it is built by the same
+// constructor under another registry name, and only records what
 // PodGroupPostFilter answered and which candidate the executor actuated.
 //
-// Upstream's random choice among the best-scored nodes stays random: two
-// runs on a cluster with tied nodes may place the members differently,
-// and no other implementation can be compared with this one.
+// Ties among the best-scored nodes go as the scheduler breaks them:
+// v1.37.2 draws a random tie-breaker (NodePluginScores.Randomizer) only
+// for nodes an extender scored (prioritizeNodes), so without extenders
+// the first of the tied nodes in the filter's order wins: the scheduler's
+// node tree (zones interleaved), from where the previous filter pass
+// stopped (nextStartNodeIndex), each feasible node in the order its filter
+// finished when Impl.Parallelism is above 1. Nothing pins that order to
+// the contract's, so no other implementation is compared with this one.
+//
+// Pinned here, as in the rest of the adapter: the members are scheduled in
+// the request's order, the pods without a start time get the request's
+// Now, the PodDisruptionBudgets are listed in (namespace, name) order.
 
 // schedulerPreemptionName is the registry name the recording
 // DefaultPreemption is registered under (the scheduler's in-tree registry

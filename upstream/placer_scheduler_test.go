@@ -220,3 +220,43 @@ func TestSchedulerPlacementRefusals(t *testing.T) {
 		})
 	}
 }
+
+// Tied nodes go as kube-scheduler breaks the tie. v1.37.2 draws a random
+// tie-breaker (NodePluginScores.Randomizer) only for nodes an extender
+// scored (prioritizeNodes): otherwise the best-scored node first in the
+// scheduler's node order wins, its node tree listing zones interleaved
+// (a, c, b here) from where the last filter pass stopped. With every
+// node emptied of its victim, first fit puts m1 on b, the scheduler on c.
+func TestSchedulerPlacementBreaksTiesInNodeTreeOrder(t *testing.T) {
+	node := func(name, zone string) *v1.Node {
+		n := pgNode(name, "1")
+		n.Labels["topology.kubernetes.io/zone"] = zone
+		return n
+	}
+	c := &preempt.Cluster{Nodes: []*v1.Node{node("a", "z1"), node("b", "z1"), node("c", "z2")},
+		Pods: []*v1.Pod{pgPod("va", "a", "", 0, "600m"), pgPod("vb", "b", "", 0, "600m"), pgPod("vc", "c", "", 0, "600m")}}
+	req := gangRequest(gang("g", 10, 2), true, pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m"))
+	ff, sched, deleted := schedulerGang(t, c, req)
+	nodes := func(d preempt.PodGroupDecision) (noms, victims []string) {
+		for _, n := range d.Nominations {
+			noms = append(noms, n.Node)
+		}
+		for _, v := range d.Victims {
+			victims = append(victims, v.Name)
+		}
+		return noms, victims
+	}
+	if noms, victims := nodes(ff); !cmp.Equal(noms, []string{"a", "b"}) || !cmp.Equal(victims, []string{"va", "vb"}) {
+		t.Fatalf("first fit: nominations %v victims %v, want [a b] [va vb]", noms, victims)
+	}
+	noms, victims := nodes(sched)
+	if diff := cmp.Diff([]string{"a", "c"}, noms); diff != "" {
+		t.Errorf("scheduler placement: nominations (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"va", "vc"}, victims); diff != "" {
+		t.Errorf("scheduler placement: victims (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"va", "vc"}, deleted); diff != "" {
+		t.Errorf("scheduler placement: deleted (-want +got):\n%s", diff)
+	}
+}

@@ -64,9 +64,9 @@ type Impl struct {
 	// (placer_scheduler.go): one pod-group scheduling cycle of a real
 	// scheduler, whose PodGroupPostFilter gets the scheduler's own
 	// pod-group scheduling function (every member filtered and scored,
-	// one of the best nodes picked at random) instead of the request's
-	// Placement (which must then be nil). Its answers are upstream's,
-	// random ties included: no other implementation reproduces them.
+	// ties broken as the scheduler breaks them) instead of the request's
+	// Placement (which must then be nil). No other implementation
+	// reproduces its placements.
 	SchedulerPlacement bool
 }
 
