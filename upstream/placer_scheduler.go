@@ -61,7 +61,9 @@ import (
 //
 // Pinned here, as in the rest of the adapter: the members are scheduled in
 // the request's order, the pods without a start time get the request's
-// Now, the PodDisruptionBudgets are listed in (namespace, name) order.
+// Now, the PodDisruptionBudgets are listed in (namespace, name) order, and
+// the members of a group victim in (namespace, name) order (upstream
+// lists them from a set: unitMembersInOrder).
 
 // schedulerPreemptionName is the registry name the recording
 // DefaultPreemption is registered under (the scheduler's in-tree registry
@@ -356,7 +358,8 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 		d.Nominations = append(d.Nominations, n)
 	}
 	if c := rec.get(); c != nil && status.IsSuccess() {
-		d.Victims = victimsOf(c.Victims().Pods)
+		idx := preempt.NewPodGroupIndex(&preempt.Cluster{PodGroups: ev.podGroups, CompositePodGroups: ev.composites}, w.fts.EnableCompositePodGroup)
+		d.Victims = victimsOf(unitMembersInOrder(c.Victims().Pods, idx))
 		w.annotate(d.Victims)
 		d.NumPDBViolations = int(c.Victims().NumPDBViolations)
 		d.NumPodGroupDisruptions = c.NumPodGroupDisruptions()
@@ -381,6 +384,36 @@ func placedWithoutPreemption(rec *schedulerRecord, pg *preempt.PodGroup, members
 		}
 	}
 	return fmt.Errorf("the scheduler placed pod group %s without preemption (PodGroupPostFilter did not run): %s", preempt.Key(pg.Namespace, pg.Name), strings.Join(placed, ", "))
+}
+
+// unitMembersInOrder returns victims with the members of each group
+// victim (a run of pods of one unit, preempt.PodGroupIndex.GroupKey) in
+// (namespace, name) order, the contract's rule (docs/divergences.md): the
+// adapter's world lists a group's members so (orderedSnapshot), the
+// scheduler's own snapshot from a set.
+func unitMembersInOrder(victims []*v1.Pod, idx *preempt.PodGroupIndex) []*v1.Pod {
+	out := slices.Clone(victims)
+	unit := func(p *v1.Pod) string {
+		kind, ns, name, ok := idx.GroupKey(p)
+		if !ok {
+			return ""
+		}
+		return kind + "/" + ns + "/" + name
+	}
+	for i := 0; i < len(out); {
+		u, j := unit(out[i]), i+1
+		for u != "" && j < len(out) && unit(out[j]) == u {
+			j++
+		}
+		slices.SortFunc(out[i:j], func(a, b *v1.Pod) int {
+			if a.Namespace != b.Namespace {
+				return strings.Compare(a.Namespace, b.Namespace)
+			}
+			return strings.Compare(a.Name, b.Name)
+		})
+		i = j
+	}
+	return out
 }
 
 // withSchedulerName returns p, or a copy of it with the API server's

@@ -2,6 +2,7 @@ package upstream_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,8 +17,9 @@ import (
 
 // schedulerGang runs req on c with the adapter's first-fit placement and
 // with kube-scheduler's own (Impl.SchedulerPlacement), each through a
-// clientset of its own, and returns both decisions without their API
-// calls, and the scheduler's deleted pods.
+// clientset of its own, and returns both decisions, and the pods the
+// scheduler's run deleted, sorted (the executor deletes a group's members
+// in the order upstream lists them, a set's).
 func schedulerGang(t *testing.T, c *preempt.Cluster, req *preempt.PodGroupRequest) (firstFit, sched preempt.PodGroupDecision, deleted []string) {
 	t.Helper()
 	run := func(impl upstream.Impl) (preempt.PodGroupDecision, []string) {
@@ -42,6 +44,7 @@ func schedulerGang(t *testing.T, c *preempt.Cluster, req *preempt.PodGroupReques
 	}
 	firstFit, _ = run(upstream.Impl{})
 	sched, deleted = run(upstream.Impl{SchedulerPlacement: true})
+	slices.Sort(deleted)
 	return firstFit, sched, deleted
 }
 
@@ -94,6 +97,17 @@ func TestSchedulerPlacementAgreesWithFirstFit(t *testing.T) {
 			req:  gangRequest(gang("g", 10, 1), true, onNode(pgPod("m0", "", "g", 10, "600m"), "n2")),
 			// minCount 1: v1 is reprieved.
 			status: preempt.Success, deleted: []string{"v2"},
+		},
+		{
+			// Upstream lists a group victim's members from a set; the
+			// contract's (namespace, name) order is kept.
+			name: "a mode All group victim across three nodes",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1"), pgNode("n3", "1")},
+				Pods:      []*v1.Pod{pgPod("vc", "n1", "pg1", 0, "600m"), pgPod("va", "n2", "pg1", 0, "600m"), pgPod("vb", "n3", "pg1", 0, "600m")},
+				PodGroups: []*preempt.PodGroup{group("pg1", true, 0, "")}},
+			req: gangRequest(gang("g", 10, 3), true, onNode(pgPod("m0", "", "g", 10, "600m"), "n3"),
+				onNode(pgPod("m1", "", "g", 10, "600m"), "n2"), onNode(pgPod("m2", "", "g", 10, "600m"), "n1")),
+			status: preempt.Success, deleted: []string{"va", "vb", "vc"},
 		},
 		{
 			name: "no victim below the group's priority",
