@@ -106,6 +106,30 @@ type schedulerRecord struct {
 	status    *fwk.Status
 	suggested map[types.UID]string
 	ended     map[types.UID]bool
+	// bound are the pods the scheduler sent a binding for, to the node;
+	// failures the first status each pod was failed with.
+	bound    map[types.UID]string
+	failures map[types.UID]*fwk.Status
+}
+
+func (r *schedulerRecord) bind(uid types.UID, node string) {
+	r.mu.Lock()
+	if r.bound == nil {
+		r.bound = map[types.UID]string{}
+	}
+	r.bound[uid] = node
+	r.mu.Unlock()
+}
+
+func (r *schedulerRecord) fail(uid types.UID, st *fwk.Status) {
+	r.mu.Lock()
+	if r.failures == nil {
+		r.failures = map[types.UID]*fwk.Status{}
+	}
+	if r.failures[uid] == nil {
+		r.failures[uid] = st
+	}
+	r.mu.Unlock()
 }
 
 func (r *schedulerRecord) suggest(uid types.UID, host string) {
@@ -321,6 +345,7 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 	}
 	sched.FailureHandler = func(ctx context.Context, f framework.Framework, pi *framework.QueuedPodInfo, st *fwk.Status, ni *fwk.NominatingInfo, start time.Time) {
 		failed(ctx, f, pi, st, ni, start)
+		rec.fail(pi.Pod.UID, st)
 		rec.end(pi.Pod.UID)
 	}
 	sched.ScheduleOne(ctx)
@@ -344,7 +369,7 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 	called, res, status := rec.called, rec.result, rec.status
 	rec.mu.Unlock()
 	if !called {
-		return placedWithoutPreemption(rec, pg, members)
+		return withoutPostFilter(rec, pg, members)
 	}
 	d.Status = preempt.Code(status.Code().String())
 	d.Message = status.Message()
@@ -367,23 +392,39 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 	return nil
 }
 
-// placedWithoutPreemption is the error when the scheduler's own attempt
-// placed the group (PodGroupPostFilter runs only after a failed one): it
-// names the hosts the scheduler chose, once their binding cycles ended.
-func placedWithoutPreemption(rec *schedulerRecord, pg *preempt.PodGroup, members []*v1.Pod) error {
-	var placed []string
+// withoutPostFilter is the error when the scheduler did not run
+// PodGroupPostFilter, which it runs only after an Unschedulable attempt:
+// either its own attempt placed the group (the members it sent bindings
+// for are named, once the binding cycles of the members it chose hosts
+// for ended), or it failed the group otherwise (the first member's status
+// is given: an invalid group, an error).
+func withoutPostFilter(rec *schedulerRecord, pg *preempt.PodGroup, members []*v1.Pod) error {
 	deadline := time.Now().Add(asyncWait)
 	for _, p := range members {
-		host := rec.host(p.UID)
-		if host == "" {
-			continue
-		}
-		placed = append(placed, fmt.Sprintf("%s on %s", preempt.Key(p.Namespace, p.Name), host))
-		for !rec.hasEnded(p.UID) && time.Now().Before(deadline) {
+		for rec.host(p.UID) != "" && !rec.hasEnded(p.UID) && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	return fmt.Errorf("the scheduler placed pod group %s without preemption (PodGroupPostFilter did not run): %s", preempt.Key(pg.Namespace, pg.Name), strings.Join(placed, ", "))
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var placed []string
+	var failure *fwk.Status
+	for _, p := range members {
+		if node, ok := rec.bound[p.UID]; ok {
+			placed = append(placed, fmt.Sprintf("%s on %s", preempt.Key(p.Namespace, p.Name), node))
+		} else if failure == nil {
+			failure = rec.failures[p.UID]
+		}
+	}
+	key := preempt.Key(pg.Namespace, pg.Name)
+	if len(placed) > 0 {
+		return fmt.Errorf("the scheduler placed pod group %s without preemption (PodGroupPostFilter did not run): %s", key, strings.Join(placed, ", "))
+	}
+	msg := "no member was failed"
+	if failure != nil {
+		msg = fmt.Sprintf("%s: %s", failure.Code(), failure.Message())
+	}
+	return fmt.Errorf("the scheduler neither placed nor preempted for pod group %s (PodGroupPostFilter did not run): %s", key, msg)
 }
 
 // unitMembersInOrder returns victims with the members of each group
@@ -455,6 +496,7 @@ type bindPods struct {
 
 func (p bindPods) Bind(ctx context.Context, b *v1.Binding, opts metav1.CreateOptions) error {
 	defer p.rec.end(b.UID)
+	p.rec.bind(b.UID, b.Target.Name)
 	return p.PodInterface.Bind(ctx, b, opts)
 }
 

@@ -190,8 +190,9 @@ func TestSchedulerPlacementTakesTheScoredNode(t *testing.T) {
 	}
 }
 
-// The scheduler runs PodGroupPostFilter only after its own attempt failed:
-// a gang that fits is placed, and the decision is an error saying so.
+// The scheduler runs PodGroupPostFilter only after its own attempt was
+// Unschedulable: a gang that fits is placed, a gang the scheduler refuses
+// is failed before any attempt, and the decision is an error saying so.
 // A request Placement is refused beside the scheduler's.
 func TestSchedulerPlacementRefusals(t *testing.T) {
 	c := &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")}}
@@ -208,6 +209,12 @@ func TestSchedulerPlacementRefusals(t *testing.T) {
 			name:    "the gang fits without preemption",
 			req:     gangRequest(gang("g", 10, 1), true, onNode(pgPod("m0", "", "g", 10, "600m"), "n2")),
 			message: "the scheduler placed pod group default/g without preemption (PodGroupPostFilter did not run): default/m0 on n2",
+		},
+		{
+			// validatePodGroup: every member at the group's priority.
+			name:    "a member's priority is not the group's",
+			req:     gangRequest(gang("g", 10, 1), true, pgPod("m0", "", "g", 100, "600m")),
+			message: "the scheduler neither placed nor preempted for pod group default/g (PodGroupPostFilter did not run): Error: all pods in a single pod group should have the same priority as the pod group's priority, got 100 and 10",
 		},
 		{
 			name: "a request Placement",
