@@ -65,7 +65,7 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 	case req.CompositePodGroup != nil:
 		err = errors.New("a CompositePodGroup preemptor is not modelled by the upstream adapter yet")
 		return d
-	case w.fts.EnableTopologyAwareWorkloadScheduling:
+	case w.fts.EnableTopologyAwareWorkloadScheduling && !ev.scheduler:
 		err = errors.New("TopologyAwareWorkloadScheduling's placement algorithm is not modelled: gang preemption runs the default pod-group algorithm only")
 		return d
 	}

@@ -59,6 +59,11 @@ import (
 // finished when Impl.Parallelism is above 1. Nothing pins that order to
 // the contract's, so no other implementation is compared with this one.
 //
+// Under TopologyAwareWorkloadScheduling the scheduler runs its placement
+// algorithm (podGroupSchedulingPlacementAlgorithm: generate placements,
+// schedule the group in each, score them), which the first-fit path
+// refuses; findBestPlacement does break ties among placements at random.
+//
 // Pinned here, as in the rest of the adapter: the members are scheduled in
 // the request's order, the pods without a start time get the request's
 // Now, the PodDisruptionBudgets are listed in (namespace, name) order, and

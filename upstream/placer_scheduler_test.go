@@ -188,6 +188,21 @@ func TestSchedulerPlacementTakesTheScoredNode(t *testing.T) {
 			t.Errorf("synchronous=%t: deleted (-want +got):\n%s", synchronous, diff)
 		}
 	}
+
+	// Under TopologyAwareWorkloadScheduling the scheduler's placement
+	// algorithm runs (podGroupSchedulingPlacementAlgorithm: one placement
+	// for a group without topology constraints), which first fit does
+	// not model: the same node.
+	req := gangRequest(gang("g", 10, 1), true, pgPod("m0", "", "g", 10, "1"))
+	req.Config.FeatureGates = map[string]bool{"GenericWorkload": true, "TopologyAwareWorkloadScheduling": true}
+	ev, err := upstream.Impl{SchedulerPlacement: true}.NewEvaluator(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := ev.(preempt.PodGroupPreempter).PreemptPodGroup(context.Background(), harness.NewClientset(c, nil), req)
+	if d.Status != preempt.Success || len(d.Nominations) != 1 || d.Nominations[0].Node != "n2" || len(d.Victims) != 1 || d.Victims[0].Name != "v2" {
+		t.Errorf("TopologyAwareWorkloadScheduling: %+v, want m0 on n2 preempting v2", d)
+	}
 }
 
 // The scheduler runs PodGroupPostFilter only after its own attempt was
