@@ -53,10 +53,11 @@ import (
 // Ties among the best-scored nodes go as the scheduler breaks them:
 // v1.37.2 draws a random tie-breaker (NodePluginScores.Randomizer) only
 // for nodes an extender scored (prioritizeNodes), so without extenders
-// the first of the tied nodes in the filter's order wins: the scheduler's
-// node tree (zones interleaved), from where the previous filter pass
-// stopped (nextStartNodeIndex), each feasible node in the order its filter
-// finished when Impl.Parallelism is above 1. Nothing pins that order to
+// the order of the feasible list settles a tie (through the heap of
+// NewSortedScoredNodes): the scheduler's node tree (zones interleaved),
+// from where the previous filter pass stopped (nextStartNodeIndex), each
+// feasible node in the order its filter finished when Impl.Parallelism is
+// above 1. Nothing pins that order to
 // the contract's, so no other implementation is compared with this one.
 //
 // Under TopologyAwareWorkloadScheduling the scheduler runs its placement

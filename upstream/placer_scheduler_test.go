@@ -259,10 +259,10 @@ func TestSchedulerPlacementRefusals(t *testing.T) {
 
 // Tied nodes go as kube-scheduler breaks the tie. v1.37.2 draws a random
 // tie-breaker (NodePluginScores.Randomizer) only for nodes an extender
-// scored (prioritizeNodes): otherwise the best-scored node first in the
-// scheduler's node order wins, its node tree listing zones interleaved
-// (a, c, b here) from where the last filter pass stopped. With every
-// node emptied of its victim, first fit puts m1 on b, the scheduler on c.
+// scored (prioritizeNodes): otherwise the feasible list's order settles
+// it, the scheduler's node tree listing zones interleaved (a, c, b here)
+// from where the last filter pass stopped. With every node emptied of its
+// victim, first fit puts m1 on b, the scheduler on c (c and b tie).
 func TestSchedulerPlacementBreaksTiesInNodeTreeOrder(t *testing.T) {
 	node := func(name, zone string) *v1.Node {
 		n := pgNode(name, "1")
