@@ -57,8 +57,8 @@ import (
 // NewSortedScoredNodes): the scheduler's node tree (zones interleaved),
 // from where the previous filter pass stopped (nextStartNodeIndex), each
 // feasible node in the order its filter finished when Impl.Parallelism is
-// above 1. Nothing pins that order to
-// the contract's, so no other implementation is compared with this one.
+// above 1. Nothing pins that order to the contract's, so no other
+// implementation is compared with this one.
 //
 // Under TopologyAwareWorkloadScheduling the scheduler runs its placement
 // algorithm (podGroupSchedulingPlacementAlgorithm: generate placements,
