@@ -175,7 +175,8 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	var clusterFiles stringList
 	fs.Var(&clusterFiles, "cluster", "cluster `file or directory`: kubectl output (a List, typed lists, objects; YAML or JSON) or a `kubectl cluster-info dump --output-directory`; repeat it to read several as one cluster")
 	podFile := fs.String("pod", "", "the preemptor pod (YAML or JSON)")
-	podGroupFile := fs.String("pod-group", "", "a gang preemptor instead of -pod (needs -feature-gates GenericWorkload=true): a `file` holding one PodGroup and its unscheduled member pods in queue order; runs PodGroupPostFilter with first-fit placement")
+	podGroupFile := fs.String("pod-group", "", "a gang preemptor instead of -pod (needs -feature-gates GenericWorkload=true): a `file` holding one PodGroup and its unscheduled member pods in queue order; runs PodGroupPostFilter with the placement -placer names")
+	placer := fs.String("placer", placerFirstFit, "with -pod-group, how the members are placed once the potential victims are gone: "+placerFirstFit+" (the contract's first fit, every implementation) or "+placerScheduler+" (kube-scheduler's own pod-group scheduling cycle: filter, score, one of the best nodes at random; -impl upstream only)")
 	implName := fs.String("impl", "reference", "implementation: "+implNames()+", "+strings.Join(registry.ReleaseNames(), ", ")+" (upstream at that release: an earlier one is its module releases/VERSION, built on first use and run as a child process), exec:COMMAND (an implementation served over package wire's protocol by a child process), a comma-separated list of those (compared with the first), or all")
 	execTimeout := fs.Duration("exec-timeout", wire.DefaultTimeout, "how long an exec: implementation, or an earlier release, may take to answer one call before it is killed")
 	offset := fs.Int("offset", 0, "dry-run offset into the potential nodes (upstream draws it at random)")
@@ -266,6 +267,9 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 		}
 		opts.now = t
 	}
+	if err := checkPlacer(*placer, *implName, *podGroupFile); err != nil {
+		return opts, err
+	}
 	if *implName == "all" {
 		opts.impls = implementations()
 		return opts, nil
@@ -293,6 +297,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 		}
 		opts.impls = append(opts.impls, impl)
 	}
+	opts.impls = withPlacer(opts.impls, *placer)
 	return opts, nil
 }
 

@@ -68,8 +68,21 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 		err = errors.New("gang preemption needs GenericWorkload=true")
 		return d
 	}
-	tree, err := req.Tree(&preempt.Cluster{PodGroups: ev.podGroups, CompositePodGroups: ev.composites})
-	if err != nil {
+	var tree *preempt.GroupNode
+	if ev.scheduler {
+		// The scheduler runs TopologyAwareWorkloadScheduling's placements
+		// itself; it takes a PodGroup preemptor only.
+		if req.CompositePodGroup != nil {
+			err = errors.New("the scheduler placement does not take a CompositePodGroup preemptor yet")
+			return d
+		}
+		for _, p := range req.Pods {
+			if name, _ := preempt.PodGroupName(p); name != req.PodGroup.Name || p.Namespace != req.PodGroup.Namespace {
+				err = fmt.Errorf("member %s belongs to pod group %s/%s, not %s", preempt.Key(p.Namespace, p.Name), p.Namespace, name, req.PreemptorName())
+				return d
+			}
+		}
+	} else if tree, err = req.Tree(&preempt.Cluster{PodGroups: ev.podGroups, CompositePodGroups: ev.composites}); err != nil {
 		return d
 	}
 	members := make([]*v1.Pod, len(req.Pods))
@@ -82,6 +95,10 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 		if members[i] == p {
 			members[i] = p.DeepCopy()
 		}
+	}
+	if ev.scheduler {
+		err = ev.preemptPodGroupWithScheduler(ctx, cs, req, w, req.PodGroup.DeepCopy(), members, &d)
+		return d
 	}
 	var groups []*preempt.PodGroup
 	var cpg *preempt.CompositePodGroup

@@ -60,6 +60,14 @@ type Impl struct {
 	// later cycles depend on every earlier pick. Off, upstream's pick is
 	// random among the tied (RandomFinalTie).
 	ListOrderTie bool
+	// SchedulerPlacement makes PreemptPodGroup run kube-scheduler itself
+	// (placer_scheduler.go): one pod-group scheduling cycle of a real
+	// scheduler, whose PodGroupPostFilter gets the scheduler's own
+	// pod-group scheduling function (every member filtered and scored,
+	// ties broken as the scheduler breaks them) instead of the request's
+	// Placement (which must then be nil). No other implementation
+	// reproduces its placements.
+	SchedulerPlacement bool
 }
 
 var _ preempt.Implementation = Impl{}
@@ -79,6 +87,7 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	}
 	ev := &evaluator{
 		listOrderTie:  i.ListOrderTie,
+		scheduler:     i.SchedulerPlacement,
 		parallelism:   par,
 		nominatedUIDs: map[types.UID]bool{},
 	}
@@ -108,6 +117,7 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 
 type evaluator struct {
 	listOrderTie  bool
+	scheduler     bool             // Impl.SchedulerPlacement
 	cluster       *preempt.Cluster // the nodes only, in the cluster's order
 	parallelism   int
 	nodes         []*v1.Node
