@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/preemptbench/preemptbench/agreement"
@@ -87,8 +90,12 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := req.Tree(cluster); err != nil {
+	tree, err := req.Tree(cluster)
+	if err != nil {
 		return badf("-pod-group %s: %v", opts.podGroupFile, err)
+	}
+	if why := schedulerRejects(cluster, req, tree); why != "" {
+		fmt.Fprintf(stderr, "compare decide: note: kube-scheduler rejects this pod group before it schedules it (validatePodGroup: %s), so PodGroupPostFilter never runs for it; the decision is PodGroupEvaluator.Preempt's for the group as given\n", why)
 	}
 	var outs []PodGroupDecisionJSON
 	var decisions []preempt.PodGroupDecision
@@ -212,4 +219,72 @@ func writePodGroupText(w io.Writer, d PodGroupDecisionJSON) {
 		fmt.Fprintf(w, "api call: %s\n", a)
 	}
 	fmt.Fprintln(w)
+}
+
+// schedulerRejects is kube-scheduler's validatePodGroup
+// (schedule_one_podgroup.go) on the gang: its reason for refusing the
+// group before its scheduling cycle, "" when it accepts it. Every member,
+// unscheduled (the request's, in order) and scheduled (the cluster's bound
+// pods of the tree's leaf groups), must have the first member's scheduler
+// name, the root group's priority, and its preemption policy (the root
+// group's under PodGroupPreemptionPolicy, else the first member's). The
+// profile check is left out: a file's pods may omit the schedulerName the
+// API server defaults.
+func schedulerRejects(c *preempt.Cluster, req *preempt.PodGroupRequest, tree *preempt.GroupNode) string {
+	priority := req.PreemptorPriority()
+	groupPolicy := req.Config.FeatureGates["PodGroupPreemptionPolicy"]
+	var policy v1.PreemptionPolicy
+	if groupPolicy {
+		policy = v1.PreemptLowerPriority
+		switch {
+		case req.PodGroup != nil && req.PodGroup.Spec.PreemptionPolicy != nil:
+			policy = v1.PreemptionPolicy(*req.PodGroup.Spec.PreemptionPolicy)
+		case req.CompositePodGroup != nil && req.CompositePodGroup.Spec.PreemptionPolicy != nil:
+			policy = v1.PreemptionPolicy(*req.CompositePodGroup.Spec.PreemptionPolicy)
+		}
+	}
+	schedulerName, first := "", true
+	check := func(p *v1.Pod) string {
+		if first {
+			schedulerName, first = p.Spec.SchedulerName, false
+		}
+		if p.Spec.SchedulerName != schedulerName {
+			return fmt.Sprintf("all pods in a single pod group should have the same .spec.schedulerName set, got: %q and %q", p.Spec.SchedulerName, schedulerName)
+		}
+		if prio := corev1helpers.PodPriority(p); prio != priority {
+			return fmt.Sprintf("all pods in a single pod group should have the same priority as the pod group's priority, got %d and %d", prio, priority)
+		}
+		own := v1.PreemptLowerPriority
+		if p.Spec.PreemptionPolicy != nil {
+			own = *p.Spec.PreemptionPolicy
+		}
+		switch {
+		case groupPolicy && own != policy:
+			return fmt.Sprintf("all pods in a single pod group should have the same preemption policy as the pod group's preemption policy, got %v and %v", own, policy)
+		case !groupPolicy && policy == "":
+			policy = own
+		case !groupPolicy && own != policy:
+			return fmt.Sprintf("all pods in a single pod group should have the same preemption policy, got %v and %v", own, policy)
+		}
+		return ""
+	}
+	for _, p := range req.Pods {
+		if why := check(p); why != "" {
+			return why
+		}
+	}
+	leaves := map[string]bool{}
+	tree.Walk(func(n *preempt.GroupNode) {
+		if n.PodGroup != nil {
+			leaves[preempt.Key(n.PodGroup.Namespace, n.PodGroup.Name)] = true
+		}
+	})
+	for _, p := range c.Pods {
+		if name, ok := preempt.PodGroupName(p); ok && preempt.IsBound(p) && leaves[preempt.Key(p.Namespace, name)] {
+			if why := check(p); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
 }

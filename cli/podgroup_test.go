@@ -307,3 +307,20 @@ func TestDecideCompositeGang(t *testing.T) {
 		t.Errorf("two composites: exit %d, %s; want a refusal", code, stderr)
 	}
 }
+
+// A gang kube-scheduler's validatePodGroup refuses (a member's priority
+// is not the group's) gets a note saying PodGroupPostFilter never runs for
+// it; a valid one gets none.
+func TestDecidePodGroupSchedulerRejects(t *testing.T) {
+	_, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"nominated-cluster.yaml", "-pod-group", pgDir+"nominated-gang.yaml",
+		"-feature-gates", "GenericWorkload=true", "-impl", "reference", "-now", "2026-01-01T01:00:00Z")
+	want := "kube-scheduler rejects this pod group before it schedules it (validatePodGroup: all pods in a single pod group should have the same priority as the pod group's priority, got 100 and 0)"
+	if code != ExitOK || !strings.Contains(stderr, want) {
+		t.Errorf("nominated-gang: exit %d, stderr %q; want the note %q", code, stderr, want)
+	}
+	_, stderr, code = runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod-group", pgDir+"gang.yaml",
+		"-feature-gates", "GenericWorkload=true", "-impl", "reference", "-now", "2026-01-01T01:00:00Z")
+	if code != ExitOK || strings.Contains(stderr, "validatePodGroup") {
+		t.Errorf("gang.yaml: exit %d, stderr %q; want no note", code, stderr)
+	}
+}
