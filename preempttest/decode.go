@@ -33,7 +33,8 @@ func DecodeGang(data []byte) Input {
 	// Read after the rest (inputs older than them end before): 0 to 3
 	// child groups (0: a PodGroup gang, then TopologyAwareWorkloadScheduling
 	// or not), the composite's minGroupCount, each child's minCount, each
-	// member's child.
+	// member's child, each child's creation (minutes before Base), the
+	// member that fits nowhere (0 none).
 	if g.Children = r.intn(4); g.Children > 0 {
 		g.MinGroupCount = r.intn(4)
 		for range g.Children {
@@ -42,6 +43,10 @@ func DecodeGang(data []byte) Input {
 		for i := range g.Members {
 			g.Members[i].Group = r.intn(g.Children)
 		}
+		for range g.Children {
+			g.ChildCreated = append(g.ChildCreated, r.intn(4))
+		}
+		g.Unplaceable = r.intn(len(g.Members) + 1)
 	} else {
 		g.TAS = r.intn(4) == 3
 	}

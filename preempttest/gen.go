@@ -181,9 +181,46 @@ func GenGang(maxNodes int) *rapid.Generator[Input] {
 			g.MinGroupCount = rapid.IntRange(0, 3).Draw(t, "minGroupCount")
 			for range g.Children {
 				g.ChildMinCounts = append(g.ChildMinCounts, rapid.IntRange(0, 3).Draw(t, "childMinCount"))
+				g.ChildCreated = append(g.ChildCreated, rapid.IntRange(0, 3).Draw(t, "childCreated"))
 			}
 			for i := range g.Members {
 				g.Members[i].Group = rapid.IntRange(0, g.Children-1).Draw(t, "memberChild")
+			}
+			switch rapid.IntRange(0, 2).Draw(t, "unplaceableKind") {
+			case 0:
+				g.Unplaceable = rapid.IntRange(1, len(g.Members)).Draw(t, "unplaceable")
+			case 1:
+				// A child that fails after placing members: the last
+				// member fits nowhere and its child's minCount needs
+				// every member; the composite's basic policy is met by
+				// any other child.
+				for len(g.Members) < 3 {
+					g.Members = append(g.Members, genPodSpec(t, 0))
+				}
+				if g.Children < 2 {
+					g.Children = 2
+					g.ChildMinCounts, g.ChildCreated = append(g.ChildMinCounts, 0), append(g.ChildCreated, 0)
+				}
+				last := len(g.Members) - 1
+				g.Unplaceable = last + 1
+				c := g.Members[last].Group
+				g.Members[last-1].Group = c // placed before the child fails
+				// The first member in another child, which it alone
+				// satisfies.
+				g.Members[0].Group = (c + 1) % g.Children
+				g.ChildMinCounts[g.Members[0].Group] = 0
+				for i := range g.Members {
+					g.Members[i].Node = 0 // no ongoing preemption
+				}
+				g.Never, g.GroupPolicy = false, 0
+				g.Priority = len(priorities) - 1 // 100: above most pods
+				g.ChildMinCounts[c] = 0
+				for _, m := range g.Members {
+					if m.Group == c {
+						g.ChildMinCounts[c]++
+					}
+				}
+				g.MinGroupCount = 0
 			}
 		} else {
 			g.TAS = rapid.IntRange(0, 4).Draw(t, "gangTAS") == 0

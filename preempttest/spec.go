@@ -123,6 +123,14 @@ type GangSpec struct {
 	// (modulo Children), the scheduled members to gang-c0.
 	Children, MinGroupCount int
 	ChildMinCounts          []int
+	// ChildCreated[k] is child k's creation, minutes before Base (the
+	// composite's children are scheduled by creation time, then name).
+	ChildCreated []int
+	// Unplaceable > 0 makes member Unplaceable-1 ask for more CPU than any
+	// node has: it fits nowhere, so its group fails after placing the
+	// members before it when its minCount needs it (a composite then
+	// keeps their proposals when it succeeds without that child).
+	Unplaceable int
 	// TAS turns TopologyAwareWorkloadScheduling on for a PodGroup gang.
 	TAS bool
 }
@@ -714,6 +722,9 @@ func (s Spec) buildGang(c *preempt.Cluster, cfg preempt.Config) *preempt.PodGrou
 			child := &preempt.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("gang-c%d", k), UID: types.UID(fmt.Sprintf("uid-gang-c%d", k))},
 				Spec: schedulingv1beta1.PodGroupSpec{Priority: pg.Spec.Priority, ParentCompositePodGroupName: ptr.To("gang"),
 					SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}}}}
+			if k < len(g.ChildCreated) {
+				child.CreationTimestamp = metav1.NewTime(Base().Add(-time.Duration(g.ChildCreated[k]) * time.Minute))
+			}
 			if k < len(g.ChildMinCounts) && g.ChildMinCounts[k] > 0 {
 				child.Spec.SchedulingPolicy = schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: int32(g.ChildMinCounts[k])}}
 			}
@@ -729,6 +740,9 @@ func (s Spec) buildGang(c *preempt.Cluster, cfg preempt.Config) *preempt.PodGrou
 		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(g.groupOf(i))}
 		if i == 0 && g.Never {
 			p.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever)
+		}
+		if i == g.Unplaceable-1 {
+			p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("100000")
 		}
 		if node > 0 && len(c.Nodes) > 0 {
 			p.Status.NominatedNodeName = c.Nodes[at(node-1, len(c.Nodes))].Name

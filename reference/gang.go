@@ -3,6 +3,7 @@ package reference
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -412,7 +413,7 @@ func (w *evaluator) scheduleGang(ctx context.Context, req *preempt.PodGroupReque
 	}
 	var out []assignment
 	tree.Walk(func(n *preempt.GroupNode) {
-		if r := s.results[n]; r != nil {
+		if r := s.results[n]; r != nil && (w.bug != FailedChildProposalsDropped || r.status.code == preempt.Success) {
 			out = append(out, r.placed...)
 		}
 	})
@@ -503,7 +504,12 @@ func (s *gangScheduler) composite(ctx context.Context, n *preempt.GroupNode, r *
 	if r.status.code == preempt.Unschedulable {
 		return nil
 	}
-	for _, c := range n.Children {
+	children := n.Children
+	if s.view.w.bug == ChildrenByName {
+		children = append([]*preempt.GroupNode(nil), children...)
+		sort.SliceStable(children, func(i, j int) bool { return children[i].Name() < children[j].Name() })
+	}
+	for _, c := range children {
 		cr, err := s.group(ctx, c)
 		if err != nil {
 			return err

@@ -24,6 +24,14 @@ const (
 	// nodes from nothing: the preemptor's inter-pod affinity and spread
 	// state still counts them.
 	RemoteMemberKeptInState
+	// FailedChildProposalsDropped leaves out the proposals of a
+	// CompositePodGroup's child group that failed, which the scheduler's
+	// function keeps (docs/upstream-findings.md): the "fix" a reader might
+	// expect, not what v1.37.2 does.
+	FailedChildProposalsDropped
+	// ChildrenByName schedules a composite's children in name order, not
+	// GetChildGroups' (creation time, then name).
+	ChildrenByName
 )
 
 func (b Bug) String() string {
@@ -36,6 +44,10 @@ func (b Bug) String() string {
 		return "ongoing-on-first-nominated-node"
 	case RemoteMemberKeptInState:
 		return "remote-member-kept-in-state"
+	case FailedChildProposalsDropped:
+		return "failed-child-proposals-dropped"
+	case ChildrenByName:
+		return "children-by-name"
 	}
 	return "none"
 }
