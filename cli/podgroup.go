@@ -79,8 +79,8 @@ func loadPodGroup(opts decideOptions) (*preempt.PodGroupRequest, error) {
 // the only one asked); the others are compared with the first
 // that answered, field by field.
 func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
-	if opts.sched != nil || opts.explain || len(opts.faults) > 0 {
-		return badf("-pod-group takes none of -config, -explain or -fail yet")
+	if opts.sched != nil || opts.explain {
+		return badf("-pod-group takes neither -config nor -explain yet")
 	}
 	cluster, opts, err := opts.loadCluster(stderr)
 	if err != nil {
@@ -116,13 +116,13 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 			reasons = append(reasons, fmt.Sprintf("%s refuses this gang: %v", impl.Name(), err))
 			continue
 		}
-		cs := harness.NewClientset(cluster, nil)
+		cs := harness.NewClient(cluster, nil, opts.faults...)
 		for _, p := range req.Pods {
 			_ = cs.Tracker().Add(p)
 		}
-		before := len(cs.Actions())
+		cs.ClearActions()
 		d := pg.PreemptPodGroup(context.Background(), cs, req)
-		d.Actions = harness.Actions(cs.Actions()[before:])
+		d.Actions = cs.Recorded()
 		out := PodGroupDecisionJSON{Implementation: impl.Name(), Status: d.Status, Message: d.Message, Nominations: d.Nominations,
 			NumPDBViolations: d.NumPDBViolations, NumPodGroupDisruptions: d.NumPodGroupDisruptions, Victims: d.Victims}
 		if opts.actions {
@@ -136,6 +136,11 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 			return badf("%s", msg)
 		}
 		fmt.Fprintf(stderr, "compare decide: note: %s; the others answer\n", msg)
+	}
+	for i, d := range decisions {
+		for _, f := range unmatchedFaults(opts.faults, d.Actions) {
+			fmt.Fprintf(stderr, "compare decide: note: -fail %s matched no API call of %s's decision (%s); nothing failed\n", f, outs[i].Implementation, callsOf(d.Actions))
+		}
 	}
 	code := ExitOK
 	first := outs[0]

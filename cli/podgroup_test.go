@@ -324,3 +324,30 @@ func TestDecidePodGroupSchedulerRejects(t *testing.T) {
 		t.Errorf("gang.yaml: exit %d, stderr %q; want no note", code, stderr)
 	}
 }
+
+// -fail takes a gang too: a victim's failed delete fails the synchronous
+// preemption, in upstream and the reference alike, and a fault no call
+// meets gets a note.
+func TestDecidePodGroupFail(t *testing.T) {
+	args := []string{"decide", "-cluster", pgDir + "composite-cluster.yaml", "-pod-group", pgDir + "composite-gang.yaml",
+		"-feature-gates", "GenericWorkload=true,CompositePodGroup=true,TopologyAwareWorkloadScheduling=true",
+		"-impl", "upstream,reference", "-now", "2026-01-01T01:00:00Z", "-async=false"}
+	stdout, stderr, code := runCLI(t, append(args, "-fail", "delete:default/v2")...)
+	if code != ExitOK || !strings.Contains(stderr, "agree") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var out []PodGroupDecisionJSON
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range out {
+		last := d.Actions[len(d.Actions)-1]
+		if d.Status != preempt.Error || d.Message != `pod group preemption: pods "v2" is forbidden: injected by preemptbench` || last.String() != `delete default/v2 (failed: pods "v2" is forbidden: injected by preemptbench)` {
+			t.Errorf("%s: %s %q, last call %s; want the Error of v2's failed delete", d.Implementation, d.Status, d.Message, last)
+		}
+	}
+	_, stderr, code = runCLI(t, append(args, "-fail", "delete:default/zz")...)
+	if code != ExitOK || !strings.Contains(stderr, "-fail delete:default/zz matched no API call") {
+		t.Errorf("unmatched fault: exit %d, %s; want a note", code, stderr)
+	}
+}

@@ -145,7 +145,7 @@ func CheckGang(t TB, in Input, other preempt.Implementation) Outcome {
 		if !ok {
 			return preempt.PodGroupDecision{}, false
 		}
-		cs := harness.NewClient(in.Cluster, nil)
+		cs := harness.NewClient(in.Cluster, nil, in.Faults...)
 		for _, p := range in.Gang.Pods {
 			_ = cs.Tracker().Add(p.DeepCopy())
 		}
