@@ -30,6 +30,8 @@ type PodGroupDecisionJSON struct {
 	NumPodGroupDisruptions int                  `json:"numPodGroupDisruptions"`
 	Victims                []preempt.Victim     `json:"victims"`
 	Actions                []preempt.Action     `json:"actions,omitempty"`
+	// Explanation is -explain's (explainGang).
+	Explanation *GangExplanation `json:"explanation,omitempty"`
 }
 
 // loadPodGroup reads -pod-group: one PodGroup and its unscheduled member
@@ -79,8 +81,8 @@ func loadPodGroup(opts decideOptions) (*preempt.PodGroupRequest, error) {
 // the only one asked); the others are compared with the first
 // that answered, field by field.
 func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
-	if opts.sched != nil || opts.explain {
-		return badf("-pod-group takes neither -config nor -explain yet")
+	if opts.sched != nil {
+		return badf("-pod-group does not take -config yet")
 	}
 	cluster, opts, err := opts.loadCluster(stderr)
 	if err != nil {
@@ -128,6 +130,10 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 		if opts.actions {
 			out.Actions = d.Actions
 		}
+		if opts.explain {
+			ex := explainGang(cluster, req, tree, out)
+			out.Explanation = &ex
+		}
 		outs = append(outs, out)
 		decisions = append(decisions, d)
 	}
@@ -156,6 +162,7 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 		if !opts.actions {
 			w.Actions, got.Actions = nil, nil
 		}
+		w.Explanation, got.Explanation = nil, nil // each follows its decision
 		if note == "" && !opts.actions && !cmp.Equal(decisions[0].Actions, decisions[i+1].Actions) {
 			fmt.Fprintf(stderr, "%s's API calls differ from %s's (-%s +%s):\n%s", o.Implementation, first.Implementation, first.Implementation, o.Implementation, cmp.Diff(decisions[0].Actions, decisions[i+1].Actions))
 			code = ExitDiffer
@@ -222,6 +229,9 @@ func writePodGroupText(w io.Writer, d PodGroupDecisionJSON) {
 	}
 	for _, a := range d.Actions {
 		fmt.Fprintf(w, "api call: %s\n", a)
+	}
+	if d.Explanation != nil {
+		writeGangExplanation(w, *d.Explanation)
 	}
 	fmt.Fprintln(w)
 }

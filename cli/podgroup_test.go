@@ -351,3 +351,36 @@ func TestDecidePodGroupFail(t *testing.T) {
 		t.Errorf("unmatched fault: exit %d, %s; want a note", code, stderr)
 	}
 }
+
+// -explain on a gang: the groups in the scheduling function's order with
+// each member's node, the failed child marked, the preempted units (a
+// mode-All group as one) and the reprieved ones.
+func TestDecidePodGroupExplain(t *testing.T) {
+	gates := "GenericWorkload=true,CompositePodGroup=true,TopologyAwareWorkloadScheduling=true"
+	stdout, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"composite-cluster.yaml", "-pod-group", pgDir+"composite-gang.yaml",
+		"-feature-gates", gates, "-impl", "reference", "-now", "2026-01-01T01:00:00Z", "-explain")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var d PodGroupDecisionJSON
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	ex := d.Explanation
+	if ex == nil || len(ex.Groups) != 3 || ex.Groups[0].Name != "default/job" || ex.Groups[2].Name != "default/b" || !ex.Groups[2].FailedChild || ex.Groups[1].FailedChild ||
+		!cmp.Equal(ex.Groups[2].Members, []string{"default/b0@n2", "default/b1@"}) || len(ex.Preempted) != 2 || len(ex.Reprieved) != 0 {
+		t.Errorf("composite: explanation %+v", ex)
+	}
+
+	stdout, stderr, code = runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod-group", pgDir+"gang.yaml",
+		"-feature-gates", "GenericWorkload=true", "-impl", "reference", "-now", "2026-01-01T01:00:00Z", "-explain", "-o", "text")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"gang priority: 10\n", "  PodGroup default/train: minCount 2\n", "preempted: 1 units\n",
+		"  PodGroup default/batch priority 0: default/w1@n1 default/w2@n2\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("gang.yaml -o text lacks %q:\n%s", want, stdout)
+		}
+	}
+}
