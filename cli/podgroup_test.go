@@ -249,8 +249,12 @@ func TestDecidePodGroupText(t *testing.T) {
 			t.Errorf("%q appears %d times, want 2 (reference and upstream):\n%s", want, got, stdout)
 		}
 	}
-	if _, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod-group", pgDir+"gang.yaml", "-feature-gates", "GenericWorkload=true", "-explain"); code != ExitBadInput || !strings.Contains(stderr, "-pod-group takes none of -config, -explain or -fail yet") {
-		t.Errorf("-explain: exit %d, %s", code, stderr)
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod-group", pgDir+"gang.yaml", "-feature-gates", "GenericWorkload=true", "-config", cfg); code != ExitBadInput || !strings.Contains(stderr, "-pod-group does not take -config yet") {
+		t.Errorf("-config: exit %d, %s", code, stderr)
 	}
 }
 
