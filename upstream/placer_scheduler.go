@@ -261,9 +261,7 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 			objects = append(objects, cpg)
 		}
 	}
-	for _, o := range ev.volumeObjects.all() {
-		objects = append(objects, o)
-	}
+	objects = append(objects, ev.volumeObjects.all()...)
 	for _, o := range objects {
 		if err := internal.Tracker().Add(o); err != nil {
 			return fmt.Errorf("the scheduler's clientset: %w", err)
