@@ -188,9 +188,9 @@ var (
 // and an extender that answers with them makes upstream fail on the
 // first such pod of a node. got is explained when both are answer errors
 // of the same reading step and got's names a bad node: a node not in the
-// cluster, or a pod that is a victim of that node's candidate in the dry
-// run and bound to another node; or both name a node answered without
-// victims.
+// cluster, a pod that is in no node of the cluster, or a pod that is a
+// victim of that node's candidate in the dry run and bound to another
+// node; or both name a node answered without victims.
 func ExtenderAnswerOrder(c *preempt.Cluster, ref, got preempt.Decision) (string, bool) {
 	if ref.Status != preempt.Error || got.Status != preempt.Error || ref.Message == got.Message {
 		return "", false
@@ -224,6 +224,9 @@ func ExtenderAnswerOrder(c *preempt.Cluster, ref, got preempt.Decision) (string,
 	i := slices.IndexFunc(ref.Candidates, func(cand preempt.Candidate) bool { return cand.Node == node })
 	if i < 0 {
 		return "", false
+	}
+	if !slices.ContainsFunc(c.Pods, func(p *v1.Pod) bool { return string(p.UID) == uid && preempt.IsBound(p) }) {
+		return explained(node) // the answer names a pod no node holds
 	}
 	for _, v := range ref.Candidates[i].Victims {
 		for _, p := range c.Pods {
