@@ -182,6 +182,13 @@ type gangWorld struct {
 	tmpPorts   []podinfo.HostPort
 	use, nom   nodeUse
 
+	// local is each placed member's narrowed topology bookkeeping,
+	// affected the members a reprieve's move touched, doms the topology
+	// keys' domains (gang_reprieve.go).
+	local    []gangLocal
+	affected []bool
+	doms     map[string][]int32
+
 	numViolations int
 	names         []string  // Nodes(): s.names, copied once per snapshot
 	namesOf       *Snapshot // the snapshot names was copied from
@@ -799,6 +806,7 @@ func (w *gangWorld) reprieveAll() {
 	for i, n := range w.assignedTo {
 		w.anyTopology = w.anyTopology || (n >= 0 && (w.dec[i].topo != nil || w.spread[i] != nil))
 	}
+	w.setLocal()
 	for _, n := range w.assignedTo {
 		if n >= 0 {
 			w.onNode[n] = w.onNode[n][:0]
@@ -921,20 +929,23 @@ func (w *gangWorld) reprieve(r *unitRef) bool {
 }
 
 // recheck recomputes nodeOK on the assignment nodes of the pods' nodes,
-// and on every assignment node when all (a placed member's topology
-// counts moved: its check reads other nodes' pods).
-func (w *gangWorld) recheck(pods []int32, all bool) {
+// and, when affected, on the nodes of the members w.affected marks (a
+// topology count their check reads moved: it reads other nodes' pods).
+func (w *gangWorld) recheck(pods []int32, affected bool) {
 	s := w.s
 	w.nextNodeEpoch()
-	if all {
-		for _, n := range w.assignedTo {
+	if affected {
+		for i, n := range w.assignedTo {
+			if !w.affected[i] {
+				continue
+			}
+			w.affected[i] = false
 			if n < 0 || w.seenNode[n] == w.nodeEpoch {
 				continue
 			}
 			w.seenNode[n] = w.nodeEpoch
 			w.setNodeOK(n, w.nodeFits(n))
 		}
-		return
 	}
 	for _, p := range pods {
 		n := s.podNode[p]

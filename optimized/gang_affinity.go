@@ -80,8 +80,10 @@ func (w *gangWorld) gangPreFilter(i int) {
 }
 
 // topologyMove applies AddPod (sign 1) or RemovePod (-1) of pods, each on
-// its node, to every placed member's topology plugins' state; it reports
-// whether a count moved (then any placed member's check may change).
+// its node, to every placed member's topology plugins' state (a member
+// of w.local's narrowed bookkeeping, to its node's pairs only:
+// gang_reprieve.go); it marks w.affected the members a count they read
+// moved for, whose checks may then change, and reports whether any.
 func (w *gangWorld) topologyMove(pods []int32, sign int) bool {
 	if !w.anyTopology {
 		return false
@@ -92,20 +94,25 @@ func (w *gangWorld) topologyMove(pods []int32, sign int) bool {
 			continue
 		}
 		if d := w.dec[i]; d.topo != nil {
-			t := &d.topo.affinity
+			t, lc := &d.topo.affinity, &w.local[i]
 			for _, p := range pods {
-				if t.update(s.pods[p], s.antiTerms[p], s.nodeLabels(s.podNode[p]), sign) {
-					moved = true
+				if lc.on {
+					if w.localUpdate(t, lc, p, sign) {
+						w.affected[i] = true
+					}
+				} else if t.update(s.pods[p], s.antiTerms[p], s.nodeLabels(s.podNode[p]), sign) {
+					w.affected[i] = true
 				}
 			}
 		}
 		if g := w.spread[i]; g != nil {
 			for _, p := range pods {
 				if g.update(s, s.pods[p], s.podNode[p], sign) {
-					moved = true
+					w.affected[i] = true
 				}
 			}
 		}
+		moved = moved || w.affected[i]
 	}
 	return moved
 }

@@ -237,6 +237,18 @@ func TestGangAgreesWithReference(t *testing.T) {
 			victims: 2,
 		},
 		{
+			// m0's own anti-affinity on the zone: v2, put back on n2
+			// (no member there), joins m0's zone and would reject m0 on
+			// n1, so it stays a victim: the reprieve rechecks the node of
+			// a member whose counts moved, not only the victims' nodes.
+			name: "InterPodAffinity: a member's anti-affinity in its zone counts a victim put back on another node",
+			c: &preempt.Cluster{Nodes: []*v1.Node{inZone(gangNode("n1", "1", "10"), "a"), inZone(gangNode("n2", "1", "10"), "a")},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m"), labelled(gangPod("v2", "n2", "", 0, "100m"), "tier", "db")}},
+			pg:      gangGroup("g", 10, 1, false),
+			members: []*v1.Pod{withPodAffinity(gangPod("m0", "", "g", 10, "600m"), true, "zone", map[string]string{"tier": "db"})},
+			victims: 2,
+		},
+		{
 			// As above without m0's affinity: in the world without the
 			// potential victims no pod has anti-affinity, so m0's
 			// InterPodAffinity PreFilter Skips, and v2 comes back though
