@@ -188,6 +188,9 @@ type gangWorld struct {
 	local    []gangLocal
 	affected []bool
 	doms     map[string][]int32
+	// bases are the request's InterPodAffinity PreFilter bases, one per
+	// kind of member (gang_affinity_base.go).
+	bases []*affinityBase
 
 	numViolations int
 	names         []string  // Nodes(): s.names, copied once per snapshot
@@ -396,6 +399,8 @@ func (w *gangWorld) setMembers(ev *evaluator, members []*v1.Pod, now int64) {
 	w.tried, w.viewNode = w.tried[:0], w.viewNode[:0]
 	clear(w.memberAnti)
 	clear(w.spread)
+	clear(w.bases)
+	w.bases = w.bases[:0]
 	w.memberAnti, w.spread = w.memberAnti[:0], w.spread[:0]
 	w.anyPort, w.anyTopology = false, false
 	maxWants := 0

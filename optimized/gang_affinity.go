@@ -34,8 +34,8 @@ func (w *gangWorld) gangPreFilter(i int) {
 	w.tried[i] = true
 	w.spread[i] = w.spreadPreFilter(i)
 	s, d, m := w.s, w.dec[i], w.members[i]
-	st := affinityTerms(s, m, d.b.NamespaceSelectorResolved)
-	terms := len(st.aff) > 0 || len(st.anti) > 0
+	base := w.affinityBaseOf(i) // the terms, and the world's counts, of members like m
+	terms := len(base.st.aff) > 0 || len(base.st.anti) > 0
 	anti := false
 	for _, p := range s.withAnti {
 		if w.gone[p] != w.epoch {
@@ -49,25 +49,8 @@ func (w *gangWorld) gangPreFilter(i int) {
 	if !terms && !anti {
 		return // no pod with (anti-)affinity: upstream's PreFilter Skips
 	}
-	st.existBase, st.affBase, st.antiBase = map[pair]int{}, map[pair]int{}, map[pair]int{}
-	st.indexTerms()
-	if terms {
-		for n := range int32(len(s.nodes)) {
-			l := s.nodeLabels(n)
-			for _, p := range s.boundOf[n] {
-				if w.gone[p] != w.epoch {
-					st.update(s.pods[p], s.antiTerms[p], l, 1)
-				}
-			}
-		}
-	} else {
-		// Only the existing pods' anti-affinity can count.
-		for _, p := range s.withAnti {
-			if w.gone[p] != w.epoch {
-				st.update(s.pods[p], s.antiTerms[p], s.nodeLabels(s.podNode[p]), 1)
-			}
-		}
-	}
+	w.count(base)
+	st := base.stateFor(m)
 	for j, n := range w.viewNode {
 		if n >= 0 {
 			st.update(w.members[j], w.memberAnti[j], s.nodeLabels(n), 1)
