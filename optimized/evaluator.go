@@ -241,13 +241,14 @@ func (ev *evaluator) FilterCodes(ctx context.Context, pod *v1.Pod, dst []preempt
 	d := ev.filterDecision(pod)
 	sc := &ev.single
 	sc.reset(d)
-	// The common node needs only its sums: no node filter can fail, no
-	// host port, no nominated pod, neither topology plugin (or theirs not
-	// made yet: a node the sums refuse never reaches them).
-	simple := !d.checkNodes && !d.ports.on() && d.topo == nil
 	for n := range int32(len(s.nodes)) {
-		if simple && !s.tainted[n] && len(s.nomOf[n]) == 0 {
-			if code := d.sumsFit(n); code != preempt.Success || !d.topoPending {
+		// A node where no node filter can fail and no pod is nominated
+		// is often settled by its sums alone: NodePorts refuses with
+		// Unschedulable too, and the topology plugins (theirs maybe not
+		// made yet) run only after both pass.
+		if !d.checkNodes && !s.tainted[n] && len(s.nomOf[n]) == 0 {
+			code := d.sumsFit(n)
+			if code == preempt.Unschedulable || (!d.ports.on() && (code != preempt.Success || (d.topo == nil && !d.topoPending))) {
 				dst[s.clusterIdx[n]] = code
 				continue
 			}
@@ -264,7 +265,6 @@ func (ev *evaluator) FilterCodes(ctx context.Context, pod *v1.Pod, dst []preempt
 				// PreFilter, then this node again with them.
 				d.completeTopology()
 				sc.reset(d)
-				simple = simple && d.topo == nil
 				d.loadNode(n, &sc.use)
 				d.nominatedUse(n, sc)
 				code, _, _ = d.fits(n, &sc.use, &sc.nom)
