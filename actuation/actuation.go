@@ -40,7 +40,7 @@ func PreemptPodAs(ctx context.Context, cs kubernetes.Interface, scheduler, kind 
 		ObservedGeneration: apipod.CalculatePodConditionObservedGeneration(&victim.Status, victim.Generation, v1.DisruptionTarget),
 		Status:             v1.ConditionTrue,
 		Reason:             v1.PodReasonPreemptionByScheduler,
-		Message:            fmt.Sprintf("%s: preempting to accommodate a higher priority %s", scheduler, kind),
+		Message:            preemptionMessage(scheduler, kind),
 	}
 	// A victim without the condition gets it appended: its patch is
 	// written directly (fastpatch.go), the same bytes as the diff.
@@ -105,9 +105,24 @@ func sendStatusPatch(ctx context.Context, cs kubernetes.Interface, p *v1.Pod, pa
 		return apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) ||
 			apierrors.IsConflict(err) || utilnet.IsConnectionRefused(err)
 	}
-	return retry.OnError(retry.DefaultBackoff, retriable, func() error {
+	send := func() error {
 		_, err := cs.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 		return err
+	}
+	// The first attempt is made here, as retry.OnError would make it (at
+	// once); only a retriable error enters the backoff, whose first step
+	// is that attempt, not another.
+	err := send()
+	if err == nil || !retriable(err) {
+		return err
+	}
+	first := true
+	return retry.OnError(retry.DefaultBackoff, retriable, func() error {
+		if first {
+			first = false
+			return err
+		}
+		return send()
 	})
 }
 
