@@ -191,6 +191,9 @@ type gangWorld struct {
 	// bases are the request's InterPodAffinity PreFilter bases, one per
 	// kind of member (gang_affinity_base.go).
 	bases []*affinityBase
+	// keys and sortBuf are sortUnitsKeyed's scratch (gang_sort.go).
+	keys    []unitKey
+	sortBuf []unitRef
 
 	numViolations int
 	names         []string  // Nodes(): s.names, copied once per snapshot
@@ -834,7 +837,7 @@ func (w *gangWorld) reprieveAll() {
 		}
 	}
 
-	d.sortUnits(w.potential)
+	w.keys, w.sortBuf = d.sortUnitsKeyed(w.potential, w.keys, w.sortBuf)
 	sc.potential = sc.potential[:0]
 	for i := range w.potential {
 		sc.potential = append(sc.potential, w.unitPods(&w.potential[i])...)
@@ -871,7 +874,7 @@ func (w *gangWorld) reprieveAll() {
 			w.chosen = append(w.chosen, gs.nonViolating[i])
 		}
 	}
-	d.sortUnits(w.chosen)
+	w.keys, w.sortBuf = d.sortUnitsKeyed(w.chosen, w.keys, w.sortBuf)
 }
 
 func (w *gangWorld) nextNodeEpoch() {
