@@ -188,6 +188,8 @@ type gangWorld struct {
 	local    []gangLocal
 	affected []bool
 	doms     map[string][]int32
+	near     [][]int32 // node -> the narrowed members it can move
+	anyLocal bool
 	// bases are the request's InterPodAffinity PreFilter bases, one per
 	// kind of member (gang_affinity_base.go).
 	bases []*affinityBase

@@ -72,18 +72,19 @@ func (w *gangWorld) topologyMove(pods []int32, sign int) bool {
 		return false
 	}
 	s, moved := w.s, false
+	if w.anyLocal {
+		for _, p := range pods {
+			w.localMove(p, sign)
+		}
+	}
 	for i, n := range w.assignedTo {
 		if n < 0 {
 			continue
 		}
-		if d := w.dec[i]; d.topo != nil {
-			t, lc := &d.topo.affinity, &w.local[i]
+		if d := w.dec[i]; d.topo != nil && !w.local[i].on {
+			t := &d.topo.affinity
 			for _, p := range pods {
-				if lc.on {
-					if w.localUpdate(t, lc, p, sign) {
-						w.affected[i] = true
-					}
-				} else if t.update(s.pods[p], s.antiTerms[p], s.nodeLabels(s.podNode[p]), sign) {
+				if t.update(s.pods[p], s.antiTerms[p], s.nodeLabels(s.podNode[p]), sign) {
 					w.affected[i] = true
 				}
 			}

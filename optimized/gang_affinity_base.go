@@ -2,9 +2,10 @@ package optimized
 
 import (
 	"maps"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // A gang's members are mostly alike: the same namespace, labels and
@@ -85,6 +86,40 @@ func sameAffinityInputs(a, b *v1.Pod) bool {
 	if a.Namespace != b.Namespace || !maps.Equal(a.Labels, b.Labels) {
 		return false
 	}
-	return equality.Semantic.DeepEqual(requiredTerms(a.Spec.Affinity, false), requiredTerms(b.Spec.Affinity, false)) &&
-		equality.Semantic.DeepEqual(requiredTerms(a.Spec.Affinity, true), requiredTerms(b.Spec.Affinity, true))
+	return sameTerms(requiredTerms(a.Spec.Affinity, false), requiredTerms(b.Spec.Affinity, false)) &&
+		sameTerms(requiredTerms(a.Spec.Affinity, true), requiredTerms(b.Spec.Affinity, true))
+}
+
+// sameTerms reports whether a and b are the same terms, field by field
+// (TestSameTermsCoversEveryField keeps the fields counted): a nil list or
+// map and an empty one are the same, as for the API.
+func sameTerms(a, b []v1.PodAffinityTerm) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.TopologyKey != y.TopologyKey || !slices.Equal(x.Namespaces, y.Namespaces) ||
+			!slices.Equal(x.MatchLabelKeys, y.MatchLabelKeys) || !slices.Equal(x.MismatchLabelKeys, y.MismatchLabelKeys) ||
+			!sameSelector(x.LabelSelector, y.LabelSelector) || !sameSelector(x.NamespaceSelector, y.NamespaceSelector) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameSelector(a, b *metav1.LabelSelector) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if !maps.Equal(a.MatchLabels, b.MatchLabels) || len(a.MatchExpressions) != len(b.MatchExpressions) {
+		return false
+	}
+	for i := range a.MatchExpressions {
+		x, y := &a.MatchExpressions[i], &b.MatchExpressions[i]
+		if x.Key != y.Key || x.Operator != y.Operator || !slices.Equal(x.Values, y.Values) {
+			return false
+		}
+	}
+	return true
 }

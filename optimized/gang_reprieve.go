@@ -67,9 +67,20 @@ func (w *gangWorld) domains(key string) []int32 {
 }
 
 // setLocal decides, for each placed member, whether its InterPodAffinity
-// state follows only its node's pairs, and readies them.
+// state follows only its node's pairs, and readies them: w.near lists,
+// per node, the narrowed members one of whose term keys puts that node in
+// their domain (the only ones a pod there without anti-affinity can move).
 func (w *gangWorld) setLocal() {
 	clear(w.doms)
+	nn := len(w.s.nodes)
+	for len(w.near) < nn {
+		w.near = append(w.near, nil)
+	}
+	w.near = w.near[:nn]
+	for n := range w.near {
+		w.near[n] = w.near[n][:0]
+	}
+	w.anyLocal = false
 	for len(w.local) < len(w.members) {
 		w.local = append(w.local, gangLocal{})
 	}
@@ -97,6 +108,39 @@ func (w *gangWorld) setLocal() {
 		}
 		for _, key := range t.antiKeys {
 			lc.antiDom = append(lc.antiDom, dom{of: w.domains(key), pair: pair{key, lc.labels[key]}})
+		}
+		w.anyLocal = true
+		for n := range int32(nn) {
+			near := false
+			for k := range lc.affDom {
+				near = near || lc.affDom[k].same(n, a)
+			}
+			for k := range lc.antiDom {
+				near = near || lc.antiDom[k].same(n, a)
+			}
+			if near {
+				w.near[n] = append(w.near[n], int32(i))
+			}
+		}
+	}
+}
+
+// localMove is topologyMove for the narrowed members: pod p's AddPod
+// (sign 1) or RemovePod (-1) in the states of those it can move (every
+// narrowed member when p has anti-affinity terms, else w.near's), w.affected
+// marking the members whose read counts moved.
+func (w *gangWorld) localMove(p int32, sign int) {
+	if len(w.s.antiTerms[p]) == 0 {
+		for _, i := range w.near[w.s.podNode[p]] {
+			if w.localUpdate(&w.dec[i].topo.affinity, &w.local[i], p, sign) {
+				w.affected[i] = true
+			}
+		}
+		return
+	}
+	for i := range w.local {
+		if lc := &w.local[i]; lc.on && w.localUpdate(&w.dec[i].topo.affinity, lc, p, sign) {
+			w.affected[i] = true
 		}
 	}
 }
