@@ -194,8 +194,8 @@ type gangWorld struct {
 	// kind of member (gang_affinity_base.go).
 	bases []*affinityBase
 	// keys and sortBuf are sortUnitsKeyed's scratch (gang_sort.go).
-	keys    []unitKey
-	sortBuf []unitRef
+	keys, keyTmp []unitKey
+	sortBuf      []unitRef
 
 	numViolations int
 	names         []string  // Nodes(): s.names, copied once per snapshot
@@ -839,7 +839,7 @@ func (w *gangWorld) reprieveAll() {
 		}
 	}
 
-	w.keys, w.sortBuf = d.sortUnitsKeyed(w.potential, w.keys, w.sortBuf)
+	w.keys, w.keyTmp, w.sortBuf = d.sortUnitsKeyed(w.potential, w.keys, w.keyTmp, w.sortBuf)
 	sc.potential = sc.potential[:0]
 	for i := range w.potential {
 		sc.potential = append(sc.potential, w.unitPods(&w.potential[i])...)
@@ -876,7 +876,7 @@ func (w *gangWorld) reprieveAll() {
 			w.chosen = append(w.chosen, gs.nonViolating[i])
 		}
 	}
-	w.keys, w.sortBuf = d.sortUnitsKeyed(w.chosen, w.keys, w.sortBuf)
+	w.keys, w.keyTmp, w.sortBuf = d.sortUnitsKeyed(w.chosen, w.keys, w.keyTmp, w.sortBuf)
 }
 
 func (w *gangWorld) nextNodeEpoch() {

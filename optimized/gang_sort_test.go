@@ -32,7 +32,7 @@ func TestSortUnitsKeyed(t *testing.T) {
 	sizes := []int32{1, 2, 3, maxKeyedSize}
 	starts := []int64{math.MinInt64, -5, 0, 7, math.MaxInt64}
 	rng := rand.New(rand.NewPCG(1, 2))
-	var keys []unitKey
+	var keys, tmp []unitKey
 	var buf []unitRef
 	for round := range 400 {
 		n := rng.IntN(65)
@@ -49,7 +49,7 @@ func TestSortUnitsKeyed(t *testing.T) {
 		if round%5 == 0 {
 			us = slices.Clone(want) // already sorted
 		}
-		keys, buf = d.sortUnitsKeyed(us, keys, buf)
+		keys, tmp, buf = d.sortUnitsKeyed(us, keys, tmp, buf)
 		if diff := cmp.Diff(want, us, cmp.AllowUnexported(unitRef{})); diff != "" {
 			t.Fatalf("round %d (-sortUnits +sortUnitsKeyed):\n%s", round, diff)
 		}
