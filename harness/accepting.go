@@ -57,22 +57,28 @@ type acceptingCoreV1 struct {
 	c    *AcceptingClientset
 	mu   sync.Mutex
 	pods map[string]*acceptingPods
+	last atomic.Pointer[acceptingPods] // the namespace asked for last (a decision's victims share a few)
 }
 
 func (c *acceptingCoreV1) Pods(namespace string) corev1client.PodInterface {
+	if p := c.last.Load(); p != nil && p.namespace == namespace {
+		return p
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.pods[namespace]
 	if p == nil {
-		p = &acceptingPods{PodInterface: c.CoreV1Interface.Pods(namespace), c: c.c}
+		p = &acceptingPods{PodInterface: c.CoreV1Interface.Pods(namespace), c: c.c, namespace: namespace}
 		c.pods[namespace] = p
 	}
+	c.last.Store(p)
 	return p
 }
 
 type acceptingPods struct {
 	corev1client.PodInterface
-	c *AcceptingClientset
+	c         *AcceptingClientset
+	namespace string
 }
 
 // Patch succeeds, returning an empty pod as client-go's fake does when a

@@ -201,6 +201,7 @@ type gangWorld struct {
 	names         []string  // Nodes(): s.names, copied once per snapshot
 	namesOf       *Snapshot // the snapshot names was copied from
 	lastMember    int       // the member the view looked up last
+	nextName      int       // the node after the one the view looked up last (gang_names.go)
 }
 
 type gangUndo struct {
@@ -649,7 +650,7 @@ func (v gangView) Fits(_ context.Context, pod *v1.Pod, node string) (bool, error
 	if err != nil {
 		return false, err
 	}
-	n, ok := w.s.nodeIndex[node]
+	n, ok := w.nodeOf(node)
 	if !ok {
 		return false, nil
 	}
