@@ -17,3 +17,16 @@ func singleContainerRequests(pod *v1.Pod) (v1.ResourceList, bool) {
 	}
 	return sp.Containers[0].Resources.Requests, true
 }
+
+// placedRequestsFast is placedRequests(p, v036), for reading only:
+// without PodRequests for a one-container pod whose status says nothing
+// PlacedPodRequests reads (placedIsIncoming: its placed requests are then
+// its incoming ones, as setMembers takes them).
+func placedRequestsFast(p *v1.Pod, v036 bool) v1.ResourceList {
+	if !v036 && placedIsIncoming(p) {
+		if l, ok := singleContainerRequests(p); ok {
+			return l
+		}
+	}
+	return placedRequests(p, v036)
+}

@@ -50,7 +50,7 @@ func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
 func (s *Snapshot) update(c *preempt.Cluster, ch preempt.Change) error {
 	reqs := make([]v1.ResourceList, len(ch.Added)) // each added pod's, computed once
 	for i, p := range ch.Added {
-		reqs[i] = placedRequests(p, s.v036)
+		reqs[i] = placedRequestsFast(p, s.v036)
 		for name := range reqs[i] {
 			if _, ok := s.scalarDims[name]; podinfo.IsScalarResource(name) && !ok {
 				return errRebuild
