@@ -23,6 +23,10 @@ type gangLocal struct {
 	affOf   []int // affinity term -> its key in affDom
 	antiDom []dom // per distinct key of its anti-affinity terms (antiKeys)
 	labels  map[string]string
+	// memoPod's matchesAll of the affinity terms is memoAll: a unit's
+	// pods are put back, then taken off again.
+	memoPod int32
+	memoAll bool
 }
 
 // dom is a topology key's domains: per node, the index of its value
@@ -98,7 +102,7 @@ func (w *gangWorld) setLocal() {
 		if len(t.aff) > 0 && t.selfMatchesAll {
 			continue // affPairs is read: every pair is followed
 		}
-		lc.on, lc.node, lc.labels = true, a, w.s.nodeLabels(a)
+		lc.on, lc.node, lc.labels, lc.memoPod = true, a, w.s.nodeLabels(a), -1
 		lc.affDom, lc.antiDom, lc.affOf = lc.affDom[:0], lc.antiDom[:0], lc.affOf[:0]
 		for _, key := range t.affKeys {
 			lc.affDom = append(lc.affDom, dom{of: w.domains(key), pair: pair{key, lc.labels[key]}})
@@ -171,7 +175,7 @@ func (w *gangWorld) localUpdate(t *affinityState, lc *gangLocal, p int32, sign i
 		for k := range lc.affDom {
 			near = near || lc.affDom[k].same(n, a)
 		}
-		if near && matchesAll(t.aff, s.pods[p]) {
+		if near && lc.matchesAll(t, s, p) {
 			for j := range t.aff {
 				if d := &lc.affDom[lc.affOf[j]]; d.same(n, a) {
 					t.affBase[d.pair] += sign
@@ -187,4 +191,12 @@ func (w *gangWorld) localUpdate(t *affinityState, lc *gangLocal, p int32, sign i
 		}
 	}
 	return moved
+}
+
+// matchesAll is matchesAll(t.aff, pod p), kept for the last pod asked.
+func (lc *gangLocal) matchesAll(t *affinityState, s *Snapshot, p int32) bool {
+	if lc.memoPod != p {
+		lc.memoPod, lc.memoAll = p, matchesAll(t.aff, s.pods[p])
+	}
+	return lc.memoAll
 }
