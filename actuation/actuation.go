@@ -40,7 +40,7 @@ func PreemptPodAs(ctx context.Context, cs kubernetes.Interface, scheduler, kind 
 		ObservedGeneration: apipod.CalculatePodConditionObservedGeneration(&victim.Status, victim.Generation, v1.DisruptionTarget),
 		Status:             v1.ConditionTrue,
 		Reason:             v1.PodReasonPreemptionByScheduler,
-		Message:            fmt.Sprintf("%s: preempting to accommodate a higher priority %s", scheduler, kind),
+		Message:            preemptionMessage(scheduler, kind),
 	}
 	// A victim without the condition gets it appended: its patch is
 	// written directly (fastpatch.go), the same bytes as the diff.
@@ -97,18 +97,30 @@ func PatchPodStatus(ctx context.Context, cs kubernetes.Interface, p *v1.Pod, new
 	return sendStatusPatch(ctx, cs, p, patch)
 }
 
-// sendStatusPatch sends patch to p's status subresource.
+// sendStatusPatch sends patch to p's status subresource. Upstream retries
+// internal, unavailable, conflict and refused-connection errors with the
+// default backoff (retry.OnError); the first attempt is made here, as
+// OnError would make it (at once), and only a retriable error enters the
+// backoff, whose first step is that attempt, not another.
 func sendStatusPatch(ctx context.Context, cs kubernetes.Interface, p *v1.Pod, patch []byte) error {
-	// Upstream retries internal, unavailable, conflict and refused-connection
-	// errors with the default backoff.
-	retriable := func(err error) bool {
-		return apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) ||
-			apierrors.IsConflict(err) || utilnet.IsConnectionRefused(err)
+	_, err := cs.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+	if err == nil || !retriablePatchError(err) {
+		return err
 	}
-	return retry.OnError(retry.DefaultBackoff, retriable, func() error {
+	first := true
+	return retry.OnError(retry.DefaultBackoff, retriablePatchError, func() error {
+		if first {
+			first = false
+			return err
+		}
 		_, err := cs.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 		return err
 	})
+}
+
+func retriablePatchError(err error) bool {
+	return apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) ||
+		apierrors.IsConflict(err) || utilnet.IsConnectionRefused(err)
 }
 
 // BackgroundError is what PrepareCandidate returns when the background work

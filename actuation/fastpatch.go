@@ -2,7 +2,9 @@ package actuation
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -113,3 +115,20 @@ func appendJSONTime(b []byte, t metav1.Time) []byte {
 	b = t.UTC().AppendFormat(b, time.RFC3339)
 	return append(b, '"')
 }
+
+// preemptionMessage is the DisruptionTarget condition's message,
+// fmt.Sprintf("%s: preempting to accommodate a higher priority %s",
+// scheduler, kind), kept for the last scheduler and kind: a decision
+// writes it once per victim.
+func preemptionMessage(scheduler, kind string) string {
+	if m := lastMessage.Load(); m != nil && m.scheduler == scheduler && m.kind == kind {
+		return m.text
+	}
+	m := &message{scheduler: scheduler, kind: kind, text: fmt.Sprintf("%s: preempting to accommodate a higher priority %s", scheduler, kind)}
+	lastMessage.Store(m)
+	return m.text
+}
+
+type message struct{ scheduler, kind, text string }
+
+var lastMessage atomic.Pointer[message]

@@ -2,6 +2,7 @@ package actuation
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -148,6 +149,17 @@ func TestAppendJSONString(t *testing.T) {
 		want, _ := json.Marshal(s)
 		if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
 			t.Errorf("%q: %s, want %s", s, got[1:], want)
+		}
+	}
+}
+
+// TestPreemptionMessage: the kept message is Sprintf's, whichever
+// scheduler and kind asked last.
+func TestPreemptionMessage(t *testing.T) {
+	for _, c := range [][2]string{{"default-scheduler", "pod"}, {"default-scheduler", "pod"}, {"default-scheduler", "podgroup"}, {"other", "podgroup"}, {"default-scheduler", "pod"}} {
+		want := fmt.Sprintf("%s: preempting to accommodate a higher priority %s", c[0], c[1])
+		if got := preemptionMessage(c[0], c[1]); got != want {
+			t.Errorf("preemptionMessage(%q, %q) = %q, want %q", c[0], c[1], got, want)
 		}
 	}
 }

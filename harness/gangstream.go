@@ -159,6 +159,11 @@ type GangStreamRunner struct {
 	pods  *podIndex                  // positions in c.Pods
 	// Result is what the gangs so far did.
 	Result GangStreamResult
+
+	// nameAt is each of names' position in c.Nodes; nextName the name
+	// after the one nodeAt found last.
+	nameAt   []int
+	nextName int
 }
 
 // NewGangStreamRunner starts a gang stream on c, which it then changes in
@@ -185,6 +190,9 @@ func NewGangStreamRunner(impl preempt.Implementation, c *preempt.Cluster, s Gang
 		r.at[n.Name] = i
 	}
 	slices.Sort(r.names)
+	for _, n := range r.names {
+		r.nameAt = append(r.nameAt, r.at[n])
+	}
 	for _, p := range c.Pods {
 		if preempt.IsBound(p) {
 			r.bound[preempt.PodRef{Namespace: p.Namespace, Name: p.Name}] = p
@@ -257,6 +265,22 @@ func (r *GangStreamRunner) Next(ctx context.Context, g Gang) error {
 	return nil
 }
 
+// nodeAt is node's position in c.Nodes. A placement asks for Nodes()
+// in order: the name after the last one asked for is tried before the
+// map.
+func (r *GangStreamRunner) nodeAt(node string) (int, bool) {
+	if k := r.nextName; k < len(r.names) && r.names[k] == node {
+		r.nextName++
+		return r.nameAt[k], true
+	}
+	i, ok := r.at[node]
+	if ok {
+		k, _ := slices.BinarySearch(r.names, node)
+		r.nextName = k + 1
+	}
+	return i, ok
+}
+
 // bind is m bound to node, running since the stream's Now.
 func (r *GangStreamRunner) bind(m *v1.Pod, node string) *v1.Pod {
 	p := m.DeepCopy()
@@ -309,7 +333,7 @@ type streamView struct {
 func (v *streamView) Nodes() []string { return v.r.names }
 
 func (v *streamView) Fits(ctx context.Context, pod *v1.Pod, node string) (bool, error) {
-	i, ok := v.r.at[node]
+	i, ok := v.r.nodeAt(node)
 	if !ok {
 		return false, nil
 	}

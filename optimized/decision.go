@@ -40,6 +40,9 @@ type decision struct {
 	// topo is the state of the plugins with AddPod/RemovePod
 	// (PodTopologySpread, InterPodAffinity), nil when all Skip.
 	topo *topology
+	// topoPending: topo is not made yet (FilterCodes makes it on the
+	// first node that passes every filter before them; lazytopo.go).
+	topoPending bool
 	// groups is the request's pod-group view (podgroup.go), nil when
 	// every pod is a plain victim.
 	groups *groupView

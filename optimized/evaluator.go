@@ -184,6 +184,7 @@ func (ev *evaluator) decision(pod *v1.Pod, now int64) *decision {
 	if ev.dec == nil || ev.decPod != pod {
 		ev.dec, ev.decPod = newDecision(ev.s, pod, now, ev.b), pod
 	}
+	ev.dec.completeTopology()
 	ev.dec.now = now // nothing a decision keeps depends on it
 	return ev.dec
 }
@@ -237,16 +238,20 @@ func (ev *evaluator) FilterCodes(ctx context.Context, pod *v1.Pod, dst []preempt
 		dst = make([]preempt.Code, len(s.nodes))
 	}
 	dst = dst[:len(s.nodes)]
-	d := ev.decision(pod, 0)
+	d := ev.filterDecision(pod)
 	sc := &ev.single
 	sc.reset(d)
-	// The common node needs only its sums: no node filter can fail, no
-	// host port, no nominated pod, neither topology plugin.
-	simple := !d.checkNodes && !d.ports.on() && d.topo == nil
 	for n := range int32(len(s.nodes)) {
-		if simple && !s.tainted[n] && len(s.nomOf[n]) == 0 {
-			dst[s.clusterIdx[n]] = d.sumsFit(n)
-			continue
+		// A node where no node filter can fail and no pod is nominated
+		// is often settled by its sums alone: NodePorts refuses with
+		// Unschedulable too, and the topology plugins (theirs maybe not
+		// made yet) run only after both pass.
+		if !d.checkNodes && !s.tainted[n] && len(s.nomOf[n]) == 0 {
+			code := d.sumsFit(n)
+			if code == preempt.Unschedulable || (!d.ports.on() && (code != preempt.Success || (d.topo == nil && !d.topoPending))) {
+				dst[s.clusterIdx[n]] = code
+				continue
+			}
 		}
 		code := preempt.Success
 		if d.nodeFilters(n) != nil {
@@ -255,6 +260,15 @@ func (ev *evaluator) FilterCodes(ctx context.Context, pod *v1.Pod, dst []preempt
 			d.loadNode(n, &sc.use)
 			d.nominatedUse(n, sc)
 			code, _, _ = d.fits(n, &sc.use, &sc.nom)
+			if code == preempt.Success && d.topoPending {
+				// The first node to reach the topology plugins: their
+				// PreFilter, then this node again with them.
+				d.completeTopology()
+				sc.reset(d)
+				d.loadNode(n, &sc.use)
+				d.nominatedUse(n, sc)
+				code, _, _ = d.fits(n, &sc.use, &sc.nom)
+			}
 		}
 		dst[s.clusterIdx[n]] = code
 	}

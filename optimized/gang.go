@@ -182,10 +182,26 @@ type gangWorld struct {
 	tmpPorts   []podinfo.HostPort
 	use, nom   nodeUse
 
+	// local is each placed member's narrowed topology bookkeeping,
+	// affected the members a reprieve's move touched, doms the topology
+	// keys' domains (gang_reprieve.go).
+	local    []gangLocal
+	affected []bool
+	doms     map[string][]int32
+	near     [][]int32 // node -> the narrowed members it can move
+	anyLocal bool
+	// bases are the request's InterPodAffinity PreFilter bases, one per
+	// kind of member (gang_affinity_base.go).
+	bases []*affinityBase
+	// keys and sortBuf are sortUnitsKeyed's scratch (gang_sort.go).
+	keys, keyTmp []unitKey
+	sortBuf      []unitRef
+
 	numViolations int
 	names         []string  // Nodes(): s.names, copied once per snapshot
 	namesOf       *Snapshot // the snapshot names was copied from
 	lastMember    int       // the member the view looked up last
+	nextName      int       // the node after the one the view looked up last (gang_names.go)
 }
 
 type gangUndo struct {
@@ -402,6 +418,8 @@ func (w *gangWorld) setMembers(ev *evaluator, members []*v1.Pod, now int64) {
 	w.tried, w.viewNode = w.tried[:0], w.viewNode[:0]
 	clear(w.memberAnti)
 	clear(w.spread)
+	clear(w.bases)
+	w.bases = w.bases[:0]
 	w.memberAnti, w.spread = w.memberAnti[:0], w.spread[:0]
 	w.anyPort, w.anyTopology = false, false
 	maxWants := 0
@@ -645,7 +663,7 @@ func (v gangView) Fits(_ context.Context, pod *v1.Pod, node string) (bool, error
 	if err != nil {
 		return false, err
 	}
-	n, ok := w.s.nodeIndex[node]
+	n, ok := w.nodeOf(node)
 	if !ok {
 		return false, nil
 	}
@@ -833,6 +851,7 @@ func (w *gangWorld) reprieveAll() {
 	for i, n := range w.assignedTo {
 		w.anyTopology = w.anyTopology || (n >= 0 && (w.dec[i].topo != nil || w.spread[i] != nil))
 	}
+	w.setLocal()
 	for _, n := range w.assignedTo {
 		if n >= 0 {
 			w.onNode[n] = w.onNode[n][:0]
@@ -855,7 +874,7 @@ func (w *gangWorld) reprieveAll() {
 		}
 	}
 
-	d.sortUnits(w.potential)
+	w.keys, w.keyTmp, w.sortBuf = d.sortUnitsKeyed(w.potential, w.keys, w.keyTmp, w.sortBuf)
 	sc.potential = sc.potential[:0]
 	for i := range w.potential {
 		sc.potential = append(sc.potential, w.unitPods(&w.potential[i])...)
@@ -892,7 +911,7 @@ func (w *gangWorld) reprieveAll() {
 			w.chosen = append(w.chosen, gs.nonViolating[i])
 		}
 	}
-	d.sortUnits(w.chosen)
+	w.keys, w.keyTmp, w.sortBuf = d.sortUnitsKeyed(w.chosen, w.keys, w.keyTmp, w.sortBuf)
 }
 
 func (w *gangWorld) nextNodeEpoch() {
@@ -955,20 +974,23 @@ func (w *gangWorld) reprieve(r *unitRef) bool {
 }
 
 // recheck recomputes nodeOK on the assignment nodes of the pods' nodes,
-// and on every assignment node when all (a placed member's topology
-// counts moved: its check reads other nodes' pods).
-func (w *gangWorld) recheck(pods []int32, all bool) {
+// and, when affected, on the nodes of the members w.affected marks (a
+// topology count their check reads moved: it reads other nodes' pods).
+func (w *gangWorld) recheck(pods []int32, affected bool) {
 	s := w.s
 	w.nextNodeEpoch()
-	if all {
-		for _, n := range w.assignedTo {
+	if affected {
+		for i, n := range w.assignedTo {
+			if !w.affected[i] {
+				continue
+			}
+			w.affected[i] = false
 			if n < 0 || w.seenNode[n] == w.nodeEpoch {
 				continue
 			}
 			w.seenNode[n] = w.nodeEpoch
 			w.setNodeOK(n, w.nodeFits(n))
 		}
-		return
 	}
 	for _, p := range pods {
 		n := s.podNode[p]

@@ -34,8 +34,8 @@ func (w *gangWorld) gangPreFilter(i int) {
 	w.tried[i] = true
 	w.spread[i] = w.spreadPreFilter(i)
 	s, d, m := w.s, w.dec[i], w.members[i]
-	st := affinityTerms(s, m, d.b.NamespaceSelectorResolved)
-	terms := len(st.aff) > 0 || len(st.anti) > 0
+	base := w.affinityBaseOf(i) // the terms, and the world's counts, of members like m
+	terms := len(base.st.aff) > 0 || len(base.st.anti) > 0
 	anti := false
 	for _, p := range s.withAnti {
 		if w.gone[p] != w.epoch {
@@ -49,25 +49,8 @@ func (w *gangWorld) gangPreFilter(i int) {
 	if !terms && !anti {
 		return // no pod with (anti-)affinity: upstream's PreFilter Skips
 	}
-	st.existBase, st.affBase, st.antiBase = map[pair]int{}, map[pair]int{}, map[pair]int{}
-	st.indexTerms()
-	if terms {
-		for n := range int32(len(s.nodes)) {
-			l := s.nodeLabels(n)
-			for _, p := range s.boundOf[n] {
-				if w.gone[p] != w.epoch {
-					st.update(s.pods[p], s.antiTerms[p], l, 1)
-				}
-			}
-		}
-	} else {
-		// Only the existing pods' anti-affinity can count.
-		for _, p := range s.withAnti {
-			if w.gone[p] != w.epoch {
-				st.update(s.pods[p], s.antiTerms[p], s.nodeLabels(s.podNode[p]), 1)
-			}
-		}
-	}
+	w.count(base)
+	st := base.stateFor(m)
 	for j, n := range w.viewNode {
 		if n >= 0 {
 			st.update(w.members[j], w.memberAnti[j], s.nodeLabels(n), 1)
@@ -80,32 +63,40 @@ func (w *gangWorld) gangPreFilter(i int) {
 }
 
 // topologyMove applies AddPod (sign 1) or RemovePod (-1) of pods, each on
-// its node, to every placed member's topology plugins' state; it reports
-// whether a count moved (then any placed member's check may change).
+// its node, to every placed member's topology plugins' state (a member
+// of w.local's narrowed bookkeeping, to its node's pairs only:
+// gang_reprieve.go); it marks w.affected the members a count they read
+// moved for, whose checks may then change, and reports whether any.
 func (w *gangWorld) topologyMove(pods []int32, sign int) bool {
 	if !w.anyTopology {
 		return false
 	}
 	s, moved := w.s, false
+	if w.anyLocal {
+		for _, p := range pods {
+			w.localMove(p, sign)
+		}
+	}
 	for i, n := range w.assignedTo {
 		if n < 0 {
 			continue
 		}
-		if d := w.dec[i]; d.topo != nil {
+		if d := w.dec[i]; d.topo != nil && !w.local[i].on {
 			t := &d.topo.affinity
 			for _, p := range pods {
 				if t.update(s.pods[p], s.antiTerms[p], s.nodeLabels(s.podNode[p]), sign) {
-					moved = true
+					w.affected[i] = true
 				}
 			}
 		}
 		if g := w.spread[i]; g != nil {
 			for _, p := range pods {
 				if g.update(s, s.pods[p], s.podNode[p], sign) {
-					moved = true
+					w.affected[i] = true
 				}
 			}
 		}
+		moved = moved || w.affected[i]
 	}
 	return moved
 }

@@ -16,6 +16,9 @@ const reasonTooManyPods = "Too many pods"
 // v0.36).
 func incomingRequests(pod *v1.Pod, b preempt.Behaviour) v1.ResourceList {
 	if b.ResizedPodRequests {
+		if l, ok := singleContainerRequests(pod); ok {
+			return l
+		}
 		return podinfo.IncomingPodRequests(pod)
 	}
 	return podinfo.IncomingPodRequestsV036(pod)
@@ -59,7 +62,7 @@ type nodeResourcesFitState struct {
 }
 
 func newNodeResourcesFitState(s *Snapshot, pod *v1.Pod, b preempt.Behaviour) nodeResourcesFitState {
-	st := nodeResourcesFitState{reasonsOf: map[uint64][]string{}}
+	var st nodeResourcesFitState
 	var r [fixedDims]int64
 	var scalars []want
 	for name, q := range incomingRequests(pod, b) {
@@ -139,6 +142,9 @@ func (st *nodeResourcesFitState) reasons(mask uint64) []string {
 		}
 	}
 	if !st.reasonsBig {
+		if st.reasonsOf == nil {
+			st.reasonsOf = map[uint64][]string{}
+		}
 		st.reasonsOf[mask] = r
 	}
 	return r

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/preemptbench/preemptbench/podinfo"
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -46,8 +48,10 @@ func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
 
 // update applies ch to s, which then describes c.
 func (s *Snapshot) update(c *preempt.Cluster, ch preempt.Change) error {
-	for _, p := range ch.Added {
-		for name := range placedRequests(p, s.v036) {
+	reqs := make([]v1.ResourceList, len(ch.Added)) // each added pod's, computed once
+	for i, p := range ch.Added {
+		reqs[i] = placedRequestsFast(p, s.v036)
+		for name := range reqs[i] {
 			if _, ok := s.scalarDims[name]; podinfo.IsScalarResource(name) && !ok {
 				return errRebuild
 			}
@@ -77,12 +81,12 @@ func (s *Snapshot) update(c *preempt.Cluster, ch preempt.Change) error {
 		}
 	}
 	s.cluster = c
-	for _, p := range ch.Added {
+	for k, p := range ch.Added {
 		if _, ok := s.podIndex[podKey{p.Namespace, p.Name}]; ok {
 			return fmt.Errorf("update: pod %s is already in the cluster", preempt.Key(p.Namespace, p.Name))
 		}
 		i := int32(len(s.pods))
-		if err := s.appendPod(p, placedRequests(p, s.v036)); err != nil {
+		if err := s.appendPod(p, reqs[k]); err != nil {
 			return fmt.Errorf("update: %w", err)
 		}
 		s.groupsAdded(i)
