@@ -204,6 +204,20 @@ type gangWorld struct {
 	nextName      int       // the node after the one the view looked up last (gang_names.go)
 }
 
+// restoreUndo puts back the world rows the placement's undo log
+// recorded.
+func (w *gangWorld) restoreUndo() {
+	s := w.s
+	for i := len(w.undo) - 1; i >= 0; i-- {
+		u := &w.undo[i]
+		copy(w.used[int(u.n)*s.dims:int(u.n+1)*s.dims], u.used)
+		w.pods[u.n] = u.pods
+		if w.anyPort {
+			w.portz[u.n] = append(w.portz[u.n][:0], u.ports...)
+		}
+	}
+}
+
 type gangUndo struct {
 	n     int32
 	used  []int64
@@ -785,14 +799,7 @@ func (w *gangWorld) scheduleGang(ctx context.Context, req *preempt.PodGroupReque
 	}
 	w.undo = w.undo[:0]
 	nodes, err := placement(ctx, gangView{w}, members)
-	for i := len(w.undo) - 1; i >= 0; i-- {
-		u := &w.undo[i]
-		copy(w.used[int(u.n)*s.dims:int(u.n+1)*s.dims], u.used)
-		w.pods[u.n] = u.pods
-		if w.anyPort {
-			w.portz[u.n] = append(w.portz[u.n][:0], u.ports...)
-		}
-	}
+	w.restoreUndo()
 	if err != nil {
 		return nil, "", "", err
 	}

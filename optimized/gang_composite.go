@@ -133,14 +133,7 @@ func (w *gangWorld) scheduleComposite(ctx context.Context, req *preempt.PodGroup
 	st, any, err := r.group(ctx, tree)
 	w.trailing = false
 	w.revertTrail(0)
-	for i := len(w.undo) - 1; i >= 0; i-- {
-		u := &w.undo[i]
-		copy(w.used[int(u.n)*s.dims:int(u.n+1)*s.dims], u.used)
-		w.pods[u.n] = u.pods
-		if w.anyPort {
-			w.portz[u.n] = append(w.portz[u.n][:0], u.ports...)
-		}
-	}
+	w.restoreUndo()
 	if err != nil {
 		return nil, "", "", err
 	}

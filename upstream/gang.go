@@ -155,15 +155,7 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 	}
 	d.Status = preempt.Code(status.Code().String())
 	d.Message = status.Message()
-	for _, p := range req.Pods {
-		n := preempt.Nomination{Namespace: p.Namespace, Name: p.Name}
-		if res != nil {
-			if ni := res.NominatingInfos[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}]; ni != nil {
-				n.Node = ni.NominatedNodeName
-			}
-		}
-		d.Nominations = append(d.Nominations, n)
-	}
+	d.Nominations = nominationsOf(req.Pods, res)
 	if c := rec.get(); c != nil && status.IsSuccess() {
 		d.Victims = victimsOf(c.Victims().Pods)
 		w.annotate(d.Victims)
@@ -171,6 +163,22 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 		d.NumPodGroupDisruptions = c.NumPodGroupDisruptions()
 	}
 	return d
+}
+
+// nominationsOf is each member's node in PodGroupPostFilter's result ("" for
+// none, or no result), in the members' order.
+func nominationsOf(members []*v1.Pod, res *fwk.PodGroupPostFilterResult) []preempt.Nomination {
+	out := make([]preempt.Nomination, 0, len(members))
+	for _, p := range members {
+		n := preempt.Nomination{Namespace: p.Namespace, Name: p.Name}
+		if res != nil {
+			if ni := res.NominatingInfos[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}]; ni != nil {
+				n.Node = ni.NominatedNodeName
+			}
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // gangRecord keeps the candidate the executor actuates (the victims and

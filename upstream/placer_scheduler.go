@@ -377,15 +377,7 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 	}
 	d.Status = preempt.Code(status.Code().String())
 	d.Message = status.Message()
-	for _, p := range req.Pods {
-		n := preempt.Nomination{Namespace: p.Namespace, Name: p.Name}
-		if res != nil {
-			if ni := res.NominatingInfos[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}]; ni != nil {
-				n.Node = ni.NominatedNodeName
-			}
-		}
-		d.Nominations = append(d.Nominations, n)
-	}
+	d.Nominations = nominationsOf(req.Pods, res)
 	if c := rec.get(); c != nil && status.IsSuccess() {
 		idx := preempt.NewPodGroupIndex(&preempt.Cluster{PodGroups: ev.podGroups, CompositePodGroups: ev.composites}, w.fts.EnableCompositePodGroup)
 		d.Victims = victimsOf(unitMembersInOrder(c.Victims().Pods, idx))
