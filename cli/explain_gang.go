@@ -55,7 +55,7 @@ func explainGang(c *preempt.Cluster, req *preempt.PodGroupRequest, tree *preempt
 	x := preempt.NewPodGroupIndex(cc, gates[preempt.CompositePodGroupGate])
 	ex := GangExplanation{Priority: req.PreemptorPriority(), Groups: []GroupExplanation{}, Preempted: []UnitExplanation{}, Reprieved: []UnitExplanation{}}
 	node := map[string]string{}
-	for _, n := range d.Nominations {
+	for _, n := range append(append([]preempt.Nomination(nil), d.Placement...), d.Nominations...) {
 		node[preempt.Key(n.Namespace, n.Name)] = n.Node
 	}
 	var walk func(n *preempt.GroupNode, depth int)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	v1 "k8s.io/api/core/v1"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -24,12 +22,24 @@ type PodGroupDecisionJSON struct {
 	Status         preempt.Code `json:"status"`
 	// Message is PodGroupPostFilter's, "pod group preemption: " prefix
 	// included.
-	Message                string               `json:"message"`
-	Nominations            []preempt.Nomination `json:"nominations"`
-	NumPDBViolations       int                  `json:"numPDBViolations"`
-	NumPodGroupDisruptions int                  `json:"numPodGroupDisruptions"`
-	Victims                []preempt.Victim     `json:"victims"`
-	Actions                []preempt.Action     `json:"actions,omitempty"`
+	Message string `json:"message"`
+	// Nominations are PodGroupPostFilterResult's NominatingInfos as the
+	// scheduler applies them: the members it nominates on Success (every
+	// member, "" an explicit clear, on an ongoing preemption); none
+	// otherwise.
+	Nominations []preempt.Nomination `json:"nominations"`
+	// Placement is where the cycle's attempt placed the members when the
+	// gang fits as the cluster is (status Schedulable): no preemption.
+	Placement []preempt.Nomination `json:"placement,omitempty"`
+	// Skipped are the members the cycle skipped, being deleted.
+	Skipped                []preempt.PodRef `json:"skipped,omitempty"`
+	NumPDBViolations       int              `json:"numPDBViolations"`
+	NumPodGroupDisruptions int              `json:"numPodGroupDisruptions"`
+	Victims                []preempt.Victim `json:"victims"`
+	// ClearedNominations are the pods whose nomination the preemption's
+	// API calls cleared, as in the single-pod output.
+	ClearedNominations []preempt.PodRef `json:"clearedNominations"`
+	Actions            []preempt.Action `json:"actions,omitempty"`
 	// Explanation is -explain's (explainGang).
 	Explanation *GangExplanation `json:"explanation,omitempty"`
 }
@@ -74,11 +84,14 @@ func loadPodGroup(opts decideOptions) (*preempt.PodGroupRequest, error) {
 	return req, nil
 }
 
-// decidePodGroup runs `decide -pod-group`: each implementation's gang
-// preemption, through a fake clientset of the cluster. An implementation
-// that does not model gang preemption, or a feature this gang uses
-// (preempt.PodGroupLimited), is refused with a note (an error when it is
-// the only one asked); the others are compared with the first
+// decidePodGroup runs `decide -pod-group`: kube-scheduler's pod-group
+// cycle for the gang with each implementation (harness.DecidePodGroup:
+// validatePodGroup, the members being deleted skipped, the attempt on the
+// cluster as it is, PodGroupPostFilter only when that fails), through a
+// fake clientset of the cluster. An implementation that does not model
+// gang preemption, or a feature this gang uses (preempt.PodGroupLimited),
+// is refused with a note (an error when it is the only one asked), and so
+// is a gang no cycle would take; the others are compared with the first
 // that answered, field by field.
 func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 	if opts.sched != nil {
@@ -96,8 +109,8 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badf("-pod-group %s: %v", opts.podGroupFile, err)
 	}
-	if why := schedulerRejects(cluster, req, tree); why != "" {
-		fmt.Fprintf(stderr, "compare decide: note: kube-scheduler rejects this pod group before it schedules it (validatePodGroup: %s), so PodGroupPostFilter never runs for it; the decision is PodGroupEvaluator.Preempt's for the group as given\n", why)
+	if err := req.CycleRefusal(); err != nil {
+		return badf("-pod-group %s: %v", opts.podGroupFile, err)
 	}
 	var outs []PodGroupDecisionJSON
 	var decisions []preempt.PodGroupDecision
@@ -113,20 +126,21 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 			reasons = append(reasons, fmt.Sprintf("%s does not model gang preemption (pod groups, %s=true)", impl.Name(), preempt.GenericWorkloadGate))
 			continue
 		}
-		if err := harness.PodGroupRefusal(impl, cluster, req); err != nil {
-			refused = append(refused, impl.Name())
-			reasons = append(reasons, fmt.Sprintf("%s refuses this gang: %v", impl.Name(), err))
-			continue
-		}
 		cs := harness.NewClient(cluster, nil, opts.faults...)
 		for _, p := range req.Pods {
 			_ = cs.Tracker().Add(p)
 		}
 		cs.ClearActions()
-		d := pg.PreemptPodGroup(context.Background(), cs, req)
-		d.Actions = cs.Recorded()
+		d, err := harness.DecidePodGroup(context.Background(), impl, pg, cluster, req, cs)
+		if err != nil {
+			refused = append(refused, impl.Name())
+			reasons = append(reasons, fmt.Sprintf("%s refuses this gang: %v", impl.Name(), err))
+			continue
+		}
 		out := PodGroupDecisionJSON{Implementation: impl.Name(), Status: d.Status, Message: d.Message, Nominations: d.Nominations,
-			NumPDBViolations: d.NumPDBViolations, NumPodGroupDisruptions: d.NumPodGroupDisruptions, Victims: d.Victims}
+			Placement: d.Placement, Skipped: d.Skipped,
+			NumPDBViolations: d.NumPDBViolations, NumPodGroupDisruptions: d.NumPodGroupDisruptions, Victims: d.Victims,
+			ClearedNominations: harness.ClearedNominations(d.Actions)}
 		if opts.actions {
 			out.Actions = d.Actions
 		}
@@ -203,19 +217,28 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// writePodGroupText is -o text for a gang: writeText's layout, with one
-// line per member's nomination.
+// writePodGroupText is -o text for a gang: writeText's layout, with a
+// line per member bound, nominated or skipped.
 func writePodGroupText(w io.Writer, d PodGroupDecisionJSON) {
 	fmt.Fprintf(w, "implementation: %s\nstatus:         %s\n", d.Implementation, d.Status)
 	if d.Message != "" {
 		fmt.Fprintf(w, "message:        %s\n", d.Message)
 	}
+	for _, n := range d.Placement {
+		fmt.Fprintf(w, "  member %s/%s bound to %s\n", n.Namespace, n.Name, n.Node)
+	}
 	for _, n := range d.Nominations {
-		node := n.Node
-		if node == "" {
-			node = "(unplaced)"
+		if n.Node == "" {
+			fmt.Fprintf(w, "  member %s/%s nomination cleared\n", n.Namespace, n.Name)
+			continue
 		}
-		fmt.Fprintf(w, "  member %s/%s -> %s\n", n.Namespace, n.Name, node)
+		fmt.Fprintf(w, "  member %s/%s nominated to %s\n", n.Namespace, n.Name, n.Node)
+	}
+	for _, p := range d.Skipped {
+		fmt.Fprintf(w, "  member %s skipped (being deleted)\n", p)
+	}
+	for _, p := range d.ClearedNominations {
+		fmt.Fprintf(w, "  cleared nomination of %s\n", p)
 	}
 	if len(d.Victims) > 0 {
 		fmt.Fprintf(w, "victims: %d (%d PDB violations, %d pod group disruptions)\n", len(d.Victims), d.NumPDBViolations, d.NumPodGroupDisruptions)
@@ -234,72 +257,4 @@ func writePodGroupText(w io.Writer, d PodGroupDecisionJSON) {
 		writeGangExplanation(w, *d.Explanation)
 	}
 	fmt.Fprintln(w)
-}
-
-// schedulerRejects is kube-scheduler's validatePodGroup
-// (schedule_one_podgroup.go) on the gang: its reason for refusing the
-// group before its scheduling cycle, "" when it accepts it. Every member,
-// unscheduled (the request's, in order) and scheduled (the cluster's bound
-// pods of the tree's leaf groups), must have the first member's scheduler
-// name, the root group's priority, and its preemption policy (the root
-// group's under PodGroupPreemptionPolicy, else the first member's). The
-// profile check is left out: a file's pods may omit the schedulerName the
-// API server defaults.
-func schedulerRejects(c *preempt.Cluster, req *preempt.PodGroupRequest, tree *preempt.GroupNode) string {
-	priority := req.PreemptorPriority()
-	groupPolicy := req.Config.FeatureGates["PodGroupPreemptionPolicy"]
-	var policy v1.PreemptionPolicy
-	if groupPolicy {
-		policy = v1.PreemptLowerPriority
-		switch {
-		case req.PodGroup != nil && req.PodGroup.Spec.PreemptionPolicy != nil:
-			policy = v1.PreemptionPolicy(*req.PodGroup.Spec.PreemptionPolicy)
-		case req.CompositePodGroup != nil && req.CompositePodGroup.Spec.PreemptionPolicy != nil:
-			policy = v1.PreemptionPolicy(*req.CompositePodGroup.Spec.PreemptionPolicy)
-		}
-	}
-	schedulerName, first := "", true
-	check := func(p *v1.Pod) string {
-		if first {
-			schedulerName, first = p.Spec.SchedulerName, false
-		}
-		if p.Spec.SchedulerName != schedulerName {
-			return fmt.Sprintf("all pods in a single pod group should have the same .spec.schedulerName set, got: %q and %q", p.Spec.SchedulerName, schedulerName)
-		}
-		if prio := corev1helpers.PodPriority(p); prio != priority {
-			return fmt.Sprintf("all pods in a single pod group should have the same priority as the pod group's priority, got %d and %d", prio, priority)
-		}
-		own := v1.PreemptLowerPriority
-		if p.Spec.PreemptionPolicy != nil {
-			own = *p.Spec.PreemptionPolicy
-		}
-		switch {
-		case groupPolicy && own != policy:
-			return fmt.Sprintf("all pods in a single pod group should have the same preemption policy as the pod group's preemption policy, got %v and %v", own, policy)
-		case !groupPolicy && policy == "":
-			policy = own
-		case !groupPolicy && own != policy:
-			return fmt.Sprintf("all pods in a single pod group should have the same preemption policy, got %v and %v", own, policy)
-		}
-		return ""
-	}
-	for _, p := range req.Pods {
-		if why := check(p); why != "" {
-			return why
-		}
-	}
-	leaves := map[string]bool{}
-	tree.Walk(func(n *preempt.GroupNode) {
-		if n.PodGroup != nil {
-			leaves[preempt.Key(n.PodGroup.Namespace, n.PodGroup.Name)] = true
-		}
-	})
-	for _, p := range c.Pods {
-		if name, ok := preempt.PodGroupName(p); ok && preempt.IsBound(p) && leaves[preempt.Key(p.Namespace, name)] {
-			if why := check(p); why != "" {
-				return why
-			}
-		}
-	}
-	return ""
 }

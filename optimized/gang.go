@@ -56,41 +56,26 @@ const (
 func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interface, req *preempt.PodGroupRequest) preempt.PodGroupDecision {
 	ev = ev.at(&preempt.Request{Config: req.Config})
 	d := preempt.PodGroupDecision{Victims: []preempt.Victim{}, Nominations: []preempt.Nomination{}}
-	fail := func(err error) preempt.PodGroupDecision {
+	tree, err := ev.checkGang(req)
+	if err != nil {
 		d.Status, d.Message = preempt.Error, err.Error()
 		return d
 	}
-	if err := req.Validate(); err != nil {
-		return fail(err)
-	}
-	if u := preempt.GateGaps(req.Config, Impl{}.ModelledGates()); u != nil {
-		return fail(u)
-	}
-	tree, err := req.Tree(ev.s.cluster)
-	if err != nil {
-		return fail(err)
-	}
 	s := ev.s
-	for _, p := range req.Pods {
-		if _, in := s.podIndex[podKey{p.Namespace, p.Name}]; in {
-			return fail(fmt.Errorf("member %s is also in the cluster", preempt.Key(p.Namespace, p.Name)))
-		}
-		if u := preempt.VolumeAndClaimGaps(s.cluster, p); u != nil {
-			return fail(u)
-		}
-	}
 	if ev.gang == nil {
 		ev.gang = &gangWorld{}
 	}
 	w := ev.gang
 	status, msg, placed, ok := w.preempt(ctx, ev, cs, req, tree)
 	d.Status, d.Message = status, gangPrefix+msg
-	for i, p := range req.Pods {
-		n := preempt.Nomination{Namespace: p.Namespace, Name: p.Name}
-		if placed != nil {
-			n.Node = placed[i]
+	if status == preempt.Success {
+		// PodGroupPostFilterResult's NominatingInfos: the placed members
+		// (every member on an ongoing preemption, nominated or "").
+		for i, p := range req.Pods {
+			if placed != nil && (placed[i] != "" || !ok) {
+				d.Nominations = append(d.Nominations, preempt.Nomination{Namespace: p.Namespace, Name: p.Name, Node: placed[i]})
+			}
 		}
-		d.Nominations = append(d.Nominations, n)
 	}
 	if status == preempt.Success && ok {
 		recs := s.victim
@@ -110,6 +95,77 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 	}
 	w.release()
 	return d
+}
+
+// checkGang is what optimized checks of a gang request before it
+// schedules or preempts for it, and the gang's tree.
+func (ev *evaluator) checkGang(req *preempt.PodGroupRequest) (*preempt.GroupNode, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if u := preempt.GateGaps(req.Config, Impl{}.ModelledGates()); u != nil {
+		return nil, u
+	}
+	tree, err := req.Tree(ev.s.cluster)
+	if err != nil {
+		return nil, err
+	}
+	s := ev.s
+	for _, p := range req.Pods {
+		if _, in := s.podIndex[podKey{p.Namespace, p.Name}]; in {
+			return nil, fmt.Errorf("member %s is also in the cluster", preempt.Key(p.Namespace, p.Name))
+		}
+		if u := preempt.VolumeAndClaimGaps(s.cluster, p); u != nil {
+			return nil, u
+		}
+	}
+	return tree, nil
+}
+
+// SchedulePodGroup is the pod-group cycle's scheduling attempt on the
+// cluster as it is: the scheduling function of PreemptPodGroup with no
+// potential victim removed, and the members it places in groups that
+// succeeded under ancestors that succeeded (those the scheduler binds).
+func (ev *evaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGroupRequest) preempt.PodGroupAttempt {
+	ev = ev.at(&preempt.Request{Config: req.Config})
+	tree, err := ev.checkGang(req)
+	if err != nil {
+		return preempt.PodGroupAttempt{Status: preempt.Error, Message: err.Error()}
+	}
+	if ev.gang == nil {
+		ev.gang = &gangWorld{}
+	}
+	w := ev.gang
+	defer w.release()
+	w.s = ev.s
+	w.g = w.gangGroups(ev, req)
+	w.setMembers(ev, req.Pods, req.Now.UnixNano())
+	w.potential = w.potential[:0]
+	w.buildWorld()
+	var nodes []string
+	var code preempt.Code
+	var msg string
+	if req.CompositePodGroup != nil {
+		nodes, code, msg, err = w.scheduleComposite(ctx, req, tree)
+		for _, i := range w.unbound {
+			nodes[i] = ""
+		}
+	} else {
+		nodes, code, msg, err = w.scheduleGang(ctx, req)
+	}
+	if err != nil {
+		return preempt.PodGroupAttempt{Status: preempt.Error, Message: err.Error()}
+	}
+	if code != preempt.Success {
+		return preempt.PodGroupAttempt{Status: code, Message: msg}
+	}
+	at := preempt.PodGroupAttempt{Status: preempt.Success}
+	for i, p := range req.Pods {
+		if nodes[i] != "" {
+			at.Placement = append(at.Placement, preempt.Nomination{Namespace: p.Namespace, Name: p.Name, Node: nodes[i]})
+		}
+	}
+	return at
 }
 
 // gangWorld is one gang request's state, kept by the evaluator for the
@@ -174,6 +230,9 @@ type gangWorld struct {
 	// where they do not.
 	onNode     [][]int32
 	assignedTo []int32 // member -> node, -1 unplaced
+	// unbound are the members of the composite's groups that failed
+	// (scheduleComposite): placed, but not bound by an attempt.
+	unbound []int
 	nodeOK     []bool
 	bad        int
 	seenNode   []uint32

@@ -130,6 +130,7 @@ func (w *gangWorld) scheduleComposite(ctx context.Context, req *preempt.PodGroup
 		r.placed[i] = -1
 	}
 	w.undo, w.trail, w.trailing = w.undo[:0], w.trail[:0], true
+	w.unbound = w.unbound[:0]
 	st, any, err := r.group(ctx, tree)
 	w.trailing = false
 	w.revertTrail(0)
@@ -174,6 +175,9 @@ func (r *compositeRun) group(ctx context.Context, n *preempt.GroupNode) (composi
 	if st.code != preempt.Success {
 		r.w.revertTrail(mark)
 		any = false
+		// Its members are not bound (its proposals still go to the
+		// reprieve).
+		n.Walk(func(g *preempt.GroupNode) { r.w.unbound = append(r.w.unbound, g.Members...) })
 		st = compositeStatus{code: preempt.Unschedulable, err: true, reasons: []string{placementsReport + st.asError()}}
 	}
 	return st, any, nil

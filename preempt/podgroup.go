@@ -95,7 +95,9 @@ func (r *PodGroupRequest) Validate() error {
 	return r.Config.Validate()
 }
 
-// Nomination is one member's proposed node ("" when unplaced).
+// Nomination is one member's node: the node PodGroupPostFilter
+// nominates it to ("" an explicit clear of its nomination), or in a
+// placement the node the member is bound to.
 type Nomination struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
@@ -106,10 +108,24 @@ type Nomination struct {
 type PodGroupDecision struct {
 	Status Code
 	// Message is PodGroupPostFilter's, with its "pod group preemption: "
-	// prefix.
+	// prefix; in a decision of the whole cycle (harness.DecidePodGroup),
+	// the refusal of validatePodGroup or the scheduling attempt's own
+	// status when PodGroupPostFilter did not run.
 	Message string
-	// Nominations has one entry per member, in the request's order.
-	Nominations            []Nomination
+	// Nominations are PodGroupPostFilterResult's NominatingInfos as
+	// kube-scheduler applies them (applyPodGroupPostFilterResult): on
+	// Success, one entry per member PodGroupPostFilter nominates (the
+	// placed members; every member, with its current node or "", on an
+	// ongoing preemption), in the request's order; on any other status
+	// none.
+	Nominations []Nomination
+	// Placement is set when the cycle's attempt placed the gang on the
+	// cluster as it is (Status Schedulable): each member it placed, with
+	// its node, in the request's order; PodGroupPostFilter did not run.
+	Placement []Nomination
+	// Skipped are the members the cycle skipped because they are being
+	// deleted (skipPodGroupPodSchedule), in the request's order.
+	Skipped                []PodRef
 	NumPDBViolations       int
 	NumPodGroupDisruptions int
 	// Victims in upstream's order (units by MoreImportantVictim, members
@@ -120,9 +136,36 @@ type PodGroupDecision struct {
 	Actions []Action
 }
 
-// PodGroupPreempter is an Evaluator that preempts for gangs.
+// PodGroupPreempter is an Evaluator that schedules and preempts for
+// gangs. kube-scheduler's pod-group cycle (scheduleOnePodGroup,
+// schedule_one_podgroup.go) is split between the harness and the
+// implementation (harness.DecidePodGroup runs it):
+//   - the harness validates the group (validatePodGroup:
+//     PodGroupRequest.ValidateCycle) and drops the members being deleted
+//     (skipPodGroupPodSchedule: PodGroupRequest.WithoutDeleting), once,
+//     for every implementation;
+//   - the implementation runs the scheduling attempt on the cluster as it
+//     is (SchedulePodGroup: the root's algorithm with the request's
+//     placement, every assumption reverted), and, only when that attempt
+//     is Unschedulable, PodGroupPostFilter (PreemptPodGroup), whose
+//     scheduling function is the same algorithm with the potential
+//     victims removed.
+//
+// PreemptPodGroup alone is PodGroupEvaluator.Preempt as called, whatever
+// the attempt would have said.
 type PodGroupPreempter interface {
+	SchedulePodGroup(ctx context.Context, req *PodGroupRequest) PodGroupAttempt
 	PreemptPodGroup(ctx context.Context, cs kubernetes.Interface, req *PodGroupRequest) PodGroupDecision
+}
+
+// PodGroupAttempt is the outcome of the cycle's scheduling attempt
+// (runRootSchedulingAlgorithm on the cluster as it is): Success with the
+// members placed, in the request's order; Unschedulable (PodGroupPostFilter
+// runs next) or Error with the root group's status message.
+type PodGroupAttempt struct {
+	Status    Code
+	Message   string
+	Placement []Nomination
 }
 
 // PodGroupLimited is implemented by a PodGroupPreempter that models only

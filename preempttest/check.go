@@ -119,10 +119,13 @@ func checkUnchanged(t TB, before, in Input) {
 	}
 }
 
-// CheckGang runs the reference's and other's gang preemption
+// CheckGang runs kube-scheduler's pod-group cycle
+// (harness.DecidePodGroup: validation, the members being deleted skipped,
+// the attempt on the cluster as it is, then PodGroupPostFilter) with the
+// reference's and other's gang scheduling and preemption
 // (preempt.PodGroupPreempter) on in.Gang and fails t unless they agree on
-// the whole decision: status, message, nominations, victims (with their
-// groups), counts and API calls (agreement.PodGroupExpected: the upstream
+// the whole decision: status, message, placement, nominations, skipped
+// members, victims (with their groups), counts and API calls (agreement.PodGroupExpected: the upstream
 // adapter cannot see victims that are all terminating). NotApplicable when
 // other does not preempt for gangs, Refused when it does not model a
 // feature the gang uses (preempt.PodGroupLimited).
@@ -133,7 +136,11 @@ func CheckGang(t TB, in Input, other preempt.Implementation) Outcome {
 	if err := in.Cluster.Validate(); err != nil {
 		t.Fatalf("generator made an invalid cluster: %v", err)
 	}
-	if harness.PodGroupRefusal(other, in.Cluster, in.Gang) != nil {
+	if in.Gang.CycleRefusal() != nil {
+		return Refused
+	}
+	kept, _ := in.Gang.WithoutDeleting()
+	if harness.PodGroupRefusal(other, in.Cluster, kept) != nil {
 		return Refused
 	}
 	run := func(impl preempt.Implementation) (preempt.PodGroupDecision, bool) {
@@ -150,8 +157,10 @@ func CheckGang(t TB, in Input, other preempt.Implementation) Outcome {
 			_ = cs.Tracker().Add(p.DeepCopy())
 		}
 		cs.ClearActions()
-		d := pg.PreemptPodGroup(ctx, cs, in.Gang)
-		d.Actions = cs.Recorded()
+		d, err := harness.DecidePodGroup(ctx, impl, pg, in.Cluster, in.Gang, cs)
+		if err != nil {
+			t.Fatalf("%s refused a gang the checks before let through: %v", impl.Name(), err)
+		}
 		return d, true
 	}
 	got, ok := run(other)

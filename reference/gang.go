@@ -51,40 +51,18 @@ const (
 func (ev *evaluator) preemptPodGroup(ctx context.Context, cs kubernetes.Interface, req *preempt.PodGroupRequest) preempt.PodGroupDecision {
 	ev = ev.at(&preempt.Request{Config: req.Config})
 	d := preempt.PodGroupDecision{Victims: []preempt.Victim{}, Nominations: []preempt.Nomination{}}
-	fail := func(err error) preempt.PodGroupDecision {
+	tree, err := ev.checkGang(req)
+	if err != nil {
 		d.Status, d.Message = preempt.Error, err.Error()
 		return d
 	}
-	if err := req.Validate(); err != nil {
-		return fail(err)
-	}
-	if u := preempt.GateGaps(req.Config, Impl{}.ModelledGates()); u != nil {
-		return fail(u)
-	}
-	gates := req.Config.FeatureGates
-	tree, err := req.Tree(ev.cluster)
-	if err != nil {
-		return fail(err)
-	}
-	for _, p := range req.Pods {
-		if ev.podByKey[podKey(p)] != nil {
-			return fail(fmt.Errorf("member %s is also in the cluster", podKey(p)))
-		}
-		if u := preempt.VolumeAndClaimGaps(ev.cluster, p); u != nil {
-			return fail(u)
-		}
-	}
 	// The request's groups replace the cluster's of the same names.
-	g := groupsFor(req.WithGroups(ev.cluster), gates, ev.bug)
+	g := groupsFor(req.WithGroups(ev.cluster), req.Config.FeatureGates, ev.bug)
 
 	status, msg, placed, victims := ev.preemptGang(ctx, cs, g, req, tree)
 	d.Status, d.Message = status, podGroupPrefix+msg
-	for i, p := range req.Pods {
-		n := preempt.Nomination{Namespace: p.Namespace, Name: p.Name}
-		if placed != nil {
-			n.Node = placed[i]
-		}
-		d.Nominations = append(d.Nominations, n)
+	if status == preempt.Success {
+		d.Nominations = nominations(req.Pods, placed, ev.bug == NominateUnplaced)
 	}
 	if status == preempt.Success && victims != nil {
 		d.Victims = flatten(g, victims.units)
@@ -98,6 +76,94 @@ func (ev *evaluator) preemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 	return d
 }
 
+// checkGang is what the reference checks of a gang request before it
+// schedules or preempts for it, and the gang's tree.
+func (ev *evaluator) checkGang(req *preempt.PodGroupRequest) (*preempt.GroupNode, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if u := preempt.GateGaps(req.Config, Impl{}.ModelledGates()); u != nil {
+		return nil, u
+	}
+	tree, err := req.Tree(ev.cluster)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range req.Pods {
+		if ev.podByKey[podKey(p)] != nil {
+			return nil, fmt.Errorf("member %s is also in the cluster", podKey(p))
+		}
+		if u := preempt.VolumeAndClaimGaps(ev.cluster, p); u != nil {
+			return nil, u
+		}
+	}
+	return tree, nil
+}
+
+// nominations is PodGroupPostFilterResult's NominatingInfos on Success,
+// in the members' order: every member with a node in placed (the placed
+// members; on an ongoing preemption every member, with its current
+// nomination or ""). With all, the NominateUnplaced mutant, every member.
+func nominations(members []*v1.Pod, placed []*string, all bool) []preempt.Nomination {
+	out := []preempt.Nomination{}
+	for i, p := range members {
+		n := preempt.Nomination{Namespace: p.Namespace, Name: p.Name}
+		if placed != nil && placed[i] != nil {
+			n.Node = *placed[i]
+		} else if !all {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// SchedulePodGroup is the pod-group cycle's scheduling attempt on the
+// cluster as it is: the root's algorithm (scheduleGang's, nothing
+// removed) and the members it places, those of groups that succeeded
+// under ancestors that succeeded (what submitPodGroupAlgorithmResult
+// binds).
+func (g gangEvaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGroupRequest) preempt.PodGroupAttempt {
+	ev := g.at(&preempt.Request{Config: req.Config})
+	tree, err := ev.checkGang(req)
+	if err != nil {
+		return preempt.PodGroupAttempt{Status: preempt.Error, Message: err.Error()}
+	}
+	if ev.bug == PreemptGangThatFits {
+		return preempt.PodGroupAttempt{Status: preempt.Unschedulable}
+	}
+	world := ev.world(map[*v1.Pod]bool{}, req.Pods)
+	s, root, err := world.runGang(ctx, req, tree)
+	if err != nil {
+		return preempt.PodGroupAttempt{Status: preempt.Error, Message: err.Error()}
+	}
+	if root.status.code != preempt.Success {
+		return preempt.PodGroupAttempt{Status: root.status.code, Message: root.status.message()}
+	}
+	nodes := make([]string, len(req.Pods))
+	var bind func(n *preempt.GroupNode)
+	bind = func(n *preempt.GroupNode) {
+		r := s.results[n]
+		if r == nil || r.status.code != preempt.Success {
+			return
+		}
+		for _, a := range r.placed {
+			nodes[a.index] = a.node
+		}
+		for _, c := range n.Children {
+			bind(c)
+		}
+	}
+	bind(tree)
+	at := preempt.PodGroupAttempt{Status: preempt.Success}
+	for i, p := range req.Pods {
+		if nodes[i] != "" {
+			at.Placement = append(at.Placement, preempt.Nomination{Namespace: p.Namespace, Name: p.Name, Node: nodes[i]})
+		}
+	}
+	return at
+}
+
 // gangVictims are the units a gang preempts.
 type gangVictims struct {
 	units            []*unit
@@ -105,18 +171,18 @@ type gangVictims struct {
 }
 
 // preemptGang is PodGroupEvaluator.Preempt: the status, its message, each
-// member's node (nil for none: the members keep no nomination) and the
-// victims.
-func (ev *evaluator) preemptGang(ctx context.Context, cs kubernetes.Interface, g *groups, req *preempt.PodGroupRequest, tree *preempt.GroupNode) (preempt.Code, string, []string, *gangVictims) {
+// nominated member's node (nil for a member not nominated; nil for none)
+// and the victims.
+func (ev *evaluator) preemptGang(ctx context.Context, cs kubernetes.Interface, g *groups, req *preempt.PodGroupRequest, tree *preempt.GroupNode) (preempt.Code, string, []*string, *gangVictims) {
 	members := req.Pods
 	priority := req.PreemptorPriority()
 	if preemptionPolicy(req, req.Config.FeatureGates[podGroupPreemptionPolicyGate]) == schedulingv1beta1.PreemptNever {
 		return preempt.Unschedulable, msgPreemptionNeverRule, nil, nil
 	}
 	if ev.ongoingPreemption(g, members, priority) {
-		nominated := make([]string, len(members))
+		nominated := make([]*string, len(members))
 		for i, p := range members {
-			nominated[i] = p.Status.NominatedNodeName
+			nominated[i] = &p.Status.NominatedNodeName
 		}
 		return preempt.Success, msgOngoing, nominated, nil
 	}
@@ -170,9 +236,9 @@ func (ev *evaluator) preemptGang(ctx context.Context, cs kubernetes.Interface, g
 	}
 	sortUnits(chosen)
 
-	placed := make([]string, len(members))
+	placed := make([]*string, len(members))
 	for _, a := range assignments {
-		placed[a.index] = a.node
+		placed[a.index] = &a.node
 	}
 	var pods []*v1.Pod
 	for _, u := range chosen {
@@ -390,6 +456,26 @@ type gangScheduler struct {
 // closure gathers every result: docs/upstream-findings.md), or the
 // Unschedulable code and message of a failed gang.
 func (w *evaluator) scheduleGang(ctx context.Context, req *preempt.PodGroupRequest, tree *preempt.GroupNode) ([]assignment, preempt.Code, string, error) {
+	s, root, err := w.runGang(ctx, req, tree)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if root.status.code != preempt.Success {
+		return nil, preempt.Unschedulable, root.status.message(), nil
+	}
+	var out []assignment
+	tree.Walk(func(n *preempt.GroupNode) {
+		if r := s.results[n]; r != nil && (w.bug != FailedChildProposalsDropped || r.status.code == preempt.Success) {
+			out = append(out, r.placed...)
+		}
+	})
+	return out, preempt.Success, "", nil
+}
+
+// runGang is runRootSchedulingAlgorithm on w with the request's
+// placement: every group's result, and the root's (Unschedulable when it
+// succeeded without scheduling a member).
+func (w *evaluator) runGang(ctx context.Context, req *preempt.PodGroupRequest, tree *preempt.GroupNode) (*gangScheduler, *groupResult, error) {
 	s := &gangScheduler{
 		view:      &gangView{w: w.clone(), states: map[*v1.Pod]*cycleState{}},
 		req:       req,
@@ -402,22 +488,13 @@ func (w *evaluator) scheduleGang(ctx context.Context, req *preempt.PodGroupReque
 	}
 	root, err := s.group(ctx, tree)
 	if err != nil {
-		return nil, "", "", err
+		return nil, nil, err
 	}
 	if root.status.code == preempt.Success && !root.any {
 		// The framework needs a scheduled pod for a success.
 		root.status = pgStatus{code: preempt.Unschedulable, err: true}
 	}
-	if root.status.code != preempt.Success {
-		return nil, preempt.Unschedulable, root.status.message(), nil
-	}
-	var out []assignment
-	tree.Walk(func(n *preempt.GroupNode) {
-		if r := s.results[n]; r != nil && (w.bug != FailedChildProposalsDropped || r.status.code == preempt.Success) {
-			out = append(out, r.placed...)
-		}
-	})
-	return out, preempt.Success, "", nil
+	return s, root, nil
 }
 
 // group is podGroupSchedulingRecursiveAlgorithm for n.

@@ -1,6 +1,12 @@
 package reference
 
-import "github.com/preemptbench/preemptbench/preempt"
+import (
+	"context"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
 
 // Bug is a mutation of the reference, for mutation testing only: the
 // conformance suite (preempttest's TestMutants) shows that its properties
@@ -32,6 +38,21 @@ const (
 	// ChildrenByName schedules a composite's children in name order, not
 	// GetChildGroups' (creation time, then name).
 	ChildrenByName
+	// PreemptGangThatFits skips the cycle's scheduling attempt: a gang
+	// that fits the cluster as it is preempts all the same (what
+	// PodGroupEvaluator.Preempt answers when called; kube-scheduler never
+	// calls it then).
+	PreemptGangThatFits
+	// NominateUnplaced lists every member in a Success's nominations,
+	// with "" for the unplaced (the project's output before issue 28);
+	// upstream's NominatingInfos hold the placed members only.
+	NominateUnplaced
+	// PlaceDeletingMembers schedules the members being deleted with the
+	// others (no skipPodGroupPodSchedule).
+	PlaceDeletingMembers
+	// DecideRefusedGroup decides a gang validatePodGroup refuses (members'
+	// priority, scheduler name or preemption policy not the group's).
+	DecideRefusedGroup
 )
 
 func (b Bug) String() string {
@@ -48,6 +69,14 @@ func (b Bug) String() string {
 		return "failed-child-proposals-dropped"
 	case ChildrenByName:
 		return "children-by-name"
+	case PreemptGangThatFits:
+		return "preempt-gang-that-fits"
+	case NominateUnplaced:
+		return "nominate-unplaced"
+	case PlaceDeletingMembers:
+		return "place-deleting-members"
+	case DecideRefusedGroup:
+		return "decide-refused-group"
 	}
 	return "none"
 }
@@ -55,4 +84,17 @@ func (b Bug) String() string {
 // Mutant is the reference with bug b, for mutation testing.
 func Mutant(b Bug) preempt.Implementation {
 	return Impl{bug: b}
+}
+
+// cycleMutant is the reference with a bug in the harness's steps of the
+// pod-group cycle (preempt.RunPodGroupCycle), which it runs itself
+// (preempt.PodGroupCycler).
+type cycleMutant struct{ gangEvaluator }
+
+// PodGroupCycle is preempt.RunPodGroupCycle's steps with the mutant's bug.
+func (m cycleMutant) PodGroupCycle(ctx context.Context, cs kubernetes.Interface, c *preempt.Cluster, req *preempt.PodGroupRequest) (preempt.PodGroupDecision, error) {
+	return preempt.RunPodGroupCycleSteps(ctx, m.gangEvaluator, cs, c, req, preempt.CycleSteps{
+		NoValidation: m.bug == DecideRefusedGroup,
+		NoSkip:       m.bug == PlaceDeletingMembers,
+	})
 }

@@ -58,6 +58,9 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	for _, p := range c.Pods {
 		ev.podByKey[podKey(p)] = p
 	}
+	if i.bug == PlaceDeletingMembers || i.bug == DecideRefusedGroup {
+		return cycleMutant{gangEvaluator{ev}}, nil
+	}
 	return gangEvaluator{ev}, nil
 }
 

@@ -53,70 +53,16 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 		}
 	}()
 	defer recovered(&err)
-	if err = req.Validate(); err != nil {
-		return d
-	}
-	if ev.gateErr != nil {
-		err = ev.gateErr
-		return d
-	}
-	w, err := ev.world(worldKey{now: req.Now, gates: gateKey(req.Config.FeatureGates), gateMap: req.Config.FeatureGates})
+	g, err := ev.prepareGang(ctx, req)
 	if err != nil {
 		return d
 	}
-	if !w.fts.EnableGenericWorkload {
-		err = errors.New("gang preemption needs GenericWorkload=true")
-		return d
-	}
-	var tree *preempt.GroupNode
 	if ev.scheduler {
-		// The scheduler runs TopologyAwareWorkloadScheduling's placements
-		// itself; it takes a PodGroup preemptor only.
-		if req.CompositePodGroup != nil {
-			err = errors.New("the scheduler placement does not take a CompositePodGroup preemptor yet")
-			return d
-		}
-		for _, p := range req.Pods {
-			if name, _ := preempt.PodGroupName(p); name != req.PodGroup.Name || p.Namespace != req.PodGroup.Namespace {
-				err = fmt.Errorf("member %s belongs to pod group %s/%s, not %s", preempt.Key(p.Namespace, p.Name), p.Namespace, name, req.PreemptorName())
-				return d
-			}
-		}
-	} else if tree, err = req.Tree(&preempt.Cluster{PodGroups: ev.podGroups, CompositePodGroups: ev.composites}); err != nil {
+		err = ev.preemptPodGroupWithScheduler(ctx, cs, req, g.w, req.PodGroup.DeepCopy(), g.members, &d)
 		return d
 	}
-	members := make([]*v1.Pod, len(req.Pods))
-	for i, p := range req.Pods {
-		if w.podByKey[preempt.Key(p.Namespace, p.Name)] != nil {
-			err = fmt.Errorf("member %s is also in the cluster", preempt.Key(p.Namespace, p.Name))
-			return d
-		}
-		members[i] = ownObject(withStartTime(p, req.Now))
-		if members[i] == p {
-			members[i] = p.DeepCopy()
-		}
-	}
-	if ev.scheduler {
-		err = ev.preemptPodGroupWithScheduler(ctx, cs, req, w, req.PodGroup.DeepCopy(), members, &d)
-		return d
-	}
-	var groups []*preempt.PodGroup
-	var cpg *preempt.CompositePodGroup
-	if req.CompositePodGroup != nil {
-		cpg = req.CompositePodGroup.DeepCopy()
-		for _, pg := range req.PodGroups {
-			groups = append(groups, pg.DeepCopy())
-		}
-	} else {
-		groups = []*preempt.PodGroup{req.PodGroup.DeepCopy()}
-	}
-	undo, err := w.addGang(ctx, groups, cpg, members)
-	if err != nil {
-		return d
-	}
-	defer undo()
-	pgInfo := w.groupInfo(tree, groups, cpg, members)
-
+	defer g.undo()
+	w := g.w
 	fts := w.fts
 	fts.EnableAsyncPreemption = !req.Config.Synchronous
 	args := &config.DefaultPreemptionArgs{MinCandidateNodesPercentage: 10, MinCandidateNodesAbsolute: 100}
@@ -130,20 +76,16 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 		rec.candidate(c)
 		return preemptPod(ctx, c, preemptor, victim, pluginName)
 	}
-	placement := req.Placement
-	if placement == nil {
-		placement = preempt.FirstFit
-	}
 	schedule := func(ctx context.Context) (*fwk.PodGroupAssignments, *fwk.Status) {
-		return w.scheduleGang(ctx, pgInfo, placement)
+		return w.scheduleGang(ctx, g.info, g.placement)
 	}
 	defer w.withClient(cs)()
-	res, status := dp.PodGroupPostFilter(ctx, framework.NewCycleState(), pgInfo, schedule)
+	res, status := dp.PodGroupPostFilter(ctx, framework.NewCycleState(), g.info, schedule)
 	if !req.Config.Synchronous {
 		deadline := time.Now().Add(asyncWait)
-		uid := groups[0].UID
-		if cpg != nil {
-			uid = cpg.UID
+		uid := g.groups[0].UID
+		if g.cpg != nil {
+			uid = g.cpg.UID
 		}
 		for dp.Executor.IsPodGroupRunningPreemption(uid) {
 			if time.Now().After(deadline) {
@@ -155,28 +97,160 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 	}
 	d.Status = preempt.Code(status.Code().String())
 	d.Message = status.Message()
-	d.Nominations = nominationsOf(req.Pods, res)
-	if c := rec.get(); c != nil && status.IsSuccess() {
-		d.Victims = victimsOf(c.Victims().Pods)
-		w.annotate(d.Victims)
-		d.NumPDBViolations = int(c.Victims().NumPDBViolations)
-		d.NumPodGroupDisruptions = c.NumPodGroupDisruptions()
+	if status.IsSuccess() {
+		d.Nominations = nominationsOf(req.Pods, res)
+		if c := rec.get(); c != nil {
+			d.Victims = victimsOf(c.Victims().Pods)
+			w.annotate(d.Victims)
+			d.NumPDBViolations = int(c.Victims().NumPDBViolations)
+			d.NumPodGroupDisruptions = c.NumPodGroupDisruptions()
+		}
 	}
 	return d
 }
 
-// nominationsOf is each member's node in PodGroupPostFilter's result ("" for
-// none, or no result), in the members' order.
-func nominationsOf(members []*v1.Pod, res *fwk.PodGroupPostFilterResult) []preempt.Nomination {
-	out := make([]preempt.Nomination, 0, len(members))
-	for _, p := range members {
-		n := preempt.Nomination{Namespace: p.Namespace, Name: p.Name}
-		if res != nil {
-			if ni := res.NominatingInfos[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}]; ni != nil {
-				n.Node = ni.NominatedNodeName
+// gangWorld is a gang request's world: the evaluator's world with the
+// gang's groups and members added (undo takes them back), and the
+// scheduler's PodGroupInfo of its tree.
+type gangWorld struct {
+	w         *world
+	tree      *preempt.GroupNode
+	groups    []*preempt.PodGroup
+	cpg       *preempt.CompositePodGroup
+	members   []*v1.Pod
+	info      *framework.PodGroupInfo
+	placement preempt.Placement
+	undo      func()
+}
+
+// prepareGang checks req and builds its world; with the scheduler
+// placement (ev.scheduler) the gang is not added (the scheduler adds it)
+// and undo is nil.
+func (ev *evaluator) prepareGang(ctx context.Context, req *preempt.PodGroupRequest) (*gangWorld, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if ev.gateErr != nil {
+		return nil, ev.gateErr
+	}
+	w, err := ev.world(worldKey{now: req.Now, gates: gateKey(req.Config.FeatureGates), gateMap: req.Config.FeatureGates})
+	if err != nil {
+		return nil, err
+	}
+	if !w.fts.EnableGenericWorkload {
+		return nil, errors.New("gang preemption needs GenericWorkload=true")
+	}
+	g := &gangWorld{w: w, placement: req.Placement}
+	if g.placement == nil {
+		g.placement = preempt.FirstFit
+	}
+	if ev.scheduler {
+		// The scheduler runs TopologyAwareWorkloadScheduling's placements
+		// itself; it takes a PodGroup preemptor only.
+		if req.CompositePodGroup != nil {
+			return nil, errors.New("the scheduler placement does not take a CompositePodGroup preemptor yet")
+		}
+		for _, p := range req.Pods {
+			if name, _ := preempt.PodGroupName(p); name != req.PodGroup.Name || p.Namespace != req.PodGroup.Namespace {
+				return nil, fmt.Errorf("member %s belongs to pod group %s/%s, not %s", preempt.Key(p.Namespace, p.Name), p.Namespace, name, req.PreemptorName())
 			}
 		}
-		out = append(out, n)
+	} else if g.tree, err = req.Tree(&preempt.Cluster{PodGroups: ev.podGroups, CompositePodGroups: ev.composites}); err != nil {
+		return nil, err
+	}
+	g.members = make([]*v1.Pod, len(req.Pods))
+	for i, p := range req.Pods {
+		if w.podByKey[preempt.Key(p.Namespace, p.Name)] != nil {
+			return nil, fmt.Errorf("member %s is also in the cluster", preempt.Key(p.Namespace, p.Name))
+		}
+		g.members[i] = ownObject(withStartTime(p, req.Now))
+		if g.members[i] == p {
+			g.members[i] = p.DeepCopy()
+		}
+	}
+	if ev.scheduler {
+		return g, nil
+	}
+	if req.CompositePodGroup != nil {
+		g.cpg = req.CompositePodGroup.DeepCopy()
+		for _, pg := range req.PodGroups {
+			g.groups = append(g.groups, pg.DeepCopy())
+		}
+	} else {
+		g.groups = []*preempt.PodGroup{req.PodGroup.DeepCopy()}
+	}
+	if g.undo, err = w.addGang(ctx, g.groups, g.cpg, g.members); err != nil {
+		return nil, err
+	}
+	g.info = w.groupInfo(g.tree, g.groups, g.cpg, g.members)
+	return g, nil
+}
+
+// SchedulePodGroup is the pod-group cycle's scheduling attempt on the
+// cluster as it is (runRootSchedulingAlgorithm with the request's
+// placement, every assumption reverted): on Success, the members bound
+// (the placed members of groups that succeeded under ancestors that
+// succeeded, as completeCompositePodGroupAlgorithmResultMap and
+// submitPodGroupAlgorithmResult have it). With the scheduler placement
+// the attempt is the scheduler's own, in PreemptPodGroup: Unschedulable
+// here.
+func (ev *evaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGroupRequest) (at preempt.PodGroupAttempt) {
+	defer ev.lock(&preempt.Request{Config: req.Config})()
+	ctx = quiet(ctx)
+	var err error
+	defer func() {
+		if err != nil {
+			at = preempt.PodGroupAttempt{Status: preempt.Error, Message: err.Error()}
+		}
+	}()
+	defer recovered(&err)
+	g, err := ev.prepareGang(ctx, req)
+	if err != nil {
+		return at
+	}
+	if ev.scheduler {
+		return preempt.PodGroupAttempt{Status: preempt.Unschedulable}
+	}
+	defer g.undo()
+	results, st := g.w.attemptGang(ctx, g.info, g.placement)
+	if !st.IsSuccess() {
+		return preempt.PodGroupAttempt{Status: preempt.Code(st.Code().String()), Message: st.Message()}
+	}
+	nodes := map[string]string{}
+	var bind func(pgi *framework.PodGroupInfo)
+	bind = func(pgi *framework.PodGroupInfo) {
+		r := results[pgi]
+		if r == nil || !r.status.IsSuccess() {
+			return
+		}
+		for _, a := range r.placed {
+			nodes[preempt.Key(a.GetPod().Namespace, a.GetPod().Name)] = a.GetNodeName()
+		}
+		for _, c := range pgi.Children {
+			bind(c)
+		}
+	}
+	bind(g.info)
+	at.Status = preempt.Success
+	for _, p := range req.Pods {
+		if n, ok := nodes[preempt.Key(p.Namespace, p.Name)]; ok {
+			at.Placement = append(at.Placement, preempt.Nomination{Namespace: p.Namespace, Name: p.Name, Node: n})
+		}
+	}
+	return at
+}
+
+// nominationsOf is PodGroupPostFilterResult's NominatingInfos, in the
+// members' order: a member the result has no entry for is left out.
+func nominationsOf(members []*v1.Pod, res *fwk.PodGroupPostFilterResult) []preempt.Nomination {
+	out := make([]preempt.Nomination, 0, len(members))
+	if res == nil {
+		return out
+	}
+	for _, p := range members {
+		if ni := res.NominatingInfos[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}]; ni != nil {
+			out = append(out, preempt.Nomination{Namespace: p.Namespace, Name: p.Name, Node: ni.NominatedNodeName})
+		}
 	}
 	return out
 }
@@ -316,6 +390,20 @@ func (m *memberResult) GetCycleState() fwk.CycleState { return m.state }
 // proposals of every group evaluated, a failed child group's too (as the
 // closure gathers every result: docs/upstream-findings.md).
 func (w *world) scheduleGang(ctx context.Context, root *framework.PodGroupInfo, place preempt.Placement) (*fwk.PodGroupAssignments, *fwk.Status) {
+	order, st := w.runGang(ctx, root, place)
+	var assignments []fwk.ProposedAssignment
+	if st.IsSuccess() {
+		for _, r := range order {
+			assignments = append(assignments, r.placed...)
+		}
+	}
+	return &fwk.PodGroupAssignments{ProposedAssignments: assignments}, st
+}
+
+// runGang is runRootSchedulingAlgorithm: every group's result in the
+// order they were evaluated, and the root's status (Unschedulable when it
+// succeeded without scheduling a member); every assumption reverted.
+func (w *world) runGang(ctx context.Context, root *framework.PodGroupInfo, place preempt.Placement) ([]*groupResult, *fwk.Status) {
 	view := &gangView{w: w, states: map[*v1.Pod]*memberResult{}}
 	defer view.revert(0)
 	var order []*groupResult
@@ -324,17 +412,22 @@ func (w *world) scheduleGang(ctx context.Context, root *framework.PodGroupInfo, 
 		// The framework requires at least 1 pod to be scheduled in order to return a success status.
 		res.status = fwk.NewStatus(fwk.Unschedulable).WithError(errPodGroupUnschedulable)
 	}
-	var assignments []fwk.ProposedAssignment
-	if res.status.IsSuccess() {
-		for _, r := range order {
-			assignments = append(assignments, r.placed...)
-		}
+	return order, res.status
+}
+
+// attemptGang is runGang with each group's result by its PodGroupInfo.
+func (w *world) attemptGang(ctx context.Context, root *framework.PodGroupInfo, place preempt.Placement) (map[*framework.PodGroupInfo]*groupResult, *fwk.Status) {
+	order, st := w.runGang(ctx, root, place)
+	out := make(map[*framework.PodGroupInfo]*groupResult, len(order))
+	for _, r := range order {
+		out[r.pgi] = r
 	}
-	return &fwk.PodGroupAssignments{ProposedAssignments: assignments}, res.status
+	return out, st
 }
 
 // groupResult is a group's podGroupAlgorithmResult.
 type groupResult struct {
+	pgi    *framework.PodGroupInfo
 	status *fwk.Status
 	any    bool
 	placed []fwk.ProposedAssignment
@@ -347,7 +440,7 @@ type groupResult struct {
 // "0/1 placements are available".
 func (w *world) scheduleGroup(ctx context.Context, view *gangView, pgi *framework.PodGroupInfo, place preempt.Placement, order *[]*groupResult) *groupResult {
 	mark := len(view.reverts)
-	r := &groupResult{}
+	r := &groupResult{pgi: pgi}
 	*order = append(*order, r)
 	if pgi.Type == fwk.CompositePodGroupKeyType {
 		w.compositeAlgorithm(ctx, view, pgi, place, order, r)

@@ -377,7 +377,9 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 	}
 	d.Status = preempt.Code(status.Code().String())
 	d.Message = status.Message()
-	d.Nominations = nominationsOf(req.Pods, res)
+	if status.IsSuccess() {
+		d.Nominations = nominationsOf(req.Pods, res)
+	}
 	if c := rec.get(); c != nil && status.IsSuccess() {
 		idx := preempt.NewPodGroupIndex(&preempt.Cluster{PodGroups: ev.podGroups, CompositePodGroups: ev.composites}, w.fts.EnableCompositePodGroup)
 		d.Victims = victimsOf(unitMembersInOrder(c.Victims().Pods, idx))

@@ -1,0 +1,29 @@
+package harness
+
+import (
+	"context"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// DecidePodGroup is kube-scheduler's pod-group cycle for req
+// (preempt.RunPodGroupCycle) on impl's evaluator pg of c, acting through
+// cs, whose calls the decision's Actions record. The error is a refusal:
+// a gang no cycle would take (preempt.PodGroupRequest.CycleRefusal), or
+// one impl does not model (PodGroupRefusal, on the gang the cycle
+// schedules: without its members being deleted).
+func DecidePodGroup(ctx context.Context, impl preempt.Implementation, pg preempt.PodGroupPreempter, c *preempt.Cluster, req *preempt.PodGroupRequest, cs *Client) (preempt.PodGroupDecision, error) {
+	if err := req.CycleRefusal(); err != nil {
+		return preempt.PodGroupDecision{}, err
+	}
+	kept, _ := req.WithoutDeleting()
+	if err := PodGroupRefusal(impl, c, kept); err != nil {
+		return preempt.PodGroupDecision{}, err
+	}
+	d, err := preempt.RunPodGroupCycle(ctx, pg, cs, c, req)
+	if err != nil {
+		return d, err
+	}
+	d.Actions = cs.Recorded()
+	return d, nil
+}
