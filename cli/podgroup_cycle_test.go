@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// gangFile writes a -pod-group file: the PodGroup train (priority 10,
+// minCount minCount) and one member per spec, each "name:cpu[:extra
+// spec lines]" with priority 10 unless the extra lines say otherwise.
+func gangFile(t *testing.T, minCount string, members ...string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: train, namespace: default, uid: train-uid}\nspec: {priority: 10, schedulingPolicy: {gang: {minCount: " + minCount + "}}}\n")
+	for _, m := range members {
+		parts := strings.SplitN(m, ":", 3)
+		b.WriteString("---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: " + parts[0] + "\n  namespace: default\n")
+		extra := ""
+		if len(parts) == 3 {
+			extra = parts[2]
+		}
+		if strings.Contains(extra, "deletionTimestamp") {
+			b.WriteString("  deletionTimestamp: \"2026-01-01T00:30:00Z\"\n")
+			extra = strings.ReplaceAll(extra, "deletionTimestamp\n", "")
+		}
+		b.WriteString("spec:\n")
+		if !strings.Contains(extra, "priority:") {
+			b.WriteString("  priority: 10\n")
+		}
+		b.WriteString(extra)
+		b.WriteString("  schedulingGroup: {podGroupName: train}\n  containers: [{name: c, image: i, resources: {requests: {cpu: " + parts[1] + "}}}]\n")
+	}
+	f := filepath.Join(t.TempDir(), "gang.yaml")
+	if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// decideGangAll runs decide -pod-group -impl all on cluster.yaml of
+// testdata/podgroup (two 1-CPU nodes, each holding a 600m member of the
+// mode-All group batch at priority 0) and returns the three decisions,
+// which must agree.
+func decideGangAll(t *testing.T, gang string, extra ...string) []PodGroupDecisionJSON {
+	t.Helper()
+	args := append([]string{"decide", "-cluster", pgDir + "cluster.yaml", "-pod-group", gang, "-feature-gates", "GenericWorkload=true",
+		"-impl", "all", "-now", "2026-01-01T01:00:00Z"}, extra...)
+	stdout, stderr, code := runCLI(t, args...)
+	if code != ExitOK || !strings.Contains(stderr, "all three agree") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	var out []PodGroupDecisionJSON
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 3 {
+		t.Fatalf("%d decisions, want 3", len(out))
+	}
+	return out
+}
+
+// The pod-group cycle around PodGroupPostFilter (schedule_one_podgroup.go),
+// each implementation through harness.DecidePodGroup: a gang that fits
+// the cluster as it is binds without preemption; a gang validatePodGroup
+// refuses is an Error before any attempt; a member being deleted is
+// skipped (not placed, not counted for minCount); PodGroupPostFilter's
+// nominations hold its placed members only.
+func TestDecidePodGroupCycle(t *testing.T) {
+	cases := []struct {
+		name    string
+		gang    string
+		want    PodGroupDecisionJSON
+		deletes []string
+	}{{
+		// 2 x 300m fit beside the 600m pods: bound, nothing evicted (the
+		// evaluator alone would evict the batch group).
+		name: "fits-as-it-is",
+		gang: gangFile(t, "2", "t0:300m", "t1:300m"),
+		want: PodGroupDecisionJSON{Status: preempt.Schedulable, Nominations: []preempt.Nomination{},
+			Placement: []preempt.Nomination{{Namespace: "default", Name: "t0", Node: "n1"}, {Namespace: "default", Name: "t1", Node: "n2"}},
+			Victims:   []preempt.Victim{}, ClearedNominations: []preempt.PodRef{}},
+	}, {
+		// t1's priority is not the group's: validatePodGroup's error for
+		// every member, no attempt, no preemption.
+		name: "refused-by-validatePodGroup",
+		gang: gangFile(t, "2", "t0:600m", "t1:600m:  priority: 5\n"),
+		want: PodGroupDecisionJSON{Status: preempt.Error, Nominations: []preempt.Nomination{},
+			Message: "all pods in a single pod group should have the same priority as the pod group's priority, got 5 and 10",
+			Victims: []preempt.Victim{}, ClearedNominations: []preempt.PodRef{}},
+	}, {
+		name: "refused-scheduler-name",
+		gang: gangFile(t, "2", "t0:600m", "t1:600m:  schedulerName: other\n"),
+		want: PodGroupDecisionJSON{Status: preempt.Error, Nominations: []preempt.Nomination{},
+			Message: `all pods in a single pod group should have the same .spec.schedulerName set, got: "other" and "default-scheduler"`,
+			Victims: []preempt.Victim{}, ClearedNominations: []preempt.PodRef{}},
+	}, {
+		// t2 is being deleted: the cycle drops it, and the gang (minCount
+		// 3) cannot reach its minCount with the two left.
+		name: "deleting-member-needed",
+		gang: gangFile(t, "3", "t0:600m", "t1:600m", "t2:100m:deletionTimestamp\n"),
+		want: PodGroupDecisionJSON{Status: preempt.Unschedulable, Nominations: []preempt.Nomination{},
+			Message: "pod group preemption: pod group is unschedulable, minCount (3) cannot be satisfied: 0 scheduled, 2 remaining",
+			Skipped: []preempt.PodRef{{Namespace: "default", Name: "t2"}},
+			Victims: []preempt.Victim{}, ClearedNominations: []preempt.PodRef{}},
+	}, {
+		// t2 is being deleted and not needed: the two others preempt the
+		// batch group; t2 is neither placed nor nominated.
+		name: "deleting-member-skipped",
+		gang: gangFile(t, "2", "t0:600m", "t1:600m", "t2:100m:deletionTimestamp\n"),
+		want: PodGroupDecisionJSON{Status: preempt.Success,
+			Message:     "pod group preemption: found a placement for podgroup, preempting 2 victims",
+			Nominations: []preempt.Nomination{{Namespace: "default", Name: "t0", Node: "n1"}, {Namespace: "default", Name: "t1", Node: "n2"}},
+			Skipped:     []preempt.PodRef{{Namespace: "default", Name: "t2"}},
+			Victims:     []preempt.Victim{{Namespace: "default", Name: "w1", PodGroup: "default/batch"}, {Namespace: "default", Name: "w2", PodGroup: "default/batch"}},
+			NumPodGroupDisruptions: 1, ClearedNominations: []preempt.PodRef{}},
+	}, {
+		// minCount 1: t0 gets a node after preemption, t1 (2 CPUs) none:
+		// only t0 is nominated.
+		name: "unplaced-member-not-nominated",
+		gang: gangFile(t, "1", "t0:600m", "t1:2"),
+		want: PodGroupDecisionJSON{Status: preempt.Success,
+			Message:     "pod group preemption: found a placement for podgroup, preempting 2 victims",
+			Nominations: []preempt.Nomination{{Namespace: "default", Name: "t0", Node: "n1"}},
+			Victims:     []preempt.Victim{{Namespace: "default", Name: "w1", PodGroup: "default/batch"}, {Namespace: "default", Name: "w2", PodGroup: "default/batch"}},
+			NumPodGroupDisruptions: 1, ClearedNominations: []preempt.PodRef{}},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, d := range decideGangAll(t, tc.gang) {
+				impl := d.Implementation
+				d.Implementation = ""
+				if diff := cmp.Diff(tc.want, d); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", impl, diff)
+				}
+			}
+		})
+	}
+}
+
+// A gang no kube-scheduler cycle takes is refused, naming why (exit 2):
+// every member being deleted; members of another scheduler.
+func TestDecidePodGroupNoCycle(t *testing.T) {
+	for _, tc := range []struct{ name, gang, want string }{
+		{"all-deleting", gangFile(t, "1", "t0:600m:deletionTimestamp\n"), "every member is being deleted; kube-scheduler skips them all and runs no cycle"},
+		{"other-scheduler", gangFile(t, "1", "t0:600m:  schedulerName: other\n"), `its members name the scheduler "other"`},
+	} {
+		_, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod-group", tc.gang, "-feature-gates", "GenericWorkload=true", "-impl", "all")
+		if code != ExitBadInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", tc.name, code, stderr, ExitBadInput, tc.want)
+		}
+	}
+}
