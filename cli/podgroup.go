@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/preemptbench/preemptbench/agreement"

@@ -115,10 +115,10 @@ func TestDecidePodGroupCycle(t *testing.T) {
 		name: "deleting-member-skipped",
 		gang: gangFile(t, "2", "t0:600m", "t1:600m", "t2:100m:deletionTimestamp\n"),
 		want: PodGroupDecisionJSON{Status: preempt.Success,
-			Message:     "pod group preemption: found a placement for podgroup, preempting 2 victims",
-			Nominations: []preempt.Nomination{{Namespace: "default", Name: "t0", Node: "n1"}, {Namespace: "default", Name: "t1", Node: "n2"}},
-			Skipped:     []preempt.PodRef{{Namespace: "default", Name: "t2"}},
-			Victims:     []preempt.Victim{{Namespace: "default", Name: "w1", PodGroup: "default/batch"}, {Namespace: "default", Name: "w2", PodGroup: "default/batch"}},
+			Message:                "pod group preemption: found a placement for podgroup, preempting 2 victims",
+			Nominations:            []preempt.Nomination{{Namespace: "default", Name: "t0", Node: "n1"}, {Namespace: "default", Name: "t1", Node: "n2"}},
+			Skipped:                []preempt.PodRef{{Namespace: "default", Name: "t2"}},
+			Victims:                []preempt.Victim{{Namespace: "default", Name: "w1", PodGroup: "default/batch"}, {Namespace: "default", Name: "w2", PodGroup: "default/batch"}},
 			NumPodGroupDisruptions: 1, ClearedNominations: []preempt.PodRef{}},
 	}, {
 		// minCount 1: t0 gets a node after preemption, t1 (2 CPUs) none:
@@ -126,9 +126,9 @@ func TestDecidePodGroupCycle(t *testing.T) {
 		name: "unplaced-member-not-nominated",
 		gang: gangFile(t, "1", "t0:600m", "t1:2"),
 		want: PodGroupDecisionJSON{Status: preempt.Success,
-			Message:     "pod group preemption: found a placement for podgroup, preempting 2 victims",
-			Nominations: []preempt.Nomination{{Namespace: "default", Name: "t0", Node: "n1"}},
-			Victims:     []preempt.Victim{{Namespace: "default", Name: "w1", PodGroup: "default/batch"}, {Namespace: "default", Name: "w2", PodGroup: "default/batch"}},
+			Message:                "pod group preemption: found a placement for podgroup, preempting 2 victims",
+			Nominations:            []preempt.Nomination{{Namespace: "default", Name: "t0", Node: "n1"}},
+			Victims:                []preempt.Victim{{Namespace: "default", Name: "w1", PodGroup: "default/batch"}, {Namespace: "default", Name: "w2", PodGroup: "default/batch"}},
 			NumPodGroupDisruptions: 1, ClearedNominations: []preempt.PodRef{}},
 	}}
 	for _, tc := range cases {

@@ -147,8 +147,10 @@ func (ev *evaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGroup
 	var msg string
 	if req.CompositePodGroup != nil {
 		nodes, code, msg, err = w.scheduleComposite(ctx, req, tree)
-		for _, i := range w.unbound {
-			nodes[i] = ""
+		if err == nil && code == preempt.Success {
+			for _, i := range w.unbound {
+				nodes[i] = ""
+			}
 		}
 	} else {
 		nodes, code, msg, err = w.scheduleGang(ctx, req)
@@ -232,14 +234,14 @@ type gangWorld struct {
 	assignedTo []int32 // member -> node, -1 unplaced
 	// unbound are the members of the composite's groups that failed
 	// (scheduleComposite): placed, but not bound by an attempt.
-	unbound []int
-	nodeOK     []bool
-	bad        int
-	seenNode   []uint32
-	nodeEpoch  uint32
-	tmp        []int64
-	tmpPorts   []podinfo.HostPort
-	use, nom   nodeUse
+	unbound   []int
+	nodeOK    []bool
+	bad       int
+	seenNode  []uint32
+	nodeEpoch uint32
+	tmp       []int64
+	tmpPorts  []podinfo.HostPort
+	use, nom  nodeUse
 
 	// local is each placed member's narrowed topology bookkeeping,
 	// affected the members a reprieve's move touched, doms the topology

@@ -50,6 +50,12 @@ func DecodeGang(data []byte) Input {
 	} else {
 		g.TAS = r.intn(4) == 3
 	}
+	// Read last (older inputs end before): what validatePodGroup refuses
+	// (GangSpec.Refuse, 0 mostly), the members being deleted (a bit each).
+	if v := r.intn(32); v <= 4 {
+		g.Refuse = v
+	}
+	g.Deleting = r.intn(16)
 	s.Gang = g
 	return gangInput(s)
 }

@@ -166,12 +166,18 @@ func GenGang(maxNodes int) *rapid.Generator[Input] {
 		if g.GroupPolicy > 2 {
 			g.GroupPolicy = 0
 		}
-		for range rapid.IntRange(1, 4).Draw(t, "members") {
+		for i := range rapid.IntRange(1, 4).Draw(t, "members") {
 			ps := genPodSpec(t, 0)
 			if rapid.IntRange(0, 2).Draw(t, "memberNominated") == 0 {
 				ps.Node = rapid.IntRange(1, len(s.Nodes)).Draw(t, "memberNominatedTo")
 			}
+			if rapid.IntRange(0, 7).Draw(t, "memberDeleting") == 0 {
+				g.Deleting |= 1 << i
+			}
 			g.Members = append(g.Members, ps)
+		}
+		if r := rapid.IntRange(0, 31).Draw(t, "refuse"); r <= 4 {
+			g.Refuse = r
 		}
 		for range rapid.IntRange(0, 1).Draw(t, "gangScheduled") {
 			g.Scheduled = append(g.Scheduled, rapid.IntRange(0, len(s.Nodes)-1).Draw(t, "gangScheduledOn"))

@@ -178,10 +178,14 @@ func TestGangGeneratorCoversComposites(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			nominated := map[string]bool{}
+			for _, n := range d.Nominations {
+				nominated[n.Name] = n.Node != ""
+			}
 			for _, child := range tree.Children {
 				placed := 0
 				for _, m := range child.Members {
-					if d.Nominations[m].Node != "" {
+					if nominated[req.Pods[m].Name] {
 						placed++
 					}
 				}
@@ -204,5 +208,59 @@ func TestGangGeneratorCoversComposites(t *testing.T) {
 	}
 	if n := seen["composite: Error"] + seen["TAS gang: Error"] + seen["gang: Error"]; n > 0 {
 		t.Errorf("%d draws gave an Error decision (the generator draws only valid gangs)", n)
+	}
+}
+
+// GenGang's draws reach every step of kube-scheduler's pod-group cycle
+// (harness.DecidePodGroup with the reference): gangs validatePodGroup
+// refuses, for each of its reasons; members being deleted, skipped;
+// gangs that fit as the cluster is (Schedulable, no preemption); gangs
+// that preempt, with an unplaced member left out of the nominations;
+// gangs that fail; and gangs no cycle takes (every member being deleted).
+func TestGangGeneratorCoversCycle(t *testing.T) {
+	seen := map[string]int{}
+	gen := GenGang(8)
+	for i := range 600 {
+		in := gen.Example(i)
+		ev, err := reference.Impl{}.NewEvaluator(in.Cluster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := harness.NewClient(in.Cluster, nil)
+		for _, p := range in.Gang.Pods {
+			_ = cs.Tracker().Add(p.DeepCopy())
+		}
+		d, err := harness.DecidePodGroup(context.Background(), reference.Impl{}, ev.(preempt.PodGroupPreempter), in.Cluster, in.Gang, cs)
+		if err != nil {
+			seen["no cycle"]++
+			continue
+		}
+		outcome := string(d.Status)
+		switch {
+		case strings.Contains(d.Message, "same priority"):
+			outcome += " (priority)"
+		case strings.Contains(d.Message, "schedulerName"):
+			outcome += " (scheduler name)"
+		case strings.Contains(d.Message, "same preemption policy"):
+			outcome += " (preemption policy)"
+		}
+		seen[outcome]++
+		if len(d.Skipped) > 0 {
+			seen["skipped: "+string(d.Status)]++
+		}
+		if d.Status == preempt.Success && len(d.Nominations) < len(in.Gang.Pods)-len(d.Skipped) {
+			seen["Success leaving a member unnominated"]++
+		}
+	}
+	t.Logf("outcomes: %v", seen)
+	for _, want := range []string{
+		"Schedulable", "Success", "Unschedulable", "UnschedulableAndUnresolvable",
+		"Error (priority)", "Error (scheduler name)", "Error (preemption policy)",
+		"skipped: Success", "skipped: Schedulable", "skipped: Unschedulable",
+		"Success leaving a member unnominated", "no cycle",
+	} {
+		if seen[want] == 0 {
+			t.Errorf("no draw reached %q", want)
+		}
 	}
 }

@@ -103,6 +103,11 @@ var gangMutants = []struct {
 	{"kubernetes#140398", reference.OngoingOnFirstNominatedNode},
 	{"", reference.FailedChildProposalsDropped},
 	{"", reference.ChildrenByName},
+	// The pod-group cycle around PodGroupPostFilter (issue 28).
+	{"", reference.PreemptGangThatFits},
+	{"", reference.NominateUnplaced},
+	{"", reference.PlaceDeletingMembers},
+	{"", reference.DecideRefusedGroup},
 }
 
 // mutantChecks is the most checks a property gets per mutant before the

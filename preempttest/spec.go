@@ -107,7 +107,7 @@ type GangSpec struct {
 	// MinCount is 0 for a basic group, k for a gang of minCount k.
 	MinCount int
 	Members  []PodSpec // Node: 0 not nominated, k nominated to node k-1
-	// Never sets preemptionPolicy Never on the first member; GroupPolicy
+	// Never sets preemptionPolicy Never on every member; GroupPolicy
 	// turns on PodGroupPreemptionPolicy and sets the group's policy
 	// (0 unset, 1 PreemptLowerPriority, 2 Never).
 	Never       bool
@@ -133,6 +133,34 @@ type GangSpec struct {
 	Unplaceable int
 	// TAS turns TopologyAwareWorkloadScheduling on for a PodGroup gang.
 	TAS bool
+	// Every member and scheduled member has the gang's priority, the
+	// default scheduler and one preemption policy (Never on each when
+	// Never, the group's under GroupPolicy), as kube-scheduler's
+	// validatePodGroup wants, unless Refuse breaks it for the last
+	// member: 1 its priority, 2 its scheduler name, 3 its preemption
+	// policy; 4 breaks the first scheduled member's priority.
+	Refuse int
+	// Deleting has bit i set when member i is being deleted
+	// (deletionTimestamp set): the cycle skips it.
+	Deleting int
+}
+
+// conform gives p, a member or a scheduled member of the gang, what
+// validatePodGroup asks of it: the gang's priority (one more when
+// otherPriority), the default scheduler, and the gang's preemption
+// policy (Never when Never or the group's policy is Never).
+func (g *GangSpec) conform(p *v1.Pod, otherPriority bool) {
+	prio := groupPriority(g.Priority)
+	if otherPriority {
+		prio++
+	}
+	p.Spec.Priority = ptr.To(prio)
+	p.Spec.PriorityClassName = ""
+	p.Spec.SchedulerName = ""
+	p.Spec.PreemptionPolicy = nil
+	if g.GroupPolicy == 2 || (g.GroupPolicy == 0 && g.Never) {
+		p.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever)
+	}
 }
 
 // groupOf is the name of the PodGroup member i of the gang belongs to
@@ -431,6 +459,7 @@ func (s Spec) Build() Input {
 			ps := s.Gang.Members[at(i, len(s.Gang.Members))]
 			p := s.pod(ps, fmt.Sprintf("gang-s%d", i))
 			p.Namespace, p.UID = "default", types.UID(fmt.Sprintf("uid-gang-s%d", i))
+			s.Gang.conform(p, i == 0 && s.Gang.Refuse == 4)
 			p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(s.Gang.groupOf(-1))}
 			p.Spec.NodeName = c.Nodes[at(node, n)].Name
 			c.Pods = append(c.Pods, p)
@@ -738,8 +767,21 @@ func (s Spec) buildGang(c *preempt.Cluster, cfg preempt.Config) *preempt.PodGrou
 		p.Namespace, p.UID = "default", types.UID(fmt.Sprintf("uid-m%d", i))
 		p.DeletionTimestamp, p.Status = nil, v1.PodStatus{Phase: v1.PodPending}
 		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(g.groupOf(i))}
-		if i == 0 && g.Never {
-			p.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever)
+		last := i == len(g.Members)-1
+		g.conform(p, last && g.Refuse == 1)
+		if last && g.Refuse == 2 {
+			p.Spec.SchedulerName = "other-scheduler"
+		}
+		if last && g.Refuse == 3 {
+			if p.Spec.PreemptionPolicy != nil && *p.Spec.PreemptionPolicy == v1.PreemptNever {
+				p.Spec.PreemptionPolicy = ptr.To(v1.PreemptLowerPriority)
+			} else {
+				p.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever)
+			}
+		}
+		if g.Deleting&(1<<i) != 0 {
+			del := metav1.NewTime(Base().Add(30 * time.Minute))
+			p.DeletionTimestamp = &del
 		}
 		if i == g.Unplaceable-1 {
 			p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("100000")
