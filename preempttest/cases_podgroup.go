@@ -3,6 +3,7 @@ package preempttest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -200,13 +201,14 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			deleted: []string{"v1", "v2"},
 		},
 		{
+			// Plain pods as victims, each still naming its group (issue 28).
 			name: "gate off: members are plain pods",
 			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
 				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m"), pgPod("v2", "n2", "pg1", 0, "600m")},
 				PodGroups: []*preempt.PodGroup{pgGroup("pg1", true, 0, "")}},
 			pod:    pgPod("p", "", "", 10, "600m"),
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
-			victims: []preempt.Victim{pgVictim("v1", 0, "")},
+			victims: []preempt.Victim{pgVictim("v1", 0, "pg1")},
 			deleted: []string{"v1"},
 		},
 		{
@@ -906,13 +908,16 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 // gangCase is one gang preemption (PodGroupPostFilter) with its expected
 // outcome, for every implementation that models gangs.
 type gangCase struct {
-	name        string
-	c           *preempt.Cluster
-	pg          *preempt.PodGroup
-	members     []*v1.Pod
-	async       bool
-	status      preempt.Code
-	message     string
+	name    string
+	c       *preempt.Cluster
+	pg      *preempt.PodGroup
+	members []*v1.Pod
+	async   bool
+	status  preempt.Code
+	message string
+	// nominations are each member's node as PodGroupPostFilter places it
+	// ("" unplaced); runGangCase expects upstream's NominatingInfos of
+	// them.
 	nominations []string
 	victims     []preempt.Victim
 	violations  int
@@ -964,11 +969,19 @@ func runGangCase(t *testing.T, impl preempt.Implementation, tc gangCase) {
 	if d.Status != tc.status || d.Message != tc.message {
 		t.Fatalf("status %s %q, want %s %q", d.Status, d.Message, tc.status, tc.message)
 	}
-	var noms []string
-	for _, n := range d.Nominations {
-		noms = append(noms, n.Node)
+	// The decision's nominations are PodGroupPostFilterResult's
+	// NominatingInfos: on Success the members tc places (every member on
+	// an ongoing preemption), none otherwise.
+	var wantNoms, noms []string
+	for i, node := range tc.nominations {
+		if d.Status == preempt.Success && (node != "" || strings.Contains(tc.message, "ongoing preemption")) && i < len(tc.members) {
+			wantNoms = append(wantNoms, tc.members[i].Name+"@"+node)
+		}
 	}
-	if diff := cmp.Diff(tc.nominations, noms); diff != "" {
+	for _, n := range d.Nominations {
+		noms = append(noms, n.Name+"@"+n.Node)
+	}
+	if diff := cmp.Diff(wantNoms, noms); diff != "" {
 		t.Errorf("nominations (-want +got):\n%s", diff)
 	}
 	want := tc.victims

@@ -264,13 +264,13 @@ func (ev *evaluator) splitUnitsByPDBViolation(units []*unit) (violating []*unit,
 }
 
 // flatten is the victims' pods in unit order, as upstream returns them:
-// each with its own priority and, under the gate, its pod group.
+// each with its own priority and its pod group.
 func flatten(g *groups, units []*unit) []preempt.Victim {
 	out := []preempt.Victim{}
 	for _, u := range units {
 		for _, p := range u.pods {
 			v := preempt.Victim{Namespace: p.Namespace, Name: p.Name, Priority: corev1helpers.PodPriority(p)}
-			if name, ok := preempt.PodGroupName(p); ok && g != nil {
+			if name, ok := preempt.PodGroupName(p); ok {
 				v.PodGroup = preempt.Key(p.Namespace, name)
 			}
 			out = append(out, v)

@@ -411,17 +411,23 @@ func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *
 	ev = ev.at(req)
 	d := postfilter.PreemptWithStages(ctx, ev, cs, req, ev.cluster)
 	// An extender's answer names pods only: each victim's pod group comes
-	// from the cluster's pod (under GenericWorkload).
-	if req.Config.FeatureGates[preempt.GenericWorkloadGate] {
-		for i, v := range d.Victims {
-			if p := ev.podByKey[preempt.Key(v.Namespace, v.Name)]; p != nil {
-				if name, ok := preempt.PodGroupName(p); ok {
-					d.Victims[i].PodGroup = preempt.Key(p.Namespace, name)
-				}
+	// from the cluster's pod, whatever the gates (the pod names it).
+	ev.annotate(d.Victims)
+	for i := range d.Candidates {
+		ev.annotate(d.Candidates[i].Victims)
+	}
+	return d
+}
+
+// annotate names each victim's PodGroup from the cluster's pod.
+func (ev *evaluator) annotate(vs []preempt.Victim) {
+	for i, v := range vs {
+		if p := ev.podByKey[preempt.Key(v.Namespace, v.Name)]; p != nil {
+			if name, ok := preempt.PodGroupName(p); ok {
+				vs[i].PodGroup = preempt.Key(p.Namespace, name)
 			}
 		}
 	}
-	return d
 }
 
 // treeOrder is the nodes in the order of the scheduler snapshot's node

@@ -88,12 +88,9 @@ func (s orderedCompositeState) GetChildren() []fwk.EntityKey {
 	return keys
 }
 
-// annotate names each victim's PodGroup ("namespace/name") under
-// GenericWorkload, from the cluster's pod.
+// annotate names each victim's PodGroup ("namespace/name") from the
+// cluster's pod, whatever the gates (the pod names it).
 func (w *world) annotate(vs []preempt.Victim) {
-	if !w.fts.EnableGenericWorkload {
-		return
-	}
 	for i := range vs {
 		if p := w.podByKey[preempt.Key(vs[i].Namespace, vs[i].Name)]; p != nil {
 			if name, ok := preempt.PodGroupName(p); ok {
