@@ -23,8 +23,8 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/component-base/featuregate"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
-	"k8s.io/klog/v2"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -297,7 +297,7 @@ func TestSchedulerPreemptorKeepsItsOwnNomination(t *testing.T) {
 			// nomination is n1 already.
 			"p": {"patch default/p/status conditions[PodScheduled]"},
 		},
-		api:       map[string]string{"low": "", "p": "n1"},
+		api: map[string]string{"low": "", "p": "n1"},
 		// low's cleared nomination reached the nominator through
 		// the informer.
 		nominator: map[string]string{"p": "n1"},
