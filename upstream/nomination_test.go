@@ -52,8 +52,8 @@ type nominationCycle struct {
 }
 
 // nominationOutcome is what the nominator answered for each node while
-// the entity was in flight (in the failure handler, before the entity
-// left the flight), and what the cycle left: each pod's API calls in order
+// the entity was in flight (when the scheduling algorithm first
+// returned), and what the cycle left: each pod's API calls in order
 // (harness.Action's String), each pod's status.nominatedNodeName in the
 // API server (the fake clientset's object; "" when cleared, absent when
 // deleted), and each pod's node in the scheduler's nominator.
@@ -157,12 +157,14 @@ func (c nominationCycle) run(t *testing.T) nominationOutcome {
 	}
 	// Pop blocks while the queue is empty: closing it ends the wait.
 	defer time.AfterFunc(10*time.Second, sched.SchedulingQueue.Close).Stop()
-	// What the nominator answers while the entity is in flight (as the
-	// executor read it): the failure handler runs after PostFilter,
-	// before the entity leaves the flight.
+	// What the nominator answers while the entity is in flight, as the
+	// executor reads it: taken when the scheduling algorithm first
+	// returns (before PostFilter, so before the executor's own calls
+	// reach the nominator through the informer).
 	var inFlight []string
-	failed := sched.FailureHandler
-	sched.FailureHandler = func(ctx context.Context, f framework.Framework, pi *framework.QueuedPodInfo, st *fwk.Status, ni *fwk.NominatingInfo, start time.Time) {
+	schedulePod := sched.SchedulePod
+	sched.SchedulePod = func(ctx context.Context, f framework.Framework, state fwk.CycleState, pi *framework.QueuedPodInfo) (scheduler.ScheduleResult, error) {
+		res, err := schedulePod(ctx, f, state, pi)
 		if inFlight == nil {
 			inFlight = []string{}
 			for _, n := range nodes {
@@ -173,7 +175,7 @@ func (c nominationCycle) run(t *testing.T) nominationOutcome {
 				}
 			}
 		}
-		failed(ctx, f, pi, st, ni, start)
+		return res, err
 	}
 	done := make(chan struct{})
 	go func() {
