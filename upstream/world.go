@@ -199,6 +199,7 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	informerFactory := informers.NewSharedInformerFactory(internal, 0)
 	podInformer := informerFactory.Core().V1().Pods().Informer()
 	informerFactory.InformerFor(&policy.PodDisruptionBudget{}, newSortedPDBInformer)
+	informerFactory.InformerFor(&v1.PersistentVolume{}, newSortedPVInformer)
 	pdbInformer := informerFactory.Policy().V1().PodDisruptionBudgets().Informer()
 
 	w := &world{
