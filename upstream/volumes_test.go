@@ -273,6 +273,51 @@ var volumeCases = []volumeCase{
 		},
 		pod: volumePod(claimVolume("one", "one"), claimVolume("many", "many")),
 	},
+	{
+		name:    "inline CSI volume",
+		cluster: volumeCluster,
+		pod: volumePod(v1.Volume{Name: "inline", VolumeSource: v1.VolumeSource{CSI: &v1.CSIVolumeSource{Driver: csiDriver}}}),
+	},
+	{
+		name: "in-tree volume migrated to CSI, n1 at its limit",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			pv := volume("pv-ebs", "csi", "data", "")
+			pv.Spec.PersistentVolumeSource = v1.PersistentVolumeSource{AWSElasticBlockStore: &v1.AWSElasticBlockStoreVolumeSource{VolumeID: "vol-1"}}
+			c.PVs = append(c.PVs, pv, volume("pv-used", "csi", "used", ""))
+			c.PVCs = append(c.PVCs, claim("data", "csi", "pv-ebs"), claim("used", "csi", "pv-used"))
+			c.Pods[0].Spec.Volumes = []v1.Volume{claimVolume("v", "used")}
+			c.CSINodes = append(c.CSINodes, &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "n3"}, Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{
+				{Name: "ebs.csi.aws.com", NodeID: "n3", Allocatable: &storagev1.VolumeNodeResources{Count: new(int32)}}}}})
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name: "bound claim whose volume is missing",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVCs = append(c.PVCs, claim("data", "csi", "pv-gone"))
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name: "VolumeAttachment of a missing volume, CSINode without a count",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVs = append(c.PVs, volume("pv-data", "csi", "data", ""))
+			c.PVCs = append(c.PVCs, claim("data", "csi", "pv-data"))
+			gone := "pv-gone"
+			c.VolumeAttachments = []*storagev1.VolumeAttachment{
+				{ObjectMeta: metav1.ObjectMeta{Name: "va-gone"}, Spec: storagev1.VolumeAttachmentSpec{Attacher: csiDriver, NodeName: "n1", Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: &gone}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "va-nothing"}, Spec: storagev1.VolumeAttachmentSpec{Attacher: csiDriver, NodeName: "n2"}},
+			}
+			c.CSINodes[1].Spec.Drivers[0].Allocatable = nil
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
 }
 
 var volumeNow = now
