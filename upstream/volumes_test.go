@@ -276,7 +276,7 @@ var volumeCases = []volumeCase{
 	{
 		name:    "inline CSI volume",
 		cluster: volumeCluster,
-		pod: volumePod(v1.Volume{Name: "inline", VolumeSource: v1.VolumeSource{CSI: &v1.CSIVolumeSource{Driver: csiDriver}}}),
+		pod:     volumePod(v1.Volume{Name: "inline", VolumeSource: v1.VolumeSource{CSI: &v1.CSIVolumeSource{Driver: csiDriver}}}),
 	},
 	{
 		name: "in-tree volume migrated to CSI, n1 at its limit",
