@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -60,6 +61,13 @@ func DecideValid(ctx context.Context, impl preempt.Implementation, c *preempt.Cl
 	if len(fr.Feasible) > 0 {
 		out.Decision = preempt.Decision{Status: preempt.Schedulable, Eligible: true}
 		return out, nil
+	}
+	for _, st := range fr.NodeStatuses {
+		// kube-scheduler ends the scheduling cycle on a filter error
+		// (findNodesThatFitPod) and retries the pod: no preemption.
+		if st.Code == preempt.Error {
+			return Result{}, fmt.Errorf("the filters failed with an error on node %s, so kube-scheduler would retry the pod rather than preempt: %s", st.Node, strings.Join(st.Reasons, "; "))
+		}
 	}
 	req := &preempt.Request{Pod: pod, Filter: fr.Codes(), Config: cfg, Offset: offset, Now: now}
 	if err := req.Validate(); err != nil {

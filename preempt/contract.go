@@ -61,7 +61,8 @@ type Cluster struct {
 
 	// The objects only the default profile's volume and inter-pod affinity
 	// filters read: namespaces (namespaceSelector), persistent volume
-	// claims and volumes, storage classes and CSI nodes (attach limits).
+	// claims and volumes, storage classes, CSI nodes and drivers, and
+	// volume attachments (attach limits).
 	// An implementation that models none of those filters ignores them
 	// and refuses a pod they could matter to (see Limited).
 	Namespaces     []*v1.Namespace
@@ -69,6 +70,10 @@ type Cluster struct {
 	PVs            []*v1.PersistentVolume
 	StorageClasses []*storagev1.StorageClass
 	CSINodes       []*storagev1.CSINode
+	CSIDrivers     []*storagev1.CSIDriver
+	// VolumeAttachments count against a node's attach limit besides its
+	// pods' volumes.
+	VolumeAttachments []*storagev1.VolumeAttachment
 
 	// PodGroups (scheduling.k8s.io/v1beta1) and CompositePodGroups
 	// (v1alpha3) are the workload objects a pod's spec.schedulingGroup
@@ -620,14 +625,16 @@ func (c *Cluster) DeepCopy() *Cluster {
 		return nil
 	}
 	return &Cluster{
-		Nodes:          deepCopyAll(c.Nodes, (*v1.Node).DeepCopy),
-		Pods:           deepCopyAll(c.Pods, (*v1.Pod).DeepCopy),
-		PDBs:           deepCopyAll(c.PDBs, (*policyv1.PodDisruptionBudget).DeepCopy),
-		Namespaces:     deepCopyAll(c.Namespaces, (*v1.Namespace).DeepCopy),
-		PVCs:           deepCopyAll(c.PVCs, (*v1.PersistentVolumeClaim).DeepCopy),
-		PVs:            deepCopyAll(c.PVs, (*v1.PersistentVolume).DeepCopy),
-		StorageClasses: deepCopyAll(c.StorageClasses, (*storagev1.StorageClass).DeepCopy),
-		CSINodes:       deepCopyAll(c.CSINodes, (*storagev1.CSINode).DeepCopy),
+		Nodes:             deepCopyAll(c.Nodes, (*v1.Node).DeepCopy),
+		Pods:              deepCopyAll(c.Pods, (*v1.Pod).DeepCopy),
+		PDBs:              deepCopyAll(c.PDBs, (*policyv1.PodDisruptionBudget).DeepCopy),
+		Namespaces:        deepCopyAll(c.Namespaces, (*v1.Namespace).DeepCopy),
+		PVCs:              deepCopyAll(c.PVCs, (*v1.PersistentVolumeClaim).DeepCopy),
+		PVs:               deepCopyAll(c.PVs, (*v1.PersistentVolume).DeepCopy),
+		StorageClasses:    deepCopyAll(c.StorageClasses, (*storagev1.StorageClass).DeepCopy),
+		CSINodes:          deepCopyAll(c.CSINodes, (*storagev1.CSINode).DeepCopy),
+		CSIDrivers:        deepCopyAll(c.CSIDrivers, (*storagev1.CSIDriver).DeepCopy),
+		VolumeAttachments: deepCopyAll(c.VolumeAttachments, (*storagev1.VolumeAttachment).DeepCopy),
 
 		PodGroups:          deepCopyAll(c.PodGroups, (*PodGroup).DeepCopy),
 		CompositePodGroups: deepCopyAll(c.CompositePodGroups, (*CompositePodGroup).DeepCopy),

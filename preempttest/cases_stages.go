@@ -1682,6 +1682,9 @@ func testInputsUnchanged(t *testing.T, impl preempt.Implementation) {
 		PVs:            []*v1.PersistentVolume{{ObjectMeta: metav1.ObjectMeta{Name: "vol"}, Spec: v1.PersistentVolumeSpec{StorageClassName: "fast"}}},
 		StorageClasses: []*storagev1.StorageClass{{ObjectMeta: metav1.ObjectMeta{Name: "fast"}, Provisioner: "example.com/csi"}},
 		CSINodes:       []*storagev1.CSINode{{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}},
+		CSIDrivers:     []*storagev1.CSIDriver{{ObjectMeta: metav1.ObjectMeta{Name: "example.com/csi"}}},
+		VolumeAttachments: []*storagev1.VolumeAttachment{{ObjectMeta: metav1.ObjectMeta{Name: "va"},
+			Spec: storagev1.VolumeAttachmentSpec{Attacher: "example.com/csi", NodeName: "n1", Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: ptr.To("vol")}}}},
 		// Pod groups no pod names: read under GenericWorkload only, and
 		// never written.
 		PodGroups: []*preempt.PodGroup{{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "pg", Labels: map[string]string{"a": "b"}},

@@ -436,7 +436,7 @@ func specialFile(mode fs.FileMode) string {
 }
 
 // kinds are the kinds the loader reads, and their lists.
-var kinds = []string{"Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "PodGroup", "CompositePodGroup", "List"}
+var kinds = []string{"Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "PodGroup", "CompositePodGroup", "List"}
 
 // rightKind is the kind (or list kind) the loader reads that kind is in
 // another case ("Node" for "node", "PodList" for "podlist"), quoted, or
@@ -898,6 +898,10 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 		obj = &storagev1.StorageClass{}
 	case "storage.k8s.io/v1 CSINode":
 		obj = &storagev1.CSINode{}
+	case "storage.k8s.io/v1 CSIDriver":
+		obj = &storagev1.CSIDriver{}
+	case "storage.k8s.io/v1 VolumeAttachment":
+		obj = &storagev1.VolumeAttachment{}
 	case "scheduling.k8s.io/v1beta1 PodGroup":
 		obj = &schedulingv1beta1.PodGroup{}
 	case "scheduling.k8s.io/v1alpha3 PodGroup":
@@ -911,7 +915,7 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 			return decodeObject(where, raw, listAPIVersion, listKind, nil)
 		}
 		switch tm.Kind {
-		case "Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "PodGroup", "CompositePodGroup":
+		case "Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "PodGroup", "CompositePodGroup":
 			d.err = fmt.Errorf("%s: %s: unsupported apiVersion %q for kind %s", where, what, tm.APIVersion, tm.Kind)
 			return d
 		}
@@ -1191,6 +1195,10 @@ func (r *reader) cluster() (*preempt.Cluster, []string, error) {
 			c.StorageClasses = append(c.StorageClasses, o)
 		case *storagev1.CSINode:
 			c.CSINodes = append(c.CSINodes, o)
+		case *storagev1.CSIDriver:
+			c.CSIDrivers = append(c.CSIDrivers, o)
+		case *storagev1.VolumeAttachment:
+			c.VolumeAttachments = append(c.VolumeAttachments, o)
 		case *schedulingv1beta1.PodGroup:
 			c.PodGroups = append(c.PodGroups, o)
 		case *schedulingv1alpha3.CompositePodGroup:

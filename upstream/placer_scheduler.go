@@ -268,8 +268,10 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 		}
 	}
 	informerFactory := scheduler.NewInformerFactory(internal, 0, nil)
-	// PDBs in (namespace, name) order, as the adapter's world lists them.
+	// PDBs in (namespace, name) order and PVs in name order, as the
+	// adapter's world lists them.
 	informerFactory.InformerFor(&policy.PodDisruptionBudget{}, newSortedPDBInformer)
+	informerFactory.InformerFor(&v1.PersistentVolume{}, newSortedPVInformer)
 
 	profile, err := schedulerProfile()
 	if err != nil {
@@ -514,6 +516,12 @@ func (s volumeObjectSet) all() []runtime.Object {
 		out = append(out, o)
 	}
 	for _, o := range s.csiNodes {
+		out = append(out, o)
+	}
+	for _, o := range s.csiDrivers {
+		out = append(out, o)
+	}
+	for _, o := range s.attachments {
 		out = append(out, o)
 	}
 	return out

@@ -93,6 +93,8 @@ type volumeObjectSet struct {
 	pvs            []*v1.PersistentVolume
 	storageClasses []*storagev1.StorageClass
 	csiNodes       []*storagev1.CSINode
+	csiDrivers     []*storagev1.CSIDriver
+	attachments    []*storagev1.VolumeAttachment
 }
 
 func volumeObjects(c *preempt.Cluster) volumeObjectSet {
@@ -111,6 +113,12 @@ func volumeObjects(c *preempt.Cluster) volumeObjectSet {
 	}
 	for _, o := range c.CSINodes {
 		s.csiNodes = append(s.csiNodes, o.DeepCopy())
+	}
+	for _, o := range c.CSIDrivers {
+		s.csiDrivers = append(s.csiDrivers, o.DeepCopy())
+	}
+	for _, o := range c.VolumeAttachments {
+		s.attachments = append(s.attachments, o.DeepCopy())
 	}
 	return s
 }
@@ -146,6 +154,16 @@ func (s volumeObjectSet) addTo(f informers.SharedInformerFactory) error {
 	}
 	for _, o := range s.csiNodes {
 		if err := add(f.Storage().V1().CSINodes().Informer().GetStore(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.csiDrivers {
+		if err := add(f.Storage().V1().CSIDrivers().Informer().GetStore(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.attachments {
+		if err := add(f.Storage().V1().VolumeAttachments().Informer().GetStore(), o); err != nil {
 			return err
 		}
 	}

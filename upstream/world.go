@@ -19,8 +19,10 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
@@ -28,6 +30,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
@@ -196,6 +199,7 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	informerFactory := informers.NewSharedInformerFactory(internal, 0)
 	podInformer := informerFactory.Core().V1().Pods().Informer()
 	informerFactory.InformerFor(&policy.PodDisruptionBudget{}, newSortedPDBInformer)
+	informerFactory.InformerFor(&v1.PersistentVolume{}, newSortedPVInformer)
 	pdbInformer := informerFactory.Policy().V1().PodDisruptionBudgets().Informer()
 
 	w := &world{
@@ -286,11 +290,10 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	// DynamicResources needs a DRA manager; its caches stay empty, which is
-	// right for pods without resource claims (a pod with claims is refused:
-	// Unmodelled).
-	claims := assumecache.NewAssumeCache(logger, informerFactory.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
-	dra := dynamicresources.NewDRAManager(ctx, claims, nil, informerFactory)
+	dra, err := newDRAManager(ctx, informerFactory)
+	if err != nil {
+		return nil, err
+	}
 	var pgm []frameworkruntime.Option
 	if w.fts.EnableGenericWorkload {
 		// The framework's PodGroupManager is kube-scheduler's scheduler
@@ -307,6 +310,8 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		// mutable snapshot lister: the same snapshot, as kube-scheduler.
 		frameworkruntime.WithMutableSnapshotLister(lister),
 		frameworkruntime.WithSharedDRAManager(dra),
+		// NodeVolumeLimits reads CSINodes through the CSI manager.
+		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())),
 		frameworkruntime.WithParallelism(ev.parallelism),
 		frameworkruntime.WithMetricsRecorder(metricsRecorder),
 		frameworkruntime.WithLogger(logger),
@@ -320,6 +325,31 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	}
 	w.fh = f
 	return w, nil
+}
+
+// newDRAManager is the DRA manager as kube-scheduler's scheduler.New builds
+// it: with DynamicResourceAllocation on, over a ResourceClaim assume cache
+// and a ResourceSlice tracker, otherwise none. Its caches stay empty, which
+// is right for pods without resource claims (a pod with claims is refused:
+// Unmodelled). The tracker gets no client: it would only record events.
+func newDRAManager(ctx context.Context, f informers.SharedInformerFactory) (fwk.SharedDRAManager, error) {
+	if !utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
+		return nil, nil
+	}
+	claims := assumecache.NewAssumeCache(klog.FromContext(ctx), f.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
+	opts := resourceslicetracker.Options{
+		EnableDeviceTaintRules:   utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules),
+		EnableConsumableCapacity: utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
+		SliceInformer:            f.Resource().V1().ResourceSlices(),
+	}
+	if opts.EnableDeviceTaintRules {
+		opts.TaintInformer = f.Resource().V1().DeviceTaintRules()
+	}
+	slices, err := resourceslicetracker.StartTracker(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("starting the resource slice tracker: %w", err)
+	}
+	return dynamicresources.NewDRAManager(ctx, claims, slices, f), nil
 }
 
 // world returns the world for key, rebuilding it when key changed.

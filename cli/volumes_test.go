@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// compare decide -impl upstream on testdata/volumes, whose CSI nodes,
+// driver and VolumeAttachment the loader reads: each pod once panicked the
+// adapter (NodeVolumeLimits without a CSI manager) or answered
+// "Preemption is not helpful", depending on the run. The wanted answers
+// are worked by hand (the adapter's filters are checked against
+// kube-scheduler's in upstream's TestVolumesAsKubeScheduler); each pod is
+// asked three times.
+func TestDecideUpstreamVolumes(t *testing.T) {
+	dir := t.TempDir()
+	cluster := filepath.Join("testdata", "volumes", "cluster.yaml")
+	for _, tc := range []struct {
+		claim, node, victim string
+		candidates          []string
+	}{
+		// n1's attach limit is its victim's volume; n3's a
+		// VolumeAttachment's, which no preemption frees.
+		{claim: "data", node: "n1", victim: "low-n1", candidates: []string{"n1", "n2"}},
+		// ReadWriteOncePod, in use by the pod on n2.
+		{claim: "once", node: "n2", victim: "low-n2", candidates: []string{"n2"}},
+		// Unbound, WaitForFirstConsumer: the only volume is on n2.
+		{claim: "local", node: "n2", victim: "low-n2", candidates: []string{"n2"}},
+		// Bound to a volume with node affinity to n3.
+		{claim: "pinned", node: "n3", victim: "low-n3", candidates: []string{"n3"}},
+	} {
+		t.Run(tc.claim, func(t *testing.T) {
+			pod := writeFile(t, dir, tc.claim+".yaml", okPod+`  volumes: [{name: v, persistentVolumeClaim: {claimName: `+tc.claim+`}}]
+`)
+			for run := 0; run < 3; run++ {
+				stdout, stderr, code := runCLI(t, "decide", "-cluster", cluster, "-pod", pod, "-impl", "upstream", "-now", testNow)
+				if code != ExitOK || stderr != "" {
+					t.Fatalf("run %d: exit %d, stderr %q", run, code, stderr)
+				}
+				var got DecisionJSON
+				if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+					t.Fatal(err)
+				}
+				var cands []string
+				for _, c := range got.Candidates {
+					cands = append(cands, c.Node)
+				}
+				if got.NominatedNode != tc.node || len(got.Victims) != 1 || got.Victims[0].Name != tc.victim {
+					t.Errorf("run %d: nominated %q, victims %v, want %s with victim %s", run, got.NominatedNode, got.Victims, tc.node, tc.victim)
+				}
+				if diff := cmp.Diff(tc.candidates, cands); diff != "" {
+					t.Errorf("run %d: candidates (-want +got):\n%s", run, diff)
+				}
+			}
+		})
+	}
+	// The reference still refuses volumes (exit 2).
+	pod := writeFile(t, dir, "ref.yaml", okPod+"  volumes: [{name: v, persistentVolumeClaim: {claimName: data}}]\n")
+	if _, stderr, code := runCLI(t, "decide", "-cluster", cluster, "-pod", pod, "-impl", "reference", "-now", testNow); code != ExitBadInput || !strings.Contains(stderr, "volumes is not modelled") {
+		t.Errorf("reference: exit %d, stderr %q, want 2 and a refusal", code, stderr)
+	}
+}

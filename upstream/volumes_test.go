@@ -1,0 +1,435 @@
+package upstream_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/upstream"
+)
+
+const csiDriver = "csi.example.com"
+
+// volumeCluster: nodes n1 and n3 in zone a, n2 in zone b (4 cpu each),
+// each full with a pod of priority 0 asking 3 cpu (the preemptor, asking 2,
+// must preempt). Storage classes: csi (csiDriver, Immediate), wffc-csi
+// (csiDriver, WaitForFirstConsumer) and local (no provisioner,
+// WaitForFirstConsumer). CSI nodes: n1 attaches one volume of csiDriver, n2
+// two, n3 has no CSINode (no limit).
+func volumeCluster() *preempt.Cluster {
+	c := &preempt.Cluster{}
+	for _, n := range []struct{ name, zone string }{{"n1", "a"}, {"n2", "b"}, {"n3", "a"}} {
+		nd := node(n.name)
+		nd.Labels = map[string]string{v1.LabelHostname: n.name, v1.LabelTopologyZone: n.zone}
+		c.Nodes = append(c.Nodes, nd)
+		c.Pods = append(c.Pods, pod("low-"+n.name, n.name, 0, "3", "1Gi"))
+	}
+	// The binding modes are set, as the API server defaults them.
+	immediate, wffc := storagev1.VolumeBindingImmediate, storagev1.VolumeBindingWaitForFirstConsumer
+	c.StorageClasses = []*storagev1.StorageClass{
+		{ObjectMeta: metav1.ObjectMeta{Name: "csi"}, Provisioner: csiDriver, VolumeBindingMode: &immediate},
+		{ObjectMeta: metav1.ObjectMeta{Name: "wffc-csi"}, Provisioner: csiDriver, VolumeBindingMode: &wffc},
+		{ObjectMeta: metav1.ObjectMeta{Name: "local"}, Provisioner: "kubernetes.io/no-provisioner", VolumeBindingMode: &wffc},
+	}
+	limit := func(node string, n int32) *storagev1.CSINode {
+		return &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: node}, Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{
+			{Name: csiDriver, NodeID: node, Allocatable: &storagev1.VolumeNodeResources{Count: &n}},
+		}}}
+	}
+	c.CSINodes = []*storagev1.CSINode{limit("n1", 1), limit("n2", 2)}
+	return c
+}
+
+// claim is a PVC of class asking 1Gi; bound to volume when volume is set
+// (with the annotation the PV controller sets once binding completes).
+func claim(name, class, volume string, modes ...v1.PersistentVolumeAccessMode) *v1.PersistentVolumeClaim {
+	if len(modes) == 0 {
+		modes = []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce}
+	}
+	pvc := &v1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec: v1.PersistentVolumeClaimSpec{
+			AccessModes:      modes,
+			StorageClassName: &class,
+			VolumeName:       volume,
+			Resources:        v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}},
+		},
+		Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimPending},
+	}
+	if volume != "" {
+		pvc.Annotations = map[string]string{"pv.kubernetes.io/bind-completed": "yes"}
+		pvc.Status.Phase = v1.ClaimBound
+	}
+	return pvc
+}
+
+// volume is a 1Gi CSI PV of class, bound (claimRef) to claimName when set,
+// with node affinity to onNode when set.
+func volume(name, class, claimName, onNode string, modes ...v1.PersistentVolumeAccessMode) *v1.PersistentVolume {
+	if len(modes) == 0 {
+		modes = []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce}
+	}
+	pv := &v1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1.PersistentVolumeSpec{
+			Capacity:               v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")},
+			AccessModes:            modes,
+			StorageClassName:       class,
+			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{Driver: csiDriver, VolumeHandle: "handle-" + name}},
+		},
+		Status: v1.PersistentVolumeStatus{Phase: v1.VolumeAvailable},
+	}
+	if claimName != "" {
+		pv.Spec.ClaimRef = &v1.ObjectReference{Namespace: "default", Name: claimName}
+		pv.Status.Phase = v1.VolumeBound
+	}
+	if onNode != "" {
+		pv.Spec.NodeAffinity = &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+			MatchExpressions: []v1.NodeSelectorRequirement{{Key: v1.LabelHostname, Operator: v1.NodeSelectorOpIn, Values: []string{onNode}}},
+		}}}}
+	}
+	return pv
+}
+
+func claimVolume(name, claimName string) v1.Volume {
+	return v1.Volume{Name: name, VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: claimName}}}
+}
+
+// volumeCase is a cluster and a preemptor of priority 10 asking 2 cpu
+// with volumes.
+type volumeCase struct {
+	name    string
+	cluster func() *preempt.Cluster
+	pod     func() *v1.Pod
+}
+
+func volumePod(vols ...v1.Volume) func() *v1.Pod {
+	return func() *v1.Pod {
+		p := pod("preemptor", "", 10, "2", "1Gi")
+		p.Spec.Volumes = vols
+		return p
+	}
+}
+
+// volumeCases: each panicked the adapter (NodeVolumeLimits without a CSI
+// manager: nodevolumelimits/csi.go:275, in a dry-run goroutine, so the
+// process sometimes exited before the panic and answered "Preemption is
+// not helpful") or gave filter code Error, or lists volumes in map order.
+var volumeCases = []volumeCase{
+	{
+		name: "bound CSI claim, n1 at its attach limit through a victim's volume",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVs = append(c.PVs, volume("pv-data", "csi", "data", ""), volume("pv-used", "csi", "used", ""))
+			c.PVCs = append(c.PVCs, claim("data", "csi", "pv-data"), claim("used", "csi", "pv-used"))
+			c.Pods[0].Spec.Volumes = []v1.Volume{claimVolume("v", "used")}
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name: "bound CSI claim, n1's attach limit taken by a VolumeAttachment",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVs = append(c.PVs, volume("pv-data", "csi", "data", ""), volume("pv-other", "csi", "", ""))
+			c.PVCs = append(c.PVCs, claim("data", "csi", "pv-data"))
+			pv := "pv-other"
+			c.VolumeAttachments = []*storagev1.VolumeAttachment{{ObjectMeta: metav1.ObjectMeta{Name: "va-other"},
+				Spec: storagev1.VolumeAttachmentSpec{Attacher: csiDriver, NodeName: "n1", Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: &pv}}}}
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name: "CSIDriver that prevents scheduling where it is missing",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVs = append(c.PVs, volume("pv-data", "csi", "data", ""))
+			c.PVCs = append(c.PVCs, claim("data", "csi", "pv-data"))
+			yes := true
+			c.CSIDrivers = []*storagev1.CSIDriver{{ObjectMeta: metav1.ObjectMeta{Name: csiDriver}, Spec: storagev1.CSIDriverSpec{PreventPodSchedulingIfMissing: &yes}}}
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name: "ReadWriteOncePod claim in use by a victim",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVs = append(c.PVs, volume("pv-once", "csi", "once", "", v1.ReadWriteOncePod))
+			c.PVCs = append(c.PVCs, claim("once", "csi", "pv-once", v1.ReadWriteOncePod))
+			c.Pods[1].Spec.Volumes = []v1.Volume{claimVolume("v", "once")}
+			return c
+		},
+		pod: volumePod(claimVolume("data", "once")),
+	},
+	{
+		name: "unbound WaitForFirstConsumer claim, a local volume on n2 only",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			pv := volume("pv-local", "local", "", "n2")
+			pv.Spec.PersistentVolumeSource = v1.PersistentVolumeSource{Local: &v1.LocalVolumeSource{Path: "/mnt/disk"}}
+			c.PVs = append(c.PVs, pv)
+			c.PVCs = append(c.PVCs, claim("data", "local", ""))
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name: "unbound WaitForFirstConsumer claim, provisioned by a CSI driver",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVCs = append(c.PVCs, claim("data", "wffc-csi", ""))
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name: "bound volume with node affinity to n2",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVs = append(c.PVs, volume("pv-data", "csi", "data", "n2"))
+			c.PVCs = append(c.PVCs, claim("data", "csi", "pv-data"))
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name: "bound volume in zone b",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			pv := volume("pv-data", "csi", "data", "")
+			pv.Labels = map[string]string{v1.LabelTopologyZone: "b"}
+			c.PVs = append(c.PVs, pv)
+			c.PVCs = append(c.PVCs, claim("data", "csi", "pv-data"))
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name: "unbound Immediate claim",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVCs = append(c.PVCs, claim("data", "csi", ""))
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name:    "missing claim",
+		cluster: volumeCluster,
+		pod:     volumePod(claimVolume("data", "nowhere")),
+	},
+	{
+		name:    "generic ephemeral volume whose claim is not created yet",
+		cluster: volumeCluster,
+		pod: volumePod(v1.Volume{Name: "scratch", VolumeSource: v1.VolumeSource{Ephemeral: &v1.EphemeralVolumeSource{
+			VolumeClaimTemplate: &v1.PersistentVolumeClaimTemplate{Spec: claim("", "wffc-csi", "").Spec}}}}),
+	},
+	{
+		name: "claim of a missing storage class",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVCs = append(c.PVCs, claim("data", "gone", ""))
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name: "two volumes pre-bound to one unbound claim, on n1 and on n2",
+		// FindMatchingVolume takes the first volume pre-bound to the claim
+		// and gives up on the node if its affinity does not admit it: the
+		// listing order decides (upstream's is a map's; the contract's, by
+		// name, keeps n1 only).
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVs = append(c.PVs, volume("pv-a", "local", "data", "n1"), volume("pv-b", "local", "data", "n2"))
+			for _, pv := range c.PVs {
+				pv.Status.Phase = v1.VolumeAvailable
+			}
+			c.PVCs = append(c.PVCs, claim("data", "local", ""))
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name: "two unbound claims, equal volumes of different access modes",
+		// The ReadWriteOnce claim takes the first fitting volume listed:
+		// pv-a (by name) leaves the ReadWriteMany claim nothing.
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVs = append(c.PVs, volume("pv-a", "local", "", "", v1.ReadWriteOnce, v1.ReadWriteMany), volume("pv-b", "local", "", ""))
+			c.PVCs = append(c.PVCs, claim("one", "local", ""), claim("many", "local", "", v1.ReadWriteMany))
+			return c
+		},
+		pod: volumePod(claimVolume("one", "one"), claimVolume("many", "many")),
+	},
+	{
+		name:    "inline CSI volume",
+		cluster: volumeCluster,
+		pod:     volumePod(v1.Volume{Name: "inline", VolumeSource: v1.VolumeSource{CSI: &v1.CSIVolumeSource{Driver: csiDriver}}}),
+	},
+	{
+		name: "in-tree volume migrated to CSI, n1 at its limit",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			pv := volume("pv-ebs", "csi", "data", "")
+			pv.Spec.PersistentVolumeSource = v1.PersistentVolumeSource{AWSElasticBlockStore: &v1.AWSElasticBlockStoreVolumeSource{VolumeID: "vol-1"}}
+			c.PVs = append(c.PVs, pv, volume("pv-used", "csi", "used", ""))
+			c.PVCs = append(c.PVCs, claim("data", "csi", "pv-ebs"), claim("used", "csi", "pv-used"))
+			c.Pods[0].Spec.Volumes = []v1.Volume{claimVolume("v", "used")}
+			c.CSINodes = append(c.CSINodes, &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "n3"}, Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{
+				{Name: "ebs.csi.aws.com", NodeID: "n3", Allocatable: &storagev1.VolumeNodeResources{Count: new(int32)}}}}})
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name: "bound claim whose volume is missing",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVCs = append(c.PVCs, claim("data", "csi", "pv-gone"))
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name: "VolumeAttachment of a missing volume, CSINode without a count",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVs = append(c.PVs, volume("pv-data", "csi", "data", ""))
+			c.PVCs = append(c.PVCs, claim("data", "csi", "pv-data"))
+			gone := "pv-gone"
+			c.VolumeAttachments = []*storagev1.VolumeAttachment{
+				{ObjectMeta: metav1.ObjectMeta{Name: "va-gone"}, Spec: storagev1.VolumeAttachmentSpec{Attacher: csiDriver, NodeName: "n1", Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: &gone}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "va-nothing"}, Spec: storagev1.VolumeAttachmentSpec{Attacher: csiDriver, NodeName: "n2"}},
+			}
+			c.CSINodes[1].Spec.Drivers[0].Allocatable = nil
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+}
+
+var volumeNow = now
+
+// decideVolumes runs the filter phase and preemption of tc through the
+// adapter, every node a candidate wanted, the final tie broken in list
+// order (so that the decision is a function of the problem).
+func decideVolumes(t *testing.T, tc volumeCase) harness.Result {
+	t.Helper()
+	res, err := harness.Decide(context.Background(), upstream.Impl{ListOrderTie: true}, tc.cluster(), tc.pod(), preempt.DefaultConfig(), 0, volumeNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// The adapter's filter phase is kube-scheduler's (scheduler.New's
+// framework, informers started and synced), and its candidates are the
+// nodes where kube-scheduler's filters pass once the node's lower-priority
+// pods are gone.
+func TestVolumesAsKubeScheduler(t *testing.T) {
+	for _, tc := range volumeCases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			c, p := tc.cluster(), tc.pod()
+			want, err := upstream.KubeSchedulerFilter(ctx, c, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := decideVolumes(t, tc)
+			if diff := cmp.Diff(want, got.Filter); diff != "" {
+				t.Fatalf("filter (-kube-scheduler +adapter):\n%s", diff)
+			}
+			if len(want.Feasible) > 0 {
+				return
+			}
+			wantCands := []string{}
+			for _, st := range want.NodeStatuses {
+				if st.Code != preempt.Unschedulable {
+					continue
+				}
+				without := c.DeepCopy()
+				removed := false
+				without.Pods = slices.DeleteFunc(without.Pods, func(q *v1.Pod) bool {
+					gone := q.Spec.NodeName == st.Node && *q.Spec.Priority < *p.Spec.Priority
+					removed = removed || gone
+					return gone
+				})
+				after, err := upstream.KubeSchedulerFilter(ctx, without, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if removed && slices.Contains(after.Feasible, st.Node) {
+					wantCands = append(wantCands, st.Node)
+				}
+			}
+			gotCands := []string{}
+			for _, cand := range got.Decision.Candidates {
+				gotCands = append(gotCands, cand.Node)
+			}
+			slices.Sort(gotCands)
+			if diff := cmp.Diff(wantCands, gotCands); diff != "" {
+				t.Errorf("candidates (-kube-scheduler +adapter):\n%s", diff)
+			}
+			if got.Decision.NominatedNode != "" && !slices.Contains(wantCands, got.Decision.NominatedNode) {
+				t.Errorf("nominated %s, not a candidate", got.Decision.NominatedNode)
+			}
+			t.Logf("filter %v; candidates %v; %s %q", want.NodeStatuses, gotCands, got.Decision.Status, got.Decision.Message)
+		})
+	}
+}
+
+// Every volume case gets one answer, however often it is asked: the
+// volumes are listed in name order, and nothing waits on an informer.
+func TestVolumesDeterministic(t *testing.T) {
+	const runs = 6
+	for _, tc := range volumeCases {
+		t.Run(tc.name, func(t *testing.T) {
+			first := decideVolumes(t, tc)
+			for i := 1; i < runs; i++ {
+				if diff := cmp.Diff(first, decideVolumes(t, tc)); diff != "" {
+					t.Fatalf("run %d differs from run 0 (-run 0 +run %d):\n%s", i, i, diff)
+				}
+			}
+		})
+	}
+}
+
+// A filter that fails with an error ends kube-scheduler's scheduling cycle
+// (the pod is retried, nothing preempted): the decision is an error naming
+// the object, here a StorageClass the API server would have defaulted.
+func TestVolumesFilterError(t *testing.T) {
+	c := volumeCluster()
+	c.StorageClasses[0].VolumeBindingMode = nil
+	c.PVCs = append(c.PVCs, claim("data", "csi", ""))
+	p := volumePod(claimVolume("data", "data"))()
+	want, err := upstream.KubeSchedulerFilter(context.Background(), c, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := upstream.Impl{}.NewEvaluator(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, ev.Filter(context.Background(), p)); diff != "" {
+		t.Fatalf("filter (-kube-scheduler +adapter):\n%s", diff)
+	}
+	if len(want.NodeStatuses) == 0 || want.NodeStatuses[0].Code != preempt.Error {
+		t.Fatalf("kube-scheduler's filter: %+v, want Error", want)
+	}
+	_, err = harness.Decide(context.Background(), upstream.Impl{}, c, p, preempt.DefaultConfig(), 0, volumeNow)
+	if err == nil || !strings.Contains(err.Error(), `StorageClass "csi"`) {
+		t.Errorf("Decide: %v, want an error naming StorageClass \"csi\"", err)
+	}
+}
