@@ -48,7 +48,7 @@ type PodGroupDecisionJSON struct {
 // member pods, in the file's order (the queue order of each group's
 // members; the child groups are taken in (type, name) order, not the
 // file's: preempt.GroupNode).
-func loadPodGroup(opts decideOptions) (*preempt.PodGroupRequest, error) {
+func loadPodGroup(opts decideOptions, stderr io.Writer) (*preempt.PodGroupRequest, error) {
 	data, err := scenario.ReadInput(opts.podGroupFile, opts.loadOpts)
 	if err != nil {
 		return nil, badf("%v", err)
@@ -57,9 +57,18 @@ func loadPodGroup(opts decideOptions) (*preempt.PodGroupRequest, error) {
 	// cluster, not of this file: kept.
 	lo := opts.loadOpts
 	lo.KeepNominated = true
-	g, _, err := scenario.LoadClusterWith(opts.podGroupFile, data, lo)
+	g, notes, err := scenario.LoadClusterWith(opts.podGroupFile, data, lo)
 	if err != nil {
 		return nil, badf("-pod-group: %v", err)
+	}
+	// The loader's notes as every input path prints them; under -strict
+	// each is an error here, as the file is the gang itself: an object
+	// left out (a member bound to a node, or finished) changes the gang.
+	for _, n := range notes {
+		if lo.Strict {
+			return nil, badf("-pod-group %s (-strict): %s", opts.podGroupFile, n)
+		}
+		fmt.Fprintf(stderr, "compare decide: note: %s\n", n)
 	}
 	switch {
 	case len(g.CompositePodGroups) > 1:
@@ -100,13 +109,16 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	req, err := loadPodGroup(opts)
+	req, err := loadPodGroup(opts, stderr)
 	if err != nil {
 		return err
 	}
 	tree, err := req.Tree(cluster)
 	if err != nil {
 		return badf("-pod-group %s: %v", opts.podGroupFile, err)
+	}
+	if u := preempt.PodGroupGap(req.Config, "pod group "+req.PreemptorName()); u != nil {
+		return badf("-pod-group %s: %v", opts.podGroupFile, u)
 	}
 	if err := req.CycleRefusal(); err != nil {
 		return badf("-pod-group %s: %v", opts.podGroupFile, err)

@@ -157,3 +157,49 @@ func TestDecidePodGroupNoCycle(t *testing.T) {
 		}
 	}
 }
+
+// -pod-group prints the loader's notes as -cluster and -pod do (issue 33:
+// they were dropped, and a member bound to a node the file lacks left the
+// gang without a word); under -strict each is an error, exit 2.
+func TestDecidePodGroupLoaderNotes(t *testing.T) {
+	gang := gangFile(t, "1", "t0:600m", "t1:600m:  nodeName: n9\n  nodeselector: {a: b}\n")
+	args := []string{"decide", "-cluster", pgDir + "cluster.yaml", "-pod-group", gang, "-feature-gates", "GenericWorkload=true", "-impl", "reference", "-now", "2026-01-01T01:00:00Z"}
+	_, stderr, code := runCLI(t, args...)
+	for _, want := range []string{
+		`compare decide: note: left out 1 pods of nodes the dump does not hold, which kube-scheduler's snapshot never holds: default/t1 (bound to n9)`,
+		`unknown field "spec.nodeselector"`,
+	} {
+		if code != ExitOK || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, stderr %q; want exit 0 and %q", code, stderr, want)
+		}
+	}
+	_, stderr, code = runCLI(t, append(args, "-strict")...)
+	if code != ExitBadInput || !strings.Contains(stderr, "nodeselector") {
+		t.Errorf("-strict: exit %d, stderr %q; want exit 2 naming the field", code, stderr)
+	}
+	bound := gangFile(t, "1", "t0:600m", "t1:600m:  nodeName: n9\n")
+	_, stderr, code = runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod-group", bound, "-feature-gates", "GenericWorkload=true", "-impl", "reference", "-strict")
+	if code != ExitBadInput || !strings.Contains(stderr, "default/t1 (bound to n9)") {
+		t.Errorf("-strict, a bound member: exit %d, stderr %q; want exit 2 naming it", code, stderr)
+	}
+}
+
+// A release whose API has no pod groups (v1.36.3) decides no gang, and no
+// pod of one, in any implementation: exit 2 (issue 33: the reference
+// answered the gang "as v1.36.3", and -impl all exited 1).
+func TestDecidePodGroupOldRelease(t *testing.T) {
+	for _, impls := range []string{"reference", "optimized", "upstream", "all"} {
+		_, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod-group", pgDir+"gang.yaml", "-feature-gates", "GenericWorkload=true",
+			"-release", "v1.36.3", "-impl", impls, "-now", "2026-01-01T01:00:00Z")
+		if code != ExitBadInput || !strings.Contains(stderr, "release v1.36.3's API has no spec.schedulingGroup") {
+			t.Errorf("-pod-group -impl %s: exit %d, stderr %q; want exit 2 and the release's reason", impls, code, stderr)
+		}
+	}
+	for _, impls := range []string{"reference", "optimized"} {
+		_, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod", pgDir+"pod.yaml", "-feature-gates", "GenericWorkload=true",
+			"-release", "v1.36.3", "-impl", impls, "-now", "2026-01-01T01:00:00Z")
+		if code != ExitBadInput || !strings.Contains(stderr, "release v1.36.3's API has no spec.schedulingGroup") {
+			t.Errorf("-pod -impl %s: exit %d, stderr %q; want exit 2 and the release's reason", impls, code, stderr)
+		}
+	}
+}

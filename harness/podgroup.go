@@ -13,6 +13,9 @@ import (
 // one impl does not model (PodGroupRefusal, on the gang the cycle
 // schedules: without its members being deleted).
 func DecidePodGroup(ctx context.Context, impl preempt.Implementation, pg preempt.PodGroupPreempter, c *preempt.Cluster, req *preempt.PodGroupRequest, cs *Client) (preempt.PodGroupDecision, error) {
+	if u := preempt.PodGroupGap(req.Config, "pod group "+req.PreemptorName()); u != nil {
+		return preempt.PodGroupDecision{}, u
+	}
 	if err := req.CycleRefusal(); err != nil {
 		return preempt.PodGroupDecision{}, err
 	}

@@ -216,6 +216,11 @@ func GateRefusal(impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod, c
 	if u := preempt.BehaviourGap(impl, cfg); u != nil {
 		return u
 	}
+	if what := usesPodGroups(c, pod); what != "" {
+		if u := preempt.PodGroupGap(cfg, what); u != nil {
+			return u
+		}
+	}
 	if l, ok := impl.(preempt.GateLimited); ok {
 		if u := preempt.GateGaps(cfg, l.ModelledGates()); u != nil {
 			return u
@@ -227,4 +232,24 @@ func GateRefusal(impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod, c
 		}
 	}
 	return nil
+}
+
+// usesPodGroups names the first pod group, or pod of one, of c and pod,
+// or is "".
+func usesPodGroups(c *preempt.Cluster, pod *v1.Pod) string {
+	if len(c.PodGroups) > 0 {
+		return "podgroup " + preempt.Key(c.PodGroups[0].Namespace, c.PodGroups[0].Name)
+	}
+	if len(c.CompositePodGroups) > 0 {
+		return "compositepodgroup " + preempt.Key(c.CompositePodGroups[0].Namespace, c.CompositePodGroups[0].Name)
+	}
+	for _, p := range append([]*v1.Pod{pod}, c.Pods...) {
+		if p == nil {
+			continue
+		}
+		if _, ok := preempt.PodGroupName(p); ok {
+			return "pod " + preempt.Key(p.Namespace, p.Name) + " (spec.schedulingGroup)"
+		}
+	}
+	return ""
 }

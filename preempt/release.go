@@ -155,6 +155,25 @@ func (c Config) Behaviour() Behaviour {
 }
 
 // ReleaseName is c's release, CurrentRelease when unset.
+// PodGroupAPISince is the first release of Releases whose API has
+// spec.schedulingGroup and scheduling.k8s.io PodGroups (v1.36's
+// workload API had neither).
+const PodGroupAPISince = "v1.37.2"
+
+// PodGroupGap is the refusal of pod groups under cfg when its release
+// predates the pod-group API (PodGroupAPISince) and GenericWorkload is
+// on: that release's API server keeps no spec.schedulingGroup and no
+// PodGroup, and its scheduler has no gang to schedule or group to evict,
+// so no answer "as that release" exists for them. what names the pod
+// group or pod that uses them.
+func PodGroupGap(cfg Config, what string) *Unmodelled {
+	if !cfg.FeatureGates[GenericWorkloadGate] || slices.Index(Releases, cfg.ReleaseName()) >= slices.Index(Releases, PodGroupAPISince) {
+		return nil
+	}
+	return &Unmodelled{Feature: "pod groups (" + GenericWorkloadGate + "=true)", Object: what,
+		Detail: "uses them, and release " + cfg.ReleaseName() + "'s API has no spec.schedulingGroup and no PodGroup (they came in " + PodGroupAPISince + ")"}
+}
+
 func (c Config) ReleaseName() string {
 	if c.Release == "" {
 		return CurrentRelease
