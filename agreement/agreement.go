@@ -144,34 +144,6 @@ func Selectable(ctx context.Context, c *preempt.Cluster, req *preempt.Request, d
 	return cands, nil
 }
 
-// PodGroupExpected is the gang decision other should give when ref is the
-// reference's on cluster c: ref itself, except where the upstream
-// adapter cannot see what upstream decided. The adapter learns a gang's
-// victims from the executor's calls (PodGroupEvaluator.Preempt returns
-// only the nominations), and the executor makes none for a victim that is
-// already terminating: when every victim of a successful preemption is
-// terminating, the adapter reports no victims. note says so when it
-// applies.
-func PodGroupExpected(c *preempt.Cluster, ref, got preempt.PodGroupDecision) (want preempt.PodGroupDecision, note string) {
-	if ref.Status != preempt.Success || len(ref.Victims) == 0 || len(got.Victims) != 0 {
-		return ref, ""
-	}
-	terminating := map[string]bool{}
-	for _, p := range c.Pods {
-		if p.DeletionTimestamp != nil {
-			terminating[preempt.Key(p.Namespace, p.Name)] = true
-		}
-	}
-	for _, v := range ref.Victims {
-		if !terminating[preempt.Key(v.Namespace, v.Name)] {
-			return ref, ""
-		}
-	}
-	want = ref
-	want.Victims, want.NumPDBViolations, want.NumPodGroupDisruptions = []preempt.Victim{}, 0, 0
-	return want, "every victim is already terminating: the upstream adapter, which sees a gang's victims in the executor's calls, reports none"
-}
-
 // Upstream's errors reading an extender's answer, one node at a time
 // (HTTPExtender.convertToVictims, then callExtenders' check of each node).
 var (

@@ -129,6 +129,14 @@ func pdbFor(name, app string, allowed int32) *policyv1.PodDisruptionBudget {
 		Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed}}
 }
 
+// pgWithDeletion is p being deleted (deletionTimestamp set), not by
+// preemption: no DisruptionTarget condition.
+func pgWithDeletion(p *v1.Pod) *v1.Pod {
+	t := metav1.NewTime(pgNow.Add(-time.Minute))
+	p.DeletionTimestamp = &t
+	return p
+}
+
 // markTerminating makes p terminating by the scheduler's preemption.
 func markTerminating(p *v1.Pod) *v1.Pod {
 	dt := metav1.NewTime(pgNow.Add(-time.Minute))
@@ -586,6 +594,32 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
 			nominations: []string{"n1", "n2"}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")},
 			violations: 1, deleted: []string{"v1", "v2"},
+		},
+		{
+			// Every victim already terminating (issue 28): the executor
+			// deletes none and calls no PreemptPod, but the candidate it
+			// actuated holds both, as its message counts them; the
+			// upstream adapter rebuilds it from the snapshot's log.
+			name: "victims all terminating are listed, none deleted",
+			c:    twoNodes(pgWithDeletion(pgPod("v1", "n1", "", 0, "600m")), pgWithDeletion(pgPod("v2", "n2", "", 0, "600m"))),
+			pg:   pgGang("g", 10, 2), members: members(10, 2),
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
+			nominations: []string{"n1", "n2"}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")},
+		},
+		{
+			// The same with a mode-All group, a single pod reprieved and a
+			// budget the group's pod on n1 violates: the counts are the
+			// actuated candidate's.
+			name: "victims all terminating: a group unit and its violation",
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1"), pgNode("n3", "1")},
+				Pods: []*v1.Pod{pgWithDeletion(pgWithApp(pgPod("w1", "n1", "batch", 0, "600m"))), pgWithDeletion(pgPod("w2", "n2", "batch", 0, "600m")),
+					pgWithDeletion(pgPod("s3", "n3", "", 5, "300m"))},
+				PodGroups: []*preempt.PodGroup{pgGroup("batch", true, 0, "")},
+				PDBs:      []*policyv1.PodDisruptionBudget{pgLabelledPDB("pdb", 0)}},
+			pg: pgGang("g", 10, 2), members: members(10, 2),
+			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
+			nominations: []string{"n1", "n2"}, victims: []preempt.Victim{pgVictim("w1", 0, "batch"), pgVictim("w2", 0, "batch")},
+			violations: 1, groups: 1,
 		},
 		{
 			// The GangDecision disagreement, minimised (seed 91 of

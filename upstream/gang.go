@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -80,7 +81,9 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 		return w.scheduleGang(ctx, g.info, g.placement)
 	}
 	defer w.withClient(cs)()
+	w.log.on, w.log.events = true, w.log.events[:0]
 	res, status := dp.PodGroupPostFilter(ctx, framework.NewCycleState(), g.info, schedule)
+	w.log.on = false
 	if !req.Config.Synchronous {
 		deadline := time.Now().Add(asyncWait)
 		uid := g.groups[0].UID
@@ -104,6 +107,17 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 			w.annotate(d.Victims)
 			d.NumPDBViolations = int(c.Victims().NumPDBViolations)
 			d.NumPodGroupDisruptions = c.NumPodGroupDisruptions()
+		} else if strings.HasPrefix(d.Message, "pod group preemption: found a placement") {
+			// Every victim already terminating: no PreemptPod call.
+			x := preempt.NewPodGroupIndex(&preempt.Cluster{PodGroups: ev.podGroups, CompositePodGroups: ev.composites}, w.fts.EnableCompositePodGroup)
+			pods, n, groups, lerr := w.logVictims(g.members, x)
+			if lerr != nil {
+				err = fmt.Errorf("the victims of a preemption that deleted none: %w", lerr)
+				return d
+			}
+			d.Victims = victimsOf(pods)
+			w.annotate(d.Victims)
+			d.NumPDBViolations, d.NumPodGroupDisruptions = n, groups
 		}
 	}
 	return d

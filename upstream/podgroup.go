@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"k8s.io/klog/v2"
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
@@ -20,6 +21,38 @@ import (
 // decision would otherwise depend on the map (docs/divergences.md).
 type orderedSnapshot struct {
 	*internalcache.Snapshot
+	// log records AddPod and RemovePod while it is on (gangVictimsLog).
+	log *snapshotLog
+}
+
+// AddPod is the snapshot's, logged.
+func (s orderedSnapshot) AddPod(pi fwk.PodInfo, nodeName string) error {
+	s.log.note(pi.GetPod(), true)
+	return s.Snapshot.AddPod(pi, nodeName)
+}
+
+// RemovePod is the snapshot's, logged.
+func (s orderedSnapshot) RemovePod(logger klog.Logger, pod *v1.Pod, nodeName string) error {
+	s.log.note(pod, false)
+	return s.Snapshot.RemovePod(logger, pod, nodeName)
+}
+
+// snapshotLog is the mutable snapshot's AddPod and RemovePod calls, in
+// order, while on.
+type snapshotLog struct {
+	on     bool
+	events []snapshotEvent
+}
+
+type snapshotEvent struct {
+	pod *v1.Pod
+	add bool
+}
+
+func (l *snapshotLog) note(p *v1.Pod, add bool) {
+	if l != nil && l.on {
+		l.events = append(l.events, snapshotEvent{pod: p, add: add})
+	}
 }
 
 var _ fwk.MutableSnapshotSharedLister = orderedSnapshot{}

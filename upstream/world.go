@@ -99,6 +99,9 @@ func (k worldKey) equal(o worldKey) bool {
 // world is a scheduler framework over one prepared copy of the cluster, the
 // way upstream's default_preemption_test.go builds it.
 type world struct {
+	// log is the mutable snapshot's log (orderedSnapshot), on during a
+	// gang's PodGroupPostFilter.
+	log      *snapshotLog
 	key      worldKey
 	fh       framework.Framework
 	snapshot *internalcache.Snapshot
@@ -276,7 +279,8 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	} else {
 		w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
 	}
-	lister := orderedSnapshot{w.snapshot}
+	w.log = &snapshotLog{}
+	lister := orderedSnapshot{Snapshot: w.snapshot, log: w.log}
 	exts, err := ev.newExtenders(key.extenders)
 	if err != nil {
 		return nil, err
