@@ -41,7 +41,8 @@ func TestDecidePlacerScheduler(t *testing.T) {
 		Message:                "pod group preemption: found a placement for podgroup, preempting 2 victims",
 		Nominations:            []preempt.Nomination{{Namespace: "default", Name: "t0", Node: "n2"}, {Namespace: "default", Name: "t1", Node: "n1"}},
 		NumPodGroupDisruptions: 1,
-		Victims:                []preempt.Victim{{Namespace: "default", Name: "w1", PodGroup: "default/batch"}, {Namespace: "default", Name: "w2", PodGroup: "default/batch"}}}
+		Victims:                []preempt.Victim{{Namespace: "default", Name: "w1", PodGroup: "default/batch"}, {Namespace: "default", Name: "w2", PodGroup: "default/batch"}},
+		ClearedNominations:     []preempt.PodRef{}}
 	if d := cmp.Diff(want, firstFit); d != "" {
 		t.Errorf("pinned gang, -placer firstfit (-want +got):\n%s", d)
 	}
@@ -54,7 +55,7 @@ func TestDecidePlacerScheduler(t *testing.T) {
 	want = PodGroupDecisionJSON{Implementation: "upstream", Status: preempt.Success,
 		Message:     "pod group preemption: found a placement for podgroup, preempting 1 victims",
 		Nominations: []preempt.Nomination{{Namespace: "default", Name: "m0", Node: "n1"}},
-		Victims:     []preempt.Victim{{Namespace: "default", Name: "v1"}}}
+		Victims:     []preempt.Victim{{Namespace: "default", Name: "v1"}}, ClearedNominations: []preempt.PodRef{}}
 	if d := cmp.Diff(want, firstFit); d != "" {
 		t.Errorf("scored cluster, -placer firstfit (-want +got):\n%s", d)
 	}

@@ -290,12 +290,7 @@ func (s *Snapshot) appendPod(p *v1.Pod, reqs v1.ResourceList) error {
 	}
 	s.podIndex[podKey{p.Namespace, p.Name}] = i
 	s.podNS, s.podName, s.podUID = append(s.podNS, p.Namespace), append(s.podName, p.Name), append(s.podUID, string(p.UID))
-	rec := preempt.Victim{Namespace: p.Namespace, Name: p.Name, Priority: corev1helpers.PodPriority(p)}
-	if name, ok := preempt.PodGroupName(p); ok {
-		// Named whatever the gates: the pod names its group.
-		rec.PodGroup = preempt.Key(p.Namespace, name)
-	}
-	s.victim = append(s.victim, rec)
+	s.victim = append(s.victim, preempt.VictimOf(p))
 	s.priority = append(s.priority, corev1helpers.PodPriority(p))
 	var start int64
 	if p.Status.StartTime != nil {

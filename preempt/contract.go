@@ -10,6 +10,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/client-go/kubernetes"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 )
@@ -311,10 +312,20 @@ type Victim struct {
 	// Priority is the pod's own priority (spec.priority), not its
 	// group's.
 	Priority int32 `json:"priority"`
-	// PodGroup is, under GenericWorkload, the pod group the pod belongs
-	// to ("namespace/name" of spec.schedulingGroup.podGroupName), "" for
-	// a pod outside any group or with the gate off.
+	// PodGroup is the pod group the pod names ("namespace/name" of
+	// spec.schedulingGroup.podGroupName), whatever the gates; "" for a
+	// pod outside any group.
 	PodGroup string `json:"podGroup,omitempty"`
+}
+
+// VictimOf is p as a Victim: its own priority and the pod group it
+// names.
+func VictimOf(p *v1.Pod) Victim {
+	v := Victim{Namespace: p.Namespace, Name: p.Name, Priority: corev1helpers.PodPriority(p)}
+	if name, ok := PodGroupName(p); ok {
+		v.PodGroup = Key(p.Namespace, name)
+	}
+	return v
 }
 
 // Candidate is a node on which the preemptor fits once its victims are gone.

@@ -434,7 +434,7 @@ func (ev *mutantEvaluator) SelectVictimsOnNode(ctx context.Context, req *preempt
 	}
 	out := []preempt.Victim{}
 	for _, p := range victims {
-		out = append(out, preempt.Victim{Namespace: p.Namespace, Name: p.Name, Priority: corev1helpers.PodPriority(p)})
+		out = append(out, preempt.VictimOf(p))
 	}
 	return out, numViolating, preempt.Status{Code: preempt.Success}
 }

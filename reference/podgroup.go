@@ -269,11 +269,7 @@ func flatten(g *groups, units []*unit) []preempt.Victim {
 	out := []preempt.Victim{}
 	for _, u := range units {
 		for _, p := range u.pods {
-			v := preempt.Victim{Namespace: p.Namespace, Name: p.Name, Priority: corev1helpers.PodPriority(p)}
-			if name, ok := preempt.PodGroupName(p); ok {
-				v.PodGroup = preempt.Key(p.Namespace, name)
-			}
-			out = append(out, v)
+			out = append(out, preempt.VictimOf(p))
 		}
 	}
 	return out

@@ -642,7 +642,7 @@ func (r *request) waitAsync(ctx context.Context) error {
 func victimsOf(pods []*v1.Pod) []preempt.Victim {
 	out := make([]preempt.Victim, 0, len(pods))
 	for _, p := range pods {
-		out = append(out, preempt.Victim{Namespace: p.Namespace, Name: p.Name, Priority: corev1helpers.PodPriority(p)})
+		out = append(out, preempt.VictimOf(p))
 	}
 	return out
 }
