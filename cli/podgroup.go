@@ -3,8 +3,12 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -119,8 +123,8 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 	if u := preempt.PodGroupGap(req.Config, "pod group "+req.PreemptorName()); u != nil {
 		return badf("-pod-group %s: %v", opts.podGroupFile, u)
 	}
-	if err := req.CycleRefusal(); err != nil {
-		return badf("-pod-group %s: %v", opts.podGroupFile, err)
+	if _, others := req.OfDefaultScheduler(); len(others) > 0 {
+		fmt.Fprintf(stderr, "compare decide: note: -pod-group %s: %s name another scheduler than %q: kube-scheduler's queue never takes them, and its cycle runs without them\n", opts.podGroupFile, refList(others), v1.DefaultSchedulerName)
 	}
 	var outs []PodGroupDecisionJSON
 	var decisions []preempt.PodGroupDecision
@@ -142,6 +146,10 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 		}
 		cs.ClearActions()
 		d, err := harness.DecidePodGroup(context.Background(), impl, pg, cluster, req, cs)
+		var noCycle *preempt.NoCycle
+		if errors.As(err, &noCycle) {
+			return badf("-pod-group %s: %v", opts.podGroupFile, err)
+		}
 		if err != nil {
 			refused = append(refused, impl.Name())
 			reasons = append(reasons, fmt.Sprintf("%s refuses this gang: %v", impl.Name(), err))
@@ -263,4 +271,13 @@ func writePodGroupText(w io.Writer, d PodGroupDecisionJSON) {
 		writeGangExplanation(w, *d.Explanation)
 	}
 	fmt.Fprintln(w)
+}
+
+// refList is refs as "a/b, c/d".
+func refList(refs []preempt.PodRef) string {
+	var out []string
+	for _, r := range refs {
+		out = append(out, r.String())
+	}
+	return strings.Join(out, ", ")
 }

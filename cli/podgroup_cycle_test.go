@@ -44,13 +44,13 @@ func gangFile(t *testing.T, minCount string, members ...string) string {
 	return f
 }
 
-// decideGangAll runs decide -pod-group -impl all on cluster.yaml of
-// testdata/podgroup (two 1-CPU nodes, each holding a 600m member of the
-// mode-All group batch at priority 0) and returns the three decisions,
-// which must agree.
-func decideGangAll(t *testing.T, gang string, extra ...string) []PodGroupDecisionJSON {
+// decideGangAll runs decide -pod-group -impl all on cluster (mostly
+// testdata/podgroup's cluster.yaml: two 1-CPU nodes, each holding a 600m
+// member of the mode-All group batch at priority 0) and returns the three
+// decisions, which must agree.
+func decideGangAll(t *testing.T, cluster, gang string, extra ...string) []PodGroupDecisionJSON {
 	t.Helper()
-	args := append([]string{"decide", "-cluster", pgDir + "cluster.yaml", "-pod-group", gang, "-feature-gates", "GenericWorkload=true",
+	args := append([]string{"decide", "-cluster", cluster, "-pod-group", gang, "-feature-gates", "GenericWorkload=true",
 		"-impl", "all", "-now", "2026-01-01T01:00:00Z"}, extra...)
 	stdout, stderr, code := runCLI(t, args...)
 	if code != ExitOK || !strings.Contains(stderr, "all three agree") {
@@ -74,10 +74,8 @@ func decideGangAll(t *testing.T, gang string, extra ...string) []PodGroupDecisio
 // nominations hold its placed members only.
 func TestDecidePodGroupCycle(t *testing.T) {
 	cases := []struct {
-		name    string
-		gang    string
-		want    PodGroupDecisionJSON
-		deletes []string
+		name, cluster, gang string
+		want                PodGroupDecisionJSON
 	}{{
 		// 2 x 300m fit beside the 600m pods: bound, nothing evicted (the
 		// evaluator alone would evict the batch group).
@@ -95,18 +93,26 @@ func TestDecidePodGroupCycle(t *testing.T) {
 			Message: "all pods in a single pod group should have the same priority as the pod group's priority, got 5 and 10",
 			Victims: []preempt.Victim{}, ClearedNominations: []preempt.PodRef{}},
 	}, {
-		name: "refused-scheduler-name",
-		gang: gangFile(t, "2", "t0:600m", "t1:600m:  schedulerName: other\n"),
+		// A scheduled member (bound, in the cluster) of another
+		// scheduler: validatePodGroup checks the scheduled members too.
+		name:    "refused-scheduler-name",
+		cluster: scheduledMemberCluster(t, "  schedulerName: other\n"),
+		gang:    gangFile(t, "2", "t0:600m", "t1:600m"),
 		want: PodGroupDecisionJSON{Status: preempt.Error, Nominations: []preempt.Nomination{},
 			Message: `all pods in a single pod group should have the same .spec.schedulerName set, got: "other" and "default-scheduler"`,
 			Victims: []preempt.Victim{}, ClearedNominations: []preempt.PodRef{}},
 	}, {
 		// t2 is being deleted: the cycle drops it, and the gang (minCount
-		// 3) cannot reach its minCount with the two left.
+		// 3) cannot reach its minCount with the two left, before any
+		// member is tried. DynamicResources' PodGroupPostFilter, which
+		// runs before DefaultPreemption's, finds no state of its PreFilter
+		// and fails the chain: v1.37.2's kube-scheduler answers this
+		// Error, and DefaultPreemption never runs (its own answer would be
+		// "minCount (3) cannot be satisfied: 0 scheduled, 2 remaining").
 		name: "deleting-member-needed",
 		gang: gangFile(t, "3", "t0:600m", "t1:600m", "t2:100m:deletionTimestamp\n"),
-		want: PodGroupDecisionJSON{Status: preempt.Unschedulable, Nominations: []preempt.Nomination{},
-			Message: "pod group preemption: pod group is unschedulable, minCount (3) cannot be satisfied: 0 scheduled, 2 remaining",
+		want: PodGroupDecisionJSON{Status: preempt.Error, Nominations: []preempt.Nomination{},
+			Message: `error in "DynamicResources" PodGroupPostFilter plugins: not found`,
 			Skipped: []preempt.PodRef{{Namespace: "default", Name: "t2"}},
 			Victims: []preempt.Victim{}, ClearedNominations: []preempt.PodRef{}},
 	}, {
@@ -133,23 +139,66 @@ func TestDecidePodGroupCycle(t *testing.T) {
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, d := range decideGangAll(t, tc.gang) {
+			cluster := tc.cluster
+			if cluster == "" {
+				cluster = pgDir + "cluster.yaml"
+			}
+			for _, d := range decideGangAll(t, cluster, tc.gang) {
 				impl := d.Implementation
 				d.Implementation = ""
 				if diff := cmp.Diff(tc.want, d); diff != "" {
 					t.Errorf("%s (-want +got):\n%s", impl, diff)
 				}
 			}
+			// The same cycle run by a real v1.37.2 kube-scheduler
+			// (-placer scheduler: its own validation, skipping, attempt
+			// and PodGroupPostFilter; every placement here is the one
+			// first fit makes, the nodes tying on score).
+			stdout, stderr, code := runCLI(t, "decide", "-cluster", cluster, "-pod-group", tc.gang, "-feature-gates", "GenericWorkload=true",
+				"-impl", "upstream", "-placer", "scheduler", "-now", "2026-01-01T01:00:00Z")
+			if code != ExitOK {
+				t.Fatalf("-placer scheduler: exit %d, stderr:\n%s", code, stderr)
+			}
+			var d PodGroupDecisionJSON
+			if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+				t.Fatal(err)
+			}
+			d.Implementation = ""
+			if diff := cmp.Diff(tc.want, d); diff != "" {
+				t.Errorf("kube-scheduler's own cycle (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
 
+// scheduledMemberCluster is testdata/podgroup's cluster.yaml with s0, a
+// 100m member of train bound to n1, with extra spec lines.
+func scheduledMemberCluster(t *testing.T, extra string) string {
+	t.Helper()
+	data, err := os.ReadFile(pgDir + "cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := "- apiVersion: v1\n  kind: Pod\n  metadata: {name: s0, namespace: default}\n  spec:\n    nodeName: n1\n    priority: 10\n" +
+		strings.ReplaceAll(extra, "  ", "    ") + "    schedulingGroup: {podGroupName: train}\n    containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]\n"
+	f := filepath.Join(t.TempDir(), "cluster.yaml")
+	if err := os.WriteFile(f, append(data, pod...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // A gang no kube-scheduler cycle takes is refused, naming why (exit 2):
-// every member being deleted; members of another scheduler.
+// every member being deleted; no member of kube-scheduler's profile (the
+// queue never takes another scheduler's pods); fewer pods known than
+// minCount (GangScheduling's PreEnqueue holds the gang back), a member of
+// another scheduler not counted.
 func TestDecidePodGroupNoCycle(t *testing.T) {
 	for _, tc := range []struct{ name, gang, want string }{
 		{"all-deleting", gangFile(t, "1", "t0:600m:deletionTimestamp\n"), "every member is being deleted; kube-scheduler skips them all and runs no cycle"},
-		{"other-scheduler", gangFile(t, "1", "t0:600m:  schedulerName: other\n"), `its members name the scheduler "other"`},
+		{"other-scheduler", gangFile(t, "1", "t0:600m:  schedulerName: other\n"), `no member names kube-scheduler's profile "default-scheduler"`},
+		{"below-minCount", gangFile(t, "3", "t0:600m", "t1:600m"), `waiting for minCount pods from a gang to appear in scheduling queue": 2 pods known, minCount 3`},
+		{"other-scheduler-not-counted", gangFile(t, "2", "t0:600m", "t1:600m:  schedulerName: other\n"), `1 pods known, minCount 2`},
 	} {
 		_, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod-group", tc.gang, "-feature-gates", "GenericWorkload=true", "-impl", "all")
 		if code != ExitBadInput || !strings.Contains(stderr, tc.want) {

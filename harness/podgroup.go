@@ -16,10 +16,14 @@ func DecidePodGroup(ctx context.Context, impl preempt.Implementation, pg preempt
 	if u := preempt.PodGroupGap(req.Config, "pod group "+req.PreemptorName()); u != nil {
 		return preempt.PodGroupDecision{}, u
 	}
-	if err := req.CycleRefusal(); err != nil {
-		return preempt.PodGroupDecision{}, err
+	mine, _ := req.OfDefaultScheduler()
+	if _, own := pg.(preempt.PodGroupCycler); !own {
+		// A PodGroupCycler runs kube-scheduler's queue admission itself.
+		if err := mine.CycleRefusal(c); err != nil {
+			return preempt.PodGroupDecision{}, err
+		}
 	}
-	kept, _ := req.WithoutDeleting()
+	kept, _ := mine.WithoutDeleting()
 	if err := PodGroupRefusal(impl, c, kept); err != nil {
 		return preempt.PodGroupDecision{}, err
 	}

@@ -159,9 +159,10 @@ func (ev *evaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGroup
 		return preempt.PodGroupAttempt{Status: preempt.Error, Message: err.Error()}
 	}
 	if code != preempt.Success {
-		return preempt.PodGroupAttempt{Status: code, Message: msg}
+		// A member tried had its PreFilter run (gangPreFilter).
+		return preempt.PodGroupAttempt{Status: code, Message: msg, PreFiltered: slices.Contains(w.tried, true)}
 	}
-	at := preempt.PodGroupAttempt{Status: preempt.Success}
+	at := preempt.PodGroupAttempt{Status: preempt.Success, PreFiltered: true}
 	for i, p := range req.Pods {
 		if nodes[i] != "" {
 			at.Placement = append(at.Placement, preempt.Nomination{Namespace: p.Namespace, Name: p.Name, Node: nodes[i]})

@@ -166,6 +166,12 @@ type PodGroupAttempt struct {
 	Status    Code
 	Message   string
 	Placement []Nomination
+	// PreFiltered is whether the attempt ran the PreFilter plugins of some
+	// member as far as DynamicResources' (which then keeps its state in
+	// the pod-group cycle state): false when PlacementFeasible failed the
+	// gang before any member was tried, or every member tried was
+	// rejected by an earlier PreFilter (UnschedulableAndUnresolvable).
+	PreFiltered bool
 }
 
 // PodGroupLimited is implemented by a PodGroupPreempter that models only

@@ -153,9 +153,11 @@ type PodGroupCycler interface {
 //  4. only when the attempt is Unschedulable, PodGroupPostFilter
 //     (PreemptPodGroup on the gang without the skipped members).
 //
-// The error is a refusal, not a decision: a gang no kube-scheduler cycle
-// would take (another scheduler's; every member being deleted), or one
-// with a member being deleted whose nomination the cycle would count.
+// Before them, as kube-scheduler's queue does: the members of another
+// scheduler are left out (OfDefaultScheduler), and a gang no cycle would
+// take is refused (CycleRefusal): the error is that refusal, not a
+// decision. After the attempt, the PodGroupPostFilter plugins run in the
+// profile's order: DynamicResources' first (draPostFilterFails).
 func RunPodGroupCycle(ctx context.Context, pg PodGroupPreempter, cs kubernetes.Interface, c *Cluster, req *PodGroupRequest) (PodGroupDecision, error) {
 	if cy, ok := pg.(PodGroupCycler); ok {
 		return cy.PodGroupCycle(ctx, cs, c, req)
@@ -173,7 +175,8 @@ type CycleSteps struct {
 // is, without those steps leaves out.
 func RunPodGroupCycleSteps(ctx context.Context, pg PodGroupPreempter, cs kubernetes.Interface, c *Cluster, req *PodGroupRequest, steps CycleSteps) (PodGroupDecision, error) {
 	d := PodGroupDecision{Victims: []Victim{}, Nominations: []Nomination{}}
-	if err := req.CycleRefusal(); err != nil {
+	req, _ = req.OfDefaultScheduler()
+	if err := req.CycleRefusal(c); err != nil {
 		return d, err
 	}
 	tree, err := req.Tree(c)
@@ -189,10 +192,18 @@ func RunPodGroupCycleSteps(ctx context.Context, pg PodGroupPreempter, cs kuberne
 		kept, skipped = req.WithoutDeleting()
 	}
 	at := pg.SchedulePodGroup(ctx, kept)
-	switch at.Status {
-	case Success:
+	switch {
+	case at.Status == Success:
 		d.Status, d.Placement = Schedulable, at.Placement
-	case Unschedulable:
+	case at.Status == Unschedulable && draPostFilterFails(kept, at):
+		// The profile's PodGroupPostFilter plugins run in order, and
+		// DynamicResources comes before DefaultPreemption: its
+		// PodGroupPostFilter reads the state its PreFilter left in the
+		// pod-group cycle state, and fails when the attempt ran no
+		// member's PreFilter that far; the chain stops with its error
+		// (RunPodGroupPostFilterPlugins), and DefaultPreemption never runs.
+		d.Status, d.Message = Error, `error in "DynamicResources" PodGroupPostFilter plugins: not found`
+	case at.Status == Unschedulable:
 		d = pg.PreemptPodGroup(ctx, cs, kept)
 	default:
 		d.Status, d.Message = at.Status, at.Message
@@ -201,22 +212,81 @@ func RunPodGroupCycleSteps(ctx context.Context, pg PodGroupPreempter, cs kuberne
 	return d, nil
 }
 
-// CycleRefusal is why no kube-scheduler cycle decides req, or nil: its
-// members name another scheduler (kube-scheduler's queue takes only the
-// pods of its profiles; "" is stored as "default-scheduler"), every
-// member is being deleted (the cycle skips them all and stops), or a
-// member being deleted is nominated and the gang's priority is 0 or less
-// (kube-scheduler's nominator lists such a member as a stub of priority
-// 0, which the filters then count; the implementations drop skipped
-// members).
-func (r *PodGroupRequest) CycleRefusal() error {
-	if len(r.Pods) > 0 {
-		if name := schedulerNameOf(r.Pods[0]); name != v1.DefaultSchedulerName {
-			return fmt.Errorf("pod group %s: its members name the scheduler %q, and kube-scheduler's queue takes only the pods of its profiles (%q): no cycle runs for it", r.PreemptorName(), name, v1.DefaultSchedulerName)
+// draPostFilterFails is whether DynamicResources' PodGroupPostFilter
+// fails for the gang after the attempt at: it skips a CompositePodGroup
+// root (Unschedulable, and the chain goes on), and otherwise needs its
+// pod-group state, which its PreFilter writes for the first member the
+// attempt filters (at.PreFiltered).
+func draPostFilterFails(req *PodGroupRequest, at PodGroupAttempt) bool {
+	return req.CompositePodGroup == nil && !at.PreFiltered
+}
+
+// OfDefaultScheduler is the request without the members of another
+// scheduler (a schedulerName other than "default-scheduler"; "" is
+// stored as that): kube-scheduler's event handlers take only the pods of
+// its profiles (responsibleForPod), so such a member is in no queue, no
+// group state and no cycle. They are returned, in order.
+func (r *PodGroupRequest) OfDefaultScheduler() (*PodGroupRequest, []PodRef) {
+	var kept []*v1.Pod
+	var others []PodRef
+	for _, p := range r.Pods {
+		if schedulerNameOf(p) != v1.DefaultSchedulerName {
+			others = append(others, PodRef{Namespace: p.Namespace, Name: p.Name})
+			continue
 		}
+		kept = append(kept, p)
+	}
+	if len(others) == 0 {
+		return r, nil
+	}
+	out := *r
+	out.Pods = kept
+	return &out, others
+}
+
+// CycleRefusal is why no kube-scheduler cycle decides req in c, or nil.
+// req holds kube-scheduler's members only (OfDefaultScheduler). No cycle
+// runs for a gang
+//   - with no member kube-scheduler takes;
+//   - whose members are all being deleted (skipPodGroupPodSchedule
+//     leaves none, and the cycle stops);
+//   - that GangScheduling's PreEnqueue holds back: a PodGroup of the gang
+//     policy whose known pods (its members here and its bound pods in c,
+//     AllPodsCount) are fewer than its minCount, or under
+//     CompositePodGroup a hierarchy whose root has fewer ready children
+//     than its minGroupCount (a PodGroup ready with minCount pods, 1 for
+//     the basic policy); the queue keeps such a gang's pods until more
+//     arrive.
+//
+// And these are refused, not modelled: a member with scheduling gates (its
+// own PreEnqueue), and a member being deleted and nominated in a gang of
+// priority 0 or less (kube-scheduler's nominator lists it as a stub of
+// priority 0, which the filters count; the implementations drop skipped
+// members).
+func (r *PodGroupRequest) CycleRefusal(c *Cluster) error {
+	if err := r.cycleRefusal(c); err != nil {
+		return &NoCycle{Err: err}
+	}
+	return nil
+}
+
+// NoCycle is CycleRefusal's error: kube-scheduler runs no pod-group cycle
+// for the gang (or one the implementations do not model), whichever
+// implementation is asked.
+type NoCycle struct{ Err error }
+
+func (e *NoCycle) Error() string { return e.Err.Error() }
+func (e *NoCycle) Unwrap() error { return e.Err }
+
+func (r *PodGroupRequest) cycleRefusal(c *Cluster) error {
+	if len(r.Pods) == 0 {
+		return fmt.Errorf("pod group %s: no member names kube-scheduler's profile %q: no cycle runs for it", r.PreemptorName(), v1.DefaultSchedulerName)
 	}
 	deleting := 0
 	for _, p := range r.Pods {
+		if len(p.Spec.SchedulingGates) > 0 {
+			return fmt.Errorf("pod group %s: member %s has scheduling gates (%s): its queue admission is not modelled", r.PreemptorName(), Key(p.Namespace, p.Name), p.Spec.SchedulingGates[0].Name)
+		}
 		if p.DeletionTimestamp == nil {
 			continue
 		}
@@ -227,6 +297,44 @@ func (r *PodGroupRequest) CycleRefusal() error {
 	}
 	if deleting == len(r.Pods) {
 		return fmt.Errorf("pod group %s: every member is being deleted; kube-scheduler skips them all and runs no cycle", r.PreemptorName())
+	}
+	tree, err := r.Tree(c)
+	if err != nil {
+		return err
+	}
+	known := map[string]int{}
+	for _, p := range r.Pods {
+		if name, ok := PodGroupName(p); ok {
+			known[Key(p.Namespace, name)]++
+		}
+	}
+	for _, p := range c.Pods {
+		if name, ok := PodGroupName(p); ok && IsBound(p) {
+			known[Key(p.Namespace, name)]++
+		}
+	}
+	composite := r.Config.FeatureGates[CompositePodGroupGate]
+	var ready func(n *GroupNode) bool
+	ready = func(n *GroupNode) bool {
+		if n.PodGroup != nil {
+			return known[n.Name()] >= n.MinCount()
+		}
+		children := 0
+		for _, ch := range n.Children {
+			if ready(ch) {
+				children++
+			}
+		}
+		return children >= n.MinCount()
+	}
+	switch {
+	case tree.PodGroup != nil && !composite && tree.PodGroup.Spec.SchedulingPolicy.Gang == nil:
+		// preEnqueueHierarchiesDisabled: no gang policy, no wait.
+	case !ready(tree):
+		if tree.PodGroup != nil {
+			return fmt.Errorf("pod group %s: kube-scheduler's queue holds it back (GangScheduling PreEnqueue: \"waiting for minCount pods from a gang to appear in scheduling queue\": %d pods known, minCount %d): no cycle runs for it", r.PreemptorName(), known[tree.Name()], tree.MinCount())
+		}
+		return fmt.Errorf("pod group %s: kube-scheduler's queue holds it back (GangScheduling PreEnqueue: \"waiting for composite pod group %q tree to meet quorum\"): no cycle runs for it", r.PreemptorName(), tree.CompositePodGroup.Name)
 	}
 	return nil
 }

@@ -138,7 +138,8 @@ func (g gangEvaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGro
 		return preempt.PodGroupAttempt{Status: preempt.Error, Message: err.Error()}
 	}
 	if root.status.code != preempt.Success {
-		return preempt.PodGroupAttempt{Status: root.status.code, Message: root.status.message()}
+		// A member tried had its PreFilter run (gangView.state).
+		return preempt.PodGroupAttempt{Status: root.status.code, Message: root.status.message(), PreFiltered: len(s.view.states) > 0}
 	}
 	nodes := make([]string, len(req.Pods))
 	var bind func(n *preempt.GroupNode)
@@ -155,7 +156,7 @@ func (g gangEvaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGro
 		}
 	}
 	bind(tree)
-	at := preempt.PodGroupAttempt{Status: preempt.Success}
+	at := preempt.PodGroupAttempt{Status: preempt.Success, PreFiltered: true}
 	for i, p := range req.Pods {
 		if nodes[i] != "" {
 			at.Placement = append(at.Placement, preempt.Nomination{Namespace: p.Namespace, Name: p.Name, Node: nodes[i]})

@@ -15,6 +15,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 
 	"github.com/preemptbench/preemptbench/preempt"
@@ -59,7 +60,7 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 		return d
 	}
 	if ev.scheduler {
-		err = ev.preemptPodGroupWithScheduler(ctx, cs, req, g.w, req.PodGroup.DeepCopy(), g.members, &d)
+		err = ev.preemptPodGroupWithScheduler(ctx, cs, req, g.w, req.PodGroup.DeepCopy(), g.members, &d, false)
 		return d
 	}
 	defer g.undo()
@@ -226,9 +227,9 @@ func (ev *evaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGroup
 		return preempt.PodGroupAttempt{Status: preempt.Unschedulable}
 	}
 	defer g.undo()
-	results, st := g.w.attemptGang(ctx, g.info, g.placement)
+	results, prefiltered, st := g.w.attemptGang(ctx, g.info, g.placement)
 	if !st.IsSuccess() {
-		return preempt.PodGroupAttempt{Status: preempt.Code(st.Code().String()), Message: st.Message()}
+		return preempt.PodGroupAttempt{Status: preempt.Code(st.Code().String()), Message: st.Message(), PreFiltered: prefiltered}
 	}
 	nodes := map[string]string{}
 	var bind func(pgi *framework.PodGroupInfo)
@@ -245,7 +246,7 @@ func (ev *evaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGroup
 		}
 	}
 	bind(g.info)
-	at.Status = preempt.Success
+	at.Status, at.PreFiltered = preempt.Success, prefiltered
 	for _, p := range req.Pods {
 		if n, ok := nodes[preempt.Key(p.Namespace, p.Name)]; ok {
 			at.Placement = append(at.Placement, preempt.Nomination{Namespace: p.Namespace, Name: p.Name, Node: n})
@@ -404,7 +405,7 @@ func (m *memberResult) GetCycleState() fwk.CycleState { return m.state }
 // proposals of every group evaluated, a failed child group's too (as the
 // closure gathers every result: docs/upstream-findings.md).
 func (w *world) scheduleGang(ctx context.Context, root *framework.PodGroupInfo, place preempt.Placement) (*fwk.PodGroupAssignments, *fwk.Status) {
-	order, st := w.runGang(ctx, root, place)
+	order, _, st := w.runGang(ctx, root, place)
 	var assignments []fwk.ProposedAssignment
 	if st.IsSuccess() {
 		for _, r := range order {
@@ -417,7 +418,7 @@ func (w *world) scheduleGang(ctx context.Context, root *framework.PodGroupInfo, 
 // runGang is runRootSchedulingAlgorithm: every group's result in the
 // order they were evaluated, and the root's status (Unschedulable when it
 // succeeded without scheduling a member); every assumption reverted.
-func (w *world) runGang(ctx context.Context, root *framework.PodGroupInfo, place preempt.Placement) ([]*groupResult, *fwk.Status) {
+func (w *world) runGang(ctx context.Context, root *framework.PodGroupInfo, place preempt.Placement) ([]*groupResult, bool, *fwk.Status) {
 	view := &gangView{w: w, states: map[*v1.Pod]*memberResult{}}
 	defer view.revert(0)
 	var order []*groupResult
@@ -426,17 +427,26 @@ func (w *world) runGang(ctx context.Context, root *framework.PodGroupInfo, place
 		// The framework requires at least 1 pod to be scheduled in order to return a success status.
 		res.status = fwk.NewStatus(fwk.Unschedulable).WithError(errPodGroupUnschedulable)
 	}
-	return order, res.status
+	// DynamicResources' PreFilter keeps its state in the pod-group cycle
+	// state of the first member it runs for.
+	prefiltered := false
+	for _, st := range view.groupStates {
+		if _, err := st.Read(fwk.StateKey(names.DynamicResources)); err == nil {
+			prefiltered = true
+		}
+	}
+	return order, prefiltered, res.status
 }
 
-// attemptGang is runGang with each group's result by its PodGroupInfo.
-func (w *world) attemptGang(ctx context.Context, root *framework.PodGroupInfo, place preempt.Placement) (map[*framework.PodGroupInfo]*groupResult, *fwk.Status) {
-	order, st := w.runGang(ctx, root, place)
+// attemptGang is runGang with each group's result by its PodGroupInfo,
+// and whether DynamicResources' PreFilter ran for a member.
+func (w *world) attemptGang(ctx context.Context, root *framework.PodGroupInfo, place preempt.Placement) (map[*framework.PodGroupInfo]*groupResult, bool, *fwk.Status) {
+	order, prefiltered, st := w.runGang(ctx, root, place)
 	out := make(map[*framework.PodGroupInfo]*groupResult, len(order))
 	for _, r := range order {
 		out[r.pgi] = r
 	}
-	return out, st
+	return out, prefiltered, st
 }
 
 // groupResult is a group's podGroupAlgorithmResult.
@@ -482,6 +492,7 @@ func (w *world) defaultAlgorithm(ctx context.Context, view *gangView, pgi *frame
 	}
 	placementState := framework.NewCycleState()
 	placementState.SetPodGroupSchedulingCycle(framework.NewCycleState())
+	view.groupStates = append(view.groupStates, placementState.GetPodGroupSchedulingCycle())
 	progress := framework.PlacementProgress{Remaining: len(pgi.GetUnscheduledPods()), Scheduled: pgState.ScheduledPodsCount()}
 	st := w.fh.RunPlacementFeasiblePlugins(ctx, placementState, pgi, progress)
 	r.status = st
@@ -560,7 +571,9 @@ func (w *world) compositeAlgorithm(ctx context.Context, view *gangView, pgi *fra
 // member's PreFilter runs once, on a fresh cycle state of the pod-group
 // cycle, when it is first tried (the members placed before it assumed).
 type gangView struct {
-	w              *world
+	w *world
+	// groupStates are the pod-group cycle states of the groups run.
+	groupStates    []fwk.PodGroupCycleState
 	placementState *framework.CycleState
 	states         map[*v1.Pod]*memberResult
 	prefilter      map[*v1.Pod]*prefiltered

@@ -219,7 +219,7 @@ func schedulerProfile() (config.KubeSchedulerProfile, error) {
 // scheduler (Impl.SchedulerPlacement), into d. w is the request's world
 // (its gates are set, its pods carry their start times); pg and members
 // are the request's group and members, checked and with start times.
-func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubernetes.Interface, req *preempt.PodGroupRequest, w *world, pg *preempt.PodGroup, members []*v1.Pod, d *preempt.PodGroupDecision) error {
+func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubernetes.Interface, req *preempt.PodGroupRequest, w *world, pg *preempt.PodGroup, members []*v1.Pod, d *preempt.PodGroupDecision, cycle bool) error {
 	switch {
 	case req.Placement != nil:
 		return errors.New("the scheduler placement runs kube-scheduler's own pod-group scheduling: the request's Placement must be nil")
@@ -325,6 +325,7 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 	popped := false
 	// Pop blocks while the queue is empty: closing it ends the wait.
 	defer time.AfterFunc(asyncWait, sched.SchedulingQueue.Close).Stop()
+	requeued := map[types.UID]bool{}
 	sched.NextEntity = func(logger klog.Logger) (framework.QueuedEntityInfo, error) {
 		for {
 			e, err := sched.SchedulingQueue.Pop(logger)
@@ -333,7 +334,21 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 			}
 			g, ok := e.(*framework.QueuedPodGroupInfo)
 			if !ok || g.PodGroupInfo == nil || g.Namespace != pg.Namespace || g.Name != pg.Name {
-				continue
+				// Another entity first (a nominated pod of the cluster,
+				// of higher priority): back to the queue as had its own
+				// cycle failed, so that the nominator lists it whole,
+				// not as the stub of a pod in flight.
+				if pi, ok := e.(*framework.QueuedPodInfo); ok {
+					if requeued[pi.Pod.UID] {
+						return nil, fmt.Errorf("the scheduling queue offers pod %s before pod group %s again: not modelled", preempt.Key(pi.Pod.Namespace, pi.Pod.Name), preempt.Key(pg.Namespace, pg.Name))
+					}
+					requeued[pi.Pod.UID] = true
+					if err := sched.SchedulingQueue.AddUnschedulablePodIfNotPresent(logger, pi, sched.SchedulingQueue.SchedulingCycle()); err != nil {
+						return nil, fmt.Errorf("putting %s back in the queue: %w", preempt.Key(pi.Pod.Namespace, pi.Pod.Name), err)
+					}
+					continue
+				}
+				return nil, fmt.Errorf("the scheduling queue offers another pod group before %s: not modelled", preempt.Key(pg.Namespace, pg.Name))
 			}
 			slices.SortStableFunc(g.QueuedPodInfos[key], func(a, b *framework.QueuedPodInfo) int { return order[a.Pod.UID] - order[b.Pod.UID] })
 			slices.SortStableFunc(g.UnscheduledPods, func(a, b *v1.Pod) int { return order[a.UID] - order[b.UID] })
@@ -375,12 +390,20 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 	called, res, status := rec.called, rec.result, rec.status
 	rec.mu.Unlock()
 	if !called {
+		if cycle {
+			return cycleWithoutPostFilter(rec, pg, members, d)
+		}
 		return withoutPostFilter(rec, pg, members)
 	}
 	d.Status = preempt.Code(status.Code().String())
 	d.Message = status.Message()
 	if status.IsSuccess() {
 		d.Nominations = nominationsOf(req.Pods, res)
+	}
+	if cycle {
+		rec.mu.Lock()
+		d.Skipped = skippedBy(rec, members)
+		rec.mu.Unlock()
 	}
 	if c := rec.get(); c != nil && status.IsSuccess() {
 		idx := preempt.NewPodGroupIndex(&preempt.Cluster{PodGroups: ev.podGroups, CompositePodGroups: ev.composites}, w.fts.EnableCompositePodGroup)
@@ -390,6 +413,87 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 		d.NumPodGroupDisruptions = c.NumPodGroupDisruptions()
 	}
 	return nil
+}
+
+// schedulerCycle is the evaluator of the scheduler placement
+// (Impl.SchedulerPlacement): its pod-group cycle is a real
+// kube-scheduler's (preempt.PodGroupCycler), validatePodGroup, the
+// members being deleted, the attempt and PodGroupPostFilter included, on
+// the whole request.
+type schedulerCycle struct{ *evaluator }
+
+var _ preempt.PodGroupCycler = schedulerCycle{}
+
+// PodGroupCycle runs one pod-group cycle of a real v1.37.2 scheduler for
+// req, its queue's admission included. An error is a refusal: a gang the
+// scheduler's queue does not offer (GangScheduling's PreEnqueue waits
+// for minCount members), or a cycle that decided nothing (every member
+// skipped).
+func (s schedulerCycle) PodGroupCycle(ctx context.Context, cs kubernetes.Interface, c *preempt.Cluster, req *preempt.PodGroupRequest) (d preempt.PodGroupDecision, err error) {
+	defer s.lock(&preempt.Request{Config: req.Config})()
+	ctx = quiet(ctx)
+	d = preempt.PodGroupDecision{Victims: []preempt.Victim{}, Nominations: []preempt.Nomination{}}
+	defer recovered(&err)
+	g, err := s.prepareGang(ctx, req)
+	if err != nil {
+		return d, err
+	}
+	if err := s.preemptPodGroupWithScheduler(ctx, cs, req, g.w, req.PodGroup.DeepCopy(), g.members, &d, true); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// cycleWithoutPostFilter is the decision of a pod-group cycle that did
+// not run PodGroupPostFilter: Schedulable with the members bound (once
+// their binding cycles ended) when the attempt placed the group, else the
+// first failed member's status (validatePodGroup's Error, say); members
+// the scheduler neither bound nor failed, being deleted, are Skipped.
+func cycleWithoutPostFilter(rec *schedulerRecord, pg *preempt.PodGroup, members []*v1.Pod, d *preempt.PodGroupDecision) error {
+	deadline := time.Now().Add(asyncWait)
+	for _, p := range members {
+		for rec.host(p.UID) != "" && !rec.hasEnded(p.UID) && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var failure *fwk.Status
+	for _, p := range members {
+		node, bound := rec.bound[p.UID]
+		switch {
+		case bound:
+			d.Placement = append(d.Placement, preempt.Nomination{Namespace: p.Namespace, Name: p.Name, Node: node})
+		case rec.failures[p.UID] != nil:
+			if failure == nil {
+				failure = rec.failures[p.UID]
+			}
+		}
+	}
+	d.Skipped = skippedBy(rec, members)
+	switch {
+	case len(d.Placement) > 0:
+		d.Status = preempt.Schedulable
+	case failure != nil:
+		d.Status, d.Message = preempt.Code(failure.Code().String()), failure.Message()
+	default:
+		return fmt.Errorf("the scheduler's cycle for pod group %s neither placed nor failed a member (every member skipped): no decision", preempt.Key(pg.Namespace, pg.Name))
+	}
+	return nil
+}
+
+// skippedBy are the members being deleted that the scheduler neither
+// bound nor failed: skipPodGroupPodSchedule dropped them. Call it with
+// rec locked.
+func skippedBy(rec *schedulerRecord, members []*v1.Pod) []preempt.PodRef {
+	var out []preempt.PodRef
+	for _, p := range members {
+		_, bound := rec.bound[p.UID]
+		if p.DeletionTimestamp != nil && !bound && rec.failures[p.UID] == nil {
+			out = append(out, preempt.PodRef{Namespace: p.Namespace, Name: p.Name})
+		}
+	}
+	return out
 }
 
 // withoutPostFilter is the error when the scheduler did not run

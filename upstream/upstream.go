@@ -112,6 +112,9 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	}
 	ev.volumeObjects = volumeObjects(c)
 	ev.cluster = &preempt.Cluster{Nodes: ev.nodes} // node order, for Request.Codes
+	if i.SchedulerPlacement {
+		return schedulerCycle{ev}, nil
+	}
 	return ev, nil
 }
 
