@@ -139,6 +139,7 @@ func badf(format string, a ...any) error { return badInput{fmt.Sprintf(format, a
 func runDecide(args []string, stdout, stderr io.Writer) int {
 	quietKlog()
 	opts, err := parseDecide(args, stderr)
+	defer closeImpls(opts.impls)
 	if err == nil {
 		if opts.podGroupFile != "" {
 			if err = decidePodGroup(opts, stdout, stderr); err == nil {
@@ -161,6 +162,17 @@ func runDecide(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "compare decide: %v\n", err)
 	}
 	return ExitBadInput
+}
+
+// closeImpls stops what the implementations run (an exec: child and its
+// process group, a release's child), removing their temporary
+// directories.
+func closeImpls(impls []preempt.Implementation) {
+	for _, impl := range impls {
+		if c, ok := impl.(io.Closer); ok {
+			_ = c.Close()
+		}
+	}
 }
 
 // quietKlog silences klog's global logger, once: upstream's asynchronous

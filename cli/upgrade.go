@@ -146,6 +146,7 @@ func upgrade(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, offset int32, 
 			return res, fmt.Errorf("no upstream implementation of release %s", r)
 		}
 		j, err := decideAt(impl, c, pod, cfg, r, offset, now)
+		closeImpls([]preempt.Implementation{impl})
 		if err != nil {
 			return res, err
 		}
