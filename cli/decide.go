@@ -198,7 +198,8 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	abs := fs.Int("min-candidate-nodes-absolute", int(preempt.DefaultConfig().MinCandidateNodesAbsolute), "DefaultPreemptionArgs.minCandidateNodesAbsolute")
 	configFile := fs.String("config", "", "a KubeSchedulerConfiguration `file` (kube-scheduler's --config): its extenders and the DefaultPreemption args of the pod's profile")
 	async := fs.Bool("async", true, "asynchronous preemption (SchedulerAsyncPreemption, on by default since v1.33); -async=false is the synchronous path of earlier releases")
-	gates := fs.String("feature-gates", "", "kube-scheduler's --feature-gates: `K=V,...` set on top of v1.37.2's defaults (unknown gates, bad values and gates locked to their default are errors); an implementation that does not model a gate set away from its default refuses")
+	var gates featureGatesFlag
+	fs.Var(&gates, "feature-gates", "kube-scheduler's --feature-gates: `K=V,...` set on top of v1.37.2's defaults (unknown gates, bad values and gates locked to their default are errors; repeated, the flags merge, later keys overriding); an implementation that does not model a gate set away from its default refuses")
 	var faults stringList
 	fs.Var(&faults, "fail", "make one API call fail: `VERB:NAMESPACE/NAME[/status]` (delete, or patch of the status); repeatable")
 	actions := fs.Bool("actions", false, "report the API calls in the output (always with -fail)")
@@ -231,7 +232,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	}
 	opts.offset = int32(*offset)
 	opts.cfg = preempt.Config{MinCandidateNodesPercentage: int32(*pct), MinCandidateNodesAbsolute: int32(*abs), Synchronous: !*async, Release: *release}
-	fg, err := parseFeatureGates(*gates)
+	fg, err := parseFeatureGates(gates.String())
 	if err != nil {
 		return opts, err
 	}
@@ -313,8 +314,24 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	return opts, nil
 }
 
+// featureGatesFlag is -feature-gates, repeatable as kube-scheduler's
+// --feature-gates is: component-base's flag (cliflag's
+// ColonSeparatedMultimapStringString under the component globals
+// registry) keeps every value and sets the gates from them joined with
+// commas, once, so that a later key overrides an earlier one and the
+// others are kept, and the gates' dependencies are checked on the whole.
+type featureGatesFlag []string
+
+func (f *featureGatesFlag) String() string { return strings.Join(*f, ",") }
+
+func (f *featureGatesFlag) Set(v string) error {
+	*f = append(*f, v)
+	return nil
+}
+
 // parseFeatureGates parses -feature-gates as kube-scheduler parses
-// --feature-gates (preempt.ParseFeatureGates), its error a usage error.
+// --feature-gates (preempt.ParseFeatureGates), its error a usage error
+// naming the flag.
 func parseFeatureGates(value string) (map[string]bool, error) {
 	fg, err := preempt.ParseFeatureGates(value)
 	if err != nil {

@@ -62,15 +62,30 @@ type Release struct {
 // Name is the implementation's name, "upstream@" + Version.
 func (r Release) Name() string { return "upstream@" + r.Version }
 
+// named prefixes err with r's name. The exported methods' errors name the
+// release; the unexported ones' do not, for Impl, whose errors are named
+// by its caller as every implementation's are.
+func (r Release) named(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", r.Name(), err)
+}
+
 // Dir is the module's directory, releases/Version under the source root.
 func (r Release) Dir() (string, error) {
+	dir, err := r.dir()
+	return dir, r.named(err)
+}
+
+func (r Release) dir() (string, error) {
 	root, err := SourceRoot()
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", r.Name(), err)
+		return "", err
 	}
 	dir := filepath.Join(root, "releases", r.Version)
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-		return "", fmt.Errorf("%s: no module at %s: %w", r.Name(), dir, err)
+		return "", fmt.Errorf("no module at %s: %w", dir, err)
 	}
 	return dir, nil
 }
@@ -141,12 +156,12 @@ func CacheDir() (string, error) {
 // their import lines, whatever the build tags: a superset).
 func (r Release) Sources() ([]string, error) {
 	_, files, err := r.sources()
-	return files, err
+	return files, r.named(err)
 }
 
 // sources is Sources and the source root.
 func (r Release) sources() (root string, _ []string, _ error) {
-	dir, err := r.Dir()
+	dir, err := r.dir()
 	if err != nil {
 		return "", nil, err
 	}
@@ -192,7 +207,7 @@ func (r Release) sources() (root string, _ []string, _ error) {
 		return nil
 	})
 	if err != nil {
-		return "", nil, fmt.Errorf("%s: reading its module: %w", r.Name(), err)
+		return "", nil, fmt.Errorf("reading its module: %w", err)
 	}
 	seen := map[string]bool{}
 	for len(queue) > 0 {
@@ -204,13 +219,13 @@ func (r Release) sources() (root string, _ []string, _ error) {
 		seen[pkg] = true
 		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(pkg)))
 		if err != nil {
-			return "", nil, fmt.Errorf("%s: package %s/%s: %w", r.Name(), Module, pkg, err)
+			return "", nil, fmt.Errorf("package %s/%s: %w", Module, pkg, err)
 		}
 		for _, e := range entries {
 			name := e.Name()
 			if !e.IsDir() && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
 				if err := visit(filepath.Join(root, filepath.FromSlash(pkg), name)); err != nil {
-					return "", nil, fmt.Errorf("%s: %w", r.Name(), err)
+					return "", nil, err
 				}
 			}
 		}
@@ -226,6 +241,11 @@ func (r Release) sources() (root string, _ []string, _ error) {
 // Hash is the first 16 hex digits of the SHA-256 of Sources (names and
 // contents), and of the build tags.
 func (r Release) Hash() (string, error) {
+	h, err := r.hash()
+	return h, r.named(err)
+}
+
+func (r Release) hash() (string, error) {
 	root, files, err := r.sources()
 	if err != nil {
 		return "", err
@@ -235,7 +255,7 @@ func (r Release) Hash() (string, error) {
 	for _, f := range files {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", r.Name(), err)
+			return "", err
 		}
 		fmt.Fprintf(h, "%s %d\n", f, len(b))
 		h.Write(b)
@@ -263,20 +283,25 @@ var buildMu sync.Mutex
 // building it first if the cache does not hold it. progress (nil: none)
 // gets notes while it builds.
 func (r Release) Binary(progress io.Writer) (string, error) {
+	bin, err := r.binary(progress)
+	return bin, r.named(err)
+}
+
+func (r Release) binary(progress io.Writer) (string, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
-	dir, err := r.Dir()
+	dir, err := r.dir()
 	if err != nil {
 		return "", err
 	}
-	hash, err := r.Hash()
+	hash, err := r.hash()
 	if err != nil {
 		return "", err
 	}
 	cache, err := CacheDir()
 	if err != nil {
-		return "", fmt.Errorf("%s: no cache directory for its binary: %w", r.Name(), err)
+		return "", fmt.Errorf("no cache directory for its binary: %w", err)
 	}
 	bin := r.binaryPath(cache, hash)
 	buildMu.Lock()
@@ -285,11 +310,11 @@ func (r Release) Binary(progress io.Writer) (string, error) {
 		return bin, nil
 	}
 	if err := os.MkdirAll(cache, 0o755); err != nil {
-		return "", fmt.Errorf("%s: %w", r.Name(), err)
+		return "", err
 	}
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
-		return "", fmt.Errorf("%s is built on first use and needs the Go toolchain (go on $PATH): %w", r.Name(), err)
+		return "", fmt.Errorf("built on first use, it needs the Go toolchain (go on $PATH): %w", err)
 	}
 	tmp := fmt.Sprintf("%s.tmp-%d", bin, os.Getpid())
 	args := []string{"build", "-buildvcs=false"}
@@ -307,7 +332,7 @@ func (r Release) Binary(progress io.Writer) (string, error) {
 		r.Name(), strings.Join(args, " "), dir, r.Version)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("%s: starting go build: %w", r.Name(), err)
+		return "", fmt.Errorf("starting go build: %w", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -328,11 +353,11 @@ wait:
 		if len(msg) > 4000 {
 			msg = "…" + msg[len(msg)-4000:]
 		}
-		return "", fmt.Errorf("%s: go build in %s failed (%v):\n%s", r.Name(), dir, err, msg)
+		return "", fmt.Errorf("go build in %s failed (%v):\n%s", dir, err, msg)
 	}
 	if err := os.Rename(tmp, bin); err != nil {
 		os.Remove(tmp)
-		return "", fmt.Errorf("%s: %w", r.Name(), err)
+		return "", err
 	}
 	fmt.Fprintf(progress, "built %s in %v: %s\n", r.Name(), time.Since(start).Round(time.Second), bin)
 	r.prune(cache, bin)
@@ -356,7 +381,7 @@ func (r Release) prune(cache, keep string) {
 // Built is the path of r's binary for the current sources if the cache
 // holds it, "" if not.
 func (r Release) Built() string {
-	hash, err := r.Hash()
+	hash, err := r.hash()
 	if err != nil {
 		return ""
 	}
