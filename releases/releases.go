@@ -280,8 +280,10 @@ func (r Release) binaryPrefix() string { return "upstream-" + r.Version + "-" }
 var buildMu sync.Mutex
 
 // Binary is the path of r's binary built from the current sources,
-// building it first if the cache does not hold it. progress (nil: none)
-// gets notes while it builds.
+// building it first if the cache does not hold it, or holds it changed
+// since it was built: the SHA-256 of the file is written beside it
+// (NAME.sha256) when it is built, and checked before every use. progress
+// (nil: none) gets notes while it builds.
 func (r Release) Binary(progress io.Writer) (string, error) {
 	bin, err := r.binary(progress)
 	return bin, r.named(err)
@@ -306,8 +308,16 @@ func (r Release) binary(progress io.Writer) (string, error) {
 	bin := r.binaryPath(cache, hash)
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
+	if intact(bin) {
 		return bin, nil
+	}
+	if _, err := os.Lstat(bin); err == nil {
+		// Truncated, overwritten, or built before its SHA-256 was kept:
+		// it would fail every run (exec format error, a crash), so it is
+		// built again.
+		fmt.Fprintf(progress, "%s: the cached binary %s is not the one built (its SHA-256 is not the one in %s): building it again\n", r.Name(), bin, filepath.Base(sumPath(bin)))
+		os.Remove(bin)
+		os.Remove(sumPath(bin))
 	}
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return "", err
@@ -355,7 +365,16 @@ wait:
 		}
 		return "", fmt.Errorf("go build in %s failed (%v):\n%s", dir, err, msg)
 	}
-	if err := os.Rename(tmp, bin); err != nil {
+	// The SHA-256 first, then the binary: a binary beside another's sum
+	// is built again, never run.
+	sum, err := fileSum(tmp)
+	if err == nil {
+		err = writeFileAtomic(sumPath(bin), []byte(sum+"\n"))
+	}
+	if err == nil {
+		err = os.Rename(tmp, bin)
+	}
+	if err != nil {
 		os.Remove(tmp)
 		return "", err
 	}
@@ -372,14 +391,61 @@ func (r Release) prune(cache, keep string) {
 	}
 	for _, e := range entries {
 		p := filepath.Join(cache, e.Name())
-		if strings.HasPrefix(e.Name(), r.binaryPrefix()) && !strings.Contains(e.Name(), ".tmp-") && p != keep {
+		if strings.HasPrefix(e.Name(), r.binaryPrefix()) && !strings.Contains(e.Name(), ".tmp-") && p != keep && p != sumPath(keep) {
 			os.Remove(p)
 		}
 	}
 }
 
+// sumPath is the file beside bin holding the SHA-256 of bin as it was
+// built (hex, a line).
+func sumPath(bin string) string { return bin + ".sha256" }
+
+// fileSum is the SHA-256 of the file at path, in hex.
+func fileSum(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// intact reports whether bin is a regular file whose SHA-256 is the one
+// written beside it when it was built.
+func intact(bin string) bool {
+	if fi, err := os.Lstat(bin); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	want, err := os.ReadFile(sumPath(bin))
+	if err != nil {
+		return false
+	}
+	got, err := fileSum(bin)
+	return err == nil && got == strings.TrimSpace(string(want))
+}
+
+// writeFileAtomic writes b to path through a temporary file renamed over
+// it, so that a reader sees the old content or the new, whole.
+func writeFileAtomic(path string, b []byte) error {
+	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
 // Built is the path of r's binary for the current sources if the cache
-// holds it, "" if not.
+// holds it intact (see Binary), "" if not.
 func (r Release) Built() string {
 	hash, err := r.hash()
 	if err != nil {
@@ -390,7 +456,7 @@ func (r Release) Built() string {
 		return ""
 	}
 	bin := r.binaryPath(cache, hash)
-	if _, err := os.Stat(bin); err != nil {
+	if !intact(bin) {
 		return ""
 	}
 	return bin
