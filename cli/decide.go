@@ -361,7 +361,7 @@ func (opts decideOptions) load(stderr io.Writer) (*preempt.Cluster, *v1.Pod, err
 	if err != nil {
 		return nil, nil, err
 	}
-	podData, err := scenario.ReadInput(opts.podFile, opts.loadOpts)
+	podData, err := scenario.ReadPodInput(opts.podFile, opts.loadOpts)
 	if err != nil {
 		return nil, nil, badf("%v", err)
 	}
