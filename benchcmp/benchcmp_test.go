@@ -716,3 +716,77 @@ func TestWriteJSONIsTheEncoders(t *testing.T) {
 		}
 	}
 }
+
+// Issue 33: a unit of one side only is bad input whichever side has it,
+// gated or not (an extra ms/op or s/op in the head was dropped silently,
+// while the same unit of the base only was refused).
+func TestGateUnitOfOneSideIsBadInputEitherWay(t *testing.T) {
+	six := func(line string) string { return strings.Repeat("BenchmarkA-2 10 "+line+"\n", 6) }
+	read := func(s string) *Results {
+		rs, err := Read(strings.NewReader(s), "f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+	plain, extraMs, extraS := six("100 ns/op"), six("100 ns/op 5 ms/op"), six("100 ns/op 5 s/op")
+	for _, tc := range []struct {
+		name, base, head string
+		want             string
+	}{
+		{"ms/op in head only", plain, extraMs, "ms/op of A only in head: the base has none to compare"},
+		{"ms/op in base only", extraMs, plain, "ms/op of A only in base: the head has none to compare"},
+		{"s/op in head only", plain, extraS, "s/op of A only in head: the base has none to compare"},
+		{"s/op in base only", extraS, plain, "s/op of A only in base: the head has none to compare"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := Gate("base", read(tc.base), "head", read(tc.head), DefaultGateOptions())
+			if g.Outcome() != Unusable || !strings.Contains(strings.Join(g.Problems, "\n"), tc.want) {
+				t.Errorf("exit %d, problems %q; want %d and %q", g.Outcome(), g.Problems, Unusable, tc.want)
+			}
+		})
+	}
+	// A unit both sides measure and the gate does not gate (a domain
+	// count) is not a problem.
+	g := Gate("base", read(six("100 ns/op 3 victims/op")), "head", read(six("100 ns/op 4 victims/op")), DefaultGateOptions())
+	if g.Outcome() != Pass {
+		t.Errorf("a domain count on both sides: exit %d, problems %q", g.Outcome(), g.Problems)
+	}
+}
+
+// Issue 33: a value too large for a float64 ("1e309 ns/op") is +Inf, and
+// refused as +Inf is, naming the line; it was an unparsable line's
+// warning and the gate passed on the other lines.
+func TestGateOverflowingValueIsBadInput(t *testing.T) {
+	base := strings.Repeat("BenchmarkA-2 10 100 ns/op\n", 7)
+	for _, tc := range []struct{ line, want string }{
+		{"BenchmarkA-2 10 1e309 ns/op", "f:7: "},
+		{"BenchmarkA-2 10 100 ns/op -1e400 B/op", "f:7: "},
+	} {
+		head := strings.Repeat("BenchmarkA-2 10 100 ns/op\n", 6) + tc.line + "\n"
+		_, err := Read(strings.NewReader(head), "f")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "not a finite number") {
+			t.Errorf("Read(%q) = %v, want an error naming %q as not a finite number", tc.line, err, tc.want)
+		}
+		dir := t.TempDir()
+		bp, hp := filepath.Join(dir, "base"), filepath.Join(dir, "head")
+		if err := os.WriteFile(bp, []byte(base), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(hp, []byte(head), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b, err := OpenFiles([]string{bp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := OpenFiles([]string{hp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := Gate("base", b, "head", h, DefaultGateOptions())
+		if g.Outcome() != Unusable || !strings.Contains(strings.Join(g.Problems, "\n"), "head:7: ") {
+			t.Errorf("Gate with %q: exit %d, problems %q, warnings %q", tc.line, g.Outcome(), g.Problems, h.Warnings)
+		}
+	}
+}

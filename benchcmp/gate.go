@@ -83,7 +83,7 @@ type GateResult struct {
 	// OnlyBase and OnlyHead are the benchmarks of one side only; they are
 	// reported, not compared.
 	OnlyBase, OnlyHead []string
-	// Unpaired are gated units measured on one side only ("B/op of X only
+	// Unpaired are units measured on one side only ("B/op of X only
 	// in base"): not compared, so each is also a problem (a head run
 	// without -benchmem must not pass the allocation gate).
 	Unpaired []string
@@ -402,20 +402,29 @@ func Gate(baseName string, base Source, headName string, head Source, opts GateO
 		if bg, hg := bb.gomaxprocs, hb.gomaxprocs; len(bg) == 1 && len(hg) == 1 && bg[0] != hg[0] {
 			warnings.add(fmt.Sprintf("%s: base ran at GOMAXPROCS %s, head at %s: compared all the same (the -N suffix is not part of the name)", nameMark, bg[0], hg[0]), name)
 		}
-		for _, unit := range gatedUnits {
+		for _, unit := range unionUnits(bb, hb) {
 			bv, hv := bb.values[unit], hb.values[unit]
+			gated := slices.Contains(gatedUnits, unit)
 			switch {
-			case bv == nil && hv == nil:
-				continue
 			case hv == nil, bv == nil:
 				// A head without B/op must not pass the allocation gate:
 				// a unit measured on one side is a benchmark not gated.
+				// So is any other unit ("5 ms/op" beside ns/op), on
+				// either side: nothing either file holds goes unsaid.
 				where, missing := "base", "head"
 				if bv == nil {
 					where, missing = "head", "base"
 				}
+				hint := "run base and head with the same flags, -benchmem for B/op and allocs/op"
+				if !gated {
+					hint = "run base and head with the same flags and benchmarks that report the same units"
+				}
 				g.Unpaired = append(g.Unpaired, fmt.Sprintf("%s of %s only in %s", unit, name, where))
-				problems.add(fmt.Sprintf("%s of %s only in %s: the %s has none to compare (run base and head with the same flags, -benchmem for B/op and allocs/op)", unit, nameMark, where, missing), name)
+				problems.add(fmt.Sprintf("%s of %s only in %s: the %s has none to compare (%s)", unit, nameMark, where, missing, hint), name)
+				continue
+			case !gated:
+				// A unit of both sides that is not gated (a domain
+				// count) is reported by stat, not gated.
 				continue
 			}
 			g.Checks = append(g.Checks, Check{
@@ -458,6 +467,26 @@ func Gate(baseName string, base Source, headName string, head Source, opts GateO
 		g.Problems = append(g.Problems, fmt.Sprintf("nothing to gate: no benchmark of both files has %s", joinOr(gatedUnits)))
 	}
 	return g
+}
+
+// unionUnits are the units of b and h: the gated units first, then the
+// others in name order.
+func unionUnits(b, h *benchSamples) []string {
+	var out, rest []string
+	for _, u := range gatedUnits {
+		if b.values[u] != nil || h.values[u] != nil {
+			out = append(out, u)
+		}
+	}
+	for _, vs := range []map[string][]float64{b.values, h.values} {
+		for u := range vs {
+			if !slices.Contains(gatedUnits, u) && !slices.Contains(rest, u) {
+				rest = append(rest, u)
+			}
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
 }
 
 // holm makes "significant" hold for the whole gate: a gate asks whether

@@ -132,6 +132,13 @@ const maxKept = 100
 func (c *checker) check(rec benchfmt.Record) (*benchfmt.Result, bool) {
 	switch r := rec.(type) {
 	case *benchfmt.SyntaxError:
+		if overflows(r) {
+			// ParseFloat's ErrRange: the value is ±Inf, and refused as
+			// an infinity written out is, not skipped as a line that is
+			// not a result (the gate would pass on the other lines).
+			c.addInvalid(r.FileName, r.Line, "a measurement beyond ±1.8e308 (a float64's range) is not a finite number")
+			return nil, false
+		}
 		if len(c.warnings) < maxKept {
 			c.warnings = append(c.warnings, r.Error())
 		} else {
@@ -153,6 +160,13 @@ func (c *checker) check(rec benchfmt.Record) (*benchfmt.Result, bool) {
 		return r, ok
 	}
 	return nil, false
+}
+
+// overflows reports whether e is benchfmt's error for a measurement that
+// parses as ±Inf ("1e309 ns/op"): its reader says only this, in these
+// words (TestGateOverflowingValueIsBadInput pins them).
+func overflows(e *benchfmt.SyntaxError) bool {
+	return e.Msg == "parsing measurement: value out of range"
 }
 
 // tidyUnits converts v to its tidy unit (ns/op to sec/op) whatever its

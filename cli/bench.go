@@ -231,7 +231,8 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	gangs := fs.Int("gangs", 0, "preemptor gangs of the gang shapes' streams, of nodes/N members each (0: 10 gangs of 10 at 100 nodes, 1 of 2 at 2; 1 is upstream's 100Nodes_1PreemptorGang_100Pods)")
 	output := fs.String("o", "text", "output: text or markdown")
 	raw := fs.String("raw", "", "file to write the raw results to (default: a new file in the temp directory)")
-	gates := fs.String("feature-gates", "", "kube-scheduler's --feature-gates (`K=V,...`) the benchmarks run with (-bench.feature-gates); an implementation that does not model a gate set away from its default is an error")
+	var gates featureGatesFlag
+	fs.Var(&gates, "feature-gates", "kube-scheduler's --feature-gates (`K=V,...`) the benchmarks run with (-bench.feature-gates; repeated, the flags merge, later keys overriding); an implementation that does not model a gate set away from its default is an error")
 	plot := fs.String("plot", "", "also draw time/op and allocs/op against node count (log-log, one line per implementation) to this SVG `file`")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: compare [bench] [flags]\n\n%s", benchHelp)
@@ -305,7 +306,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	if *count < 1 {
 		return opts, badf("-count %d: need at least 1", *count)
 	}
-	fg, err := parseFeatureGates(*gates)
+	fg, err := parseFeatureGates(gates.String())
 	if err != nil {
 		return opts, err
 	}
@@ -323,7 +324,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 			return opts, badf("-impl %s: %v", name, err)
 		}
 	}
-	opts.featureGates = *gates
+	opts.featureGates = gates.String()
 	if *output != "text" && *output != "markdown" {
 		return opts, badf("-o must be text or markdown, not %q", *output)
 	}

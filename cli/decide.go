@@ -139,6 +139,7 @@ func badf(format string, a ...any) error { return badInput{fmt.Sprintf(format, a
 func runDecide(args []string, stdout, stderr io.Writer) int {
 	quietKlog()
 	opts, err := parseDecide(args, stderr)
+	defer closeImpls(opts.impls)
 	if err == nil {
 		if opts.podGroupFile != "" {
 			if err = decidePodGroup(opts, stdout, stderr); err == nil {
@@ -161,6 +162,17 @@ func runDecide(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "compare decide: %v\n", err)
 	}
 	return ExitBadInput
+}
+
+// closeImpls stops what the implementations run (an exec: child and its
+// process group, a release's child), removing their temporary
+// directories.
+func closeImpls(impls []preempt.Implementation) {
+	for _, impl := range impls {
+		if c, ok := impl.(io.Closer); ok {
+			_ = c.Close()
+		}
+	}
 }
 
 // quietKlog silences klog's global logger, once: upstream's asynchronous
@@ -186,7 +198,8 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	abs := fs.Int("min-candidate-nodes-absolute", int(preempt.DefaultConfig().MinCandidateNodesAbsolute), "DefaultPreemptionArgs.minCandidateNodesAbsolute")
 	configFile := fs.String("config", "", "a KubeSchedulerConfiguration `file` (kube-scheduler's --config): its extenders and the DefaultPreemption args of the pod's profile")
 	async := fs.Bool("async", true, "asynchronous preemption (SchedulerAsyncPreemption, on by default since v1.33); -async=false is the synchronous path of earlier releases")
-	gates := fs.String("feature-gates", "", "kube-scheduler's --feature-gates: `K=V,...` set on top of v1.37.2's defaults (unknown gates, bad values and gates locked to their default are errors); an implementation that does not model a gate set away from its default refuses")
+	var gates featureGatesFlag
+	fs.Var(&gates, "feature-gates", "kube-scheduler's --feature-gates: `K=V,...` set on top of v1.37.2's defaults (unknown gates, bad values and gates locked to their default are errors; repeated, the flags merge, later keys overriding); an implementation that does not model a gate set away from its default refuses")
 	var faults stringList
 	fs.Var(&faults, "fail", "make one API call fail: `VERB:NAMESPACE/NAME[/status]` (delete, or patch of the status); repeatable")
 	actions := fs.Bool("actions", false, "report the API calls in the output (always with -fail)")
@@ -219,7 +232,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	}
 	opts.offset = int32(*offset)
 	opts.cfg = preempt.Config{MinCandidateNodesPercentage: int32(*pct), MinCandidateNodesAbsolute: int32(*abs), Synchronous: !*async, Release: *release}
-	fg, err := parseFeatureGates(*gates)
+	fg, err := parseFeatureGates(gates.String())
 	if err != nil {
 		return opts, err
 	}
@@ -301,8 +314,24 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	return opts, nil
 }
 
+// featureGatesFlag is -feature-gates, repeatable as kube-scheduler's
+// --feature-gates is: component-base's flag (cliflag's
+// ColonSeparatedMultimapStringString under the component globals
+// registry) keeps every value and sets the gates from them joined with
+// commas, once, so that a later key overrides an earlier one and the
+// others are kept, and the gates' dependencies are checked on the whole.
+type featureGatesFlag []string
+
+func (f *featureGatesFlag) String() string { return strings.Join(*f, ",") }
+
+func (f *featureGatesFlag) Set(v string) error {
+	*f = append(*f, v)
+	return nil
+}
+
 // parseFeatureGates parses -feature-gates as kube-scheduler parses
-// --feature-gates (preempt.ParseFeatureGates), its error a usage error.
+// --feature-gates (preempt.ParseFeatureGates), its error a usage error
+// naming the flag.
 func parseFeatureGates(value string) (map[string]bool, error) {
 	fg, err := preempt.ParseFeatureGates(value)
 	if err != nil {
@@ -332,7 +361,7 @@ func (opts decideOptions) load(stderr io.Writer) (*preempt.Cluster, *v1.Pod, err
 	if err != nil {
 		return nil, nil, err
 	}
-	podData, err := scenario.ReadInput(opts.podFile, opts.loadOpts)
+	podData, err := scenario.ReadPodInput(opts.podFile, opts.loadOpts)
 	if err != nil {
 		return nil, nil, badf("%v", err)
 	}

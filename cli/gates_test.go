@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"io"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/preemptbench/preemptbench/preempt"
 )
 
 var smallDecide = []string{"decide", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-now", testNow}
@@ -106,5 +111,59 @@ func TestBenchFeatureGates(t *testing.T) {
 		if code != ExitBadInput || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%q: exit %d, stderr:\n%s\nwant exit 2 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// Issue 33: -feature-gates given twice merges as kube-scheduler's
+// --feature-gates does (later keys override, the others are kept, the
+// dependencies checked on the whole); the second used to replace the
+// first. decide, upgrade and bench take the same flag.
+func TestFeatureGatesRepeatedMerge(t *testing.T) {
+	opts, err := parseDecide([]string{"-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml",
+		"-feature-gates", "GenericWorkload=true,SchedulerAsyncPreemption=false",
+		"-feature-gates", "SchedulerAsyncPreemption=true,PodLevelResources=true"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"GenericWorkload": true, "SchedulerAsyncPreemption": true, "PodLevelResources": true}
+	if diff := cmp.Diff(want, opts.cfg.FeatureGates); diff != "" {
+		t.Errorf("gates (-want +got):\n%s", diff)
+	}
+	// A gate and the gate it depends on, in two flags: valid together.
+	_, err = parseDecide([]string{"-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml",
+		"-feature-gates", "PodLevelResources=false,InPlacePodLevelResourcesVerticalScaling=false",
+		"-feature-gates", "PodLevelResourcesFixDefaulting=false,PodLevelResourcesFixKubeletQOSClass=false"}, io.Discard)
+	if err != nil {
+		t.Errorf("dependent gates in two flags: %v", err)
+	}
+	bo, err := parseBench([]string{"-impl", "reference", "-feature-gates", "GenericWorkload=true", "-feature-gates", "PodLevelResources=true"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := preempt.ParseFeatureGates(bo.featureGates); err != nil || !cmp.Equal(got, map[string]bool{"GenericWorkload": true, "PodLevelResources": true}) {
+		t.Errorf("bench -feature-gates twice: %q (%v, %v)", bo.featureGates, got, err)
+	}
+}
+
+// Issue 33: upgrade's -feature-gates error names the flag once ("compare
+// upgrade: -feature-gates: -feature-gates: ..." before).
+func TestUpgradeFeatureGatesErrorNamesTheFlagOnce(t *testing.T) {
+	_, stderr, code := runCLI(t, "upgrade", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-feature-gates", "NoSuchGate=true")
+	want := "compare upgrade: -feature-gates: unrecognized feature gate: NoSuchGate\n"
+	if code != ExitBadInput || stderr != want {
+		t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, ExitBadInput, want)
+	}
+}
+
+// Issue 33: an earlier release's error is named once, by the command
+// ("upstream@v1.36.3: upstream@v1.36.3: ..." before: the release named
+// itself in its errors too).
+func TestReleaseErrorNamesTheReleaseOnce(t *testing.T) {
+	t.Setenv("PREEMPTBENCH_CACHE", t.TempDir())
+	t.Setenv("PATH", t.TempDir()) // no go command to build it with
+	_, stderr, code := runCLI(t, append(slices.Clone(smallDecide), "-impl", "upstream@v1.36.3")...)
+	want := "compare decide: upstream@v1.36.3: built on first use, it needs the Go toolchain (go on $PATH)"
+	if code != ExitBadInput || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "upstream@v1.36.3") != 1 {
+		t.Errorf("exit %d, stderr %q; want %d and %q, the release named once", code, stderr, ExitBadInput, want)
 	}
 }

@@ -67,7 +67,8 @@ func runUpgrade(args []string, stdout, stderr io.Writer) int {
 	to := fs.String("to", preempt.CurrentRelease, "the release to upgrade to")
 	offset := fs.Int("offset", 0, "dry-run offset into the potential nodes (upstream draws it at random)")
 	nowFlag := fs.String("now", "", "RFC3339 time used as start time of pods without one (default: the current time)")
-	gates := fs.String("feature-gates", "", "kube-scheduler's --feature-gates, `K=V,...`, the same in both releases")
+	var gates featureGatesFlag
+	fs.Var(&gates, "feature-gates", "kube-scheduler's --feature-gates, `K=V,...`, the same in both releases (repeated, the flags merge, later keys overriding)")
 	async := fs.Bool("async", true, "asynchronous preemption (SchedulerAsyncPreemption)")
 	execTimeout := fs.Duration("exec-timeout", wire.DefaultTimeout, "how long an earlier release's child may take to answer one call")
 	output := fs.String("o", "text", "output: text or json")
@@ -102,9 +103,9 @@ func runUpgrade(args []string, stdout, stderr io.Writer) int {
 		}
 		now = t
 	}
-	fg, err := parseFeatureGates(*gates)
+	fg, err := parseFeatureGates(gates.String())
 	if err != nil {
-		return bad("-feature-gates: %v", err)
+		return bad("%v", err) // it names the flag
 	}
 	cfg := preempt.DefaultConfig()
 	cfg.Synchronous, cfg.FeatureGates = !*async, fg
@@ -146,6 +147,7 @@ func upgrade(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, offset int32, 
 			return res, fmt.Errorf("no upstream implementation of release %s", r)
 		}
 		j, err := decideAt(impl, c, pod, cfg, r, offset, now)
+		closeImpls([]preempt.Implementation{impl})
 		if err != nil {
 			return res, err
 		}

@@ -15,11 +15,14 @@ package preempt
 import (
 	"context"
 	"fmt"
+	"unicode/utf8"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/operation"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	schedulingv1alpha3val "k8s.io/kubernetes/pkg/apis/scheduling/v1alpha3"
@@ -215,11 +218,14 @@ var podGroupValidation = operation.Operation{Type: operation.Create, Options: ma
 // minCount below 1, an unknown disruption mode) is refused here, naming
 // it, rather than decided on.
 func ValidatePodGroupObject(pg *PodGroup) error {
-	defaulted := pg.DeepCopy()
-	schedulingv1beta1val.SetObjectDefaults_PodGroup(defaulted)
-	errs := schedulerRead(schedulingv1beta1val.Validate_PodGroup(context.Background(), podGroupValidation, nil, defaulted, nil))
+	errs := nameErrors(&pg.ObjectMeta)
+	if len(errs) == 0 {
+		defaulted := pg.DeepCopy()
+		schedulingv1beta1val.SetObjectDefaults_PodGroup(defaulted)
+		errs = schedulerRead(schedulingv1beta1val.Validate_PodGroup(context.Background(), podGroupValidation, nil, defaulted, nil))
+	}
 	if len(errs) > 0 {
-		return fmt.Errorf("podgroup %s: %w", Key(pg.Namespace, pg.Name), errs.ToAggregate())
+		return fmt.Errorf("podgroup %s: %w", shownKey(&pg.ObjectMeta), errs.ToAggregate())
 	}
 	return nil
 }
@@ -227,14 +233,59 @@ func ValidatePodGroupObject(pg *PodGroup) error {
 // ValidateCompositePodGroupObject is ValidatePodGroupObject for a
 // CompositePodGroup (v1alpha3's Validate_CompositePodGroup).
 func ValidateCompositePodGroupObject(cpg *CompositePodGroup) error {
-	defaulted := cpg.DeepCopy()
-	schedulingv1alpha3val.SetObjectDefaults_CompositePodGroup(defaulted)
-	errs := schedulerRead(schedulingv1alpha3val.Validate_CompositePodGroup(context.Background(), podGroupValidation, nil, defaulted, nil))
+	errs := nameErrors(&cpg.ObjectMeta)
+	if len(errs) == 0 {
+		defaulted := cpg.DeepCopy()
+		schedulingv1alpha3val.SetObjectDefaults_CompositePodGroup(defaulted)
+		errs = schedulerRead(schedulingv1alpha3val.Validate_CompositePodGroup(context.Background(), podGroupValidation, nil, defaulted, nil))
+	}
 	if len(errs) > 0 {
-		return fmt.Errorf("compositepodgroup %s: %w", Key(cpg.Namespace, cpg.Name), errs.ToAggregate())
+		return fmt.Errorf("compositepodgroup %s: %w", shownKey(&cpg.ObjectMeta), errs.ToAggregate())
 	}
 	return nil
 }
+
+// nameErrors are the API server's errors on the name of a PodGroup or a
+// CompositePodGroup: the declarative validation (Validate_PodGroup)
+// checks spec, a parent's name among it, but not metadata, which the
+// handwritten ValidatePodGroup and ValidateCompositePodGroup of
+// k8s.io/kubernetes/pkg/apis/scheduling/validation check with
+// apimachinery's ValidateObjectMeta and NameIsDNSSubdomain (a lowercase
+// RFC 1123 subdomain of at most 253 characters: "Train_X" is none). Only
+// the name's errors are kept: the namespace, labels and annotations of a
+// dump are not the scheduler's to refuse.
+func nameErrors(m *metav1.ObjectMeta) field.ErrorList {
+	var out field.ErrorList
+	for _, e := range apimachineryvalidation.ValidateObjectMeta(m, false, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata")) {
+		if e.Field == "metadata.name" {
+			if s, ok := e.BadValue.(string); ok && len(s) > maxShownName {
+				e.BadValue = shownName(s)
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// maxShownName is the longest name an error shows whole: a name is
+// at most 253 characters, and one of megabytes would make the message as
+// long.
+const maxShownName = 253
+
+// shownName is name cut to maxShownName bytes, saying how long it is.
+func shownName(name string) string {
+	if len(name) <= maxShownName {
+		return name
+	}
+	cut := maxShownName
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", name[:cut], len(name))
+}
+
+// shownKey is the object's namespace/name for an error, its name cut.
+func shownKey(m *metav1.ObjectMeta) string { return Key(m.Namespace, shownName(m.Name)) }
 
 // schedulerRead drops the errors on what the scheduler neither reads nor
 // needs: spec.workloadRef (required beside a parent, never read by

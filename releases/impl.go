@@ -1,7 +1,6 @@
 package releases
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -49,14 +48,17 @@ func (i *Impl) Name() string { return i.rel.Name() }
 // Release is the release i runs.
 func (i *Impl) Release() Release { return i.rel }
 
-// Client builds the release if need be and returns its wire client.
+// Client builds the release if need be and returns its wire client. Its
+// errors, as NewEvaluator's, do not name the release: the caller names
+// the implementation, as it names every other ("upstream@v1.36.3:
+// upstream@v1.36.3: ..." otherwise).
 func (i *Impl) Client() (*wire.Client, error) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.client != nil || i.err != nil {
 		return i.client, i.err
 	}
-	bin, err := i.rel.Binary(i.progress)
+	bin, err := i.rel.binary(i.progress)
 	if err != nil {
 		i.err = err
 		return nil, err
@@ -72,11 +74,7 @@ func (i *Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev, err := cl.NewEvaluator(c)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", i.Name(), err)
-	}
-	return ev, nil
+	return cl.NewEvaluator(c)
 }
 
 // Unmodelled is the child's (nil when it cannot be built: NewEvaluator

@@ -62,15 +62,30 @@ type Release struct {
 // Name is the implementation's name, "upstream@" + Version.
 func (r Release) Name() string { return "upstream@" + r.Version }
 
+// named prefixes err with r's name. The exported methods' errors name the
+// release; the unexported ones' do not, for Impl, whose errors are named
+// by its caller as every implementation's are.
+func (r Release) named(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", r.Name(), err)
+}
+
 // Dir is the module's directory, releases/Version under the source root.
 func (r Release) Dir() (string, error) {
+	dir, err := r.dir()
+	return dir, r.named(err)
+}
+
+func (r Release) dir() (string, error) {
 	root, err := SourceRoot()
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", r.Name(), err)
+		return "", err
 	}
 	dir := filepath.Join(root, "releases", r.Version)
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-		return "", fmt.Errorf("%s: no module at %s: %w", r.Name(), dir, err)
+		return "", fmt.Errorf("no module at %s: %w", dir, err)
 	}
 	return dir, nil
 }
@@ -141,12 +156,12 @@ func CacheDir() (string, error) {
 // their import lines, whatever the build tags: a superset).
 func (r Release) Sources() ([]string, error) {
 	_, files, err := r.sources()
-	return files, err
+	return files, r.named(err)
 }
 
 // sources is Sources and the source root.
 func (r Release) sources() (root string, _ []string, _ error) {
-	dir, err := r.Dir()
+	dir, err := r.dir()
 	if err != nil {
 		return "", nil, err
 	}
@@ -192,7 +207,7 @@ func (r Release) sources() (root string, _ []string, _ error) {
 		return nil
 	})
 	if err != nil {
-		return "", nil, fmt.Errorf("%s: reading its module: %w", r.Name(), err)
+		return "", nil, fmt.Errorf("reading its module: %w", err)
 	}
 	seen := map[string]bool{}
 	for len(queue) > 0 {
@@ -204,13 +219,13 @@ func (r Release) sources() (root string, _ []string, _ error) {
 		seen[pkg] = true
 		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(pkg)))
 		if err != nil {
-			return "", nil, fmt.Errorf("%s: package %s/%s: %w", r.Name(), Module, pkg, err)
+			return "", nil, fmt.Errorf("package %s/%s: %w", Module, pkg, err)
 		}
 		for _, e := range entries {
 			name := e.Name()
 			if !e.IsDir() && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
 				if err := visit(filepath.Join(root, filepath.FromSlash(pkg), name)); err != nil {
-					return "", nil, fmt.Errorf("%s: %w", r.Name(), err)
+					return "", nil, err
 				}
 			}
 		}
@@ -226,6 +241,11 @@ func (r Release) sources() (root string, _ []string, _ error) {
 // Hash is the first 16 hex digits of the SHA-256 of Sources (names and
 // contents), and of the build tags.
 func (r Release) Hash() (string, error) {
+	h, err := r.hash()
+	return h, r.named(err)
+}
+
+func (r Release) hash() (string, error) {
 	root, files, err := r.sources()
 	if err != nil {
 		return "", err
@@ -235,7 +255,7 @@ func (r Release) Hash() (string, error) {
 	for _, f := range files {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", r.Name(), err)
+			return "", err
 		}
 		fmt.Fprintf(h, "%s %d\n", f, len(b))
 		h.Write(b)
@@ -260,36 +280,51 @@ func (r Release) binaryPrefix() string { return "upstream-" + r.Version + "-" }
 var buildMu sync.Mutex
 
 // Binary is the path of r's binary built from the current sources,
-// building it first if the cache does not hold it. progress (nil: none)
-// gets notes while it builds.
+// building it first if the cache does not hold it, or holds it changed
+// since it was built: the SHA-256 of the file is written beside it
+// (NAME.sha256) when it is built, and checked before every use. progress
+// (nil: none) gets notes while it builds.
 func (r Release) Binary(progress io.Writer) (string, error) {
+	bin, err := r.binary(progress)
+	return bin, r.named(err)
+}
+
+func (r Release) binary(progress io.Writer) (string, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
-	dir, err := r.Dir()
+	dir, err := r.dir()
 	if err != nil {
 		return "", err
 	}
-	hash, err := r.Hash()
+	hash, err := r.hash()
 	if err != nil {
 		return "", err
 	}
 	cache, err := CacheDir()
 	if err != nil {
-		return "", fmt.Errorf("%s: no cache directory for its binary: %w", r.Name(), err)
+		return "", fmt.Errorf("no cache directory for its binary: %w", err)
 	}
 	bin := r.binaryPath(cache, hash)
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
+	if intact(bin) {
 		return bin, nil
 	}
+	if _, err := os.Lstat(bin); err == nil {
+		// Truncated, overwritten, or built before its SHA-256 was kept:
+		// it would fail every run (exec format error, a crash), so it is
+		// built again.
+		fmt.Fprintf(progress, "%s: the cached binary %s is not the one built (its SHA-256 is not the one in %s): building it again\n", r.Name(), bin, filepath.Base(sumPath(bin)))
+		os.Remove(bin)
+		os.Remove(sumPath(bin))
+	}
 	if err := os.MkdirAll(cache, 0o755); err != nil {
-		return "", fmt.Errorf("%s: %w", r.Name(), err)
+		return "", err
 	}
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
-		return "", fmt.Errorf("%s is built on first use and needs the Go toolchain (go on $PATH): %w", r.Name(), err)
+		return "", fmt.Errorf("built on first use, it needs the Go toolchain (go on $PATH): %w", err)
 	}
 	tmp := fmt.Sprintf("%s.tmp-%d", bin, os.Getpid())
 	args := []string{"build", "-buildvcs=false"}
@@ -307,7 +342,7 @@ func (r Release) Binary(progress io.Writer) (string, error) {
 		r.Name(), strings.Join(args, " "), dir, r.Version)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("%s: starting go build: %w", r.Name(), err)
+		return "", fmt.Errorf("starting go build: %w", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -328,11 +363,20 @@ wait:
 		if len(msg) > 4000 {
 			msg = "…" + msg[len(msg)-4000:]
 		}
-		return "", fmt.Errorf("%s: go build in %s failed (%v):\n%s", r.Name(), dir, err, msg)
+		return "", fmt.Errorf("go build in %s failed (%v):\n%s", dir, err, msg)
 	}
-	if err := os.Rename(tmp, bin); err != nil {
+	// The SHA-256 first, then the binary: a binary beside another's sum
+	// is built again, never run.
+	sum, err := fileSum(tmp)
+	if err == nil {
+		err = writeFileAtomic(sumPath(bin), []byte(sum+"\n"))
+	}
+	if err == nil {
+		err = os.Rename(tmp, bin)
+	}
+	if err != nil {
 		os.Remove(tmp)
-		return "", fmt.Errorf("%s: %w", r.Name(), err)
+		return "", err
 	}
 	fmt.Fprintf(progress, "built %s in %v: %s\n", r.Name(), time.Since(start).Round(time.Second), bin)
 	r.prune(cache, bin)
@@ -347,16 +391,63 @@ func (r Release) prune(cache, keep string) {
 	}
 	for _, e := range entries {
 		p := filepath.Join(cache, e.Name())
-		if strings.HasPrefix(e.Name(), r.binaryPrefix()) && !strings.Contains(e.Name(), ".tmp-") && p != keep {
+		if strings.HasPrefix(e.Name(), r.binaryPrefix()) && !strings.Contains(e.Name(), ".tmp-") && p != keep && p != sumPath(keep) {
 			os.Remove(p)
 		}
 	}
 }
 
+// sumPath is the file beside bin holding the SHA-256 of bin as it was
+// built (hex, a line).
+func sumPath(bin string) string { return bin + ".sha256" }
+
+// fileSum is the SHA-256 of the file at path, in hex.
+func fileSum(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// intact reports whether bin is a regular file whose SHA-256 is the one
+// written beside it when it was built.
+func intact(bin string) bool {
+	if fi, err := os.Lstat(bin); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	want, err := os.ReadFile(sumPath(bin))
+	if err != nil {
+		return false
+	}
+	got, err := fileSum(bin)
+	return err == nil && got == strings.TrimSpace(string(want))
+}
+
+// writeFileAtomic writes b to path through a temporary file renamed over
+// it, so that a reader sees the old content or the new, whole.
+func writeFileAtomic(path string, b []byte) error {
+	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
 // Built is the path of r's binary for the current sources if the cache
-// holds it, "" if not.
+// holds it intact (see Binary), "" if not.
 func (r Release) Built() string {
-	hash, err := r.Hash()
+	hash, err := r.hash()
 	if err != nil {
 		return ""
 	}
@@ -365,7 +456,7 @@ func (r Release) Built() string {
 		return ""
 	}
 	bin := r.binaryPath(cache, hash)
-	if _, err := os.Stat(bin); err != nil {
+	if !intact(bin) {
 		return ""
 	}
 	return bin

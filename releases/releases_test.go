@@ -127,18 +127,23 @@ func TestSources(t *testing.T) {
 	}
 }
 
-// A release that cannot be built is an error naming it, from NewEvaluator
-// and from a decision.
+// A release that cannot be built is an error saying why, from
+// NewEvaluator, which does not name the release (its caller names the
+// implementation, as every other's: cli.TestReleaseErrorNamesTheReleaseOnce);
+// Binary's names it.
 func TestBuildFailure(t *testing.T) {
 	t.Setenv(releases.CacheEnv, t.TempDir())
 	t.Setenv("PATH", t.TempDir()) // no go command
 	impl := releases.New(registry.Releases()[0], 0, nil)
 	_, err := impl.NewEvaluator(&preempt.Cluster{})
-	if err == nil || !strings.Contains(err.Error(), "upstream@v1.36.3 is built on first use and needs the Go toolchain") {
+	if err == nil || !strings.HasPrefix(err.Error(), "built on first use, it needs the Go toolchain") {
 		t.Errorf("NewEvaluator without go: %v", err)
 	}
+	if _, err := impl.Release().Binary(nil); err == nil || !strings.HasPrefix(err.Error(), "upstream@v1.36.3: built on first use, it needs the Go toolchain") {
+		t.Errorf("Binary without go: %v", err)
+	}
 	missing := releases.New(releases.Release{Version: "v1.0.0"}, 0, nil)
-	if _, err := missing.NewEvaluator(&preempt.Cluster{}); err == nil || !strings.Contains(err.Error(), "upstream@v1.0.0: no module at") {
+	if _, err := missing.NewEvaluator(&preempt.Cluster{}); err == nil || !strings.HasPrefix(err.Error(), "no module at") {
 		t.Errorf("NewEvaluator of a release without a module: %v", err)
 	}
 }

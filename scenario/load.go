@@ -210,8 +210,29 @@ func loadClusterWith(name string, data []byte, opts Options, slow bool) (*preemp
 }
 
 func tooLarge(name string, max int64) error {
-	return fmt.Errorf("%s: larger than %d bytes, the limit on an input file (raise it with -max-input-bytes)", name, max)
+	return &tooLargeError{name, max}
 }
+
+type tooLargeError struct {
+	name string
+	max  int64
+}
+
+func (e *tooLargeError) Error() string {
+	if e.max == MaxPodBytes {
+		return fmt.Sprintf("%s: larger than %d bytes, more than any Pod the API server stores (etcd takes 1.5 MiB by default, a pod's annotations at most 256 KiB)", e.name, e.max)
+	}
+	return fmt.Sprintf("%s: larger than %d bytes, the limit on an input file (raise it with -max-input-bytes)", e.name, e.max)
+}
+
+// MaxPodBytes bounds the preemptor's file whatever MaxBytes says: the API
+// server stores no Pod that large, and the loader takes some eight times
+// a file's size while it decodes (a pod with a 250 MB annotation took 2
+// GB).
+const MaxPodBytes = 4 << 20
+
+// podMaxBytes is the limit on the preemptor's file.
+func (o Options) podMaxBytes() int64 { return min(o.maxBytes(), MaxPodBytes) }
 
 // readAll reads at most max bytes of rd; more is an error, and so is
 // binary data (a NUL byte in the first 4 KiB), which no kubectl output
@@ -318,6 +339,13 @@ func ReadInput(path string, opts Options) ([]byte, error) {
 	return r.readFileLimited(path)
 }
 
+// ReadPodInput is ReadInput for the preemptor's file (LoadPodWith's),
+// bounded by MaxPodBytes too.
+func ReadPodInput(path string, opts Options) ([]byte, error) {
+	opts.MaxBytes = opts.podMaxBytes()
+	return ReadInput(path, opts)
+}
+
 // LoadPodWith is LoadPod with options; it also returns the notes on
 // unknown and duplicate fields.
 func LoadPodWith(name string, data []byte, opts Options) (*v1.Pod, []string, error) {
@@ -335,8 +363,8 @@ type loadedPod struct {
 
 func loadPod(name string, data []byte, opts Options) (*loadedPod, error) {
 	r := reader{opts: opts}
-	if int64(len(data)) > opts.maxBytes() {
-		return nil, tooLarge(name, opts.maxBytes())
+	if int64(len(data)) > opts.podMaxBytes() {
+		return nil, tooLarge(name, opts.podMaxBytes())
 	}
 	if err := r.readFile(name, data); err != nil {
 		return nil, err
@@ -552,10 +580,23 @@ func (r *reader) readPath(path string) error {
 // readFile splits a file into documents and decodes each: on the fast
 // path (fast.go) when it takes the file.
 func (r *reader) readFile(file string, data []byte) error {
+	// Before either path decodes anything (UTF-16 once it is UTF-8).
+	utf16 := hasUTF16BOM(data)
+	if !utf16 {
+		if err := checkNesting(file, data); err != nil {
+			return err
+		}
+	}
 	if !r.slow && r.readFast(file, data) {
 		return nil
 	}
-	docs, err := r.documents(file, normalizeText(data))
+	data = normalizeText(data)
+	if utf16 {
+		if err := checkNesting(file, data); err != nil {
+			return err
+		}
+	}
+	docs, err := r.documents(file, data)
 	if err != nil {
 		return err
 	}

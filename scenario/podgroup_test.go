@@ -163,6 +163,33 @@ func TestLoadPodGroupErrors(t *testing.T) {
 	}
 }
 
+// Issue 33: a PodGroup's or CompositePodGroup's name is checked as the API
+// server checks it (a DNS subdomain: ValidateObjectMeta with
+// NameIsDNSSubdomain), as its parent's name already was: "Train_X" and a
+// name of 300 characters were decided on. The error names the object,
+// the name cut short.
+func TestLoadPodGroupNameIsValidated(t *testing.T) {
+	long := strings.Repeat("a", 300)
+	for _, tc := range []struct{ data, want string }{
+		{"apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: Train_X, namespace: ml}\nspec: {schedulingPolicy: {basic: {}}}\n",
+			`podgroup ml/Train_X: metadata.name: Invalid value: "Train_X": a lowercase RFC 1123 subdomain must consist of`},
+		{"apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: " + long + ", namespace: ml}\nspec: {schedulingPolicy: {basic: {}}}\n",
+			"podgroup ml/" + long[:253] + "... (300 bytes): metadata.name: Invalid value: \"" + long[:253] + "... (300 bytes)\": must be no more than 253 characters"},
+		{"apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: Job.1, namespace: ml}\nspec: {schedulingPolicy: {basic: {}}}\n",
+			`compositepodgroup ml/Job.1: metadata.name: Invalid value: "Job.1": a lowercase RFC 1123 subdomain`},
+	} {
+		_, _, err := LoadCluster("bad.yaml", []byte(tc.data))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %.400v, want one containing %.400q", err, tc.want)
+		}
+	}
+	// A subdomain is a name: dots and 253 characters are fine.
+	ok := "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: train.x-1." + strings.Repeat("a", 243) + ", namespace: ml}\nspec: {schedulingPolicy: {basic: {}}}\n"
+	if _, _, err := LoadCluster("ok.yaml", []byte(ok)); err != nil {
+		t.Errorf("a valid name: %v", err)
+	}
+}
+
 // A dump directory with pod groups in files of their own.
 func TestLoadPodGroupDumpDirectory(t *testing.T) {
 	dir := t.TempDir()

@@ -1,18 +1,17 @@
 package wire
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"os/exec"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,12 +29,15 @@ import (
 type Client struct {
 	args    []string
 	timeout time.Duration
+	// maxLine is the longest line read from the child (MaxLineBytes).
+	maxLine int
 
 	mu       sync.Mutex
 	proc     *process // nil before the first call and after the child died
 	name     string   // the child's, from its Hello
 	gen      int      // counts the children started
 	lastErr  error    // why the last child died
+	startErr error    // why a child failed its handshake: no other is started
 	released []int64  // evaluators to release in the next request
 	lastID   int64
 }
@@ -44,17 +46,20 @@ var _ preempt.Implementation = (*Client)(nil)
 var _ preempt.Limited = (*Client)(nil)
 
 // Command returns the implementation served by the child args[0] with
-// args[1:], started on first use (again after it died), whose answers it
-// waits for at most timeout each (DefaultTimeout when 0).
+// args[1:], started on first use (again after it died), which may take
+// at most timeout (DefaultTimeout when 0) for its handshake (starting and
+// saying Hello) and for each answer (reading the request and answering
+// it). A child that fails its handshake is not started again: every call
+// answers that failure at once.
 func Command(timeout time.Duration, args ...string) *Client {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	return &Client{args: args, timeout: timeout}
+	return &Client{args: args, timeout: timeout, maxLine: MaxLineBytes}
 }
 
-// Name is the name the child gives in its Hello ("exec:ARGS" when it
-// cannot be started).
+// Name is the name the child gives in its Hello, cut to maxNameBytes
+// ("exec:ARGS" when it cannot be started).
 func (c *Client) Name() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -66,97 +71,64 @@ func (c *Client) Name() string {
 	return c.name
 }
 
-// Close stops the child.
+// Close stops the child, its process group and its temporary directory,
+// and returns once they are gone.
 func (c *Client) Close() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.proc != nil {
-		c.proc.kill(errors.New("closed"))
-		c.proc = nil
+	p := c.proc
+	c.proc = nil
+	c.mu.Unlock()
+	if p != nil {
+		p.kill()
+		<-p.gone
 	}
 	return nil
 }
 
-// process is one running child.
-type process struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	lines  chan []byte
-	done   chan struct{} // closed when its output ends
-	outErr error         // why its output ended
-	stderr *tail
-}
+// maxNameBytes is the longest child's name the client keeps: a name is
+// printed in every message about the child.
+const maxNameBytes = 100
 
-func (p *process) kill(why error) {
-	_ = p.cmd.Process.Kill()
-	_ = p.stdin.Close()
-	go func() { _ = p.cmd.Wait() }()
-	_ = why
-}
-
-// tail keeps the last bytes a child wrote on stderr, for the message of
-// its death.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if len(t.buf) > 2048 {
-		t.buf = t.buf[len(t.buf)-2048:]
+// clipName cuts a name longer than maxNameBytes, on a character
+// boundary, saying how long it was.
+func clipName(name string) string {
+	if len(name) <= maxNameBytes {
+		return name
 	}
-	return len(b), nil
+	cut := maxNameBytes
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", name[:cut], len(name))
 }
 
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.buf))
-}
-
-// start starts a child and reads its Hello. c.mu is held.
+// start starts a child and reads its Hello, within the timeout. A child
+// that fails this handshake is the client's answer from then on. c.mu is
+// held.
 func (c *Client) start() (*process, error) {
+	if c.startErr != nil {
+		return nil, c.startErr
+	}
+	p, err := c.handshake()
+	if err != nil {
+		c.startErr = err
+		return nil, err
+	}
+	return p, nil
+}
+
+func (c *Client) handshake() (*process, error) {
 	if len(c.args) == 0 {
 		return nil, errors.New("wire: no command")
 	}
-	// The child gets its standard input, output and error only.
-	closeInheritedOnExec()
-	cmd := exec.Command(c.args[0], c.args[1:]...)
-	p := &process{cmd: cmd, lines: make(chan []byte, 1), done: make(chan struct{}), stderr: &tail{}}
-	cmd.Stderr = p.stderr
-	stdin, err := cmd.StdinPipe()
+	p, err := startProcess(c.args, c.maxLine)
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	p.stdin = stdin
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("wire: starting %s: %w", c.args[0], err)
-	}
-	go func() {
-		r := bufio.NewReaderSize(stdout, 1<<20)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				p.lines <- line
-			}
-			if err != nil {
-				p.outErr = err
-				close(p.done)
-				return
-			}
-		}
-	}()
 	c.gen++
 	c.proc = p
 	c.released = nil
-	line, err := c.read(p, "its Hello")
+	line, err := c.read(p, "its Hello", time.Now().Add(c.timeout))
 	if err != nil {
 		return nil, err
 	}
@@ -164,38 +136,51 @@ func (c *Client) start() (*process, error) {
 	if err := json.Unmarshal(line, &h); err != nil || h.Protocol != Protocol {
 		return nil, c.die(p, fmt.Errorf("wire: %s said %q first, want a Hello of protocol %s", c.args[0], clip(line), Protocol))
 	}
-	c.name = h.Name
+	c.name = clipName(h.Name)
 	return p, nil
 }
 
-// read waits for the child's next line, at most the timeout; what names
-// the awaited line in the errors.
-func (c *Client) read(p *process, what string) ([]byte, error) {
-	timer := time.NewTimer(c.timeout)
+// read waits for the child's next line until deadline; what names the
+// awaited line in the errors.
+func (c *Client) read(p *process, what string, deadline time.Time) ([]byte, error) {
+	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
+	timeout := func() error {
+		return c.die(p, fmt.Errorf("wire: %s did not answer within %v (awaiting %s); killed", c.args[0], c.timeout, what))
+	}
 	select {
 	case line := <-p.lines:
 		return line, nil
 	case <-p.done:
+	case <-p.reaped:
+		// Its last lines may still be on their way; a grandchild holding
+		// its output is not waited for longer than grace.
 		select {
 		case line := <-p.lines:
 			return line, nil
-		default:
+		case <-p.done:
+		case <-time.After(grace):
+		case <-timer.C:
+			return nil, timeout()
 		}
-		_ = p.cmd.Wait()
-		msg := fmt.Sprintf("wire: %s exited (%v)", c.args[0], p.cmd.ProcessState)
-		if s := p.stderr.String(); s != "" {
-			msg += ": " + s
-		}
-		return nil, c.die(p, errors.New(msg))
 	case <-timer.C:
-		return nil, c.die(p, fmt.Errorf("wire: %s did not answer within %v (awaiting %s); killed", c.args[0], c.timeout, what))
+		return nil, timeout()
 	}
+	select {
+	case line := <-p.lines:
+		return line, nil
+	default:
+	}
+	var tooLong errLineTooLong
+	if errors.As(p.outErr, &tooLong) {
+		return nil, c.die(p, fmt.Errorf("wire: %s %v (awaiting %s); killed", c.args[0], tooLong, what))
+	}
+	return nil, c.die(p, p.exitError(c.args[0]))
 }
 
 // die kills p and records why: the next call starts a new child.
 func (c *Client) die(p *process, err error) error {
-	p.kill(err)
+	p.kill()
 	if c.proc == p {
 		c.proc = nil
 	}
@@ -203,9 +188,25 @@ func (c *Client) die(p *process, err error) error {
 	return err
 }
 
+// write sends v to the child, within deadline (a child that does not
+// read its input is not waited on forever).
+func (c *Client) write(p *process, v any, what string, deadline time.Time) error {
+	if err := p.stdin.SetWriteDeadline(deadline); err != nil {
+		return c.die(p, fmt.Errorf("wire: writing to %s: %w", c.args[0], err))
+	}
+	if _, err := p.stdin.Write(append(marshal(v), '\n')); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return c.die(p, fmt.Errorf("wire: %s did not read %s within %v; killed", c.args[0], what, c.timeout))
+		}
+		return c.die(p, fmt.Errorf("wire: writing to %s: %w", c.args[0], err))
+	}
+	return nil
+}
+
 // call sends req to the child (starting it when restart allows), answers
 // its API calls on cs, and returns its answer. gen, when not 0, is the
-// child the request's evaluator lives in.
+// child the request's evaluator lives in. The request and its answer take
+// at most the timeout, which starts again after each API call answered.
 func (c *Client) call(req *Request, cs kubernetes.Interface, gen int) (Response, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -228,15 +229,16 @@ func (c *Client) call(req *Request, cs kubernetes.Interface, gen int) (Response,
 		req.StartTimes = startTimes(req.StartTimes, req.Change.Added)
 	}
 	req.Release, c.released = c.released, nil
-	if _, err := p.stdin.Write(append(marshal(req), '\n')); err != nil {
-		return Response{}, c.die(p, fmt.Errorf("wire: writing to %s: %w", c.args[0], err))
-	}
-	what := fmt.Sprintf("the answer to request %d, %s", req.ID, req.Method)
+	what := fmt.Sprintf("request %d, %s", req.ID, req.Method)
 	if req.Evaluator != 0 {
 		what += fmt.Sprintf(" on evaluator %d", req.Evaluator)
 	}
+	deadline := time.Now().Add(c.timeout)
+	if err := c.write(p, req, what, deadline); err != nil {
+		return Response{}, err
+	}
 	for {
-		line, err := c.read(p, what)
+		line, err := c.read(p, "the answer to "+what, deadline)
 		if err != nil {
 			return Response{}, err
 		}
@@ -246,8 +248,9 @@ func (c *Client) call(req *Request, cs kubernetes.Interface, gen int) (Response,
 		}
 		if resp.Call != nil {
 			res := apiCall(cs, resp.Call)
-			if _, err := p.stdin.Write(append(marshal(res), '\n')); err != nil {
-				return Response{}, c.die(p, fmt.Errorf("wire: writing to %s: %w", c.args[0], err))
+			deadline = time.Now().Add(c.timeout)
+			if err := c.write(p, res, "the result of its API call", deadline); err != nil {
+				return Response{}, err
 			}
 			continue
 		}

@@ -21,10 +21,13 @@
 // FilterCodes carry the feature gates and the release behaviour the
 // parent's evaluator was given for its filter phase.
 //
-// A child that exits, writes something that is not the protocol, or does
-// not answer within the client's timeout is killed: the call answers an
-// error (an Error decision for Preempt), never hangs, and the next
-// NewEvaluator starts a new child. Filter has no error to answer: a
+// A child that exits, writes something that is not the protocol (a line
+// longer than MaxLineBytes), or does not read a request and answer it
+// within the client's timeout is killed, with its process group: the
+// call answers an error (an Error decision for Preempt), never hangs,
+// and the next NewEvaluator starts a new child, unless the child failed
+// its handshake (its Hello, within the same timeout), which is then every
+// call's answer. Filter has no error to answer: a
 // filter phase that fails in the child answers nothing found, and the
 // evaluator's next Preempt is an Error decision naming the failure.
 package wire

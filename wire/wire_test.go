@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,6 +49,50 @@ func TestMain(m *testing.M) {
 	case "old":
 		os.Stdout.WriteString("{\"protocol\": \"preemptbench-wire/0\", \"name\": \"old\"}\n")
 		select {}
+	case "no-hello":
+		select {}
+	case "sleeper":
+		time.Sleep(30 * time.Second)
+		os.Exit(0)
+	case "exits-leaving-stderr":
+		// A grandchild out of the child's group holds its stderr.
+		grandchild(true)
+		os.Stderr.WriteString("dying\n")
+		os.Exit(3)
+	case "spawner":
+		// A grandchild in the child's group, and a temporary directory.
+		grandchild(false)
+		os.Exit(Main(reference.Impl{}))
+	case "long-line":
+		os.Stdout.WriteString("{\"protocol\": \"" + Protocol + "\", \"name\": \"long-line\"}\n")
+		os.Stdout.WriteString(strings.Repeat("x", 3<<20))
+		select {}
+	case "long-name":
+		os.Stdout.WriteString("{\"protocol\": \"" + Protocol + "\", \"name\": \"" + strings.Repeat("ü", 3<<20/2) + "\"}\n")
+		select {}
+	}
+}
+
+// grandchild starts the test binary as a sleeper holding the child's
+// stderr (in a group of its own when leave), makes a temporary directory
+// and writes their pid and path to $PREEMPTBENCH_WIRE_REPORT.
+func grandchild(leave bool) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "PREEMPTBENCH_WIRE_CHILD=sleeper")
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: leave}
+	if err := cmd.Start(); err != nil {
+		panic(err)
+	}
+	dir, err := os.MkdirTemp("", "spawned-")
+	if err != nil {
+		panic(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "file"), []byte("x"), 0o644); err != nil {
+		panic(err)
+	}
+	if err := os.WriteFile(os.Getenv("PREEMPTBENCH_WIRE_REPORT"), []byte(fmt.Sprintf("%d %s", cmd.Process.Pid, dir)), 0o644); err != nil {
+		panic(err)
 	}
 }
 

@@ -1,0 +1,80 @@
+package releases_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/preemptbench/preemptbench/releases"
+)
+
+// Issue 33: a cached binary changed since it was built (here overwritten
+// with garbage: "exec format error" on every run) is built again on the
+// next use, not run forever. The release is a stand-in module, in a
+// stand-in checkout ($PREEMPTBENCH_SOURCE), that builds in a second.
+func TestCorruptedCachedBinaryIsRebuilt(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to build the release with")
+	}
+	src := t.TempDir()
+	write := func(rel, content string) {
+		p := filepath.Join(src, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module "+releases.Module+"\n\ngo 1.22\n")
+	write("releases/v0.0.1/go.mod", "module "+releases.Module+"/releases/v0.0.1\n\ngo 1.22\n")
+	write("releases/v0.0.1/main.go", "package main\n\nfunc main() { println(\"v0.0.1\") }\n")
+	t.Setenv(releases.SourceEnv, src)
+	t.Setenv(releases.CacheEnv, t.TempDir())
+	r := releases.Release{Version: "v0.0.1"}
+
+	run := func(bin string) (string, error) {
+		out, err := exec.Command(bin).CombinedOutput()
+		return strings.TrimSpace(string(out)), err
+	}
+	var progress bytes.Buffer
+	bin, err := r.Binary(&progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(bin); err != nil || out != "v0.0.1" {
+		t.Fatalf("the built binary: %q, %v", out, err)
+	}
+	if r.Built() != bin {
+		t.Errorf("Built() = %q, want %q", r.Built(), bin)
+	}
+
+	if err := os.WriteFile(bin, []byte("not a program\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(bin); err == nil {
+		t.Fatal("the corrupted binary runs: the test shows nothing")
+	}
+	if got := r.Built(); got != "" {
+		t.Errorf("Built() = %q for a corrupted binary, want none", got)
+	}
+	progress.Reset()
+	again, err := r.Binary(&progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(again); err != nil || out != "v0.0.1" {
+		t.Errorf("the next use runs %s: %q, %v; want it built again (notes: %q)", again, out, err, progress.String())
+	}
+	if !strings.Contains(progress.String(), "is not the one built") {
+		t.Errorf("notes %q, want one saying why it is built again", progress.String())
+	}
+	// Intact, it is used as it is.
+	progress.Reset()
+	if third, err := r.Binary(&progress); err != nil || third != again || progress.Len() != 0 {
+		t.Errorf("third use: %q, %v, notes %q; want %q unbuilt", third, err, progress.String(), again)
+	}
+}
