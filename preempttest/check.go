@@ -135,10 +135,11 @@ func CheckGang(t TB, in Input, other preempt.Implementation) Outcome {
 	if err := in.Cluster.Validate(); err != nil {
 		t.Fatalf("generator made an invalid cluster: %v", err)
 	}
-	if in.Gang.CycleRefusal() != nil {
+	mine, _ := in.Gang.OfDefaultScheduler()
+	if mine.CycleRefusal(in.Cluster) != nil {
 		return Refused
 	}
-	kept, _ := in.Gang.WithoutDeleting()
+	kept, _ := mine.WithoutDeleting()
 	if harness.PodGroupRefusal(other, in.Cluster, kept) != nil {
 		return Refused
 	}
