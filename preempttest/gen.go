@@ -172,7 +172,12 @@ func GenGang(maxNodes int) *rapid.Generator[Input] {
 				ps.Node = rapid.IntRange(1, len(s.Nodes)).Draw(t, "memberNominatedTo")
 			}
 			if rapid.IntRange(0, 7).Draw(t, "memberDeleting") == 0 {
-				g.Deleting |= 1 << i
+				// A member being deleted and nominated in a gang of
+				// priority 0 or less is refused (PodGroupRequest.
+				// CycleRefusal): drawn rarely.
+				if ps.Node == 0 || groupPriority(g.Priority) > 0 || rapid.IntRange(0, 7).Draw(t, "deletingNominated") == 0 {
+					g.Deleting |= 1 << i
+				}
 			}
 			g.Members = append(g.Members, ps)
 		}
@@ -181,6 +186,11 @@ func GenGang(maxNodes int) *rapid.Generator[Input] {
 		}
 		for range rapid.IntRange(0, 1).Draw(t, "gangScheduled") {
 			g.Scheduled = append(g.Scheduled, rapid.IntRange(0, len(s.Nodes)-1).Draw(t, "gangScheduledOn"))
+		}
+		// GangScheduling's PreEnqueue holds a gang back until minCount of
+		// its pods are known: mostly draw gangs the queue lets through.
+		if known := len(g.Members) + len(g.Scheduled); g.MinCount > known && rapid.IntRange(0, 7).Draw(t, "gangHeldBack") != 0 {
+			g.MinCount = known
 		}
 		if rapid.IntRange(0, 3).Draw(t, "compositeGang") == 0 {
 			g.Children = rapid.IntRange(1, 3).Draw(t, "children")
@@ -191,6 +201,18 @@ func GenGang(maxNodes int) *rapid.Generator[Input] {
 			}
 			for i := range g.Members {
 				g.Members[i].Group = rapid.IntRange(0, g.Children-1).Draw(t, "memberChild")
+			}
+			// PreEnqueue holds the tree back until minGroupCount children
+			// have their minCount of pods: mostly draw trees it admits.
+			if rapid.IntRange(0, 7).Draw(t, "treeHeldBack") != 0 {
+				known := make([]int, g.Children)
+				for _, m := range g.Members {
+					known[m.Group]++
+				}
+				known[0] += len(g.Scheduled)
+				for k := range g.ChildMinCounts {
+					g.ChildMinCounts[k] = min(g.ChildMinCounts[k], known[k])
+				}
 			}
 			switch rapid.IntRange(0, 2).Draw(t, "unplaceableKind") {
 			case 0:

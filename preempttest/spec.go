@@ -137,8 +137,10 @@ type GangSpec struct {
 	// default scheduler and one preemption policy (Never on each when
 	// Never, the group's under GroupPolicy), as kube-scheduler's
 	// validatePodGroup wants, unless Refuse breaks it for the last
-	// member: 1 its priority, 2 its scheduler name, 3 its preemption
-	// policy; 4 breaks the first scheduled member's priority.
+	// member: 1 its priority, 2 its scheduler name (the first scheduled
+	// member's when there is one: a member of another scheduler is in no
+	// cycle), 3 its preemption policy; 4 breaks the first scheduled
+	// member's priority.
 	Refuse int
 	// Deleting has bit i set when member i is being deleted
 	// (deletionTimestamp set): the cycle skips it.
@@ -460,6 +462,9 @@ func (s Spec) Build() Input {
 			p := s.pod(ps, fmt.Sprintf("gang-s%d", i))
 			p.Namespace, p.UID = "default", types.UID(fmt.Sprintf("uid-gang-s%d", i))
 			s.Gang.conform(p, i == 0 && s.Gang.Refuse == 4)
+			if i == 0 && s.Gang.Refuse == 2 {
+				p.Spec.SchedulerName = "other-scheduler"
+			}
 			p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(s.Gang.groupOf(-1))}
 			p.Spec.NodeName = c.Nodes[at(node, n)].Name
 			c.Pods = append(c.Pods, p)
@@ -769,7 +774,7 @@ func (s Spec) buildGang(c *preempt.Cluster, cfg preempt.Config) *preempt.PodGrou
 		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(g.groupOf(i))}
 		last := i == len(g.Members)-1
 		g.conform(p, last && g.Refuse == 1)
-		if last && g.Refuse == 2 {
+		if last && g.Refuse == 2 && len(g.Scheduled) == 0 {
 			p.Spec.SchedulerName = "other-scheduler"
 		}
 		if last && g.Refuse == 3 {

@@ -107,7 +107,8 @@ func TestUpstreamPodGroupVictims(t *testing.T) {
 				PodGroups: []*preempt.PodGroup{group("pg1", true, 0, "")}},
 			pod:    pgPod("p", "", "", 10, "600m"),
 			status: preempt.Success, node: "n1",
-			victims: []preempt.Victim{{Namespace: "default", Name: "v1"}},
+			// Each still names its group (issue 28).
+			victims: []preempt.Victim{{Namespace: "default", Name: "v1", PodGroup: "default/pg1"}},
 			deleted: []string{"v1"},
 		},
 		{
