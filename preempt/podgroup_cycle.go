@@ -114,21 +114,27 @@ func schedulerNameOf(p *v1.Pod) string {
 // which the cycle drops from the group before it schedules it, and those
 // members, in order. The request is r itself when none is.
 func (r *PodGroupRequest) WithoutDeleting() (*PodGroupRequest, []PodRef) {
+	return r.without(func(p *v1.Pod) bool { return p.DeletionTimestamp != nil })
+}
+
+// without is r without the members out says, and those members' refs,
+// in order; r itself when out says none.
+func (r *PodGroupRequest) without(out func(*v1.Pod) bool) (*PodGroupRequest, []PodRef) {
 	var kept []*v1.Pod
-	var skipped []PodRef
+	var left []PodRef
 	for _, p := range r.Pods {
-		if p.DeletionTimestamp != nil {
-			skipped = append(skipped, PodRef{Namespace: p.Namespace, Name: p.Name})
+		if out(p) {
+			left = append(left, PodRef{Namespace: p.Namespace, Name: p.Name})
 			continue
 		}
 		kept = append(kept, p)
 	}
-	if len(skipped) == 0 {
+	if len(left) == 0 {
 		return r, nil
 	}
-	out := *r
-	out.Pods = kept
-	return &out, skipped
+	req := *r
+	req.Pods = kept
+	return &req, left
 }
 
 // PodGroupCycler is a PodGroupPreempter that runs kube-scheduler's whole
@@ -227,21 +233,7 @@ func draPostFilterFails(req *PodGroupRequest, at PodGroupAttempt) bool {
 // its profiles (responsibleForPod), so such a member is in no queue, no
 // group state and no cycle. They are returned, in order.
 func (r *PodGroupRequest) OfDefaultScheduler() (*PodGroupRequest, []PodRef) {
-	var kept []*v1.Pod
-	var others []PodRef
-	for _, p := range r.Pods {
-		if schedulerNameOf(p) != v1.DefaultSchedulerName {
-			others = append(others, PodRef{Namespace: p.Namespace, Name: p.Name})
-			continue
-		}
-		kept = append(kept, p)
-	}
-	if len(others) == 0 {
-		return r, nil
-	}
-	out := *r
-	out.Pods = kept
-	return &out, others
+	return r.without(func(p *v1.Pod) bool { return schedulerNameOf(p) != v1.DefaultSchedulerName })
 }
 
 // CycleRefusal is why no kube-scheduler cycle decides req in c, or nil.
