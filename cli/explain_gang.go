@@ -38,9 +38,13 @@ type GroupExplanation struct {
 	// Scheduled counts a PodGroup's members already bound (they count
 	// towards its minCount).
 	Scheduled int `json:"scheduled,omitempty"`
-	// Members are a PodGroup's unscheduled members, name@node ("@" alone
-	// when unplaced, or when the gang failed and nothing is nominated).
+	// Members are a PodGroup's unscheduled members in the cycle,
+	// name@node ("@" alone when unplaced, or when the gang failed and
+	// nothing is nominated).
 	Members []string `json:"members,omitempty"`
+	// Left are the members the cycle leaves out, each with why: being
+	// deleted (skipped), or of another scheduler (never queued).
+	Left []string `json:"left,omitempty"`
 	// FailedChild marks, in a successful composite preemption, a PodGroup
 	// whose placed and scheduled members miss its minCount: the scheduler
 	// kept its placed members' proposals all the same
@@ -58,6 +62,15 @@ func explainGang(c *preempt.Cluster, req *preempt.PodGroupRequest, tree *preempt
 	for _, n := range append(append([]preempt.Nomination(nil), d.Placement...), d.Nominations...) {
 		node[preempt.Key(n.Namespace, n.Name)] = n.Node
 	}
+	left := map[string]string{}
+	for _, p := range d.Skipped {
+		left[p.String()] = "being deleted: skipped"
+	}
+	if _, others := req.OfDefaultScheduler(); len(others) > 0 {
+		for _, p := range others {
+			left[p.String()] = "another scheduler's: never queued"
+		}
+	}
 	var walk func(n *preempt.GroupNode, depth int)
 	walk = func(n *preempt.GroupNode, depth int) {
 		g := GroupExplanation{Name: n.Name(), Depth: depth, MinCount: n.MinCount(), Kind: "CompositePodGroup"}
@@ -71,6 +84,10 @@ func explainGang(c *preempt.Cluster, req *preempt.PodGroupRequest, tree *preempt
 			placed := 0
 			for _, i := range n.Members {
 				p := req.Pods[i]
+				if why := left[preempt.Key(p.Namespace, p.Name)]; why != "" {
+					g.Left = append(g.Left, preempt.Key(p.Namespace, p.Name)+" ("+why+")")
+					continue
+				}
 				at := node[preempt.Key(p.Namespace, p.Name)]
 				if at != "" {
 					placed++
@@ -86,6 +103,11 @@ func explainGang(c *preempt.Cluster, req *preempt.PodGroupRequest, tree *preempt
 	}
 	walk(tree, 0)
 
+	if d.Status != preempt.Success || len(d.Victims) == 0 {
+		// No reprieve ran: PodGroupPostFilter did not run, or did not
+		// get that far, or the preemption is ongoing.
+		return ex
+	}
 	victims := map[string]bool{}
 	for _, v := range d.Victims {
 		victims[preempt.Key(v.Namespace, v.Name)] = true
@@ -155,6 +177,9 @@ func writeGangExplanation(w io.Writer, ex GangExplanation) {
 				node = "(unplaced)"
 			}
 			fmt.Fprintf(w, "%s  member %s -> %s\n", strings.Repeat("  ", g.Depth+1), name, node)
+		}
+		for _, m := range g.Left {
+			fmt.Fprintf(w, "%s  member %s left out\n", strings.Repeat("  ", g.Depth+1), m)
 		}
 	}
 	write := func(what string, us []UnitExplanation) {

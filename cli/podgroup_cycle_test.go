@@ -252,3 +252,27 @@ func TestDecidePodGroupOldRelease(t *testing.T) {
 		}
 	}
 }
+
+// -explain follows the cycle: a gang that fits preempted nothing and
+// reprieved nothing (no PodGroupPostFilter ran), and the members the cycle
+// leaves out say why.
+func TestExplainPodGroupCycle(t *testing.T) {
+	gang := gangFile(t, "2", "t0:300m", "t1:300m", "t2:300m:deletionTimestamp\n", "t3:300m:  schedulerName: mine\n")
+	stdout, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod-group", gang, "-feature-gates", "GenericWorkload=true",
+		"-impl", "reference", "-now", "2026-01-01T01:00:00Z", "-o", "text", "-explain")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"status:         Schedulable\n", "  member default/t0 bound to n1\n", "  member default/t2 skipped (being deleted)\n",
+		"member default/t2 (being deleted: skipped) left out\n", "member default/t3 (another scheduler's: never queued) left out\n",
+		"preempted: 0 units\n", "reprieved: 0 units\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no %q in:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, `default/t3 name another scheduler than "default-scheduler"`) {
+		t.Errorf("no note on t3: %q", stderr)
+	}
+}
