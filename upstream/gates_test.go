@@ -3,6 +3,7 @@ package upstream_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -140,5 +141,24 @@ func TestFeatureGatesConcurrent(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// SchedulerAsyncAPICalls=true is refused for a pod and for a gang: the
+// adapter's framework has no API dispatcher, so it would answer as if
+// the gate were off (found with the nominated-preemptor reproducer,
+// docs/upstream-findings.md).
+func TestAsyncAPICallsRefused(t *testing.T) {
+	cfg := preempt.DefaultConfig()
+	cfg.FeatureGates = map[string]bool{"SchedulerAsyncAPICalls": true, preempt.GenericWorkloadGate: true}
+	if u := (upstream.Impl{}).UnmodelledGateUse(&preempt.Cluster{}, &v1.Pod{}, cfg); u == nil || !strings.Contains(u.Error(), "no API dispatcher") {
+		t.Errorf("pod: %v, want the refusal", u)
+	}
+	if u := (upstream.Impl{}).UnmodelledPodGroup(&preempt.Cluster{}, &preempt.PodGroupRequest{Config: cfg}); u == nil {
+		t.Error("gang: not refused")
+	}
+	cfg.FeatureGates["SchedulerAsyncAPICalls"] = false
+	if u := (upstream.Impl{}).UnmodelledGateUse(&preempt.Cluster{}, &v1.Pod{}, cfg); u != nil {
+		t.Errorf("gate off: %v", u)
 	}
 }

@@ -25,3 +25,30 @@ var _ preempt.ReleaseFixed = Impl{}
 // UpstreamRelease is Version: the adapter runs that release's code and
 // refuses a configuration asking for another's behaviour.
 func (Impl) UpstreamRelease() string { return Version }
+
+// asyncAPICallsGap: with SchedulerAsyncAPICalls kube-scheduler sends its
+// API calls through an API dispatcher (the framework's APICacher), which
+// the adapter's framework is built without: it would answer as if the
+// gate were off.
+func asyncAPICallsGap(cfg preempt.Config) *preempt.Unmodelled {
+	if !cfg.FeatureGates["SchedulerAsyncAPICalls"] {
+		return nil
+	}
+	return &preempt.Unmodelled{Feature: "feature gate SchedulerAsyncAPICalls", Object: "the configuration",
+		Detail: "sets SchedulerAsyncAPICalls=true, and the adapter's framework has no API dispatcher (kube-scheduler's calls would go through one)"}
+}
+
+var (
+	_ preempt.GateUseLimited  = Impl{}
+	_ preempt.PodGroupLimited = Impl{}
+)
+
+// UnmodelledGateUse refuses SchedulerAsyncAPICalls (asyncAPICallsGap).
+func (Impl) UnmodelledGateUse(_ *preempt.Cluster, _ *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
+	return asyncAPICallsGap(cfg)
+}
+
+// UnmodelledPodGroup refuses SchedulerAsyncAPICalls (asyncAPICallsGap).
+func (Impl) UnmodelledPodGroup(_ *preempt.Cluster, req *preempt.PodGroupRequest) *preempt.Unmodelled {
+	return asyncAPICallsGap(req.Config)
+}
