@@ -275,4 +275,15 @@ func TestExplainPodGroupCycle(t *testing.T) {
 	if !strings.Contains(stderr, `default/t3 name another scheduler than "default-scheduler"`) {
 		t.Errorf("no note on t3: %q", stderr)
 	}
+	// A real kube-scheduler's cycle decides the same.
+	stdout, stderr, code = runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod-group", gang, "-feature-gates", "GenericWorkload=true",
+		"-impl", "upstream", "-placer", "scheduler", "-now", "2026-01-01T01:00:00Z", "-o", "text")
+	if code != ExitOK {
+		t.Fatalf("-placer scheduler: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"status:         Schedulable\n", "  member default/t0 bound to n1\n", "  member default/t1 bound to n2\n", "  member default/t2 skipped (being deleted)\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("-placer scheduler: no %q in:\n%s", want, stdout)
+		}
+	}
 }

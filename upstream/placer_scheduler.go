@@ -305,6 +305,9 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 	}
 	var held []string
 	for _, p := range members {
+		if withSchedulerName(p).Spec.SchedulerName != v1.DefaultSchedulerName {
+			continue // another scheduler's: never queued here
+		}
 		if !active[preempt.Key(p.Namespace, p.Name)] {
 			held = append(held, preempt.Key(p.Namespace, p.Name))
 		}
