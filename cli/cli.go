@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/preemptbench/preemptbench/registry"
+	"github.com/preemptbench/preemptbench/scenario"
 	"github.com/preemptbench/preemptbench/upstream"
 )
 
@@ -42,9 +43,8 @@ commands:
           run the filter phase and preemption on a cluster, as kube-scheduler
           ` + upstream.Version + ` would, and print the decision
   scenario -shape NAME -nodes N (1 to 20000) [-seed S] [-dir DIR]
-          write a built cluster (shapes: affinity, basic, heterogeneous,
-          hostports, mixed, nominated, pdb, spread, ties) as DIR/cluster.yaml
-          and DIR/pod.yaml
+          write a built cluster as DIR/cluster.yaml and DIR/pod.yaml; shapes:
+` + wrap(scenario.Shapes(), "          ", 78) + `
   upgrade -cluster FILE -pod FILE [-from v1.36.3] [-to v1.37.2] [-now RFC3339] [-offset N] [-feature-gates K=V,...] [-o text|json]
           decide with upstream's own code at both releases; say whether the
           decision changes and which named behaviour change causes it
@@ -52,6 +52,28 @@ commands:
   version print this build's version, the upstream release it models and
           the earlier releases -impl upstream@VERSION runs
 `
+
+// wrap joins words with ", " into lines of at most width bytes, each
+// after indent, the last without a newline.
+func wrap(words []string, indent string, width int) string {
+	var b strings.Builder
+	line := indent
+	for i, w := range words {
+		if i < len(words)-1 {
+			w += ","
+		}
+		if line != indent && len(line)+1+len(w) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += w
+	}
+	b.WriteString(line)
+	return b.String()
+}
 
 // commands are the subcommands by name.
 var commands = map[string]func(args []string, stdout, stderr io.Writer) int{

@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/preemptbench/preemptbench/scenario"
+
 	"github.com/preemptbench/preemptbench/upstream"
 )
 
@@ -83,5 +87,23 @@ func TestBenchPlotNameCheckedFirst(t *testing.T) {
 	_, stderr, code := runCLI(t, "bench", "-plot", "x.png", "-nodes", "5", "-count", "1")
 	if code != ExitBadInput || !strings.Contains(stderr, "-plot x.png: the plot is SVG") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// The usage lists every shape `compare scenario` builds, from
+// scenario.Shapes, not from a copy that falls behind (issue 29).
+func TestUsageListsEveryShape(t *testing.T) {
+	stdout, _, code := runCLI(t, "-h")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	_, section, ok := strings.Cut(stdout, "shapes:\n")
+	if !ok {
+		t.Fatalf("usage has no shapes:\n%s", stdout)
+	}
+	section, _, _ = strings.Cut(section, "\n  upgrade")
+	listed := strings.Fields(strings.ReplaceAll(section, ",", " "))
+	if diff := cmp.Diff(scenario.Shapes(), listed); diff != "" {
+		t.Errorf("shapes in the usage (-scenario.Shapes +usage):\n%s", diff)
 	}
 }

@@ -50,7 +50,7 @@ func TestScenarioBounded(t *testing.T) {
 
 // The smallest scenario and the largest seed are accepted (the largest
 // scenario takes seconds and under 1 GB to write, but writes 90 MB: not a
-// unit test; see README).
+// unit test; see docs/input.md).
 func TestScenarioLimits(t *testing.T) {
 	dir := t.TempDir()
 	stdout, stderr, code := runCLI(t, "scenario", "-nodes", "1", "-seed", "18446744073709551615", "-dir", dir)

@@ -1,7 +1,7 @@
 package preempttest
 
 // The tests named in docs/divergences.md: each pins one rule the contract
-// fixes where upstream v1.36.3 is left to chance, and shows upstream, driven
+// fixes where upstream (upstream.Version) is left to chance, and shows upstream, driven
 // from outside, following it (or, for the final tie, not).
 
 import (
