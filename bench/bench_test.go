@@ -3,7 +3,7 @@ package bench
 import (
 	"testing"
 
-	"github.com/preemptbench/preemptbench/registry"
+	"github.com/preemptbench/preemptbench/internal/registry"
 )
 
 // One benchmark per stage, every implementation of the registry:

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
-	"github.com/preemptbench/preemptbench/scenario"
 )
 
 // Seed is the scenario seed of every fixture.
@@ -21,7 +21,7 @@ const Seed = 1
 type Fixture struct {
 	Shape    string
 	Nodes    int
-	Scenario *scenario.Scenario
+	Scenario *synth.Scenario
 	// Req is the preemption request: the filter codes from the
 	// reference's filter phase, DefaultConfig with the shape's feature
 	// gates (Scenario.FeatureGates) under -bench.feature-gates, offset 0,
@@ -63,7 +63,7 @@ func FixtureFor(shape string, nodes int) (*Fixture, error) {
 	if f, ok := fixtures.m[key]; ok {
 		return f, nil
 	}
-	s, err := scenario.Build(shape, nodes, Seed)
+	s, err := synth.Build(shape, nodes, Seed)
 	if err != nil {
 		return nil, err
 	}

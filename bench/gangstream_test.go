@@ -13,10 +13,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/registry"
+	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/registry"
-	"github.com/preemptbench/preemptbench/scenario"
 )
 
 // runGangAgreement runs s on the reference and on every other
@@ -66,7 +66,7 @@ func runGangAgreement(t *testing.T, s harness.GangStream) harness.GangStreamResu
 // node of its own, where it evicted every pod below its priority and
 // nothing else (GangPreemptionAffinity's anchors, above it, stay).
 func TestGangStreams(t *testing.T) {
-	for _, shape := range scenario.GangShapes() {
+	for _, shape := range synth.GangShapes() {
 		for _, tc := range []struct{ nodes, gangs int }{{2, 0}, {20, 4}} {
 			t.Run(fmt.Sprintf("%s/%d", shape, tc.nodes), func(t *testing.T) {
 				s, err := GangStreamFor(shape, tc.nodes, tc.gangs)
@@ -145,7 +145,7 @@ func checkGangStream(t *testing.T, s harness.GangStream, res harness.GangStreamR
 // (default gangs, the measured members): it finishes with every gang
 // bound.
 func TestGangStreamFastTest(t *testing.T) {
-	for _, shape := range scenario.GangShapes() {
+	for _, shape := range synth.GangShapes() {
 		sizes := StreamSizesOf(shape)
 		if sizes[0] != 2 {
 			t.Fatalf("%s: sizes %v, want upstream's [2 100]", shape, sizes)

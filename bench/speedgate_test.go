@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/preemptbench/preemptbench/internal/registry"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/registry"
 )
 
 var speedGate = flag.Bool("bench.speedgate", false, "run TestSpeedRatioGate (CI does)")

@@ -10,28 +10,28 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/scenario"
 )
 
 // StreamSizes are the node counts of BenchmarkPreemptionStream when
 // -bench.nodes is not given, for a shape without sizes of its own
-// (scenario.UpstreamSizes): scheduler_perf's PreemptionBasic 5000Nodes.
+// (synth.UpstreamSizes): scheduler_perf's PreemptionBasic 5000Nodes.
 func StreamSizes() []int { return []int{5000} }
 
 // StreamSizesOf are the node counts BenchmarkPreemptionStream runs shape
 // at when -bench.nodes is not given: its scheduler_perf workload's sizes
 // (the podgroup shapes: 2 and 1000), StreamSizes otherwise.
 func StreamSizesOf(shape string) []int {
-	if s := scenario.UpstreamSizes(shape); s != nil {
+	if s := synth.UpstreamSizes(shape); s != nil {
 		return s
 	}
 	return StreamSizes()
 }
 
 // StreamPreemptors is how many preemptors the stream of f sends: the
-// shape's measured pods at its size (scenario.Scenario.MeasurePods: 100
+// shape's measured pods at its size (synth.Scenario.MeasurePods: 100
 // for the podgroup shapes at 1000 nodes), one per node for a shape
 // without any.
 func StreamPreemptors(f *Fixture) int {
@@ -81,11 +81,11 @@ func StreamOf(f *Fixture, k int) harness.Stream {
 // with its refusal. -bench.nodes and -bench.preemptors override sizes and
 // preemptors for every shape.
 //
-// The gang shapes (scenario.GangShapes) are scheduler_perf's
+// The gang shapes (synth.GangShapes) are scheduler_perf's
 // workload_preemption tests as gang streams (harness.GangStream), at their
 // sizes (2 and 100 nodes), named
 // PreemptionStream/shape=S/nodes=N/gangs=G/impl=I: G preemptor gangs of
-// N/G members (-bench.gangs, default scenario.DefaultGangs: 1 at 2 nodes,
+// N/G members (-bench.gangs, default synth.DefaultGangs: 1 at 2 nodes,
 // 10 at 100), each placed first-fit or, not fitting, preempting as one
 // (PodGroupPostFilter) and bound. They report pods/s (member pods per
 // second of timed stream, as scheduler_perf's collectMetrics on the gang
@@ -102,7 +102,7 @@ func PreemptionStream(b *testing.B, impls ...preempt.Implementation) {
 			}
 			for _, nodes := range streamSizes {
 				b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
-					if scenario.IsGangShape(shape) {
+					if synth.IsGangShape(shape) {
 						gangStreams(b, shape, nodes, impls)
 						return
 					}
@@ -175,11 +175,11 @@ func measureStream(b *testing.B, impl preempt.Implementation, s harness.Stream) 
 }
 
 // GangStreamFor is the gang stream of a gang shape at nodes with gangs
-// preemptor gangs (0: scenario.DefaultGangs): its cluster and gangs,
+// preemptor gangs (0: synth.DefaultGangs): its cluster and gangs,
 // synchronous actuation, the shape's gates under -bench.feature-gates,
 // the scenario's Now.
 func GangStreamFor(shape string, nodes, gangs int) (harness.GangStream, error) {
-	sc, err := scenario.BuildGangs(shape, nodes, gangs, Seed)
+	sc, err := synth.BuildGangs(shape, nodes, gangs, Seed)
 	if err != nil {
 		return harness.GangStream{}, err
 	}
@@ -198,12 +198,12 @@ func GangStreamFor(shape string, nodes, gangs int) (harness.GangStream, error) {
 }
 
 // StreamGangs is the number of preemptor gangs of a gang shape's stream
-// at nodes: -bench.gangs, or scenario.DefaultGangs.
+// at nodes: -bench.gangs, or synth.DefaultGangs.
 func StreamGangs(nodes int) int {
 	if flags.gangs > 0 {
 		return flags.gangs
 	}
-	return scenario.DefaultGangs(nodes)
+	return synth.DefaultGangs(nodes)
 }
 
 func gangStreams(b *testing.B, shape string, nodes int, impls []preempt.Implementation) {

@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/registry"
+	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/registry"
-	"github.com/preemptbench/preemptbench/scenario"
 )
 
 // podsOnNodes is a final cluster as pod -> node (bound) or "~node"
@@ -38,7 +38,7 @@ func podsOnNodes(c *preempt.Cluster) map[string]string {
 // at every cycle).
 func TestStreamAgreement(t *testing.T) {
 	ctx := context.Background()
-	for _, shape := range scenario.Shapes() {
+	for _, shape := range synth.Shapes() {
 		t.Run(shape, func(t *testing.T) {
 			f, err := FixtureFor(shape, 12)
 			if err != nil {
@@ -224,7 +224,7 @@ func TestStreamPodGroups(t *testing.T) {
 func checkPodGroupStream(t *testing.T, shape string, f *Fixture, res harness.StreamResult) {
 	t.Helper()
 	c := f.Scenario.Cluster
-	members := scenario.PodGroupMembers(f.Nodes)
+	members := synth.PodGroupMembers(f.Nodes)
 	if res.Bound == 0 || res.Steps[0].Status != preempt.Success {
 		t.Fatalf("the first preemptor did not preempt: %+v", res.Steps)
 	}

@@ -23,9 +23,9 @@ package bench
 // bench.Decide(b, impl) }) to get exactly the project's names.
 //
 // -bench.large adds 65000 nodes, -bench.nodes=N,M runs those node counts
-// instead, and -bench.shapes=all every shape of scenario.Shapes (or a
+// instead, and -bench.shapes=all every shape of synth.Shapes (or a
 // comma-separated list of them, where the gang shapes of
-// scenario.GangShapes may be named too: PreemptionStream runs them, the
+// synth.GangShapes may be named too: PreemptionStream runs them, the
 // other benchmarks skip them).
 
 import (
@@ -40,11 +40,11 @@ import (
 
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
-	"github.com/preemptbench/preemptbench/extendertest"
-	"github.com/preemptbench/preemptbench/harness"
-	"github.com/preemptbench/preemptbench/optimized"
+	"github.com/preemptbench/preemptbench/bench/floor"
+	"github.com/preemptbench/preemptbench/internal/extendertest"
+	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/scenario"
 )
 
 // The suites' flags, -bench.large, -bench.shapes, -bench.nodes,
@@ -67,8 +67,8 @@ func init() {
 	flag.BoolVar(&flags.large, "bench.large", false, "also run 65000 nodes")
 	flag.StringVar(&flags.shapes, "bench.shapes", "basic", "shapes to run: basic, all, or a comma-separated list of scenario shapes")
 	flag.StringVar(&flags.nodes, "bench.nodes", "", "node counts to run, comma-separated, instead of the default sizes")
-	flag.IntVar(&flags.preemptors, "bench.preemptors", 0, "preemptors of BenchmarkPreemptionStream (0: the shape's measured pods at the size, scenario.Scenario.MeasurePods, or as many as nodes)")
-	flag.IntVar(&flags.gangs, "bench.gangs", 0, "preemptor gangs of BenchmarkPreemptionStream's gang shapes, each of nodes/gangs members (0: scenario.DefaultGangs, 10 at 100 nodes)")
+	flag.IntVar(&flags.preemptors, "bench.preemptors", 0, "preemptors of BenchmarkPreemptionStream (0: the shape's measured pods at the size, synth.Scenario.MeasurePods, or as many as nodes)")
+	flag.IntVar(&flags.gangs, "bench.gangs", 0, "preemptor gangs of BenchmarkPreemptionStream's gang shapes, each of nodes/gangs members (0: synth.DefaultGangs, 10 at 100 nodes)")
 	flag.StringVar(&flags.featureGates, "bench.feature-gates", "", "kube-scheduler's --feature-gates (`K=V,...`) the decisions and streams run with; an implementation that does not model a gate set away from its default is skipped")
 }
 
@@ -109,14 +109,14 @@ func sizes(b *testing.B) []int {
 func shapes(b *testing.B) []string {
 	switch flags.shapes {
 	case "all":
-		return scenario.Shapes()
+		return synth.Shapes()
 	case "", "basic":
 		return []string{"basic"}
 	}
 	out := strings.Split(flags.shapes, ",")
 	for _, s := range out {
-		if !slices.Contains(scenario.Shapes(), s) && !scenario.IsGangShape(s) {
-			b.Fatalf("-bench.shapes: unknown shape %q (known: %s, %s, all)", s, strings.Join(scenario.Shapes(), ", "), strings.Join(scenario.GangShapes(), ", "))
+		if !slices.Contains(synth.Shapes(), s) && !synth.IsGangShape(s) {
+			b.Fatalf("-bench.shapes: unknown shape %q (known: %s, %s, all)", s, strings.Join(synth.Shapes(), ", "), strings.Join(synth.GangShapes(), ", "))
 		}
 	}
 	return out
@@ -129,7 +129,7 @@ func each(b *testing.B, impls []preempt.Implementation, body func(b *testing.B, 
 		b.Run("shape="+shape, func(b *testing.B) {
 			for _, nodes := range sizes(b) {
 				b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
-					if scenario.IsGangShape(shape) {
+					if synth.IsGangShape(shape) {
 						b.Skipf("shape %s is a gang stream: only PreemptionStream runs it", shape)
 					}
 					for _, impl := range impls {
@@ -280,7 +280,7 @@ func preemptExtender(b *testing.B, stage string, nodeCache bool, impls []preempt
 // Decide is the full decision without actuation: FindCandidates
 // and SelectCandidate on a prepared evaluator, each op with its own
 // preemptor object. It is the number the project quotes. Passed Floor()
-// among impls, it also runs optimized.Floor as impl=floor: the floor of
+// among impls, it also runs floor.Floor as impl=floor: the floor of
 // the same decision, on the clusters it models (resource-only ones, the
 // basic shape among them; skipped on others).
 func Decide(b *testing.B, impls ...preempt.Implementation) {
@@ -307,7 +307,7 @@ func Decide(b *testing.B, impls ...preempt.Implementation) {
 // FloorName is the implementation name BenchmarkDecide gives the floor.
 const FloorName = "floor"
 
-// floorImpl stands for optimized.Floor among Decide's implementations. It
+// floorImpl stands for floor.Floor among Decide's implementations. It
 // is not an implementation of the contract: it decides only inside
 // Decide, and NewEvaluator fails.
 type floorImpl struct{}
@@ -317,14 +317,14 @@ func (floorImpl) NewEvaluator(*preempt.Cluster) (preempt.Evaluator, error) {
 	return nil, errors.New("floor: the floor of a decision, measured by bench.Decide, not an implementation")
 }
 
-// Floor is the floor (optimized.Floor) as Decide's impl=floor.
+// Floor is the floor (floor.Floor) as Decide's impl=floor.
 func Floor() preempt.Implementation { return floorImpl{} }
 
 func decideFloor(b *testing.B, f *Fixture) {
 	if len(f.Req.Config.FeatureGates) > 0 {
 		b.Skip("floor: feature gates set; the floor models none")
 	}
-	fl, err := optimized.NewFloor(f.Scenario.Cluster, f.Scenario.Pod, f.Request(0).Codes, f.Scenario.Now)
+	fl, err := floor.New(f.Scenario.Cluster, f.Scenario.Pod, f.Request(0).Codes, f.Scenario.Now)
 	if err != nil {
 		b.Skip(err)
 	}

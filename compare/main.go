@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/preemptbench/preemptbench/cli"
+	"github.com/preemptbench/preemptbench/internal/cli"
 )
 
 func main() { os.Exit(cli.Run(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -3,9 +3,9 @@ package fuzz
 import (
 	"testing"
 
+	"github.com/preemptbench/preemptbench/internal/registry"
 	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempttest"
-	"github.com/preemptbench/preemptbench/registry"
 )
 
 func FuzzPreempt(f *testing.F) { preempttest.Fuzz(f, registry.Others()...) }

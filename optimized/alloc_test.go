@@ -5,10 +5,10 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
-	"github.com/preemptbench/preemptbench/scenario"
 )
 
 // basicRequest builds the basic shape at n nodes and its request, with the
@@ -20,7 +20,7 @@ func basicRequest(t testing.TB, n int) (*preempt.Cluster, *preempt.Request) {
 // shapeRequest is basicRequest for any shape.
 func shapeRequest(t testing.TB, shape string, n int) (*preempt.Cluster, *preempt.Request) {
 	t.Helper()
-	s := scenario.MustBuild(shape, n, 1)
+	s := synth.MustBuild(shape, n, 1)
 	ref, err := reference.Impl{}.NewEvaluator(s.Cluster)
 	if err != nil {
 		t.Fatal(err)

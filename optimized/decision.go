@@ -4,7 +4,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
-	"github.com/preemptbench/preemptbench/podinfo"
+	"github.com/preemptbench/preemptbench/internal/podinfo"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 

@@ -3,7 +3,7 @@ package optimized
 import (
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/preemptbench/preemptbench/podinfo"
+	"github.com/preemptbench/preemptbench/internal/podinfo"
 )
 
 var reasonsNodePorts = []string{"node(s) didn't have free ports for the requested pod ports"}

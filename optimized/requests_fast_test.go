@@ -6,7 +6,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/preemptbench/preemptbench/podinfo"
+	"github.com/preemptbench/preemptbench/internal/podinfo"
 )
 
 // TestSingleContainerRequests: where it answers, singleContainerRequests

@@ -12,8 +12,8 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/preemptbench/preemptbench/actuation"
-	"github.com/preemptbench/preemptbench/extender"
+	"github.com/preemptbench/preemptbench/internal/actuation"
+	"github.com/preemptbench/preemptbench/internal/extender"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 

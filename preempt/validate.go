@@ -4,7 +4,7 @@ import (
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 
-	"github.com/preemptbench/preemptbench/schedulerconfig"
+	"github.com/preemptbench/preemptbench/internal/schedulerconfig"
 )
 
 // ValidateExtenders applies upstream's validation of

@@ -16,8 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
-	"github.com/preemptbench/preemptbench/extendertest"
-	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/internal/extendertest"
+	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 

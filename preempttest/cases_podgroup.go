@@ -18,14 +18,14 @@ import (
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/utils/ptr"
 
-	"github.com/preemptbench/preemptbench/extendertest"
-	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/internal/extendertest"
+	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
 // Pod groups (GenericWorkload): the cases of the upstream adapter's
 // TestUpstreamPodGroupVictims and TestUpstreamGangPreemption, and of
-// cli/testdata/podgroup, with the answers of v1.37.2's own code, for
+// internal/cli/testdata/podgroup, with the answers of v1.37.2's own code, for
 // every implementation that models pod groups; one that refuses them
 // (GateUseLimited, PodGroupLimited, or no PodGroupPreempter) is skipped,
 // saying so.
@@ -299,7 +299,7 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// before a and would be kept first among pods; a, typed as a
 			// pod group by NewPodVictim, ranks above it (victimRank) and
 			// is reprieved, b is evicted (docs/upstream-findings.md,
-			// cli/testdata/podgroup/single-cluster.yaml).
+			// internal/cli/testdata/podgroup/single-cluster.yaml).
 			name: "Single mode member outranks an older plain pod",
 			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
 				Pods: []*v1.Pod{pgStarted(pgPod("a", "n1", "sg", 0, "400m"), -10*time.Minute),
@@ -314,7 +314,7 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// Every stage ranks a at its group's priority 1, below b's 5;
 			// pickOneNodeForPreemption's "highest priority victim" reads
 			// a's own priority 50 and picks n2 (docs/upstream-findings.md,
-			// cli/testdata/podgroup/pick-cluster.yaml).
+			// internal/cli/testdata/podgroup/pick-cluster.yaml).
 			name: "the node pick reads a member's own priority",
 			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
 				Pods:      []*v1.Pod{pgPod("a", "n1", "sg", 50, "600m"), pgPod("b", "n2", "", 5, "600m")},
@@ -552,7 +552,7 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			nominations: []string{"n1", "n2", ""}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")}, deleted: []string{"v1", "v2"},
 		},
 		{
-			// cli/testdata/podgroup: a gang of two preempts a mode-All
+			// internal/cli/testdata/podgroup: a gang of two preempts a mode-All
 			// group spread over both nodes: one unit, one disruption.
 			name: "gang preempts a mode All group whole",
 			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
@@ -676,7 +676,7 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// executor clears the lower-priority nominations to a node of
 			// that name, which the gang does not touch, and keeps those
 			// on n1, where it goes (docs/upstream-findings.md,
-			// cli/testdata/podgroup/clusternode-*.yaml). Synchronous: after
+			// internal/cli/testdata/podgroup/clusternode-*.yaml). Synchronous: after
 			// the victims.
 			name: "nominations cleared on the node named cluster only (synchronous)",
 			c:    clusterNode("600m"),

@@ -25,10 +25,10 @@ import (
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/utils/ptr"
 
-	"github.com/preemptbench/preemptbench/extendertest"
-	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/internal/extendertest"
+	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/scenario"
 )
 
 // ---------------------------------------------------------------------------
@@ -1659,9 +1659,9 @@ func testInputsUnchanged(t *testing.T, impl preempt.Implementation) {
 		pod     *v1.Pod
 	}
 	var inputs []input
-	for _, shape := range scenario.Shapes() {
+	for _, shape := range synth.Shapes() {
 		for _, n := range []int{1, 6} {
-			sc := scenario.MustBuild(shape, n, 3)
+			sc := synth.MustBuild(shape, n, 3)
 			inputs = append(inputs, input{fmt.Sprintf("%s/%d", shape, n), sc.Cluster, sc.Pod})
 		}
 	}
@@ -1746,7 +1746,7 @@ func testInputsUnchanged(t *testing.T, impl preempt.Implementation) {
 // Names that are not in the cluster, passed to the stages directly, get an
 // answer rather than a panic (helper-found gap, kept as a regression test).
 func testStagesWithUnknownNames(t *testing.T, impl preempt.Implementation) {
-	s := scenario.MustBuild("basic", 2, 1)
+	s := synth.MustBuild("basic", 2, 1)
 	ev, err := impl.NewEvaluator(s.Cluster)
 	if err != nil {
 		t.Fatal(err)

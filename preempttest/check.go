@@ -7,8 +7,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
-	"github.com/preemptbench/preemptbench/agreement"
-	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/internal/agreement"
+	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 )

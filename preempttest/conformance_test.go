@@ -3,7 +3,7 @@ package preempttest
 import (
 	"testing"
 
-	"github.com/preemptbench/preemptbench/registry"
+	"github.com/preemptbench/preemptbench/internal/registry"
 )
 
 // TestConformance runs the whole suite against every implementation of

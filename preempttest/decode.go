@@ -1,7 +1,7 @@
 package preempttest
 
 import (
-	"github.com/preemptbench/preemptbench/extendertest"
+	"github.com/preemptbench/preemptbench/internal/extendertest"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 

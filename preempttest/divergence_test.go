@@ -17,11 +17,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 
-	"github.com/preemptbench/preemptbench/agreement"
-	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/internal/agreement"
+	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
-	"github.com/preemptbench/preemptbench/scenario"
+
 	"github.com/preemptbench/preemptbench/upstream"
 )
 
@@ -45,7 +46,7 @@ func run(t *testing.T, impl preempt.Implementation, c *preempt.Cluster, req *pre
 // Upstream picks among nodes equal on all five criteria by map order; the
 // reference takes the first in candidate order.
 func TestDivergenceFinalTie(t *testing.T) {
-	s := scenario.MustBuild("ties", 30, 1)
+	s := synth.MustBuild("ties", 30, 1)
 	req := &preempt.Request{Pod: s.Pod, Filter: allUnschedulable(s.Cluster), Config: preempt.DefaultConfig(), Now: s.Now}
 	refEv, _ := reference.Impl{}.NewEvaluator(s.Cluster)
 	upEv, err := upstream.Impl{}.NewEvaluator(s.Cluster)
@@ -79,7 +80,7 @@ func TestDivergenceFinalTie(t *testing.T) {
 // The offset is an input: with one candidate wanted, the dry run stops at
 // the first potential node from the offset, in node-name order.
 func TestDivergenceOffsetIsAnInput(t *testing.T) {
-	s := scenario.MustBuild("basic", 10, 1)
+	s := synth.MustBuild("basic", 10, 1)
 	cfg := preempt.Config{MinCandidateNodesPercentage: 0, MinCandidateNodesAbsolute: 1}
 	names := []string{}
 	for _, n := range s.Cluster.Nodes {
@@ -100,7 +101,7 @@ func TestDivergenceOffsetIsAnInput(t *testing.T) {
 // Potential nodes are taken in name order, not in the order the cluster
 // lists them (upstream: map order).
 func TestDivergencePotentialNodesInNameOrder(t *testing.T) {
-	b := scenario.MustBuild("basic", 3, 1)
+	b := synth.MustBuild("basic", 3, 1)
 	c := b.Cluster
 	c.Nodes = []*v1.Node{c.Nodes[2], c.Nodes[0], c.Nodes[1]} // node-2, node-0, node-1
 	cfg := preempt.Config{MinCandidateNodesAbsolute: 3, MinCandidateNodesPercentage: 0}
@@ -120,7 +121,7 @@ func TestDivergencePotentialNodesInNameOrder(t *testing.T) {
 // to the stop rule. With 16 workers upstream may check nodes past it and
 // which candidates it keeps depends on timing.
 func TestDivergenceSequentialDryRun(t *testing.T) {
-	s := scenario.MustBuild("basic", 50, 1)
+	s := synth.MustBuild("basic", 50, 1)
 	cfg := preempt.Config{MinCandidateNodesPercentage: 10, MinCandidateNodesAbsolute: 2} // 5 candidates
 	req := &preempt.Request{Pod: s.Pod, Filter: allUnschedulable(s.Cluster), Config: cfg, Offset: 7, Now: s.Now}
 	names := []string{}
@@ -158,13 +159,13 @@ func TestDivergenceVictimTieOrder(t *testing.T) {
 		v1.ResourceCPU: resource.MustParse("2"), v1.ResourcePods: resource.MustParse("10")}}}
 	b.Nodes = []*v1.Node{node}
 	for _, name := range []string{"b", "a"} {
-		b.Pods = append(b.Pods, scenario.NewPod(scenario.PodSpec{Name: name, Node: "n", MilliCPU: 1000, Age: time.Minute}))
+		b.Pods = append(b.Pods, synth.NewPod(synth.PodSpec{Name: name, Node: "n", MilliCPU: 1000, Age: time.Minute}))
 	}
 	if schedutil.MoreImportantPod(b.Pods[0], b.Pods[1]) || schedutil.MoreImportantPod(b.Pods[1], b.Pods[0]) {
 		t.Fatal("upstream orders the two pods; the test needs a tie")
 	}
-	pod := scenario.NewPod(scenario.PodSpec{Name: "p", Priority: 10, MilliCPU: 1000, Age: -1})
-	req := &preempt.Request{Pod: pod, Filter: allUnschedulable(b), Config: preempt.DefaultConfig(), Now: scenario.Base().Add(time.Hour)}
+	pod := synth.NewPod(synth.PodSpec{Name: "p", Priority: 10, MilliCPU: 1000, Age: -1})
+	req := &preempt.Request{Pod: pod, Filter: allUnschedulable(b), Config: preempt.DefaultConfig(), Now: synth.Base().Add(time.Hour)}
 	for _, impl := range []preempt.Implementation{reference.Impl{}, upstream.Impl{}} {
 		d := run(t, impl, b, req)
 		if diff := cmp.Diff([]preempt.Victim{{Namespace: "default", Name: "b"}}, d.Victims); diff != "" {
@@ -182,9 +183,9 @@ func TestDivergenceClock(t *testing.T) {
 		name := fmt.Sprintf("node-%d", i)
 		c.Nodes = append(c.Nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: v1.NodeStatus{Allocatable: v1.ResourceList{
 			v1.ResourceCPU: resource.MustParse("1"), v1.ResourcePods: resource.MustParse("10")}}})
-		c.Pods = append(c.Pods, scenario.NewPod(scenario.PodSpec{Name: fmt.Sprintf("v%d", i), Node: name, MilliCPU: 1000, Age: age}))
+		c.Pods = append(c.Pods, synth.NewPod(synth.PodSpec{Name: fmt.Sprintf("v%d", i), Node: name, MilliCPU: 1000, Age: age}))
 	}
-	pod := scenario.NewPod(scenario.PodSpec{Name: "p", Priority: 10, MilliCPU: 1000, Age: -1})
+	pod := synth.NewPod(synth.PodSpec{Name: "p", Priority: 10, MilliCPU: 1000, Age: -1})
 	started := c.Pods[0].Status.StartTime.Time
 	for _, tc := range []struct {
 		now  time.Time
@@ -207,9 +208,9 @@ func TestDivergenceScalarReasonOrder(t *testing.T) {
 	c := &preempt.Cluster{Nodes: []*v1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Status: v1.NodeStatus{Allocatable: v1.ResourceList{
 		v1.ResourceCPU: resource.MustParse("1"), v1.ResourcePods: resource.MustParse("10"),
 		"example.com/zz": resource.MustParse("1"), "example.com/aa": resource.MustParse("1"), "hugepages-2Mi": resource.MustParse("2Mi")}}}}}
-	c.Pods = []*v1.Pod{scenario.NewPod(scenario.PodSpec{Name: "v", Node: "n", Extra: v1.ResourceList{
+	c.Pods = []*v1.Pod{synth.NewPod(synth.PodSpec{Name: "v", Node: "n", Extra: v1.ResourceList{
 		"example.com/zz": resource.MustParse("1"), "example.com/aa": resource.MustParse("1"), "hugepages-2Mi": resource.MustParse("2Mi")}})}
-	pod := scenario.NewPod(scenario.PodSpec{Name: "p", Priority: 10, Extra: v1.ResourceList{
+	pod := synth.NewPod(synth.PodSpec{Name: "p", Priority: 10, Extra: v1.ResourceList{
 		"example.com/zz": resource.MustParse("1"), "example.com/aa": resource.MustParse("1"), "hugepages-2Mi": resource.MustParse("2Mi")}})
 	want := []string{"Insufficient example.com/aa", "Insufficient example.com/zz", "Insufficient hugepages-2Mi"}
 	for _, impl := range []preempt.Implementation{reference.Impl{}, upstream.Impl{}} {

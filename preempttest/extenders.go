@@ -3,7 +3,7 @@ package preempttest
 import (
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
-	"github.com/preemptbench/preemptbench/extendertest"
+	"github.com/preemptbench/preemptbench/internal/extendertest"
 )
 
 // ExtenderSpec is a scheduler extender of the problem domain: a

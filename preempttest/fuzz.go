@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/preemptbench/preemptbench/agreement"
+	"github.com/preemptbench/preemptbench/internal/agreement"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/preemptbench/preemptbench/agreement"
-	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/internal/agreement"
+	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 )

@@ -14,10 +14,11 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"context"
-	"github.com/preemptbench/preemptbench/harness"
+
+	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/registry"
+	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/registry"
-	"github.com/preemptbench/preemptbench/scenario"
 )
 
 // TestMinimiseGang is a tool, not a test: with PREEMPTTEST_MINIMISE=DIR
@@ -242,7 +243,7 @@ func writeGang(t *testing.T, dir string, in Input) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	b, err := scenario.ListYAML(in.Cluster)
+	b, err := synth.ListYAML(in.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func writeGang(t *testing.T, dir string, in Input) {
 	}
 	buf.Write(y)
 	for _, p := range in.Gang.Pods {
-		y, err := scenario.PodYAML(p)
+		y, err := synth.PodYAML(p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/preemptbench/preemptbench/podinfo"
+	"github.com/preemptbench/preemptbench/internal/podinfo"
 )
 
 // nodeState is the part of upstream's NodeInfo the filters read. Pods are

@@ -5,7 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/preemptbench/preemptbench/podinfo"
+	"github.com/preemptbench/preemptbench/internal/podinfo"
 )
 
 // resources is the scheduler's view of a resource vector: cpu in millicores,

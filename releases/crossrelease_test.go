@@ -14,9 +14,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"pgregory.net/rapid"
 
+	"github.com/preemptbench/preemptbench/internal/registry"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/preempttest"
-	"github.com/preemptbench/preemptbench/registry"
 	"github.com/preemptbench/preemptbench/upstream"
 )
 

@@ -19,13 +19,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/registry"
+	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/preempttest"
 	"github.com/preemptbench/preemptbench/reference"
-	"github.com/preemptbench/preemptbench/registry"
 	"github.com/preemptbench/preemptbench/releases"
-	"github.com/preemptbench/preemptbench/scenario"
+
 	"github.com/preemptbench/preemptbench/upstream"
 )
 
@@ -118,7 +119,7 @@ func TestSources(t *testing.T) {
 		}
 	}
 	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") || strings.HasPrefix(f, "upstream/") || strings.HasPrefix(f, "reference/") || strings.HasPrefix(f, "cli/") {
+		if strings.HasSuffix(f, "_test.go") || strings.HasPrefix(f, "upstream/") || strings.HasPrefix(f, "reference/") || strings.HasPrefix(f, "internal/cli/") {
 			t.Errorf("Sources() has %s", f)
 		}
 	}
@@ -165,15 +166,15 @@ func TestBuildAndServe(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(out)) != "v1.36.3" {
 		t.Errorf("%s -version: %q, %v", bin, out, err)
 	}
-	s, err := scenario.Build("basic", 5, 1)
+	s, err := synth.Build("basic", 5, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := harness.Decide(context.Background(), impl, s.Cluster, s.Pod, preempt.DefaultConfig(), 0, scenario.Base())
+	got, err := harness.Decide(context.Background(), impl, s.Cluster, s.Pod, preempt.DefaultConfig(), 0, synth.Base())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := harness.Decide(context.Background(), upstream.Impl{ListOrderTie: true}, s.Cluster, s.Pod, preempt.DefaultConfig(), 0, scenario.Base())
+	want, err := harness.Decide(context.Background(), upstream.Impl{ListOrderTie: true}, s.Cluster, s.Pod, preempt.DefaultConfig(), 0, synth.Base())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +404,7 @@ func TestChildKilledOrHanging(t *testing.T) {
 		t.Skip("finds the child in /proc")
 	}
 	release(t)
-	s, err := scenario.Build("basic", 3, 1)
+	s, err := synth.Build("basic", 3, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,7 +438,7 @@ func TestChildKilledOrHanging(t *testing.T) {
 				t.Fatal(err)
 			}
 			start := time.Now()
-			req := &preempt.Request{Pod: s.Pod, Config: preempt.DefaultConfig(), Now: scenario.Base(), Filter: map[string]preempt.Code{}}
+			req := &preempt.Request{Pod: s.Pod, Config: preempt.DefaultConfig(), Now: synth.Base(), Filter: map[string]preempt.Code{}}
 			for _, n := range s.Cluster.Nodes {
 				req.Filter[n.Name] = preempt.Unschedulable
 			}
@@ -452,7 +453,7 @@ func TestChildKilledOrHanging(t *testing.T) {
 			if took := time.Since(start); took > 10*time.Second {
 				t.Errorf("took %v", took)
 			}
-			r, err := harness.Decide(context.Background(), impl, s.Cluster, s.Pod, preempt.DefaultConfig(), 0, scenario.Base())
+			r, err := harness.Decide(context.Background(), impl, s.Cluster, s.Pod, preempt.DefaultConfig(), 0, synth.Base())
 			if err != nil || r.Decision.Status != preempt.Success {
 				t.Errorf("the next decision: %v %q %v", r.Decision.Status, r.Decision.Message, err)
 			}

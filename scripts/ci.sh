@@ -34,7 +34,7 @@ for dir in releases/*/; do
 done
 
 step "the earlier releases' children, built once (tests in several packages use them; none then waits on a build inside its test timeout)"
-go run ./compare decide -cluster cli/testdata/small/cluster.yaml -pod cli/testdata/small/pod.yaml -impl upstream@v1.36.3 >/dev/null
+go run ./compare decide -cluster internal/cli/testdata/small/cluster.yaml -pod internal/cli/testdata/small/pod.yaml -impl upstream@v1.36.3 >/dev/null
 
 step "tests: go test -timeout 30m ./... (the README's test command)"
 go test -timeout 30m ./...

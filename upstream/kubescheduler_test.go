@@ -13,8 +13,8 @@ import (
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
+	"github.com/preemptbench/preemptbench/internal/schedulerconfig"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/schedulerconfig"
 )
 
 // KubeSchedulerFilter is the filter phase of pod on c as kube-scheduler

@@ -12,8 +12,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 
+	"github.com/preemptbench/preemptbench/internal/schedulerconfig"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/schedulerconfig"
 )
 
 // defaultProfile is Version's default KubeSchedulerProfile as kube-scheduler

@@ -19,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/preemptbench/preemptbench/actuation"
+	"github.com/preemptbench/preemptbench/internal/actuation"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 

@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/preemptbench/preemptbench/actuation"
+	"github.com/preemptbench/preemptbench/internal/actuation"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 

@@ -17,11 +17,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/preemptbench/preemptbench/harness"
+	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/preempttest"
 	"github.com/preemptbench/preemptbench/reference"
-	"github.com/preemptbench/preemptbench/scenario"
+
 	"github.com/preemptbench/preemptbench/upstream"
 )
 
@@ -155,7 +156,7 @@ func (m *misbehavingEvaluator) Preempt(ctx context.Context, cs kubernetes.Interf
 }
 
 func problem(t *testing.T) (*preempt.Cluster, *v1.Pod) {
-	s, err := scenario.Build("basic", 3, 1)
+	s, err := synth.Build("basic", 3, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestChildFailures(t *testing.T) {
 		t.Run(tt.child, func(t *testing.T) {
 			c := child(t, tt.child, tt.timeout)
 			start := time.Now()
-			r, err := harness.Decide(context.Background(), c, cl, pod, preempt.DefaultConfig(), 0, scenario.Base())
+			r, err := harness.Decide(context.Background(), c, cl, pod, preempt.DefaultConfig(), 0, synth.Base())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -352,7 +353,7 @@ func TestFilterFailureReachesTheDecision(t *testing.T) {
 	cl, pod := problem(t)
 	c := child(t, "filter-panic", 0)
 	ctx := context.Background()
-	r, err := harness.Decide(ctx, c, cl, pod, preempt.DefaultConfig(), 0, scenario.Base())
+	r, err := harness.Decide(ctx, c, cl, pod, preempt.DefaultConfig(), 0, synth.Base())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +382,7 @@ func TestFilterFailureReachesTheDecision(t *testing.T) {
 		t.Errorf("second Preempt: %s %q, want the reference's %s %q", d.Status, d.Message, refDecision.Status, refDecision.Message)
 	}
 
-	_, err = harness.RunStream(ctx, c, harness.Stream{Cluster: cl, Preemptors: []*v1.Pod{pod}, Config: preempt.DefaultConfig(), Now: scenario.Base()})
+	_, err = harness.RunStream(ctx, c, harness.Stream{Cluster: cl, Preemptors: []*v1.Pod{pod}, Config: preempt.DefaultConfig(), Now: synth.Base()})
 	wantStream := "wire: the filter phase (FilterCodes) failed in the child: misbehaving-filter-panic panicked in FilterCodes: no filter codes today"
 	if err == nil || !strings.Contains(err.Error(), wantStream) {
 		t.Errorf("RunStream: %v, want an error saying %q", err, wantStream)

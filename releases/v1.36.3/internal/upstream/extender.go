@@ -14,7 +14,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 
-	extenderclient "github.com/preemptbench/preemptbench/extender"
+	extenderclient "github.com/preemptbench/preemptbench/internal/extender"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 

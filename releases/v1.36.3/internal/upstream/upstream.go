@@ -44,7 +44,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	"k8s.io/kubernetes/pkg/scheduler/util"
 
-	"github.com/preemptbench/preemptbench/actuation"
+	"github.com/preemptbench/preemptbench/internal/actuation"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 

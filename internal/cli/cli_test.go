@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/preemptbench/preemptbench/internal/synth"
+	"github.com/preemptbench/preemptbench/upstream"
+)
+
+// A crash is a bug, not bad input: Run recovers it and exits 3 with a line
+// to report.
+func TestCrashExitsThree(t *testing.T) {
+	commands["crash"] = func([]string, io.Writer, io.Writer) int { panic("boom") }
+	defer delete(commands, "crash")
+	_, stderr, code := runCLI(t, "crash")
+	if code != ExitBug || !strings.Contains(stderr, "compare: internal error, please report it") || !strings.Contains(stderr, "boom") {
+		t.Errorf("exit %d, stderr %q; want 3 and a report line", code, stderr)
+	}
+}
+
+// NaN and infinite samples are refused with the file and line, and NaN
+// options too: before, one NaN sample ran the U test forever (out of
+// memory) and +Inf in head was dropped, so an infinitely slow head passed.
+func TestNonFiniteInputsRefused(t *testing.T) {
+	dir := t.TempDir()
+	six := strings.Repeat("BenchmarkX/impl=reference 1 100 ns/op\n", 6)
+	base := writeFile(t, dir, "base.txt", six)
+	for _, tc := range []struct {
+		name, head string
+		args       []string
+		want       string
+	}{
+		{"NaN sample", strings.Repeat("BenchmarkX/impl=reference 1 100 ns/op\n", 5) + "BenchmarkX/impl=reference 1 NaN ns/op\n", nil, "head.txt:6: BenchmarkX/impl=reference: NaN ns/op is not a finite number"},
+		{"+Inf samples", strings.Repeat("BenchmarkX/impl=reference 1 +Inf ns/op\n", 6), nil, "head.txt:1: BenchmarkX/impl=reference: +Inf ns/op is not a finite number"},
+		{"alpha NaN", six, []string{"-alpha", "NaN"}, "-alpha NaN is not in (0, 1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			head := writeFile(t, dir, "head.txt", tc.head)
+			_, stderr, code := runCLI(t, append([]string{"gate", "-base", base, "-head", head}, tc.args...)...)
+			if code != ExitBadInput || !strings.Contains(stderr, tc.want) {
+				t.Errorf("gate: exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+			}
+			if tc.args == nil {
+				_, stderr, code = runCLI(t, "stat", head)
+				if code != ExitBadInput || !strings.Contains(stderr, tc.want) {
+					t.Errorf("stat: exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// -h and -help print a command's usage and exit 0, as `compare -h` does;
+// an unknown flag is bad input.
+func TestHelpExitsZero(t *testing.T) {
+	for _, cmd := range []string{"decide", "bench", "stat", "gate", "plot", "scenario"} {
+		for _, h := range []string{"-h", "-help"} {
+			var out, errb strings.Builder
+			if code := Run([]string{cmd, h}, &out, &errb); code != ExitOK {
+				t.Errorf("compare %s %s: exit %d, want 0; stderr:\n%s", cmd, h, code, errb.String())
+			}
+			if !strings.Contains(out.String()+errb.String(), "-") {
+				t.Errorf("compare %s %s printed no usage", cmd, h)
+			}
+		}
+		var out, errb strings.Builder
+		if code := Run([]string{cmd, "-no-such-flag"}, &out, &errb); code != ExitBadInput {
+			t.Errorf("compare %s -no-such-flag: exit %d, want %d", cmd, code, ExitBadInput)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	var out, errb strings.Builder
+	if code := Run([]string{"version"}, &out, &errb); code != ExitOK || !strings.Contains(out.String(), "k8s.io/kubernetes "+upstream.Version) {
+		t.Errorf("compare version: exit %d, output %q", code, out.String())
+	}
+}
+
+// bench -plot refuses a name that is not .svg before running anything.
+func TestBenchPlotNameCheckedFirst(t *testing.T) {
+	_, stderr, code := runCLI(t, "bench", "-plot", "x.png", "-nodes", "5", "-count", "1")
+	if code != ExitBadInput || !strings.Contains(stderr, "-plot x.png: the plot is SVG") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// The usage lists every shape `compare scenario` builds, from
+// synth.Shapes, not from a copy that falls behind (issue 29).
+func TestUsageListsEveryShape(t *testing.T) {
+	stdout, _, code := runCLI(t, "-h")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	_, section, ok := strings.Cut(stdout, "shapes:\n")
+	if !ok {
+		t.Fatalf("usage has no shapes:\n%s", stdout)
+	}
+	section, _, _ = strings.Cut(section, "\n  upgrade")
+	listed := strings.Fields(strings.ReplaceAll(section, ",", " "))
+	if diff := cmp.Diff(synth.Shapes(), listed); diff != "" {
+		t.Errorf("shapes in the usage (-synth.Shapes +usage):\n%s", diff)
+	}
+}

@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Issue 33: the preemptor's file is bounded by what the API server
+// stores (loader.MaxPodBytes), so that a pod with a huge annotation is
+// refused having read little of it: one of 250 MB took 2.0 GB. Here 32
+// MiB of annotation, refused within a few MiB.
+func TestDecideHugePodMemoryIsBounded(t *testing.T) {
+	pod, err := os.ReadFile("testdata/small/pod.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := strings.Replace(string(pod), "uid: preemptor}", "uid: preemptor, annotations: {big: "+strings.Repeat("x", 32<<20)+"}}", 1)
+	if len(huge) == len(pod) {
+		t.Fatal("no metadata to annotate")
+	}
+	path := filepath.Join(t.TempDir(), "pod.yaml")
+	if err := os.WriteFile(path, []byte(huge), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	huge = ""
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, stderr, code := runCLI(t, "decide", "-cluster", "testdata/small/cluster.yaml", "-pod", path, "-impl", "reference", "-now", testNow)
+	runtime.ReadMemStats(&after)
+	if code != ExitBadInput || !strings.Contains(stderr, "more than any Pod the API server stores") {
+		t.Errorf("exit %d, stderr %.300q; want 2 and the pod's size refused", code, stderr)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 24<<20 {
+		t.Errorf("allocated %d MiB on a pod of 32 MiB, want at most 24", n>>20)
+	}
+}

@@ -1,0 +1,282 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/loader"
+	"github.com/preemptbench/preemptbench/internal/registry"
+	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/reference"
+
+	"github.com/preemptbench/preemptbench/wire"
+)
+
+// Exit codes of upgrade: ExitOK when the decision (node, victims, status,
+// violations, candidates) stays the same, even if its message changes;
+// ExitDiffer when it changes; ExitBadInput on bad input.
+
+// UpgradeJSON is upgrade's answer.
+type UpgradeJSON struct {
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Changed bool   `json:"changed"`
+	// DecisionChanged: something other than the message changed (the
+	// node, the victims, the status, the violations, the candidates).
+	DecisionChanged bool `json:"decisionChanged"`
+	// MessageChanged: the message changed.
+	MessageChanged bool           `json:"messageChanged"`
+	Decisions      []DecisionJSON `json:"decisions"`
+	// Causes are the named changes that explain the difference: with each
+	// of them set back to From's behaviour (the others at To's), the
+	// reference gives From's answer; Explained is false when no switch,
+	// alone or all together, reproduces it.
+	Causes    []UpgradeCause `json:"causes"`
+	Explained bool           `json:"explained"`
+	// Note says what the reference could not reproduce, when it could not.
+	Note string `json:"note,omitempty"`
+}
+
+// UpgradeCause is one named behaviour change.
+type UpgradeCause struct {
+	Switch   preempt.Switch `json:"switch"`
+	Since    string         `json:"since"`
+	Upstream string         `json:"upstream"`
+	Change   string         `json:"change"`
+	// Explains is "decision" or "message".
+	Explains string `json:"explains"`
+}
+
+func runUpgrade(args []string, stdout, stderr io.Writer) int {
+	quietKlog()
+	fs := flag.NewFlagSet("upgrade", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var clusterFiles stringList
+	fs.Var(&clusterFiles, "cluster", "cluster `file or directory`, as decide reads it; repeatable")
+	podFile := fs.String("pod", "", "the preemptor pod (YAML or JSON)")
+	from := fs.String("from", preempt.Releases[0], "the release running now")
+	to := fs.String("to", preempt.CurrentRelease, "the release to upgrade to")
+	offset := fs.Int("offset", 0, "dry-run offset into the potential nodes (upstream draws it at random)")
+	nowFlag := fs.String("now", "", "RFC3339 time used as start time of pods without one (default: the current time)")
+	var gates featureGatesFlag
+	fs.Var(&gates, "feature-gates", "kube-scheduler's --feature-gates, `K=V,...`, the same in both releases (repeated, the flags merge, later keys overriding)")
+	async := fs.Bool("async", true, "asynchronous preemption (SchedulerAsyncPreemption)")
+	execTimeout := fs.Duration("exec-timeout", wire.DefaultTimeout, "how long an earlier release's child may take to answer one call")
+	output := fs.String("o", "text", "output: text or json")
+	if err := fs.Parse(args); err != nil {
+		return parseExit(err)
+	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "compare upgrade: "+format+"\n", a...)
+		return ExitBadInput
+	}
+	switch {
+	case fs.NArg() > 0:
+		return bad("unexpected arguments %q", fs.Args())
+	case len(clusterFiles) == 0 || *podFile == "":
+		return bad("-cluster and -pod are required")
+	case *output != "text" && *output != "json":
+		return bad("-o %q: want text or json", *output)
+	}
+	for _, r := range []string{*from, *to} {
+		if _, err := preempt.ReleaseBehaviour(r); err != nil {
+			return bad("%v", err)
+		}
+	}
+	if slices.Index(preempt.Releases, *from) >= slices.Index(preempt.Releases, *to) {
+		return bad("-from %s must be an earlier release than -to %s", *from, *to)
+	}
+	now := time.Now()
+	if *nowFlag != "" {
+		t, err := time.Parse(time.RFC3339, *nowFlag)
+		if err != nil {
+			return bad("-now: %v", err)
+		}
+		now = t
+	}
+	fg, err := parseFeatureGates(gates.String())
+	if err != nil {
+		return bad("%v", err) // it names the flag
+	}
+	cfg := preempt.DefaultConfig()
+	cfg.Synchronous, cfg.FeatureGates = !*async, fg
+	if err := cfg.Validate(); err != nil {
+		return bad("%v", err)
+	}
+	opts := decideOptions{clusterFiles: clusterFiles, podFile: *podFile}
+	opts.loadOpts = loader.Options{MaxBytes: loader.MaxInputBytes}
+	cluster, pod, err := opts.load(stderr)
+	if err != nil {
+		return bad("%v", err)
+	}
+	res, err := upgrade(cluster, pod, cfg, int32(*offset), now, *from, *to, *execTimeout, stderr)
+	if err != nil {
+		return bad("%v", err)
+	}
+	if *output == "json" {
+		b, _ := json.MarshalIndent(res, "", "  ")
+		fmt.Fprintf(stdout, "%s\n", b)
+	} else {
+		writeUpgrade(stdout, res)
+	}
+	if res.DecisionChanged {
+		return ExitDiffer
+	}
+	return ExitOK
+}
+
+// upgrade decides with upstream's own code at both releases and, when
+// the answers differ, finds the switches that explain it with the
+// reference: each switch made after from, set back to from's behaviour
+// alone (the others at to's), and then all of them together.
+func upgrade(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, offset int32, now time.Time, from, to string, timeout time.Duration, progress io.Writer) (UpgradeJSON, error) {
+	res := UpgradeJSON{From: from, To: to, Causes: []UpgradeCause{}}
+	var answers []DecisionJSON
+	for _, r := range []string{from, to} {
+		impl, ok := registry.LookupRelease("upstream@"+r, timeout, progress)
+		if !ok {
+			return res, fmt.Errorf("no upstream implementation of release %s", r)
+		}
+		j, err := decideAt(impl, c, pod, cfg, r, offset, now)
+		closeImpls([]preempt.Implementation{impl})
+		if err != nil {
+			return res, err
+		}
+		j.Implementation = "upstream@" + r
+		answers = append(answers, j)
+	}
+	res.Decisions = answers
+	old, cur := answers[0], answers[1]
+	res.DecisionChanged = !sameDecision(old, cur)
+	res.MessageChanged = old.Message != cur.Message
+	res.Changed = res.DecisionChanged || res.MessageChanged
+	if !res.Changed {
+		res.Explained = true
+		return res, nil
+	}
+	// The reference must give both releases' answers first.
+	ref := reference.Impl{}
+	for i, r := range []string{from, to} {
+		j, err := decideAt(ref, c, pod, cfg, r, offset, now)
+		if err != nil {
+			return res, err
+		}
+		if !sameDecision(j, answers[i]) || j.Message != answers[i].Message {
+			res.Note = fmt.Sprintf("the reference at %s does not give upstream %s's answer: the difference is not one of the named changes", r, r)
+			return res, nil
+		}
+	}
+	fromB, _ := preempt.ReleaseBehaviour(from)
+	toB, _ := preempt.ReleaseBehaviour(to)
+	var changed []preempt.SwitchInfo
+	for _, si := range preempt.Switches {
+		if fromB.On(si.Switch) != toB.On(si.Switch) {
+			changed = append(changed, si)
+		}
+	}
+	decisionExplained, messageExplained := !res.DecisionChanged, !res.MessageChanged
+	for _, si := range changed {
+		cfg := cfg
+		cfg.Switches = map[preempt.Switch]bool{si.Switch: fromB.On(si.Switch)}
+		j, err := decideAt(ref, c, pod, cfg, to, offset, now)
+		if err != nil {
+			return res, err
+		}
+		cause := UpgradeCause{Switch: si.Switch, Since: si.Since, Upstream: si.Upstream, Change: si.Change}
+		if res.DecisionChanged && sameDecision(j, old) {
+			cause.Explains, decisionExplained = "decision", true
+			res.Causes = append(res.Causes, cause)
+		}
+		if res.MessageChanged && j.Message == old.Message && sameDecision(j, cur) {
+			cause.Explains, messageExplained = "message", true
+			res.Causes = append(res.Causes, cause)
+		}
+	}
+	if !decisionExplained {
+		// Several changes together: every switch back is from's answer
+		// (checked above); name them all.
+		for _, si := range changed {
+			if si.Switch != preempt.SwitchSuccessMessage {
+				res.Causes = append(res.Causes, UpgradeCause{Switch: si.Switch, Since: si.Since, Upstream: si.Upstream, Change: si.Change, Explains: "decision (together)"})
+			}
+		}
+		res.Note = "no single change explains the new decision: the changes named together do"
+		decisionExplained = true
+	}
+	res.Explained = decisionExplained && messageExplained
+	return res, nil
+}
+
+// sameDecision compares two answers but for the implementation and the
+// message.
+func sameDecision(a, b DecisionJSON) bool {
+	a.Implementation, b.Implementation = "", ""
+	a.Message, b.Message = "", ""
+	return cmp.Equal(a, b)
+}
+
+// decideAt is impl's decision at release r.
+func decideAt(impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, r string, offset int32, now time.Time) (DecisionJSON, error) {
+	cfg.Release = r
+	res, err := harness.DecideValid(context.Background(), impl, c, pod, cfg, offset, now)
+	if err != nil {
+		return DecisionJSON{}, fmt.Errorf("%s at %s: %w", impl.Name(), r, err)
+	}
+	return ToJSON(Outcome{Implementation: impl.Name(), Result: res}), nil
+}
+
+// writeUpgrade prints res for an operator.
+func writeUpgrade(w io.Writer, res UpgradeJSON) {
+	if !res.Changed {
+		fmt.Fprintf(w, "upgrade %s -> %s: the same decision\n", res.From, res.To)
+		writeText(w, res.Decisions[1])
+		return
+	}
+	what := "the decision changes"
+	if !res.DecisionChanged {
+		what = "the same decision, a different message"
+	}
+	fmt.Fprintf(w, "upgrade %s -> %s: %s\n", res.From, res.To, what)
+	for _, d := range res.Decisions {
+		fmt.Fprintf(w, "  %s: %s\n", d.Implementation, summary(d))
+	}
+	for _, c := range res.Causes {
+		fmt.Fprintf(w, "  cause (%s): %s since %s: %s [%s]\n", c.Explains, c.Switch, c.Since, c.Change, c.Upstream)
+	}
+	if res.Note != "" {
+		fmt.Fprintf(w, "  note: %s\n", res.Note)
+	}
+}
+
+// summary is a decision on one line.
+func summary(d DecisionJSON) string {
+	var b strings.Builder
+	b.WriteString(string(d.Status))
+	if d.NominatedNode != "" {
+		fmt.Fprintf(&b, " on %s", d.NominatedNode)
+	}
+	if len(d.Victims) > 0 {
+		var vs []string
+		for _, v := range d.Victims {
+			vs = append(vs, preempt.Key(v.Namespace, v.Name))
+		}
+		fmt.Fprintf(&b, ", victims %s", strings.Join(vs, ", "))
+	}
+	fmt.Fprintf(&b, ", %d PDB violation(s)", d.NumPDBViolations)
+	if d.Message != "" {
+		fmt.Fprintf(&b, ", message %q", d.Message)
+	} else {
+		b.WriteString(", no message")
+	}
+	return b.String()
+}

@@ -1,7 +1,0 @@
-//go:build !race
-
-package scenario
-
-// raceScale multiplies the time bounds of the tests: 1 without the race
-// detector.
-const raceScale = 1

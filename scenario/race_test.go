@@ -1,7 +1,0 @@
-//go:build race
-
-package scenario
-
-// raceScale multiplies the time bounds of the tests: the race detector
-// slows the code it instruments five to ten times.
-const raceScale = 10
