@@ -22,6 +22,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/preemptbench/preemptbench/internal/agreement"
+	"github.com/preemptbench/preemptbench/internal/explain"
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/loader"
 	"github.com/preemptbench/preemptbench/internal/registry"
@@ -80,7 +81,7 @@ type DecisionJSON struct {
 	// Actions are the API calls, with -actions or -fail.
 	Actions []preempt.Action `json:"actions,omitempty"`
 	// Explanation is why, with -explain.
-	Explanation *Explanation `json:"explanation,omitempty"`
+	Explanation *explain.Explanation `json:"explanation,omitempty"`
 }
 
 // ToJSON converts an outcome, with every list non-nil.
@@ -466,7 +467,7 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 			j.Actions = o.Decision.Actions
 		}
 		if opts.explain {
-			ex := explain(o, cluster, pod, cfg)
+			ex := explain.Pod(o.Implementation, o.Result, cluster, pod, cfg)
 			j.Explanation = &ex
 		}
 		res.outs = append(res.outs, j)
@@ -635,7 +636,7 @@ func writeText(w io.Writer, d DecisionJSON) {
 		fmt.Fprintf(w, "api call: %s\n", a)
 	}
 	if d.Explanation != nil {
-		writeExplanation(w, *d.Explanation)
+		explain.WriteText(w, *d.Explanation)
 	}
 	fmt.Fprintln(w)
 }

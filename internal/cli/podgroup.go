@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/preemptbench/preemptbench/internal/explain"
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/loader"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -43,7 +44,7 @@ type PodGroupDecisionJSON struct {
 	ClearedNominations []preempt.PodRef `json:"clearedNominations"`
 	Actions            []preempt.Action `json:"actions,omitempty"`
 	// Explanation is -explain's (explainGang).
-	Explanation *GangExplanation `json:"explanation,omitempty"`
+	Explanation *explain.GangExplanation `json:"explanation,omitempty"`
 }
 
 // loadPodGroup reads -pod-group: one PodGroup and its unscheduled member
@@ -163,7 +164,7 @@ func decidePodGroup(opts decideOptions, stdout, stderr io.Writer) error {
 			out.Actions = d.Actions
 		}
 		if opts.explain {
-			ex := explainGang(cluster, req, tree, out)
+			ex := explain.Gang(cluster, req, tree, explain.GangDecision{Status: out.Status, Nominations: out.Nominations, Placement: out.Placement, Skipped: out.Skipped, Victims: out.Victims})
 			out.Explanation = &ex
 		}
 		outs = append(outs, out)
@@ -268,7 +269,7 @@ func writePodGroupText(w io.Writer, d PodGroupDecisionJSON) {
 		fmt.Fprintf(w, "api call: %s\n", a)
 	}
 	if d.Explanation != nil {
-		writeGangExplanation(w, *d.Explanation)
+		explain.WriteGangText(w, *d.Explanation)
 	}
 	fmt.Fprintln(w)
 }

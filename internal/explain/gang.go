@@ -1,4 +1,4 @@
-package cli
+package explain
 
 import (
 	"fmt"
@@ -52,8 +52,18 @@ type GroupExplanation struct {
 	FailedChild bool `json:"failedChild,omitempty"`
 }
 
-// explainGang builds the explanation of d, a decision on req in c.
-func explainGang(c *preempt.Cluster, req *preempt.PodGroupRequest, tree *preempt.GroupNode, d PodGroupDecisionJSON) GangExplanation {
+// GangDecision is what Gang reads of a gang's decision.
+type GangDecision struct {
+	Status      preempt.Code
+	Nominations []preempt.Nomination
+	Placement   []preempt.Nomination
+	Skipped     []preempt.PodRef
+	Victims     []preempt.Victim
+}
+
+// Gang builds the explanation of d, a decision on req in c; tree is the
+// gang's group tree (PodGroupRequest.Tree).
+func Gang(c *preempt.Cluster, req *preempt.PodGroupRequest, tree *preempt.GroupNode, d GangDecision) GangExplanation {
 	cc := req.WithGroups(c)
 	gates := req.Config.FeatureGates
 	x := preempt.NewPodGroupIndex(cc, gates[preempt.CompositePodGroupGate])
@@ -160,7 +170,8 @@ func explainGang(c *preempt.Cluster, req *preempt.PodGroupRequest, tree *preempt
 }
 
 // writeGangExplanation is -o text's explanation of a gang decision.
-func writeGangExplanation(w io.Writer, ex GangExplanation) {
+// WriteGangText prints ex for people (-explain -o text).
+func WriteGangText(w io.Writer, ex GangExplanation) {
 	fmt.Fprintf(w, "gang priority: %d\n", ex.Priority)
 	for _, g := range ex.Groups {
 		fmt.Fprintf(w, "%s%s %s: minCount %d", strings.Repeat("  ", g.Depth+1), g.Kind, g.Name, g.MinCount)

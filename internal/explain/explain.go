@@ -1,4 +1,12 @@
-package cli
+// Package explain says why a preemption decision is what it is, for
+// `compare decide -explain`: the dry run's sampling window, every
+// candidate's five criteria as upstream scores them (with the reference's
+// own PickCriteria and Pick, so there is no scoring of its own), why every
+// other node is not a candidate, the events upstream records; for a gang
+// (Gang), its groups in the scheduling function's order, each member's
+// node and the victim units preempted and reprieved. Pod and Gang build an
+// explanation; WriteText and WriteGangText print it for people.
+package explain
 
 import (
 	"fmt"
@@ -10,6 +18,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 )
@@ -176,10 +185,11 @@ type Event struct {
 // scheduler truncates to.
 const noteLengthLimit = 1024
 
-// explain builds the explanation of o on cluster c.
-func explain(o Outcome, c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) Explanation {
+// Pod builds the explanation of o, implementation impl's decision for pod
+// on cluster c under cfg.
+func Pod(impl string, o harness.Result, c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) Explanation {
 	d := o.Decision
-	ex := Explanation{Implementation: o.Implementation, Status: string(d.Status), Candidates: []CandidateExplanation{}, NotCandidates: []NodeExplanation{}, Events: []Event{}}
+	ex := Explanation{Implementation: impl, Status: string(d.Status), Candidates: []CandidateExplanation{}, NotCandidates: []NodeExplanation{}, Events: []Event{}}
 	filterStatus := map[string]preempt.NodeStatus{}
 	for _, s := range o.Filter.NodeStatuses {
 		filterStatus[s.Node] = s
@@ -375,7 +385,8 @@ func writeUnits(w io.Writer, us []UnitExplanation) {
 // writeExplanation prints ex for people: the window, the chosen node and,
 // for each criterion, the nearest rivals it eliminated, then the other
 // nodes grouped by reason.
-func writeExplanation(w io.Writer, ex Explanation) {
+// WriteText prints ex for people (-explain -o text).
+func WriteText(w io.Writer, ex Explanation) {
 	fmt.Fprintf(w, "explanation (%s): %s\n", ex.Implementation, ex.Status)
 	if win := ex.Window; win != nil {
 		fmt.Fprintf(w, "sampling window: %d potential nodes, offset %d, %d candidates wanted; visited %d", win.PotentialNodes, win.Offset, win.NumCandidates, win.Visited)
