@@ -7,6 +7,13 @@
 // the 95% confidence interval of the median, and two cells are compared
 // with the Mann-Whitney U test (benchmath.AssumeNothing). One rule is added
 // for samples without variance (allocs/op nearly always): see Compare.
+//
+// Building is kept apart from rendering, as x/perf's benchstat keeps
+// benchproc and benchmath apart from its table writers: read.go reads
+// results as a stream, stat.go builds a Report of tables (Stat),
+// gate.go builds a GateResult of checks (Gate), compare.go holds the
+// statistics; stat_render.go and gate_render.go only print what was built
+// (text, Markdown, CSV, JSON).
 package benchcmp
 
 import (
