@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/preemptbench/preemptbench/preempttest"
+	"github.com/preemptbench/preemptbench/internal/conformance"
 )
 
 // TestWriteCorpus rewrites testdata/fuzz/FuzzX/ for every fuzz target: the
@@ -20,19 +20,19 @@ func TestWriteCorpus(t *testing.T) {
 		t.Skip("writes testdata/fuzz: set PREEMPTBENCH_WRITE_CORPUS=1")
 	}
 	inputs := [][]byte{}
-	for _, s := range preempttest.Seeds() {
-		inputs = append(inputs, preempttest.Encode(s))
+	for _, s := range conformance.Seeds() {
+		inputs = append(inputs, conformance.Encode(s))
 	}
-	gen := preempttest.GenSpec(16)
+	gen := conformance.GenSpec(16)
 	for i := range 40 {
 		s := gen.Example(i)
 		for n := range s.Nodes {
 			s.Nodes[n].Bound = s.Nodes[n].Bound[:min(len(s.Nodes[n].Bound), 7)]
 		}
-		if diff := preempttest.Decode(preempttest.Encode(s)); len(diff.Nodes) != len(s.Nodes) {
+		if diff := conformance.Decode(conformance.Encode(s)); len(diff.Nodes) != len(s.Nodes) {
 			t.Fatalf("example %d does not round-trip", i)
 		}
-		inputs = append(inputs, preempttest.Encode(s))
+		inputs = append(inputs, conformance.Encode(s))
 	}
 	for _, target := range []string{"FuzzPreempt", "FuzzSelectVictimsOnNode", "FuzzPickOneNode"} {
 		dir := filepath.Join("testdata", "fuzz", target)

@@ -1,5 +1,5 @@
 // Package fuzz holds the differential fuzz targets: any bytes decode into a
-// preemption problem (preempttest.Decode), and every implementation of the
+// preemption problem (conformance.Decode), and every implementation of the
 // registry but the reference must agree with the reference on it. They live
 // in one package so that `go test -fuzz` builds one instrumented binary, and
 // their corpora are in testdata/fuzz/FuzzX/.

@@ -5,6 +5,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/preemptbench/preemptbench/internal/conformance"
 	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempttest"
 )
@@ -22,6 +23,6 @@ func TestConformanceParallelDryRun(t *testing.T) {
 func TestConformanceAnyWorkerCount(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		workers := rapid.IntRange(2, 8).Draw(t, "workers")
-		preempttest.CheckAgainstReference(t, preempttest.Gen(preempttest.MaxNodes).Draw(t, "input"), optimized.Impl{Workers: workers, ParallelFrom: 1})
+		conformance.CheckAgainstReference(t, conformance.Gen(conformance.MaxNodes).Draw(t, "input"), optimized.Impl{Workers: workers, ParallelFrom: 1})
 	})
 }

@@ -1,23 +1,31 @@
 // Package preempttest is the conformance suite of the preempt contract, in
 // the spirit of testing/fstest.TestFS: any implementation, in this module
-// or another, calls
+// or another, runs it with one line a test and is checked against the
+// reference implementation (the oracle).
 //
-//	func TestConformance(t *testing.T) { preempttest.Run(t, myimpl.Impl{}) }
-//	func FuzzConformance(f *testing.F) { preempttest.Fuzz(f, myimpl.Impl{}) }
+// # Entry points
 //
-// and is checked against the reference implementation (the oracle) by:
+//   - [Run]: the whole suite, as subtests "tables" ([RunTables]) and
+//     "properties" ([RunProperties]).
+//   - [RunTables]: k8s.io/kubernetes' own preemption test cases (at the
+//     release package upstream pins) ported to the contract, and the
+//     project's stage tests, each with its expected value compared by
+//     cmp.Diff.
+//   - [RunProperties]: on problems drawn by rapid, the whole decision,
+//     every stage, evaluator reuse across requests, Update for an
+//     evaluator that is a preempt.Updater, gang preemption for a
+//     preempt.PodGroupPreempter, and GOMAXPROCS 1, 2 and 8, each agreeing
+//     with the reference, and no call changing its input. A property whose
+//     every problem the implementation refused (preempt.Limited) fails: an
+//     implementation that supports nothing passes nothing.
+//   - [Fuzz], [FuzzGang], [FuzzVictims], [FuzzPick]: the same checks on
+//     problems decoded from fuzzer bytes, seeded with the suite's seeds;
+//     an input every implementation refuses is a skip, never a pass.
 //
-//   - the tables: k8s.io/kubernetes' own preemption test cases (at
-//     upstream.Version) ported to the contract, and the project's stage tests, each with
-//     its expected value compared by cmp.Diff (Tables);
-//   - the properties: on problems drawn by rapid (Spec, Gen), the whole
-//     decision, every stage, evaluator reuse across requests and GOMAXPROCS
-//     1, 2 and 8 agree with the reference, and no call changes its input
-//     (Properties);
-//   - the fuzz helpers: the same checks on problems decoded from fuzzer
-//     bytes (Decode), seeded with Seeds.
+// The benchmarks get the same treatment in package bench (bench.Run), and
+// an implementation in another process (built against another
+// k8s.io/kubernetes release, say) is run through package wire.
 //
-// Every table runs as a subtest, so a run reports each broken promise, not
-// the first. The benchmarks get the same treatment in package bench
-// (bench.Run).
+// The suite's tables, generators, checkers and runner live in the
+// module's internal/conformance; this package is their public door.
 package preempttest

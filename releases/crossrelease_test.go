@@ -14,16 +14,16 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"pgregory.net/rapid"
 
+	"github.com/preemptbench/preemptbench/internal/conformance"
 	"github.com/preemptbench/preemptbench/internal/registry"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/preempttest"
 	"github.com/preemptbench/preemptbench/upstream"
 )
 
 // TestCrossRelease is the cross-release property: on drawn problems,
 // upstream v1.36.3's own code (the release module) and v1.37.2's (in
 // process) give the same decision, or a difference the reference's named
-// switches explain (preempttest.CheckCrossRelease). It needs the release
+// switches explain (conformance.CheckCrossRelease). It needs the release
 // binary and runs with PREEMPTBENCH_RELEASE_SUITE=1; -rapid.checks=1000 is
 // the size the issue asks.
 func TestCrossRelease(t *testing.T) {
@@ -33,8 +33,8 @@ func TestCrossRelease(t *testing.T) {
 	old := release(t)
 	counts := map[string]int{}
 	rapid.Check(t, func(rt *rapid.T) {
-		in := preempttest.Gen(preempttest.MaxNodes).Draw(rt, "input")
-		r := preempttest.CheckCrossRelease(rt, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", nil)
+		in := conformance.Gen(conformance.MaxNodes).Draw(rt, "input")
+		r := conformance.CheckCrossRelease(rt, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", nil)
 		counts[r.String()]++
 	})
 	t.Logf("cross-release outcomes: %v", counts)
@@ -60,8 +60,8 @@ func TestCrossRelease(t *testing.T) {
 // exec count stands still (it looked like a hang: a minute of a worker
 // and its child exchanging requests, nothing reported).
 func FuzzCrossRelease(f *testing.F) {
-	for _, s := range preempttest.Seeds() {
-		f.Add(preempttest.Encode(s))
+	for _, s := range conformance.Seeds() {
+		f.Add(conformance.Encode(s))
 	}
 	old := release(f)
 	if _, err := old.NewEvaluator(&preempt.Cluster{}); err != nil {
@@ -71,14 +71,14 @@ func FuzzCrossRelease(f *testing.F) {
 		// Without pod groups, as before the decoder read them: their new
 		// coverage made every input "interesting" and each a minimisation
 		// of the child's calls; TestCrossRelease (rapid) draws them.
-		s := preempttest.Decode(data)
+		s := conformance.Decode(data)
 		s.Groups, s.Composites, s.GenericWorkload, s.Composite = nil, nil, false, false
 		in := s.Build()
-		preempttest.CheckCrossRelease(t, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", nil)
+		conformance.CheckCrossRelease(t, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", nil)
 	})
 }
 
-// failRecorder is a preempttest.TB that records a failure instead of
+// failRecorder is a conformance.TB that records a failure instead of
 // stopping the test.
 type failRecorder struct {
 	testing.TB
@@ -92,9 +92,9 @@ func (r *failRecorder) Fatalf(format string, a ...any) {
 }
 func (r *failRecorder) Helper() {}
 
-func checkRecorded(t *testing.T, run func(tb preempttest.TB) preempttest.CrossRelease) (preempttest.CrossRelease, *failRecorder) {
+func checkRecorded(t *testing.T, run func(tb conformance.TB) conformance.CrossRelease) (conformance.CrossRelease, *failRecorder) {
 	rec := &failRecorder{TB: t}
-	var res preempttest.CrossRelease
+	var res conformance.CrossRelease
 	func() {
 		defer func() {
 			if r := recover(); r != nil && r != rec {
@@ -118,10 +118,10 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 		problem problem
 		explain string
 	}{
-		{preempt.SwitchPDBStopAtFirstViolation, preempttest.OverlappingPDBs, "PDBStopAtFirstViolation+SuccessMessage"},
-		{preempt.SwitchNamespaceSelectorResolved, preempttest.NamespaceLess, "NamespaceSelectorResolved+SuccessMessage"},
-		{preempt.SwitchSuccessMessage, preempttest.OnePodFull, "SuccessMessage"},
-		{preempt.SwitchResizedPodRequests, preempttest.ResizedInPlace, "ResizedPodRequests+SuccessMessage"},
+		{preempt.SwitchPDBStopAtFirstViolation, conformance.OverlappingPDBs, "PDBStopAtFirstViolation+SuccessMessage"},
+		{preempt.SwitchNamespaceSelectorResolved, conformance.NamespaceLess, "NamespaceSelectorResolved+SuccessMessage"},
+		{preempt.SwitchSuccessMessage, conformance.OnePodFull, "SuccessMessage"},
+		{preempt.SwitchResizedPodRequests, conformance.ResizedInPlace, "ResizedPodRequests+SuccessMessage"},
 	}
 	for _, si := range preempt.Switches {
 		if !slices.ContainsFunc(cases, func(tc struct {
@@ -137,12 +137,12 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(string(tc.sw), func(t *testing.T) {
 			c, p := tc.problem(base)
-			in := preempttest.Input{Cluster: c, Request: &preempt.Request{Pod: p, Config: preempt.DefaultConfig(), Now: base}}
+			in := conformance.Input{Cluster: c, Request: &preempt.Request{Pod: p, Config: preempt.DefaultConfig(), Now: base}}
 			if err := in.Cluster.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			res, rec := checkRecorded(t, func(tb preempttest.TB) preempttest.CrossRelease {
-				return preempttest.CheckCrossRelease(tb, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", nil)
+			res, rec := checkRecorded(t, func(tb conformance.TB) conformance.CrossRelease {
+				return conformance.CheckCrossRelease(tb, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", nil)
 			})
 			if rec.failed || res.Same || res.String() != "explained by "+tc.explain {
 				t.Fatalf("with every switch: %v (failed %v: %s), want explained by %s", res, rec.failed, rec.msg, tc.explain)
@@ -153,8 +153,8 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 					without = append(without, si.Switch)
 				}
 			}
-			_, rec = checkRecorded(t, func(tb preempttest.TB) preempttest.CrossRelease {
-				return preempttest.CheckCrossRelease(tb, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", without)
+			_, rec = checkRecorded(t, func(tb conformance.TB) conformance.CrossRelease {
+				return conformance.CheckCrossRelease(tb, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", without)
 			})
 			if !rec.failed {
 				t.Errorf("without %s the cross-release check passes; want it to fail", tc.sw)

@@ -24,6 +24,7 @@ import (
 	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/preempttest"
+
 	"github.com/preemptbench/preemptbench/reference"
 	"github.com/preemptbench/preemptbench/releases"
 

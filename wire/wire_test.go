@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/preemptbench/preemptbench/internal/conformance"
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -260,7 +261,7 @@ func (e *codesEvaluator) SetBehaviour(b preempt.Behaviour) {
 // PodLevelResources (on by default) it fits nowhere, with the gate off it
 // fits n2.
 func podLevelProblem(now time.Time) (*preempt.Cluster, *v1.Pod) {
-	c, p := preempttest.OnePodFull(now)
+	c, p := conformance.OnePodFull(now)
 	n2 := c.Nodes[0].DeepCopy()
 	n2.Name, n2.Labels["kubernetes.io/hostname"] = "n2", "n2"
 	c.Nodes = append(c.Nodes, n2)
@@ -301,7 +302,7 @@ func TestFilterConfigReachesTheChild(t *testing.T) {
 	}{
 		{"gates/upstream", "upstream-codes", withCodes{upstream.Impl{}}, podLevelProblem,
 			[]func(preempt.Evaluator){nil, gates(podLevelOff), gates(nil), gates(podLevelOff), gates(map[string]bool{"PodLevelResources": true})}},
-		{"behaviour/reference", "reference-codes", withCodes{reference.Impl{}}, preempttest.ResizedInPlace,
+		{"behaviour/reference", "reference-codes", withCodes{reference.Impl{}}, conformance.ResizedInPlace,
 			[]func(preempt.Evaluator){nil, behaviour(v136), behaviour(v137), behaviour(v136)}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,9 +11,9 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/preemptbench/preemptbench/internal/conformance"
 	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
-	"github.com/preemptbench/preemptbench/preempttest"
 )
 
 // writeProblem writes c and p as a dump and a pod file, as kubectl would
@@ -65,7 +65,7 @@ func causes(res UpgradeJSON) string {
 // v1.36.3 picks n2, v1.37.2 n1; upgrade names the PDB rule, and the new
 // Success message.
 func TestUpgradeNamesThePDBRule(t *testing.T) {
-	c, p := preempttest.OverlappingPDBs(time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC))
+	c, p := conformance.OverlappingPDBs(time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC))
 	res, code := runUpgradeJSON(t, c, p)
 	if code != ExitDiffer || !res.DecisionChanged || !res.Explained {
 		t.Fatalf("exit %d, %+v", code, res)
@@ -81,7 +81,7 @@ func TestUpgradeNamesThePDBRule(t *testing.T) {
 // The namespace-less dump of issue 18: v1.36.3 preempts other/a; v1.37.2
 // schedules the pod without preemption.
 func TestUpgradeNamesTheNamespaceSelectorFix(t *testing.T) {
-	c, p := preempttest.NamespaceLess(time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC))
+	c, p := conformance.NamespaceLess(time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC))
 	res, code := runUpgradeJSON(t, c, p)
 	if code != ExitDiffer || !res.DecisionChanged || !res.Explained {
 		t.Fatalf("exit %d, %+v", code, res)
