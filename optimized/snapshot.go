@@ -1,10 +1,3 @@
-// Package optimized implements the preempt contract with the allocations
-// taken out: a cluster is prepared once into flat integer vectors, a
-// decision works on indices and reused scratch buffers, and the dry run runs
-// on several workers while committing results in visit order, so that it
-// returns exactly the sequential (reference) answer.
-//
-// The decision is the reference's for every input; preempttest proves it.
 package optimized
 
 import (

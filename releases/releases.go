@@ -1,14 +1,3 @@
-// Package releases runs earlier upstream releases: each is a module of its
-// own, releases/<version> (its go.mod pins k8s.io/kubernetes at that
-// release and uses this repository's preempt and wire packages), whose
-// main package serves the upstream adapter at that release over package
-// wire's protocol. A Release is built on first use, with `go build`, into
-// the user's cache directory under a name that hashes the sources it is
-// built from, and reused afterwards; its Impl is a preempt.Implementation
-// that runs the binary as a child (wire.Command).
-//
-// The registry lists the releases (registry.Releases): adding one is a
-// module directory and one line there.
 package releases
 
 import (

@@ -1,24 +1,3 @@
-// Package upstream is the preempt contract answered by k8s.io/kubernetes
-// at upstream.Version itself: upstream's DefaultPreemption plugin and
-// preemption.Evaluator run on a real scheduler framework (upstream's default
-// filters, a snapshot, a scheduling queue holding the nominated pods,
-// informers), built the way upstream's default_preemption_test.go builds it.
-//
-// Upstream code is not changed; the contract's pinned semantics come from
-// the places upstream lets a plugin decide:
-//
-//   - the offset: the plugin's GetOffsetAndNumCandidates returns
-//     Request.Offset;
-//   - potential nodes in name order: the NodeToStatusReader given to
-//     Evaluator.Preempt sorts the nodes it returns;
-//   - the dry run: the framework runs with parallelism 1 (Impl.Parallelism);
-//   - victim ties: the plugin's MoreImportantPod adds namespace, name and UID
-//     after upstream's MoreImportantPod;
-//   - the clock: pods without status.startTime get Request.Now (on copies).
-//
-// Upstream's answers are read back through the same hooks: every
-// SelectVictimsOnNode call is recorded, and the dry run's candidate list
-// and node statuses are rebuilt from the records as upstream builds them.
 package upstream
 
 import (
