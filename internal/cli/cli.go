@@ -42,7 +42,9 @@ commands:
           fail (exit 1) on a significant regression of head against base
   decide  -cluster FILE -pod FILE [-impl NAME|all] [-offset N] [-now RFC3339] [-config FILE] [-async=false] [-fail CALL] [-actions] [-explain] [-o json|text]
           run the filter phase and preemption on a cluster, as kube-scheduler
-          ` + upstream.Version + ` would, and print the decision
+          ` + upstream.Version + ` would, and print the decision; with -kubeconfig FILE
+          [-context NAME] -pod NAMESPACE/NAME (or -pending) on the cluster an
+          API server holds, read-only unless -apply=server-dry-run
   scenario -shape NAME -nodes N (1 to 20000) [-seed S] [-dir DIR]
           write a built cluster as DIR/cluster.yaml and DIR/pod.yaml; shapes:
 ` + wrap(synth.Shapes(), "          ", 78) + `

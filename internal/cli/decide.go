@@ -82,6 +82,9 @@ type DecisionJSON struct {
 	Actions []preempt.Action `json:"actions,omitempty"`
 	// Explanation is why, with -explain.
 	Explanation *explain.Explanation `json:"explanation,omitempty"`
+	// ServerDryRun are the decision's API calls as the API server answered
+	// them with dryRun=All, with -kubeconfig -apply=server-dry-run.
+	ServerDryRun []preempt.Action `json:"serverDryRun,omitempty"`
 }
 
 // ToJSON converts an outcome, with every list non-nil.
@@ -125,6 +128,7 @@ type decideOptions struct {
 	actions      bool // report the API calls
 	explain      bool
 	loadOpts     loader.Options
+	live         *liveOptions // -kubeconfig: the cluster an API server holds
 }
 
 // errDiffer is decide -pod-group's error when the implementations
@@ -142,7 +146,12 @@ func runDecide(args []string, stdout, stderr io.Writer) int {
 	quietKlog()
 	opts, err := parseDecide(args, stderr)
 	defer closeImpls(opts.impls)
-	if err == nil {
+	if err == nil && opts.live != nil && opts.live.pending {
+		var code int
+		if code, err = decidePending(opts, stdout, stderr); err == nil {
+			return code
+		}
+	} else if err == nil {
 		if opts.podGroupFile != "" {
 			if err = decidePodGroup(opts, stdout, stderr); err == nil {
 				return ExitOK
@@ -208,6 +217,10 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	strict := fs.Bool("strict", false, "refuse unknown and duplicate fields (by default each is named in a note on stderr), as the API server's strict field validation")
 	maxInput := fs.Int64("max-input-bytes", loader.MaxInputBytes, "the largest input file read, in bytes")
 	release := fs.String("release", "", "the release whose behaviour reference and optimized reproduce ("+strings.Join(preempt.Releases, ", ")+"; default: each upstream@VERSION its own, the others "+preempt.CurrentRelease+"); an upstream adapter of another release refuses")
+	kubeconfig := fs.String("kubeconfig", "", "read the cluster from the API server this kubeconfig `file` names, instead of -cluster; -pod is then NAMESPACE/NAME of a pod it holds (or -pending); nothing is changed")
+	kubeContext := fs.String("context", "", "with -kubeconfig: the kubeconfig context to use (default: its current context)")
+	pending := fs.Bool("pending", false, "with -kubeconfig: decide for every pod the API server holds unschedulable (pending, PodScheduled=False with reason Unschedulable), in queue order, each on the cluster as it is")
+	apply := fs.String("apply", "", "with -kubeconfig: server-dry-run sends the decision's API calls to the API server with dryRun=All (it validates and admits each, and changes nothing) and reports its answers (serverDryRun)")
 	explainFlag := fs.Bool("explain", false, "explain the decision: the dry run's sampling window, every candidate's five criteria and the one that eliminated it, why every other node is not a candidate, the events upstream would record")
 	if err := fs.Parse(args); err != nil {
 		return decideOptions{}, parseError(err)
@@ -218,13 +231,22 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	if _, err := preempt.ReleaseBehaviour(*release); err != nil {
 		return opts, badf("-release: %v", err)
 	}
+	if *kubeconfig != "" {
+		live, err := parseLive(*kubeconfig, *kubeContext, *podFile, *pending, *apply, clusterFiles, *podGroupFile)
+		if err != nil {
+			return opts, err
+		}
+		opts.live, opts.podFile = live, ""
+	} else if *kubeContext != "" || *pending || *apply != "" {
+		return opts, badf("-context, -pending and -apply read a live cluster: they need -kubeconfig")
+	}
 	switch {
 	case fs.NArg() > 0:
 		return opts, badf("unexpected arguments %q", fs.Args())
 	case *podFile != "" && *podGroupFile != "":
 		return opts, badf("-pod and -pod-group exclude each other")
-	case len(clusterFiles) == 0 || (*podFile == "" && *podGroupFile == ""):
-		return opts, badf("-cluster and -pod (or -pod-group) are required")
+	case opts.live == nil && (len(clusterFiles) == 0 || (*podFile == "" && *podGroupFile == "")):
+		return opts, badf("-cluster and -pod (or -pod-group) are required, or -kubeconfig and -pod NAMESPACE/NAME (or -pending)")
 	case *output != "json" && *output != "text":
 		return opts, badf("-o must be json or text, not %q", *output)
 	case *offset < 0 || *offset > 1<<31-1:
@@ -359,6 +381,9 @@ func (opts decideOptions) load(stderr io.Writer) (*preempt.Cluster, *v1.Pod, err
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(loadGCPercent))
 	}
+	if opts.live != nil {
+		return opts.live.load(opts.loadOpts, stderr)
+	}
 	cluster, opts, err := opts.loadCluster(stderr)
 	if err != nil {
 		return nil, nil, err
@@ -470,6 +495,12 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 			ex := explain.Pod(o.Implementation, o.Result, cluster, pod, cfg)
 			j.Explanation = &ex
 		}
+		if opts.live != nil && opts.live.serverDryRun {
+			j.ServerDryRun = harness.Replay(ctx, opts.live.client, o.Calls)
+			if j.ServerDryRun == nil {
+				j.ServerDryRun = []preempt.Action{}
+			}
+		}
 		res.outs = append(res.outs, j)
 	}
 	res.wants = make([]DecisionJSON, len(res.outs))
@@ -535,8 +566,10 @@ func renderDecide(res decideResult, opts decideOptions, stdout, stderr io.Writer
 		name := o.Implementation
 		want := res.wants[i+1]
 		want.Implementation, o.Implementation = "", ""
-		// Each explains its own decision; the decisions are compared.
+		// Each explains its own decision, and its calls reach the API
+		// server on their own; the decisions are compared.
 		want.Explanation, o.Explanation = nil, nil
+		want.ServerDryRun, o.ServerDryRun = nil, nil
 		if diff := cmp.Diff(want, o); diff != "" {
 			fmt.Fprintf(diffOut, "%s differs from %s (-%s +%s):\n%s", name, first, first, name, diff)
 			code = ExitDiffer
@@ -634,6 +667,17 @@ func writeText(w io.Writer, d DecisionJSON) {
 	}
 	for _, a := range d.Actions {
 		fmt.Fprintf(w, "api call: %s\n", a)
+	}
+	if d.ServerDryRun != nil {
+		fmt.Fprintf(w, "server dry run (dryRun=All): %d call(s)\n", len(d.ServerDryRun))
+		for _, a := range d.ServerDryRun {
+			verdict := "accepted"
+			if a.Error != "" {
+				verdict = "refused: " + a.Error
+			}
+			a.Error = ""
+			fmt.Fprintf(w, "  %s: %s\n", a, verdict)
+		}
 	}
 	if d.Explanation != nil {
 		explain.WriteText(w, *d.Explanation)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -21,6 +22,9 @@ type Result struct {
 	Decision preempt.Decision
 	// Request is the request Preempt ran with (nil when Schedulable).
 	Request *preempt.Request
+	// Calls are the calls the decision made on the fake clientset, in
+	// order, reads included (Replay sends them to a real API server).
+	Calls []k8stesting.Action
 }
 
 // Decide runs the filter phase of impl on c for pod; if the pod fits
@@ -74,6 +78,9 @@ func DecideValid(ctx context.Context, impl preempt.Implementation, c *preempt.Cl
 		return Result{}, err
 	}
 	out.Request = req
-	out.Decision = Preempt(ctx, ev, c, req, fs...)
+	cs := NewClient(c, req.Pod, fs...)
+	out.Decision = ev.Preempt(ctx, cs, req)
+	out.Decision.Actions = cs.Recorded()
+	out.Calls = cs.Actions()
 	return out, nil
 }
