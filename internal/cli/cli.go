@@ -52,6 +52,11 @@ commands:
           decide with upstream's own code at both releases; say whether the
           decision changes and which named behaviour change causes it
           (exit 1 when the decision changes, 0 when only its message does)
+  e2e     [-workload W[,W...]] [-nodes N] [-impl default,optimized[,...]] [-count K] [-raw FILE] [-cpuprofile DIR] [-o text|markdown]
+          run upstream's scheduler_perf (its preemption workloads, a real
+          kube-apiserver, etcd and kube-scheduler in process) with the stock
+          DefaultPreemption and with implementations plugged as its PostFilter,
+          interleaved; print SchedulingThroughput and attempt latency tables
   version print this build's version, the upstream release it models and
           the earlier releases -impl upstream@VERSION runs
 `
@@ -88,6 +93,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"plot":     runPlot,
 	"version":  runVersion,
 	"upgrade":  runUpgrade,
+	"e2e":      runE2E,
 }
 
 // parseError is what a command returns for fs.Parse's error: flag.ErrHelp
