@@ -106,3 +106,21 @@ func TestUsageListsEveryShape(t *testing.T) {
 		t.Errorf("shapes in the usage (-synth.Shapes +usage):\n%s", diff)
 	}
 }
+
+// compare e2e keeps the measured metrics of scheduler_perf's result line,
+// in the project's naming.
+func TestE2EResult(t *testing.T) {
+	out := []byte("goos: linux\nBenchmarkPerfScheduling/PreemptionBasic/500Nodes-2  \t       1\t         3.5 SchedulingDuration/Duration\t 132.4 heap_memory_usage/Average\t  57.25 SchedulingThroughput/Average\t 60 SchedulingThroughput/Perc50\t 4.1 scheduler_scheduling_attempt_duration_ms/Perc50\t 9.5 scheduler_scheduling_attempt_duration_ms/Perc99\nPASS\n")
+	r := e2eRun{suite: "default_preemption", testCase: "PreemptionBasic", workload: "500Nodes"}
+	got, err := e2eResult(out, r, "optimized")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "BenchmarkE2E/workload=PreemptionBasic/run=500Nodes/impl=optimized 1 3.5 scheduling-s 57.25 pods/s 4.1 attempt-p50-ms 9.5 attempt-p99-ms\n"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if _, err := e2eResult(out, e2eRun{testCase: "PreemptionAsync", workload: "500Nodes"}, "default"); err == nil {
+		t.Error("a run with no result line gave no error")
+	}
+}
