@@ -621,7 +621,7 @@ func TestGateComparesWhatItClaims(t *testing.T) {
 		{"base without -benchmem", six("100 ns/op"), six("100 ns/op 64 B/op 1 allocs/op"), "allocs/op of A only in head: the base has none to compare"},
 		{"a unit on some lines only", six("100 ns/op 64 B/op 1 allocs/op"), six("100 ns/op") + strings.Repeat("BenchmarkA-2 10 100 ns/op 64 B/op 1 allocs/op\n", 3),
 			"head: A has 3 samples of B/op (of 9 results), need at least 6"},
-		{"no gated unit", six("5 candidates/op"), six("6 candidates/op"), "nothing to gate: no benchmark of both files has sec/op, B/op or allocs/op"},
+		{"no gated unit", six("5 candidates/op"), six("6 candidates/op"), "nothing to gate: no benchmark of both files has sec/op, B/op, allocs/op or pods/s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := Gate("base", read(tc.base), "head", read(tc.head), DefaultGateOptions())
@@ -787,6 +787,40 @@ func TestGateOverflowingValueIsBadInput(t *testing.T) {
 		g := Gate("base", b, "head", h, DefaultGateOptions())
 		if g.Outcome() != Unusable || !strings.Contains(strings.Join(g.Problems, "\n"), "head:7: ") {
 			t.Errorf("Gate with %q: exit %d, problems %q, warnings %q", tc.line, g.Outcome(), g.Problems, h.Warnings)
+		}
+	}
+}
+
+// pods/s (compare e2e's throughput) is gated the other way round: a
+// significant drop past the time threshold is a regression, a rise an
+// improvement.
+func TestGateThroughputHigherIsBetter(t *testing.T) {
+	lines := func(base float64) string {
+		var b strings.Builder
+		for i := range 6 {
+			fmt.Fprintf(&b, "BenchmarkE2E/workload=W/impl=x 1 %g pods/s\n", base+float64(i))
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		base, head float64
+		want       Verdict
+	}{
+		{100, 50, Regression},
+		{100, 97, WithinThreshold},
+		{100, 150, Improvement},
+	} {
+		base, err := Read(strings.NewReader(lines(tc.base)), "base")
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, err := Read(strings.NewReader(lines(tc.head)), "head")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := Gate("base", base, "head", head, DefaultGateOptions())
+		if len(g.Problems) > 0 || len(g.Checks) != 1 || g.Checks[0].Verdict != tc.want {
+			t.Errorf("%g -> %g pods/s: problems %q, checks %+v; want %s", tc.base, tc.head, g.Problems, g.Checks, tc.want)
 		}
 	}
 }

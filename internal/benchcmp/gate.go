@@ -30,12 +30,17 @@ func DefaultGateOptions() GateOptions {
 }
 
 // gatedUnits are the units the gate checks; others (the domain counts) are
-// not gated.
-var gatedUnits = []string{"sec/op", "B/op", "allocs/op"}
+// not gated. pods/s is a throughput (compare e2e's, scheduler_perf's
+// SchedulingThroughput): higher is better, and it is held to the time
+// threshold.
+var gatedUnits = []string{"sec/op", "B/op", "allocs/op", "pods/s"}
+
+// higherIsBetter says whether a larger value of unit is an improvement.
+func higherIsBetter(unit string) bool { return unit == "pods/s" }
 
 func (o GateOptions) threshold(unit string) float64 {
 	switch unit {
-	case "sec/op":
+	case "sec/op", "pods/s":
 		return o.MaxTime
 	case "B/op":
 		return o.MaxBytes
@@ -441,7 +446,10 @@ func Gate(baseName string, base Source, headName string, head Source, opts GateO
 	holm(g.Checks, opts.Alpha)
 	for i := range g.Checks {
 		c := &g.Checks[i]
-		pct := c.Comparison.ChangePct()
+		pct := c.Comparison.ChangePct() // how much worse
+		if higherIsBetter(c.Unit) {
+			pct = -pct
+		}
 		switch {
 		case !c.Comparison.Significant || pct == 0:
 			c.Verdict = NoChange

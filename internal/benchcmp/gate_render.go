@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,7 +15,16 @@ import (
 func (g *GateResult) rule() string {
 	var parts []string
 	for _, u := range gatedUnits {
-		parts = append(parts, fmt.Sprintf("+%s%% %s", strconv.FormatFloat(g.Options.threshold(u), 'f', -1, 64), u))
+		sign := "+"
+		if higherIsBetter(u) {
+			// Said only when checked: the benchmarks of go test have no
+			// throughput; compare e2e's have.
+			if !slices.ContainsFunc(g.Checks, func(c Check) bool { return c.Unit == u }) {
+				continue
+			}
+			sign = "-"
+		}
+		parts = append(parts, fmt.Sprintf("%s%s%% %s", sign, strconv.FormatFloat(g.Options.threshold(u), 'f', -1, 64), u))
 	}
 	return fmt.Sprintf("a regression is a change significant at p < %s (Holm-Bonferroni over the gate's checks) and worse than %s",
 		strconv.FormatFloat(g.Options.Alpha, 'f', -1, 64), strings.Join(parts, ", "))
