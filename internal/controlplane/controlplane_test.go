@@ -1,0 +1,104 @@
+package controlplane
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+func TestMain(m *testing.M) { Main(m) }
+
+// TestCreateAndList: a client of the shared control plane creates a
+// namespace and a node and lists them back, through the kubeconfig too.
+func TestCreateAndList(t *testing.T) {
+	cp := Shared(t)
+	t.Logf("control plane start: %v (etcd %s)", cp.StartDuration, cp.EtcdURL)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cp.Healthy(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := cp.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cp-test"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "cp-test-node"}}
+	if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pod := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "cp-test"},
+		Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "c", Image: "pause"}}},
+	}
+	if _, err := cs.CoreV1().Pods("cp-test").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	file := t.TempDir() + "/kubeconfig"
+	if err := cp.WriteKubeconfig(file); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs2, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods, err := cs2.CoreV1().Pods("cp-test").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 1 || pods.Items[0].Name != "p" {
+		t.Errorf("pods listed through the kubeconfig: %v, want [p]", pods.Items)
+	}
+	nodes, err := cs2.CoreV1().Nodes().Get(ctx, "cp-test-node", metav1.GetOptions{})
+	if err != nil || nodes.Name != "cp-test-node" {
+		t.Errorf("node: %v, %v", nodes, err)
+	}
+}
+
+// TestStartStop: a control plane of its own starts, answers, and leaves
+// no directory behind once stopped; the etcd URL is what
+// KUBE_INTEGRATION_ETCD_URL gets.
+func TestStartStop(t *testing.T) {
+	var lines int
+	cp, err := Start(Options{Logf: func(string, ...any) { lines++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("control plane start: %v", cp.StartDuration)
+	if err := cp.Healthy(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EtcdURLEnv, "")
+	if err := cp.SetEtcdEnv(); err != nil || os.Getenv(EtcdURLEnv) != cp.EtcdURL {
+		t.Errorf("%s=%q after SetEtcdEnv (%v), want %q", EtcdURLEnv, os.Getenv(EtcdURLEnv), err, cp.EtcdURL)
+	}
+	if len(cp.Dirs) != 2 {
+		t.Errorf("directories: %v, want etcd's and the API server's", cp.Dirs)
+	}
+	cp.Stop()
+	cp.Stop() // twice is fine
+	for _, d := range cp.Dirs {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("%s still there after Stop (%v)", d, err)
+		}
+	}
+	if cp.Failed() {
+		t.Errorf("the API server reported a failure")
+	}
+	if lines == 0 {
+		t.Errorf("nothing logged through Logf")
+	}
+}
