@@ -2,6 +2,8 @@ package schedplugin_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -156,4 +158,106 @@ func TestFallbackUnmodelledFilter(t *testing.T) {
 		t.Errorf("optimized decided %v cycles, want none", d)
 	}
 	t.Logf("%v; %v fallbacks", got, fb)
+}
+
+// syncErrors collects what the plugin's sync check (SetSyncCheck) found
+// in every test of the package: a followed cluster that is not the one a
+// build would make.
+var syncErrors struct {
+	sync.Mutex
+	errs   []error
+	checks int
+}
+
+func init() {
+	schedplugin.SetSyncCheck(func(err error) {
+		syncErrors.Lock()
+		defer syncErrors.Unlock()
+		syncErrors.checks++
+		if err != nil {
+			syncErrors.errs = append(syncErrors.errs, err)
+		}
+	})
+}
+
+func checkSyncs(t *testing.T) {
+	t.Helper()
+	syncErrors.Lock()
+	defer syncErrors.Unlock()
+	for _, err := range syncErrors.errs {
+		t.Errorf("followed cluster: %v", err)
+	}
+	syncErrors.errs = nil
+	t.Logf("%d cycles checked the followed cluster", syncErrors.checks)
+}
+
+func syncs(t *testing.T, impl, kind string) float64 {
+	return value(t, func() (float64, error) {
+		return testutil.GetCounterMetricValue(schedplugin.Rebuilds.WithLabelValues(impl, kind))
+	})
+}
+
+// TestPreemptionStream: three preemptors, one after the other, on one
+// scheduler: four full nodes (two pods of 1 cpu on each, at priority 10,
+// 20, 30, 40), each preemptor asking for a whole node at priority 100.
+// Each preempts the two pods of the lowest-priority node left: stock
+// DefaultPreemption and each implementation agree round by round. The
+// plugin builds its cluster once and follows the scheduler's cache after
+// (victims gone, preemptors bound: updates), and the followed cluster is
+// checked against a build at every cycle.
+func TestPreemptionStream(t *testing.T) {
+	cp := controlplane.Shared(t)
+	cs, err := cp.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stock []e2etest.Outcome
+	for _, impl := range []string{"", "optimized", "reference", "upstream"} {
+		name := impl
+		if name == "" {
+			name = "default"
+		}
+		t.Run(name, func(t *testing.T) {
+			sched := "sched-stream-" + name
+			e2etest.RunScheduler(t, cp, e2etest.Config(sched, impl))
+			s := e2etest.Empty(t, cs, "stream-"+name, sched)
+			for i := range 4 {
+				n := fmt.Sprintf("stream-%s-%d", name, i)
+				s.AddNode(t, cs, e2etest.Node(n, 2000, nil))
+				for j := range 2 {
+					s.AddPod(t, cs, e2etest.Pod(s.NS, fmt.Sprintf("v%d-%d", i, j), sched, n, int32(10*(i+1)), 1000))
+				}
+			}
+			var builds0, updates0, succ0 float64
+			if impl != "" {
+				builds0, updates0, succ0 = syncs(t, impl, "build"), syncs(t, impl, "update"), decisions(t, impl, "Success")
+			}
+			var got []e2etest.Outcome
+			for k := range 3 {
+				o := s.Relative(s.PreemptPod(t, cs, e2etest.Pod(s.NS, fmt.Sprintf("p%d", k), sched, "", 100, 2000)))
+				want := e2etest.Outcome{Deleted: []string{fmt.Sprintf("v%d-0", k), fmt.Sprintf("v%d-1", k)},
+					Nominated: []string{string(rune('a' + k))}, Bound: string(rune('a' + k))}
+				if o.String() != want.String() {
+					t.Errorf("round %d: %v, want %v", k, o, want)
+				}
+				got = append(got, o)
+			}
+			if impl == "" {
+				stock = got
+				return
+			}
+			if fmt.Sprint(got) != fmt.Sprint(stock) {
+				t.Errorf("%s: %v, stock DefaultPreemption: %v", impl, got, stock)
+			}
+			if d := decisions(t, impl, "Success") - succ0; d != 3 {
+				t.Errorf("%s decided %v preemptions, want 3", impl, d)
+			}
+			b, u := syncs(t, impl, "build")-builds0, syncs(t, impl, "update")-updates0
+			t.Logf("%s: %v builds, %v updates of its cluster", impl, b, u)
+			if b != 1 || u != 2 {
+				t.Errorf("%s: %v builds and %v updates, want 1 and 2 (the later cycles follow the cache)", impl, b, u)
+			}
+			checkSyncs(t)
+		})
+	}
 }

@@ -88,24 +88,41 @@ func newFollower(impl preempt.Implementation, h fwk.Handle) *follower {
 	return f
 }
 
+// syncKind is what sync did: built the evaluator, updated it with a
+// change, or nothing (no change since the last cycle).
+type syncKind string
+
+const (
+	synced  syncKind = ""
+	built   syncKind = "build"
+	updated syncKind = "update"
+)
+
 // sync brings the cluster and evaluator to the scheduler's state of this
 // cycle, preemptor being the pod that runs the cycle (kept out of the
-// cluster, as the contract wants). It returns the evaluator and whether
-// it was built afresh.
-func (f *follower) sync(preemptor *v1.Pod) (preempt.Evaluator, bool, error) {
+// cluster, as the contract wants). It returns the evaluator and what it
+// took.
+func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind, err error) {
 	infos, err := f.nodeLister()
 	if err != nil {
-		return nil, false, err
+		return nil, synced, err
+	}
+	if checkSync != nil {
+		defer func() {
+			if err == nil {
+				checkSync(f.check(infos, preemptor))
+			}
+		}()
 	}
 	pdbs, nss, err := f.listObjects()
 	if err != nil {
-		return nil, false, err
+		return nil, synced, err
 	}
 	if f.ev == nil || !f.sameObjects(infos, pdbs, nss) {
 		if err := f.build(infos, pdbs, nss, preemptor); err != nil {
-			return nil, true, err
+			return nil, built, err
 		}
-		return f.ev, true, nil
+		return f.ev, built, nil
 	}
 
 	removed := map[types.UID]bool{}
@@ -155,7 +172,7 @@ func (f *follower) sync(preemptor *v1.Pod) (preempt.Evaluator, bool, error) {
 		added = append(added, w)
 	}
 	if len(removed) == 0 && len(added) == 0 {
-		return f.ev, false, nil
+		return f.ev, synced, nil
 	}
 
 	ch := preempt.Change{}
@@ -166,21 +183,21 @@ func (f *follower) sync(preemptor *v1.Pod) (preempt.Evaluator, bool, error) {
 	for _, e := range added {
 		if err := preempt.ValidatePod(e.obj); err != nil {
 			f.ev = nil // the next cycle builds again
-			return nil, false, errInvalid{err}
+			return nil, updated, errInvalid{err}
 		}
 		ch.Added = append(ch.Added, e.obj)
 	}
 	pods, err := ch.Apply(f.c.Pods)
 	if err != nil {
 		f.ev = nil
-		return nil, false, err
+		return nil, updated, err
 	}
 	next := *f.c
 	next.Pods = pods
-	ev, err := preempt.Follow(f.impl, f.ev, &next, ch)
+	ev, err = preempt.Follow(f.impl, f.ev, &next, ch)
 	if err != nil {
 		f.ev = nil
-		return nil, false, err
+		return nil, updated, err
 	}
 	for uid := range removed {
 		f.forget(uid)
@@ -190,7 +207,57 @@ func (f *follower) sync(preemptor *v1.Pod) (preempt.Evaluator, bool, error) {
 	}
 	f.c, f.ev = &next, ev
 	f.updates++
-	return ev, false, nil
+	return ev, updated, nil
+}
+
+// checkSync, when set (by tests), gets after every successful sync the
+// outcome of check: nil when the followed cluster is the one a build
+// would make.
+var checkSync func(error)
+
+// check compares the cluster's pods with those a build from infos would
+// hold: the same pods, each bound to or nominated on the same node.
+func (f *follower) check(infos []fwk.NodeInfo, preemptor *v1.Pod) error {
+	where := func(p *v1.Pod) string {
+		if p.Spec.NodeName != "" {
+			return "bound to " + p.Spec.NodeName
+		}
+		return "nominated to " + p.Status.NominatedNodeName
+	}
+	want := map[string]string{}
+	bound := map[types.UID]bool{}
+	for _, ni := range infos {
+		for _, pi := range ni.GetPods() {
+			p := pi.GetPod()
+			want[preempt.Key(p.Namespace, p.Name)] = where(p)
+			bound[p.UID] = true
+		}
+	}
+	for _, e := range f.nominatedPods(preemptor, func(uid types.UID) bool { return bound[uid] }) {
+		want[preempt.Key(e.obj.Namespace, e.obj.Name)] = where(e.obj)
+	}
+	got := map[string]string{}
+	for _, p := range f.c.Pods {
+		k := preempt.Key(p.Namespace, p.Name)
+		if _, dup := got[k]; dup {
+			return fmt.Errorf("pod %s twice in the followed cluster", k)
+		}
+		got[k] = where(p)
+	}
+	for k, w := range want {
+		if got[k] != w {
+			return fmt.Errorf("pod %s: followed cluster has it %q, the scheduler %q", k, got[k], w)
+		}
+	}
+	for k, g := range got {
+		if _, ok := want[k]; !ok {
+			return fmt.Errorf("pod %s: followed cluster has it %s, the scheduler does not", k, g)
+		}
+	}
+	if len(f.pods) != len(f.c.Pods) {
+		return fmt.Errorf("%d pods indexed, %d in the cluster", len(f.pods), len(f.c.Pods))
+	}
+	return nil
 }
 
 // errInvalid is a cluster or preemptor the contract's validation refuses.

@@ -180,7 +180,7 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 	if err := preempt.ValidatePod(pod); err != nil {
 		return nil, nil, ReasonInvalid, err.Error()
 	}
-	ev, built, err := pl.follow.sync(pod)
+	ev, kind, err := pl.follow.sync(pod)
 	if err != nil {
 		var inv errInvalid
 		if errors.As(err, &inv) {
@@ -188,12 +188,8 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 		}
 		return nil, nil, ReasonError, err.Error()
 	}
-	kind := "update"
-	if built {
-		kind = "build"
-	}
-	if built || pl.follow.updates > 0 {
-		Rebuilds.WithLabelValues(pl.impl.Name(), kind).Inc()
+	if kind != synced {
+		Rebuilds.WithLabelValues(pl.impl.Name(), string(kind)).Inc()
 	}
 	c := pl.follow.c
 	if pl.follow.inGroups > 0 {

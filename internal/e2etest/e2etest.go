@@ -193,31 +193,46 @@ type Scenario struct {
 
 func NewScenario(t *testing.T, cs kubernetes.Interface, tag, sched string) *Scenario {
 	t.Helper()
-	ctx := context.Background()
+	s := Empty(t, cs, tag, sched)
+	a, b, c := tag+"-a", tag+"-b", tag+"-c"
+	s.AddNode(t, cs, Node(a, 2000, map[string]string{RejectLabel: "true"}))
+	s.AddNode(t, cs, Node(b, 2000, nil))
+	s.AddNode(t, cs, Node(c, 2000, nil))
+	s.AddPod(t, cs, Pod(s.NS, "low-a", sched, a, 10, 500))
+	s.AddPod(t, cs, Pod(s.NS, "low-b", sched, a, 5, 1500))
+	s.AddPod(t, cs, Pod(s.NS, "mid-a", sched, b, 20, 1000))
+	s.AddPod(t, cs, Pod(s.NS, "mid-b", sched, b, 20, 1000))
+	s.AddPod(t, cs, Pod(s.NS, "high", sched, c, 200, 2000))
+	return s
+}
+
+// Empty is a scenario without nodes or pods: its namespace, e2e-TAG,
+// and the cleanup of what it will hold at the end of t.
+func Empty(t *testing.T, cs kubernetes.Interface, tag, sched string) *Scenario {
+	t.Helper()
 	s := &Scenario{NS: "e2e-" + tag, Sched: sched}
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.NS}}, metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().Namespaces().Create(context.Background(), &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.NS}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	a, b, c := tag+"-a", tag+"-b", tag+"-c"
-	s.Nodes = []string{a, b, c}
-	for _, n := range []*v1.Node{Node(a, 2000, map[string]string{RejectLabel: "true"}), Node(b, 2000, nil), Node(c, 2000, nil)} {
-		if _, err := cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	t.Cleanup(func() { s.Cleanup(t, cs) })
-	for _, p := range []*v1.Pod{
-		Pod(s.NS, "low-a", sched, a, 10, 500),
-		Pod(s.NS, "low-b", sched, a, 5, 1500),
-		Pod(s.NS, "mid-a", sched, b, 20, 1000),
-		Pod(s.NS, "mid-b", sched, b, 20, 1000),
-		Pod(s.NS, "high", sched, c, 200, 2000),
-	} {
-		if _, err := cs.CoreV1().Pods(s.NS).Create(ctx, p, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	return s
+}
+
+// AddNode creates n, one of the scenario's nodes (Nodes, in order).
+func (s *Scenario) AddNode(t *testing.T, cs kubernetes.Interface, n *v1.Node) {
+	t.Helper()
+	if _, err := cs.CoreV1().Nodes().Create(context.Background(), n, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s.Nodes = append(s.Nodes, n.Name)
+}
+
+// AddPod creates p.
+func (s *Scenario) AddPod(t *testing.T, cs kubernetes.Interface, p *v1.Pod) {
+	t.Helper()
+	if _, err := cs.CoreV1().Pods(p.Namespace).Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Cleanup deletes the Scenario's pods (no garbage collector runs) and
@@ -252,9 +267,17 @@ func (s *Scenario) Relative(o Outcome) Outcome {
 	return out
 }
 
-// Preempt creates the preemptor and watches the namespace until it is
-// bound (or timeout): the Outcome.
+// Preempt creates the scenario's preemptor (priority 100, 1.5 cpu) and
+// watches the namespace until it is bound (or fails after 60 s).
 func (s *Scenario) Preempt(t *testing.T, cs kubernetes.Interface) Outcome {
+	t.Helper()
+	return s.PreemptPod(t, cs, Pod(s.NS, "preemptor", s.Sched, "", 100, 1500))
+}
+
+// PreemptPod creates preemptor (in the scenario's namespace) and watches
+// the namespace until it is bound: the pods deleted meanwhile, the nodes
+// it was nominated to, the node it was bound to.
+func (s *Scenario) PreemptPod(t *testing.T, cs kubernetes.Interface, preemptor *v1.Pod) Outcome {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -263,7 +286,7 @@ func (s *Scenario) Preempt(t *testing.T, cs kubernetes.Interface) Outcome {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	if _, err := cs.CoreV1().Pods(s.NS).Create(ctx, Pod(s.NS, "preemptor", s.Sched, "", 100, 1500), metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().Pods(s.NS).Create(ctx, preemptor, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var o Outcome
@@ -282,7 +305,7 @@ func (s *Scenario) Preempt(t *testing.T, cs kubernetes.Interface) Outcome {
 			switch {
 			case ev.Type == watch.Deleted:
 				o.Deleted = append(o.Deleted, p.Name)
-			case p.Name == "preemptor":
+			case p.Name == preemptor.Name:
 				if n := p.Status.NominatedNodeName; n != "" && (len(o.Nominated) == 0 || o.Nominated[len(o.Nominated)-1] != n) {
 					o.Nominated = append(o.Nominated, n)
 				}
