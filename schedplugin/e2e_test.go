@@ -261,3 +261,39 @@ func TestPreemptionStream(t *testing.T) {
 		})
 	}
 }
+
+// TestFallbackUnmodelledPod: a preemptor with an NFS volume (a volume
+// the volume filters look at, which no implementation models) makes its
+// cycle fall back, counted under unmodelled_pod, and DefaultPreemption
+// preempts as in TestPreemptionAgreement.
+//
+// (A preemptor with a claim that does not exist would not do: in v1.37.2
+// VolumeBinding's PreFilter rejects it, DynamicResources' PreFilter then
+// never runs, and its PostFilter, which runs before any preemption
+// plugin, fails with "not found" for want of its state, so no
+// preemption plugin is called at all, stock DefaultPreemption included.)
+func TestFallbackUnmodelledPod(t *testing.T) {
+	cp := controlplane.Shared(t)
+	cs, err := cp.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched := "sched-unmodelled"
+	e2etest.RunScheduler(t, cp, e2etest.Config(sched, "reference"))
+	s := e2etest.NewScenario(t, cs, "unmodelled", sched)
+	fb0 := fallbacks(t, "reference", string(schedplugin.ReasonUnmodelled))
+	att0 := attempts(t)
+	p := e2etest.Pod(s.NS, "with-nfs", sched, "", 100, 1500)
+	p.Spec.Volumes = []v1.Volume{{Name: "data", VolumeSource: v1.VolumeSource{
+		NFS: &v1.NFSVolumeSource{Server: "nfs.example", Path: "/data"}}}}
+	got := s.Relative(s.PreemptPod(t, cs, p))
+	want := e2etest.Outcome{Deleted: []string{"low-b"}, Nominated: []string{"a"}, Bound: "a"}
+	if got.String() != want.String() {
+		t.Errorf("%v, want %v", got, want)
+	}
+	fb := fallbacks(t, "reference", string(schedplugin.ReasonUnmodelled)) - fb0
+	if att := attempts(t) - att0; fb < 1 || fb != att {
+		t.Errorf("fallbacks counted under unmodelled_pod: %v, preemption attempts: %v; want as many, at least 1", fb, att)
+	}
+	checkSyncs(t)
+}
