@@ -1,0 +1,299 @@
+package schedplugin_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/component-base/metrics/testutil"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+
+	"github.com/preemptbench/preemptbench/internal/controlplane"
+	"github.com/preemptbench/preemptbench/internal/e2etest"
+	"github.com/preemptbench/preemptbench/schedplugin"
+)
+
+func TestMain(m *testing.M) { controlplane.Main(m) }
+
+// rejectFilter is a Filter plugin no implementation models: it finds
+// nodes labelled e2etest.RejectLabel Unschedulable, whatever runs on them.
+type rejectFilter struct{}
+
+const rejectFilterName = "PreemptbenchTestRejectLabel"
+
+func (rejectFilter) Name() string { return rejectFilterName }
+
+func (rejectFilter) Filter(_ context.Context, _ fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
+	if ni.Node().Labels[e2etest.RejectLabel] == "true" {
+		return fwk.NewStatus(fwk.Unschedulable, "node is labelled "+e2etest.RejectLabel)
+	}
+	return nil
+}
+
+func newRejectFilter(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
+	return rejectFilter{}, nil
+}
+
+func value(t *testing.T, get func() (float64, error)) float64 {
+	t.Helper()
+	v, err := get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func fallbacks(t *testing.T, impl, reason string) float64 {
+	return value(t, func() (float64, error) {
+		return testutil.GetCounterMetricValue(schedplugin.Fallbacks.WithLabelValues(impl, reason))
+	})
+}
+
+func decisions(t *testing.T, impl, result string) float64 {
+	return value(t, func() (float64, error) {
+		return testutil.GetCounterMetricValue(schedplugin.Decisions.WithLabelValues(impl, result))
+	})
+}
+
+func attempts(t *testing.T) float64 {
+	return value(t, func() (float64, error) { return testutil.GetCounterMetricValue(metrics.PreemptionAttempts) })
+}
+
+// TestPreemptionAgreement runs one preemption scenario under stock
+// kube-scheduler (DefaultPreemption) and under the plugin with each
+// implementation, each against the shared in-process API server: the
+// victims deleted, the node nominated and the node bound are the same,
+// and the expected ones (node a, low-b). Under the plugin the
+// implementation decided (a Success decision, no fallback).
+func TestPreemptionAgreement(t *testing.T) {
+	cp := controlplane.Shared(t)
+	cs, err := cp.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stock e2etest.Outcome
+	for _, impl := range []string{"", "optimized", "reference", "upstream"} {
+		name := impl
+		if name == "" {
+			name = "default"
+		}
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			sched := "sched-" + name
+			e2etest.RunScheduler(t, cp, e2etest.Config(sched, impl))
+			s := e2etest.NewScenario(t, cs, "agree-"+name, sched)
+			var succ0, fb0 float64
+			if impl != "" {
+				succ0 = decisions(t, impl, "Success")
+				fb0 = totalFallbacks(t, impl)
+			}
+			got := s.Relative(s.Preempt(t, cs))
+			t.Logf("%s: %v (%v)", name, got, time.Since(start).Round(time.Millisecond))
+			want := e2etest.Outcome{Deleted: []string{"low-b"}, Nominated: []string{"a"}, Bound: "a"}
+			if got.String() != want.String() {
+				t.Errorf("%s: %v, want %v", name, got, want)
+			}
+			if impl == "" {
+				stock = got
+				return
+			}
+			if got.String() != stock.String() {
+				t.Errorf("%s: %v, stock DefaultPreemption: %v", impl, got, stock)
+			}
+			if d := decisions(t, impl, "Success") - succ0; d != 1 {
+				t.Errorf("%s decided %v preemptions, want 1", impl, d)
+			}
+			if d := totalFallbacks(t, impl) - fb0; d != 0 {
+				t.Errorf("%s fell back %v times, want 0", impl, d)
+			}
+		})
+	}
+}
+
+func totalFallbacks(t *testing.T, impl string) float64 {
+	var sum float64
+	for _, r := range []schedplugin.Reason{schedplugin.ReasonFilterPlugin, schedplugin.ReasonExtenders, schedplugin.ReasonPodGroup,
+		schedplugin.ReasonGate, schedplugin.ReasonUnmodelled, schedplugin.ReasonFilterStatus, schedplugin.ReasonInvalid, schedplugin.ReasonError} {
+		sum += fallbacks(t, impl, string(r))
+	}
+	return sum
+}
+
+// TestFallbackUnmodelledFilter: a profile with a filter plugin the
+// implementations do not model (rejectFilter, which rejects node a)
+// makes every cycle of the plugged optimized fall back to
+// DefaultPreemption, counted under unmodelled_filter_plugin once per
+// preemption attempt; DefaultPreemption's dry run runs the filter, so
+// it preempts on node b (mid-a and mid-b), where optimized alone would
+// have chosen a.
+func TestFallbackUnmodelledFilter(t *testing.T) {
+	cp := controlplane.Shared(t)
+	cs, err := cp.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched := "sched-fallback"
+	e2etest.RunScheduler(t, cp, e2etest.Config(sched, "optimized", rejectFilterName), app.WithPlugin(rejectFilterName, newRejectFilter))
+	s := e2etest.NewScenario(t, cs, "fallback", sched)
+	fb0 := fallbacks(t, "optimized", string(schedplugin.ReasonFilterPlugin))
+	dec0 := decisions(t, "optimized", "Success")
+	att0 := attempts(t)
+	got := s.Relative(s.Preempt(t, cs))
+	want := e2etest.Outcome{Deleted: []string{"mid-a", "mid-b"}, Nominated: []string{"b"}, Bound: "b"}
+	if got.String() != want.String() {
+		t.Errorf("%v, want %v", got, want)
+	}
+	fb := fallbacks(t, "optimized", string(schedplugin.ReasonFilterPlugin)) - fb0
+	att := attempts(t) - att0
+	if fb < 1 || fb != att {
+		t.Errorf("fallbacks counted: %v, preemption attempts: %v; want as many, at least 1", fb, att)
+	}
+	if d := decisions(t, "optimized", "Success") - dec0; d != 0 {
+		t.Errorf("optimized decided %v cycles, want none", d)
+	}
+	t.Logf("%v; %v fallbacks", got, fb)
+}
+
+// syncErrors collects what the plugin's sync check (SetSyncCheck) found
+// in every test of the package: a followed cluster that is not the one a
+// build would make.
+var syncErrors struct {
+	sync.Mutex
+	errs   []error
+	checks int
+}
+
+func init() {
+	schedplugin.SetSyncCheck(func(err error) {
+		syncErrors.Lock()
+		defer syncErrors.Unlock()
+		syncErrors.checks++
+		if err != nil {
+			syncErrors.errs = append(syncErrors.errs, err)
+		}
+	})
+}
+
+func checkSyncs(t *testing.T) {
+	t.Helper()
+	syncErrors.Lock()
+	defer syncErrors.Unlock()
+	for _, err := range syncErrors.errs {
+		t.Errorf("followed cluster: %v", err)
+	}
+	syncErrors.errs = nil
+	t.Logf("%d cycles checked the followed cluster", syncErrors.checks)
+}
+
+func syncs(t *testing.T, impl, kind string) float64 {
+	return value(t, func() (float64, error) {
+		return testutil.GetCounterMetricValue(schedplugin.Rebuilds.WithLabelValues(impl, kind))
+	})
+}
+
+// TestPreemptionStream: three preemptors, one after the other, on one
+// scheduler: four full nodes (two pods of 1 cpu on each, at priority 10,
+// 20, 30, 40), each preemptor asking for a whole node at priority 100.
+// Each preempts the two pods of the lowest-priority node left: stock
+// DefaultPreemption and each implementation agree round by round. The
+// plugin builds its cluster once and follows the scheduler's cache after
+// (victims gone, preemptors bound: updates), and the followed cluster is
+// checked against a build at every cycle.
+func TestPreemptionStream(t *testing.T) {
+	cp := controlplane.Shared(t)
+	cs, err := cp.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stock []e2etest.Outcome
+	for _, impl := range []string{"", "optimized", "reference", "upstream"} {
+		name := impl
+		if name == "" {
+			name = "default"
+		}
+		t.Run(name, func(t *testing.T) {
+			sched := "sched-stream-" + name
+			e2etest.RunScheduler(t, cp, e2etest.Config(sched, impl))
+			s := e2etest.Empty(t, cs, "stream-"+name, sched)
+			for i := range 4 {
+				n := fmt.Sprintf("stream-%s-%d", name, i)
+				s.AddNode(t, cs, e2etest.Node(n, 2000, nil))
+				for j := range 2 {
+					s.AddPod(t, cs, e2etest.Pod(s.NS, fmt.Sprintf("v%d-%d", i, j), sched, n, int32(10*(i+1)), 1000))
+				}
+			}
+			var builds0, updates0, succ0 float64
+			if impl != "" {
+				builds0, updates0, succ0 = syncs(t, impl, "build"), syncs(t, impl, "update"), decisions(t, impl, "Success")
+			}
+			var got []e2etest.Outcome
+			for k := range 3 {
+				o := s.Relative(s.PreemptPod(t, cs, e2etest.Pod(s.NS, fmt.Sprintf("p%d", k), sched, "", 100, 2000)))
+				want := e2etest.Outcome{Deleted: []string{fmt.Sprintf("v%d-0", k), fmt.Sprintf("v%d-1", k)},
+					Nominated: []string{string(rune('a' + k))}, Bound: string(rune('a' + k))}
+				if o.String() != want.String() {
+					t.Errorf("round %d: %v, want %v", k, o, want)
+				}
+				got = append(got, o)
+			}
+			if impl == "" {
+				stock = got
+				return
+			}
+			if fmt.Sprint(got) != fmt.Sprint(stock) {
+				t.Errorf("%s: %v, stock DefaultPreemption: %v", impl, got, stock)
+			}
+			if d := decisions(t, impl, "Success") - succ0; d != 3 {
+				t.Errorf("%s decided %v preemptions, want 3", impl, d)
+			}
+			b, u := syncs(t, impl, "build")-builds0, syncs(t, impl, "update")-updates0
+			t.Logf("%s: %v builds, %v updates of its cluster", impl, b, u)
+			if b != 1 || u != 2 {
+				t.Errorf("%s: %v builds and %v updates, want 1 and 2 (the later cycles follow the cache)", impl, b, u)
+			}
+			checkSyncs(t)
+		})
+	}
+}
+
+// TestFallbackUnmodelledPod: a preemptor with an NFS volume (a volume
+// the volume filters look at, which no implementation models) makes its
+// cycle fall back, counted under unmodelled_pod, and DefaultPreemption
+// preempts as in TestPreemptionAgreement.
+//
+// (A preemptor with a claim that does not exist would not do: in v1.37.2
+// VolumeBinding's PreFilter rejects it, DynamicResources' PreFilter then
+// never runs, and its PostFilter, which runs before any preemption
+// plugin, fails with "not found" for want of its state, so no
+// preemption plugin is called at all, stock DefaultPreemption included.)
+func TestFallbackUnmodelledPod(t *testing.T) {
+	cp := controlplane.Shared(t)
+	cs, err := cp.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched := "sched-unmodelled"
+	e2etest.RunScheduler(t, cp, e2etest.Config(sched, "reference"))
+	s := e2etest.NewScenario(t, cs, "unmodelled", sched)
+	fb0 := fallbacks(t, "reference", string(schedplugin.ReasonUnmodelled))
+	att0 := attempts(t)
+	p := e2etest.Pod(s.NS, "with-nfs", sched, "", 100, 1500)
+	p.Spec.Volumes = []v1.Volume{{Name: "data", VolumeSource: v1.VolumeSource{
+		NFS: &v1.NFSVolumeSource{Server: "nfs.example", Path: "/data"}}}}
+	got := s.Relative(s.PreemptPod(t, cs, p))
+	want := e2etest.Outcome{Deleted: []string{"low-b"}, Nominated: []string{"a"}, Bound: "a"}
+	if got.String() != want.String() {
+		t.Errorf("%v, want %v", got, want)
+	}
+	fb := fallbacks(t, "reference", string(schedplugin.ReasonUnmodelled)) - fb0
+	if att := attempts(t) - att0; fb < 1 || fb != att {
+		t.Errorf("fallbacks counted under unmodelled_pod: %v, preemption attempts: %v; want as many, at least 1", fb, att)
+	}
+	checkSyncs(t)
+}

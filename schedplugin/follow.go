@@ -1,0 +1,420 @@
+package schedplugin
+
+import (
+	"fmt"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	policylisters "k8s.io/client-go/listers/policy/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// follower keeps a preempt.Cluster and an evaluator of it in step with
+// the scheduler's cache, cycle after cycle.
+//
+// What is incremental, and what is not:
+//   - Nodes: each cycle walks the snapshot's NodeInfos (O(nodes)) and
+//     compares each one's generation (NodeInfo.GetGeneration, bumped by
+//     the cache on every change of the node or its pods; the snapshot
+//     keeps one NodeInfo per node and overwrites it in place) and its
+//     node object with what it saw. Only the pods of nodes whose
+//     generation moved are compared (O(their pods)). A node added,
+//     removed or changed builds everything again (Change carries pods
+//     only).
+//   - Nominated pods: the scheduling queue's nominator is asked for every
+//     node (fwk.Handle.NominatedPodsForNode: O(nodes) calls, each a copy
+//     of that node's nominated pods, none for most nodes), and compared
+//     by UID, resourceVersion and node with what the cluster holds.
+//   - PDBs and namespaces: listed from the informers every cycle
+//     (O(objects)) and compared by pointer; a change builds again.
+//   - The evaluator: the changed pods go to preempt.Follow as a
+//     preempt.Change: an Updater (optimized, upstream) updates in time
+//     proportional to the pods changed; reference is built again.
+//     preempt.Change.Apply makes the new pod list (a copy of O(pods)
+//     pointers), as Updater wants the new cluster whole.
+//   - Validation: a build validates the whole cluster
+//     (preempt.Cluster.Validate); an update validates the added pods
+//     only (preempt.ValidatePod; their nodes are the snapshot's).
+type follower struct {
+	impl       preempt.Implementation
+	nodeLister func() ([]fwk.NodeInfo, error)
+	nominated  func(node string) []fwk.PodInfo
+	pdbs       policylisters.PodDisruptionBudgetLister
+	namespaces corelisters.NamespaceLister
+
+	c  *preempt.Cluster
+	ev preempt.Evaluator
+	// nodes are the cluster's nodes' generations and objects, by name.
+	gen   map[string]int64
+	node  map[string]*v1.Node
+	pdbOf []*policyv1.PodDisruptionBudget // as listed, sorted
+	nsOf  []*v1.Namespace                 // as listed, sorted
+	// pods are the cluster's pods by UID; boundOn the UIDs bound to each
+	// node; nom the nominated ones.
+	pods    map[types.UID]*entry
+	boundOn map[string]map[types.UID]bool
+	nom     map[types.UID]*entry
+	// inGroups counts the cluster's pods that belong to a pod group.
+	inGroups int
+
+	builds, updates int
+}
+
+// entry is one pod of the cluster: obj is what Cluster.Pods holds, src
+// the cache's object it was made from (the same for a bound pod), node
+// where it is bound or nominated.
+type entry struct {
+	obj, src *v1.Pod
+	node     string
+	bound    bool
+}
+
+func newFollower(impl preempt.Implementation, h fwk.Handle) *follower {
+	f := &follower{
+		impl:       impl,
+		nodeLister: h.SnapshotSharedLister().NodeInfos().List,
+		nominated:  h.NominatedPodsForNode,
+	}
+	if inf := h.SharedInformerFactory(); inf != nil {
+		f.pdbs = inf.Policy().V1().PodDisruptionBudgets().Lister()
+		f.namespaces = inf.Core().V1().Namespaces().Lister()
+	}
+	return f
+}
+
+// syncKind is what sync did: built the evaluator, updated it with a
+// change, or nothing (no change since the last cycle).
+type syncKind string
+
+const (
+	synced  syncKind = ""
+	built   syncKind = "build"
+	updated syncKind = "update"
+)
+
+// sync brings the cluster and evaluator to the scheduler's state of this
+// cycle, preemptor being the pod that runs the cycle (kept out of the
+// cluster, as the contract wants). It returns the evaluator and what it
+// took.
+func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind, err error) {
+	infos, err := f.nodeLister()
+	if err != nil {
+		return nil, synced, err
+	}
+	if checkSync != nil {
+		defer func() {
+			if err == nil {
+				checkSync(f.check(infos, preemptor))
+			}
+		}()
+	}
+	pdbs, nss, err := f.listObjects()
+	if err != nil {
+		return nil, synced, err
+	}
+	if f.ev == nil || !f.sameObjects(infos, pdbs, nss) {
+		if err := f.build(infos, pdbs, nss, preemptor); err != nil {
+			return nil, built, err
+		}
+		return f.ev, built, nil
+	}
+
+	removed := map[types.UID]bool{}
+	var added []*entry
+	addedBound := map[types.UID]bool{}
+	for _, ni := range infos {
+		name := ni.Node().Name
+		if ni.GetGeneration() == f.gen[name] {
+			continue
+		}
+		f.gen[name] = ni.GetGeneration()
+		seen := map[types.UID]bool{}
+		for _, pi := range ni.GetPods() {
+			p := pi.GetPod()
+			seen[p.UID] = true
+			if e := f.pods[p.UID]; e != nil {
+				if e.bound && e.src == p {
+					continue
+				}
+				removed[p.UID] = true
+			}
+			added = append(added, &entry{obj: p, src: p, node: name, bound: true})
+			addedBound[p.UID] = true
+		}
+		for uid := range f.boundOn[name] {
+			if !seen[uid] {
+				removed[uid] = true
+			}
+		}
+	}
+	want := f.nominatedPods(preemptor, func(uid types.UID) bool {
+		if addedBound[uid] {
+			return true
+		}
+		e := f.pods[uid]
+		return e != nil && e.bound && !removed[uid]
+	})
+	for uid, e := range f.nom {
+		if w, ok := want[uid]; !ok || w.node != e.node || w.src.ResourceVersion != e.src.ResourceVersion {
+			removed[uid] = true
+		}
+	}
+	for uid, w := range want {
+		if e := f.nom[uid]; e != nil && !removed[uid] {
+			continue
+		}
+		added = append(added, w)
+	}
+	if len(removed) == 0 && len(added) == 0 {
+		return f.ev, synced, nil
+	}
+
+	ch := preempt.Change{}
+	for uid := range removed {
+		e := f.pods[uid]
+		ch.Removed = append(ch.Removed, preempt.PodRef{Namespace: e.obj.Namespace, Name: e.obj.Name})
+	}
+	for _, e := range added {
+		if err := preempt.ValidatePod(e.obj); err != nil {
+			f.ev = nil // the next cycle builds again
+			return nil, updated, errInvalid{err}
+		}
+		ch.Added = append(ch.Added, e.obj)
+	}
+	pods, err := ch.Apply(f.c.Pods)
+	if err != nil {
+		f.ev = nil
+		return nil, updated, err
+	}
+	next := *f.c
+	next.Pods = pods
+	ev, err = preempt.Follow(f.impl, f.ev, &next, ch)
+	if err != nil {
+		f.ev = nil
+		return nil, updated, err
+	}
+	for uid := range removed {
+		f.forget(uid)
+	}
+	for _, e := range added {
+		f.remember(e)
+	}
+	f.c, f.ev = &next, ev
+	f.updates++
+	return ev, updated, nil
+}
+
+// checkSync, when set (by tests), gets after every successful sync the
+// outcome of check: nil when the followed cluster is the one a build
+// would make.
+var checkSync func(error)
+
+// check compares the cluster's pods with those a build from infos would
+// hold: the same pods, each bound to or nominated on the same node.
+func (f *follower) check(infos []fwk.NodeInfo, preemptor *v1.Pod) error {
+	where := func(p *v1.Pod) string {
+		if p.Spec.NodeName != "" {
+			return "bound to " + p.Spec.NodeName
+		}
+		return "nominated to " + p.Status.NominatedNodeName
+	}
+	want := map[string]string{}
+	bound := map[types.UID]bool{}
+	for _, ni := range infos {
+		for _, pi := range ni.GetPods() {
+			p := pi.GetPod()
+			want[preempt.Key(p.Namespace, p.Name)] = where(p)
+			bound[p.UID] = true
+		}
+	}
+	for _, e := range f.nominatedPods(preemptor, func(uid types.UID) bool { return bound[uid] }) {
+		want[preempt.Key(e.obj.Namespace, e.obj.Name)] = where(e.obj)
+	}
+	got := map[string]string{}
+	for _, p := range f.c.Pods {
+		k := preempt.Key(p.Namespace, p.Name)
+		if _, dup := got[k]; dup {
+			return fmt.Errorf("pod %s twice in the followed cluster", k)
+		}
+		got[k] = where(p)
+	}
+	for k, w := range want {
+		if got[k] != w {
+			return fmt.Errorf("pod %s: followed cluster has it %q, the scheduler %q", k, got[k], w)
+		}
+	}
+	for k, g := range got {
+		if _, ok := want[k]; !ok {
+			return fmt.Errorf("pod %s: followed cluster has it %s, the scheduler does not", k, g)
+		}
+	}
+	if len(f.pods) != len(f.c.Pods) {
+		return fmt.Errorf("%d pods indexed, %d in the cluster", len(f.pods), len(f.c.Pods))
+	}
+	return nil
+}
+
+// errInvalid is a cluster or preemptor the contract's validation refuses.
+type errInvalid struct{ err error }
+
+func (e errInvalid) Error() string { return "invalid: " + e.err.Error() }
+func (e errInvalid) Unwrap() error { return e.err }
+
+// nominatedPods is the nominator's pods, the preemptor and the pods
+// bound (isBound) left out, by UID, each as the cluster holds it: not
+// bound, status.nominatedNodeName set to its node (the nominator may
+// hold a nomination the pod object does not show yet).
+func (f *follower) nominatedPods(preemptor *v1.Pod, isBound func(types.UID) bool) map[types.UID]*entry {
+	want := map[types.UID]*entry{}
+	for name := range f.gen {
+		for _, pi := range f.nominated(name) {
+			p := pi.GetPod()
+			if p.UID == preemptor.UID || isBound(p.UID) || p.Spec.NodeName != "" {
+				continue
+			}
+			obj := p
+			if p.Status.NominatedNodeName != name {
+				obj = p.DeepCopy()
+				obj.Status.NominatedNodeName = name
+			}
+			want[p.UID] = &entry{obj: obj, src: p, node: name}
+		}
+	}
+	return want
+}
+
+func (f *follower) remember(e *entry) {
+	f.pods[e.obj.UID] = e
+	if e.bound {
+		s := f.boundOn[e.node]
+		if s == nil {
+			s = map[types.UID]bool{}
+			f.boundOn[e.node] = s
+		}
+		s[e.obj.UID] = true
+	} else {
+		f.nom[e.obj.UID] = e
+	}
+	if e.obj.Spec.SchedulingGroup != nil {
+		f.inGroups++
+	}
+}
+
+func (f *follower) forget(uid types.UID) {
+	e := f.pods[uid]
+	if e == nil {
+		return
+	}
+	delete(f.pods, uid)
+	if e.bound {
+		delete(f.boundOn[e.node], uid)
+	} else {
+		delete(f.nom, uid)
+	}
+	if e.obj.Spec.SchedulingGroup != nil {
+		f.inGroups--
+	}
+}
+
+// build makes the cluster and a new evaluator from scratch.
+func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBudget, nss []*v1.Namespace, preemptor *v1.Pod) error {
+	f.ev, f.c = nil, nil
+	f.gen = make(map[string]int64, len(infos))
+	f.node = make(map[string]*v1.Node, len(infos))
+	f.pods = map[types.UID]*entry{}
+	f.boundOn = make(map[string]map[types.UID]bool, len(infos))
+	f.nom = map[types.UID]*entry{}
+	f.inGroups = 0
+	c := &preempt.Cluster{PDBs: pdbs, Namespaces: nss}
+	for _, ni := range infos {
+		n := ni.Node()
+		c.Nodes = append(c.Nodes, n)
+		f.gen[n.Name] = ni.GetGeneration()
+		f.node[n.Name] = n
+		for _, pi := range ni.GetPods() {
+			p := pi.GetPod()
+			e := &entry{obj: p, src: p, node: n.Name, bound: true}
+			f.remember(e)
+			c.Pods = append(c.Pods, p)
+		}
+	}
+	want := f.nominatedPods(preemptor, func(uid types.UID) bool { return f.pods[uid] != nil })
+	uids := make([]types.UID, 0, len(want))
+	for uid := range want {
+		uids = append(uids, uid)
+	}
+	sort.Slice(uids, func(i, j int) bool { return uids[i] < uids[j] })
+	for _, uid := range uids {
+		f.remember(want[uid])
+		c.Pods = append(c.Pods, want[uid].obj)
+	}
+	f.pdbOf, f.nsOf = pdbs, nss
+	if err := c.Validate(); err != nil {
+		return errInvalid{err}
+	}
+	ev, err := f.impl.NewEvaluator(c)
+	if err != nil {
+		return err
+	}
+	f.c, f.ev = c, ev
+	f.builds++
+	return nil
+}
+
+// listObjects lists the PDBs and namespaces, sorted by namespace and name.
+func (f *follower) listObjects() ([]*policyv1.PodDisruptionBudget, []*v1.Namespace, error) {
+	var pdbs []*policyv1.PodDisruptionBudget
+	var nss []*v1.Namespace
+	var err error
+	if f.pdbs != nil {
+		if pdbs, err = f.pdbs.List(labels.Everything()); err != nil {
+			return nil, nil, fmt.Errorf("listing PodDisruptionBudgets: %w", err)
+		}
+		sort.Slice(pdbs, func(i, j int) bool {
+			if pdbs[i].Namespace != pdbs[j].Namespace {
+				return pdbs[i].Namespace < pdbs[j].Namespace
+			}
+			return pdbs[i].Name < pdbs[j].Name
+		})
+	}
+	if f.namespaces != nil {
+		if nss, err = f.namespaces.List(labels.Everything()); err != nil {
+			return nil, nil, fmt.Errorf("listing namespaces: %w", err)
+		}
+		sort.Slice(nss, func(i, j int) bool { return nss[i].Name < nss[j].Name })
+	}
+	return pdbs, nss, nil
+}
+
+// sameObjects reports whether the nodes (names and objects), PDBs and
+// namespaces are those of the cluster.
+func (f *follower) sameObjects(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBudget, nss []*v1.Namespace) bool {
+	if len(infos) != len(f.node) || len(pdbs) != len(f.pdbOf) || len(nss) != len(f.nsOf) {
+		return false
+	}
+	for _, ni := range infos {
+		if n := ni.Node(); f.node[n.Name] != n {
+			return false
+		}
+	}
+	for i := range pdbs {
+		if pdbs[i] != f.pdbOf[i] {
+			return false
+		}
+	}
+	for i := range nss {
+		if nss[i] != f.nsOf[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// has reports whether uid is a pod of the cluster.
+func (f *follower) has(uid types.UID) bool { return f.pods[uid] != nil }

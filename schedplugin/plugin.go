@@ -1,0 +1,332 @@
+package schedplugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+
+	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/internal/registry"
+)
+
+// Name is the plugin's name in the scheduler's registry and profiles.
+const Name = "PreemptbenchPreemption"
+
+// Plugin is the PostFilter (and PreEnqueue) plugin: see the package doc.
+type Plugin struct {
+	fh   fwk.Handle
+	impl preempt.Implementation
+	cfg  preempt.Config
+	// dp is upstream's DefaultPreemption, built with the plugin's args:
+	// the fallback, the gangs' PodGroupPostFilter, and PreEnqueue and
+	// the queueing hints. Its Executor is also the one that acts on the
+	// implementation's decisions (ev), so that PreEnqueue sees every
+	// asynchronous preemption.
+	dp *defaultpreemption.DefaultPreemption
+	ev *preemption.Evaluator
+	// refusal is the configuration's reason to fall back on every cycle
+	// (a gate the implementation does not model), found once.
+	refusal     Reason
+	refusalText string
+
+	profileOnce   sync.Once
+	profileReason Reason
+	profileText   string
+
+	// mu serialises PostFilter: the scheduler runs one scheduling cycle
+	// at a time, but nothing in the framework promises it to a plugin.
+	mu     sync.Mutex
+	follow *follower
+	// chosen is the decision the hooks answer with, set for the length
+	// of one call of ev.Preempt.
+	chosen chosen
+	codes  []preempt.Code
+	rand   *rand.Rand
+}
+
+var (
+	_ fwk.PostFilterPlugin         = (*Plugin)(nil)
+	_ fwk.PreEnqueuePlugin         = (*Plugin)(nil)
+	_ fwk.EnqueueExtensions        = (*Plugin)(nil)
+	_ fwk.PodGroupPostFilterPlugin = (*Plugin)(nil)
+)
+
+// New is the plugin's factory (frameworkruntime.PluginFactory), for
+// app.WithPlugin(Name, New) or a frameworkruntime.Registry.
+func New(ctx context.Context, obj runtime.Object, fh fwk.Handle) (fwk.Plugin, error) {
+	args, cfg, err := decodeArgs(obj)
+	if err != nil {
+		return nil, err
+	}
+	impl, err := registry.Lookup(args.Impl)
+	if err != nil {
+		return nil, fmt.Errorf("%s args: %w", Name, err)
+	}
+	registerMetrics()
+	// The features as the in-tree registry hands them to
+	// DefaultPreemption (frameworkruntime.FactoryAdapter): the process's
+	// gates (kube-scheduler's --feature-gates).
+	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	dp, err := defaultpreemption.New(ctx, &config.DefaultPreemptionArgs{
+		MinCandidateNodesPercentage: cfg.MinCandidateNodesPercentage,
+		MinCandidateNodesAbsolute:   cfg.MinCandidateNodesAbsolute,
+	}, fh, fts)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Synchronous = !fts.EnableAsyncPreemption
+	cfg.FeatureGates = changedGates()
+	pl := &Plugin{fh: fh, impl: impl, cfg: cfg, dp: dp, rand: rand.New(rand.NewSource(time.Now().UnixNano()))}
+	pl.ev = preemption.NewEvaluator(Name, fh, hooks{pl}, dp.Executor)
+	pl.follow = newFollower(impl, fh)
+	if u := gateRefusal(impl, cfg); u != nil {
+		pl.refusal, pl.refusalText = ReasonGate, u.Error()
+	}
+	klog.FromContext(ctx).V(2).Info("Preemption by a preemptbench implementation", "plugin", Name, "impl", impl.Name(),
+		"synchronous", cfg.Synchronous, "featureGates", preempt.FormatFeatureGates(cfg.FeatureGates))
+	return pl, nil
+}
+
+// Name is Name.
+func (pl *Plugin) Name() string { return Name }
+
+// Impl is the implementation's name.
+func (pl *Plugin) Impl() string { return pl.impl.Name() }
+
+// PreEnqueue is DefaultPreemption's: a pod whose asynchronous preemption
+// still runs waits.
+func (pl *Plugin) PreEnqueue(ctx context.Context, p *v1.Pod) *fwk.Status {
+	return pl.dp.PreEnqueue(ctx, p)
+}
+
+// EventsToRegister is DefaultPreemption's.
+func (pl *Plugin) EventsToRegister(ctx context.Context) ([]fwk.ClusterEventWithHint, error) {
+	return pl.dp.EventsToRegister(ctx)
+}
+
+// PodGroupPostFilter is DefaultPreemption's, counted as a fallback
+// (ReasonPodGroup): gangs are not handed to the implementations yet.
+func (pl *Plugin) PodGroupPostFilter(ctx context.Context, state fwk.PodGroupCycleState, pgInfo fwk.PodGroupInfo, schedule fwk.PodGroupSchedulingFunc) (*fwk.PodGroupPostFilterResult, *fwk.Status) {
+	pl.countFallback(ctx, ReasonPodGroup, "pod group "+pgInfo.GetNamespace()+"/"+pgInfo.GetName())
+	return pl.dp.PodGroupPostFilter(ctx, state, pgInfo, schedule)
+}
+
+// PostFilter decides with the implementation and acts with upstream's
+// Executor, or falls back to DefaultPreemption.
+func (pl *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	if reason, detail := pl.configRefusal(); reason != "" {
+		pl.countFallback(ctx, reason, detail)
+		return pl.dp.PostFilter(ctx, state, pod, m)
+	}
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	res, status, reason, detail := pl.postFilter(ctx, state, pod, m)
+	if reason != "" {
+		pl.countFallback(ctx, reason, detail)
+		return pl.dp.PostFilter(ctx, state, pod, m)
+	}
+	return res, status
+}
+
+// configRefusal is the reason every cycle falls back, or "".
+func (pl *Plugin) configRefusal() (Reason, string) {
+	if pl.refusal != "" {
+		return pl.refusal, pl.refusalText
+	}
+	pl.profileOnce.Do(func() { pl.profileReason, pl.profileText = profileRefusal(pl.fh) })
+	if pl.profileReason != "" {
+		return pl.profileReason, pl.profileText
+	}
+	for _, e := range pl.fh.Extenders() {
+		if e.SupportsPreemption() {
+			return ReasonExtenders, "extender " + e.Name() + " has a preempt verb"
+		}
+	}
+	return "", ""
+}
+
+func (pl *Plugin) countFallback(ctx context.Context, reason Reason, detail string) {
+	Fallbacks.WithLabelValues(pl.impl.Name(), string(reason)).Inc()
+	klog.FromContext(ctx).V(2).Info("Preemption falls back to DefaultPreemption", "plugin", Name, "impl", pl.impl.Name(), "reason", string(reason), "detail", detail)
+}
+
+// postFilter is PostFilter's own path: a reason to fall back, or the
+// cycle's answer.
+func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (_ *fwk.PostFilterResult, _ *fwk.Status, _ Reason, detail string) {
+	start := time.Now()
+	logger := klog.FromContext(ctx)
+	// The latest version of the preemptor, as upstream's evaluate reads it.
+	if p, err := pl.fh.SharedInformerFactory().Core().V1().Pods().Lister().Pods(pod.Namespace).Get(pod.Name); err == nil {
+		pod = p
+	}
+	if pod.Spec.SchedulingGroup != nil {
+		return nil, nil, ReasonPodGroup, "the preemptor belongs to a pod group"
+	}
+	if err := preempt.ValidatePod(pod); err != nil {
+		return nil, nil, ReasonInvalid, err.Error()
+	}
+	ev, kind, err := pl.follow.sync(pod)
+	if err != nil {
+		var inv errInvalid
+		if errors.As(err, &inv) {
+			return nil, nil, ReasonInvalid, err.Error()
+		}
+		return nil, nil, ReasonError, err.Error()
+	}
+	if kind != synced {
+		Rebuilds.WithLabelValues(pl.impl.Name(), string(kind)).Inc()
+	}
+	c := pl.follow.c
+	if pl.follow.inGroups > 0 {
+		return nil, nil, ReasonPodGroup, "a pod of the cluster belongs to a pod group"
+	}
+	if pl.follow.has(pod.UID) {
+		return nil, nil, ReasonInvalid, "the preemptor is bound in the scheduler's cache"
+	}
+	if l, ok := pl.impl.(preempt.Limited); ok {
+		if u := l.Unmodelled(c, pod); u != nil {
+			return nil, nil, ReasonUnmodelled, u.Error()
+		}
+	}
+
+	// The filter codes, in the cluster's node order.
+	pl.codes = pl.codes[:0]
+	potential := int32(0)
+	for _, n := range c.Nodes {
+		switch st := m.Get(n.Name); st.Code() {
+		case fwk.Unschedulable:
+			pl.codes = append(pl.codes, preempt.Unschedulable)
+			potential++
+		case fwk.UnschedulableAndUnresolvable:
+			pl.codes = append(pl.codes, preempt.UnschedulableAndUnresolvable)
+		default:
+			return nil, nil, ReasonFilterStatus, fmt.Sprintf("node %s has filter status %s", n.Name, st.Code())
+		}
+	}
+	req := &preempt.Request{Pod: pod, Codes: pl.codes, Config: pl.cfg, ReuseOutput: true, Now: start}
+	if potential > 0 {
+		// Upstream's draw (DefaultPreemption.GetOffsetAndNumCandidates).
+		req.Offset = pl.rand.Int31n(potential)
+	}
+
+	result := func(code fwk.Code) { Decisions.WithLabelValues(pl.impl.Name(), code.String()).Inc() }
+	if ok, msg := ev.PodEligibleToPreemptOthers(req); !ok {
+		logger.V(5).Info("Pod is not eligible for preemption", "pod", klog.KObj(pod), "reason", msg)
+		result(fwk.Unschedulable)
+		metrics.PreemptionAttempts.Inc()
+		return nil, fwk.NewStatus(fwk.Unschedulable, "preemption: "+msg), "", ""
+	}
+	dr, err := ev.FindCandidates(ctx, req)
+	if err == nil && len(dr.Errors) > 0 {
+		err = errors.New(preempt.AggregateMessage(dr.Errors))
+	}
+	if err != nil && len(dr.Candidates) == 0 {
+		return nil, nil, ReasonError, err.Error()
+	}
+	if len(dr.Candidates) == 0 {
+		// Upstream's FitError over the dry run's statuses, every node
+		// counted; the nomination, if any, is cleared.
+		logger.V(2).Info("No preemption candidate is found; preemption is not helpful for scheduling", "pod", klog.KObj(pod))
+		result(fwk.Unschedulable)
+		metrics.PreemptionAttempts.Inc()
+		return framework.NewPostFilterResultWithNominatedNode(""), fwk.NewStatus(fwk.Unschedulable, "preemption: "+preempt.FitErrorMessage(len(c.Nodes), dr.NodeStatuses)), "", ""
+	}
+	best := ev.SelectCandidate(dr.Candidates, req)
+	if best == nil || best.Node == "" {
+		result(fwk.Unschedulable)
+		metrics.PreemptionAttempts.Inc()
+		return nil, fwk.NewStatus(fwk.Unschedulable, "preemption: no candidate node for preemption"), "", ""
+	}
+	logger.V(4).Info("Preemption decided", "plugin", Name, "impl", pl.impl.Name(), "pod", klog.KObj(pod), "node", best.Node,
+		"victims", len(best.Victims), "decision", time.Since(start))
+
+	// Upstream acts on it: its Evaluator, with hooks that answer with
+	// the decision, runs its dry run on the chosen node and hands the
+	// candidate to its Executor.
+	pl.chosen = chosenOf(best)
+	defer func() { pl.chosen = chosen{} }()
+	if idx, ok := potentialIndex(pl.fh, m, best.Node); ok {
+		pl.chosen.offset = idx
+	}
+	res, status := pl.ev.Preempt(ctx, state, pod, m)
+	metrics.PreemptionAttempts.Inc()
+	result(status.Code())
+	if msg := status.Message(); msg != "" {
+		status = fwk.NewStatus(status.Code(), "preemption: "+msg)
+	}
+	return res, status, "", ""
+}
+
+// potentialIndex is node's position in the list upstream's dry run
+// walks (the nodes whose status is Unschedulable, in snapshot order).
+func potentialIndex(fh fwk.Handle, m fwk.NodeToStatusReader, node string) (int32, bool) {
+	nodes, err := m.NodesForStatusCode(fh.MutableSnapshotSharedLister().NodeInfos(), fwk.Unschedulable)
+	if err != nil {
+		return 0, false
+	}
+	for i, ni := range nodes {
+		if ni.Node().Name == node {
+			return int32(i), true
+		}
+	}
+	return 0, false
+}
+
+// changedGates is kube-scheduler's feature gates set away from their
+// defaults (the process's gate, as --feature-gates left it, against each
+// feature's default at its version), for preempt.Config. (Not
+// preempt.ChangedGates: its defaults are a copy of the gate made before
+// the logging and metrics gates of component-base were registered or
+// set, which a kube-scheduler's logging setup changes.)
+func changedGates() map[string]bool {
+	var out map[string]bool
+	for k, spec := range utilfeature.DefaultMutableFeatureGate.GetAll() {
+		if v := utilfeature.DefaultFeatureGate.Enabled(k); v != spec.Default {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[string(k)] = v
+		}
+	}
+	return out
+}
+
+// gateRefusal is the implementation's refusal of the configuration's
+// gates and release (what harness.GateRefusal checks, minus the uses of
+// pod groups, which the plugin checks per cycle).
+func gateRefusal(impl preempt.Implementation, cfg preempt.Config) *preempt.Unmodelled {
+	if r, ok := impl.(preempt.ReleaseFixed); ok {
+		if u := preempt.ReleaseGap(r.UpstreamRelease(), cfg); u != nil {
+			return u
+		}
+	}
+	if u := preempt.BehaviourGap(impl, cfg); u != nil {
+		return u
+	}
+	if l, ok := impl.(preempt.GateLimited); ok {
+		if u := preempt.GateGaps(cfg, l.ModelledGates()); u != nil {
+			return u
+		}
+	}
+	if l, ok := impl.(preempt.GateUseLimited); ok {
+		if u := l.UnmodelledGateUse(&preempt.Cluster{}, &v1.Pod{}, cfg); u != nil {
+			return u
+		}
+	}
+	return nil
+}
