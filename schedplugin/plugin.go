@@ -20,8 +20,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 
-	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/internal/registry"
+	"github.com/preemptbench/preemptbench/preempt"
 )
 
 // Name is the plugin's name in the scheduler's registry and profiles.
