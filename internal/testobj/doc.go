@@ -31,6 +31,7 @@
 //   - metadata: Name, Namespace, UID, Label, Labels, DeletionTimestamp,
 //     Terminating (the current time, as upstream's);
 //   - spec: SchedulerName, Priority, PreemptionPolicy, Node, NodeSelector,
+//     HostnameSelector,
 //     Tolerations, Toleration, PodGroupName, Overhead, Resources (pod
 //     level), Volumes;
 //   - containers: Container, InitContainer, Containers, Req, HostPort,
@@ -52,7 +53,8 @@
 // exactly), Taints, Unschedulable.
 //
 // PodDisruptionBudgets, MakePDB() *PDBWrapper: Name, Namespace, UID,
-// MinAvailable, MatchLabel, Selector, DisruptionsAllowed.
+// MinAvailable (a string, as upstream's), MinAvailableCount, MatchLabel,
+// Selector, DisruptionsAllowed.
 //
 // PodGroups (scheduling.k8s.io/v1beta1, preempt.PodGroup), MakePodGroup()
 // *PodGroupWrapper: Name, Namespace, UID, Priority, PreemptionPolicy,

@@ -47,6 +47,12 @@ func (p *PDBWrapper) MinAvailable(minAvailable string) *PDBWrapper {
 	return p
 }
 
+// MinAvailableCount sets spec.minAvailable to the number n.
+func (p *PDBWrapper) MinAvailableCount(n int32) *PDBWrapper {
+	p.Spec.MinAvailable = &intstr.IntOrString{Type: intstr.Int, IntVal: n}
+	return p
+}
+
 // MatchLabel adds key=value to the selector's matchLabels (a selector is
 // made when there is none).
 func (p *PDBWrapper) MatchLabel(key, value string) *PDBWrapper {

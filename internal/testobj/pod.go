@@ -131,6 +131,12 @@ func (p *PodWrapper) NodeSelector(m map[string]string) *PodWrapper {
 	return p
 }
 
+// HostnameSelector sets spec.nodeSelector to kubernetes.io/hostname=node:
+// node is the one node the pod can go to.
+func (p *PodWrapper) HostnameSelector(node string) *PodWrapper {
+	return p.NodeSelector(map[string]string{v1.LabelHostname: node})
+}
+
 // Tolerations sets spec.tolerations.
 func (p *PodWrapper) Tolerations(tolerations []v1.Toleration) *PodWrapper {
 	p.Spec.Tolerations = tolerations
