@@ -26,10 +26,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
-	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/preemptbench/preemptbench/internal/actuation"
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -397,9 +397,9 @@ func testUpstreamPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 		Reason:  v1.PodReasonPreemptionByScheduler,
 		Message: fmt.Sprintf("%s: preempting to accommodate a higher priority pod", defaultSchedulerName),
 	}
-	container := []v1.Container{st.MakeContainer().Name("container1").Obj()}
-	mk := func(name, uid string, prio int32) *st.PodWrapper {
-		return st.MakePod().Name(name).UID(uid).Node(node1Name).SchedulerName(defaultSchedulerName).Priority(prio).Containers(container)
+	container := []v1.Container{{Name: "container1"}}
+	mk := func(name, uid string, prio int32) *testobj.PodWrapper {
+		return testobj.MakePod().Name(name).UID(uid).Node(node1Name).SchedulerName(defaultSchedulerName).Priority(prio).Containers(container)
 	}
 	victim1 := mk("victim1", "victim1", midPriority).Obj()
 	notFoundVictim1 := mk("not-found-victim", "not-found-victim", midPriority).Obj()
@@ -407,7 +407,7 @@ func testUpstreamPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 	victim2 := mk("victim2", "victim2", 50000).Obj()
 	victim1WithMatchingCondition := mk("victim1", "victim1", midPriority).Conditions([]v1.PodCondition{cond}).Obj()
 	failVictim1WithMatchingCondition := mk("fail-victim", "fail-victim", midPriority).Conditions([]v1.PodCondition{cond}).Obj()
-	preemptor := st.MakePod().Name("preemptor").UID("preemptor").SchedulerName(defaultSchedulerName).Priority(highPriority).Containers(container).Obj()
+	preemptor := testobj.MakePod().Name("preemptor").UID("preemptor").SchedulerName(defaultSchedulerName).Priority(highPriority).Containers(container).Obj()
 	victimWithDeletionTimestamp := victim1.DeepCopy()
 	victimWithDeletionTimestamp.Name = "victim1-with-deletion-timestamp"
 	victimWithDeletionTimestamp.UID = "victim1-with-deletion-timestamp"
@@ -469,7 +469,7 @@ func testUpstreamPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 				for _, v := range tt.victims {
 					cand.Victims = append(cand.Victims, vic(v.Namespace, v.Name, *v.Spec.Priority))
 				}
-				c := &preempt.Cluster{Nodes: []*v1.Node{st.MakeNode().Name(node1Name).Obj()}, Pods: tt.victims}
+				c := &preempt.Cluster{Nodes: []*v1.Node{testobj.MakeNode().Name(node1Name).Capacity(nil).Obj()}, Pods: tt.victims}
 				ev := newEvaluator(t, impl, c)
 				cs := harness.NewClientset(&preempt.Cluster{Pods: tt.testPods}, preemptor)
 				cs.PrependReactor("delete", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
@@ -575,9 +575,9 @@ func testUpstreamRemoveNominatedNodeName(t *testing.T, impl preempt.Implementati
 // apiserver)" (no waiting or preBind pods modelled), and the pod-group
 // variants.
 func testUpstreamPreemptPod(t *testing.T, impl preempt.Implementation) {
-	preemptorPod := st.MakePod().Name("p").UID("p").Priority(1000).Obj()
-	victimPod := st.MakePod().Name("v").UID("v").Node("fake-node").Priority(100).Obj()
-	c := &preempt.Cluster{Nodes: []*v1.Node{st.MakeNode().Name("fake-node").Obj()}, Pods: []*v1.Pod{victimPod}}
+	preemptorPod := testobj.MakePod().Name("p").UID("p").Priority(1000).Obj()
+	victimPod := testobj.MakePod().Name("v").UID("v").Node("fake-node").Priority(100).Obj()
+	c := &preempt.Cluster{Nodes: []*v1.Node{testobj.MakeNode().Name("fake-node").Capacity(nil).Obj()}, Pods: []*v1.Pod{victimPod}}
 	cs := harness.NewClientset(c, preemptorPod)
 	cs.ClearActions()
 	if err := newEvaluator(t, impl, c).PrepareCandidate(context.Background(), cs,
