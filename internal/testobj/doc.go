@@ -36,7 +36,8 @@
 //     level), Volumes;
 //   - containers: Container, InitContainer, Containers, Req, HostPort,
 //     ContainerPort add one (the current container); Image, Request, CPU,
-//     Memory, RestartPolicy, Ports set the current container's;
+//     Memory, ContainerRequests, RestartPolicy, Ports set the current
+//     container's;
 //   - affinity and spread: PodAffinity, PodAntiAffinity (with a
 //     PodAffinityKind), PodAffinityExists, PodAntiAffinityExists,
 //     RequiredPodAffinityTerm, RequiredPodAntiAffinityTerm (a whole term:
@@ -57,14 +58,15 @@
 // Selector, DisruptionsAllowed.
 //
 // PodGroups (scheduling.k8s.io/v1beta1, preempt.PodGroup), MakePodGroup()
-// *PodGroupWrapper: Name, Namespace, UID, Priority, PreemptionPolicy,
-// BasicPolicy, MinCount (the gang policy), DisruptionModeAll,
-// DisruptionModeSingle, ParentCompositePodGroup.
+// *PodGroupWrapper: Name, Namespace, UID, CreationTimestamp, Priority,
+// PreemptionPolicy, BasicPolicy, MinCount (the gang policy), TopologyKey,
+// DisruptionModeAll, DisruptionModeSingle, ParentCompositePodGroup.
 //
 // CompositePodGroups (scheduling.k8s.io/v1alpha3,
 // preempt.CompositePodGroup), MakeCompositePodGroup()
-// *CompositePodGroupWrapper: Name, Namespace, UID, Priority, BasicPolicy,
-// MinGroupCount, DisruptionModeAll, ParentCompositePodGroup.
+// *CompositePodGroupWrapper: Name, Namespace, UID, CreationTimestamp,
+// Priority, PreemptionPolicy, BasicPolicy, MinGroupCount, DisruptionModeAll,
+// ParentCompositePodGroup.
 //
 // Label selectors, MakeLabelSelector() *LabelSelectorWrapper: Label, In,
 // NotIn, Exists, NotExist.

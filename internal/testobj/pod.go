@@ -238,6 +238,13 @@ func (p *PodWrapper) Request(name v1.ResourceName, q string) *PodWrapper {
 	return p
 }
 
+// ContainerRequests sets the current container's requests to rl, whole
+// (nil: none).
+func (p *PodWrapper) ContainerRequests(rl v1.ResourceList) *PodWrapper {
+	p.container().Resources.Requests = rl
+	return p
+}
+
 // CPU sets the current container's cpu request to q.
 func (p *PodWrapper) CPU(q string) *PodWrapper {
 	return p.Request(v1.ResourceCPU, q)

@@ -1,8 +1,11 @@
 package testobj
 
 import (
+	"time"
+
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -37,6 +40,20 @@ func (g *PodGroupWrapper) Namespace(namespace string) *PodGroupWrapper {
 // UID sets metadata.uid.
 func (g *PodGroupWrapper) UID(uid string) *PodGroupWrapper {
 	g.PodGroup.UID = types.UID(uid)
+	return g
+}
+
+// CreationTimestamp sets metadata.creationTimestamp (the order of a
+// composite's children).
+func (g *PodGroupWrapper) CreationTimestamp(t time.Time) *PodGroupWrapper {
+	g.PodGroup.CreationTimestamp = metav1.NewTime(t)
+	return g
+}
+
+// TopologyKey sets a topology constraint of key
+// (spec.schedulingConstraints), as upstream's wrapper.
+func (g *PodGroupWrapper) TopologyKey(key string) *PodGroupWrapper {
+	g.Spec.SchedulingConstraints = &schedulingv1beta1.PodGroupSchedulingConstraints{Topology: []schedulingv1beta1.TopologyConstraint{{Key: key}}}
 	return g
 }
 
@@ -123,6 +140,19 @@ func (g *CompositePodGroupWrapper) Namespace(namespace string) *CompositePodGrou
 // UID sets metadata.uid.
 func (g *CompositePodGroupWrapper) UID(uid string) *CompositePodGroupWrapper {
 	g.CompositePodGroup.UID = types.UID(uid)
+	return g
+}
+
+// CreationTimestamp sets metadata.creationTimestamp (the order of a
+// composite's children).
+func (g *CompositePodGroupWrapper) CreationTimestamp(t time.Time) *CompositePodGroupWrapper {
+	g.CompositePodGroup.CreationTimestamp = metav1.NewTime(t)
+	return g
+}
+
+// PreemptionPolicy sets spec.preemptionPolicy.
+func (g *CompositePodGroupWrapper) PreemptionPolicy(policy schedulingv1alpha3.PreemptionPolicy) *CompositePodGroupWrapper {
+	g.Spec.PreemptionPolicy = &policy
 	return g
 }
 

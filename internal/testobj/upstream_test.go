@@ -61,17 +61,17 @@ func TestSameAsUpstream(t *testing.T) {
 			st.MakePDB().Name("b").Namespace("ns").MatchLabel("a", "b").MatchLabel("c", "d").MinAvailable("100%").DisruptionsAllowed(3).Obj()},
 		{"pod group",
 			testobj.MakePodGroup().Name("g").Namespace("ns").UID("u").Priority(5).BasicPolicy().MinCount(2).
-				DisruptionModeAll().PreemptionPolicy("Never").ParentCompositePodGroup("c").Obj(),
+				DisruptionModeAll().PreemptionPolicy("Never").ParentCompositePodGroup("c").TopologyKey("zone").Obj(),
 			st.MakePodGroup().Name("g").Namespace("ns").UID("u").Priority(5).BasicPolicy().MinCount(2).
-				DisruptionModeAll().PreemptionPolicy("Never").ParentCompositePodGroup("c").Obj()},
+				DisruptionModeAll().PreemptionPolicy("Never").ParentCompositePodGroup("c").TopologyKey("zone").Obj()},
 		{"pod group, single",
 			testobj.MakePodGroup().DisruptionModeSingle().Obj(),
 			st.MakePodGroup().DisruptionModeSingle().Obj()},
 		{"composite pod group",
 			testobj.MakeCompositePodGroup().Name("c").Namespace("ns").UID("u").Priority(5).BasicPolicy().MinGroupCount(2).
-				DisruptionModeAll().ParentCompositePodGroup("p").Obj(),
+				DisruptionModeAll().ParentCompositePodGroup("p").PreemptionPolicy("Never").Obj(),
 			st.MakeCompositePodGroup().Name("c").Namespace("ns").UID("u").Priority(5).BasicPolicy().MinGroupCount(2).
-				DisruptionModeAll().ParentCompositePodGroup("p").Obj()},
+				DisruptionModeAll().ParentCompositePodGroup("p").PreemptionPolicy("Never").Obj()},
 	} {
 		if diff := cmp.Diff(tc.want, tc.got); diff != "" {
 			t.Errorf("%s (-upstream +testobj):\n%s", tc.name, diff)
