@@ -47,20 +47,19 @@ const setsDisruption = "conditions[DisruptionTarget]"
 // pods nominated to node1 (n-low2 and n-low1 below the preemptor, in that
 // cluster order; n-eq and n-high not below) and to node2 (n-other).
 func prepareCluster() *preempt.Cluster {
-	v1pod := pod("default", "v1", 1, on("node1"), cpu("100m"), started(ago(2*time.Hour)),
-		condition(v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionTrue}))
+	v1pod := pod("default", "v1", 1).Node("node1").Phase(v1.PodRunning).CPU("100m").StartTime(ago(2 * time.Hour)).Conditions([]v1.PodCondition{v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionTrue}}).Obj()
 	v1pod.Generation = 3
 	return &preempt.Cluster{
-		Nodes: []*v1.Node{node("node1", "cpu", "1"), node("node2", "cpu", "1")},
+		Nodes: []*v1.Node{node("node1", "1").Obj(), node("node2", "1").Obj()},
 		Pods: []*v1.Pod{
 			v1pod,
-			pod("default", "v2", 1, on("node1"), cpu("100m"), started(ago(time.Hour))),
-			pod("default", "v3", 1, on("node1"), cpu("100m"), terminating(), disruptedByPreemption()),
-			pod("default", "n-high", 20, nominatedTo("node1")),
-			pod("other", "n-low2", 0, nominatedTo("node1")),
-			pod("default", "n-eq", 10, nominatedTo("node1")),
-			pod("default", "n-low1", 5, nominatedTo("node1")),
-			pod("default", "n-other", 1, nominatedTo("node2")),
+			pod("default", "v2", 1).Node("node1").Phase(v1.PodRunning).CPU("100m").StartTime(ago(time.Hour)).Obj(),
+			pod("default", "v3", 1).Node("node1").Phase(v1.PodRunning).CPU("100m").DeletionTimestamp(ago(time.Minute)).PreemptedByScheduler().Obj(),
+			pod("default", "n-high", 20).NominatedNodeName("node1").Obj(),
+			pod("other", "n-low2", 0).NominatedNodeName("node1").Obj(),
+			pod("default", "n-eq", 10).NominatedNodeName("node1").Obj(),
+			pod("default", "n-low1", 5).NominatedNodeName("node1").Obj(),
+			pod("default", "n-other", 1).NominatedNodeName("node2").Obj(),
 		},
 	}
 }
@@ -209,13 +208,13 @@ func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 		},
 		{
 			name:      "a preemptor already nominated to the node is not patched",
-			preemptor: pod("default", "p", 10, nominatedTo("node1")),
+			preemptor: pod("default", "p", 10).NominatedNodeName("node1").Obj(),
 			want:      prepareActions[:6],
 			async:     prepareAsyncActions[1:],
 		},
 		{
 			name:      "a preemptor nominated elsewhere is renominated",
-			preemptor: pod("default", "p", 10, nominatedTo("node2")),
+			preemptor: pod("default", "p", 10).NominatedNodeName("node2").Obj(),
 			want:      prepareActions,
 			async:     prepareAsyncActions,
 		},
@@ -232,13 +231,13 @@ func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 		},
 		{
 			name:      "a low-priority preemptor clears no nomination",
-			preemptor: pod("default", "p", 0),
+			preemptor: pod("default", "p", 0).Obj(),
 			want:      append(append([]preempt.Action{}, prepareActions[:4]...), prepareActions[6]),
 			async:     append([]preempt.Action{prepareAsyncActions[0]}, prepareAsyncActions[3:]...),
 		},
 		{
 			name:      "a high-priority preemptor clears every lower nomination on the node",
-			preemptor: pod("default", "p", 100),
+			preemptor: pod("default", "p", 100).Obj(),
 			want: append(append([]preempt.Action{}, prepareActions[:4]...),
 				patchOf("default", "n-high", "nominatedNodeName=null"),
 				patchOf("other", "n-low2", "nominatedNodeName=null"),
@@ -275,7 +274,7 @@ func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 				c := prepareCluster()
 				preemptor := tt.preemptor
 				if preemptor == nil {
-					preemptor = pod("default", "p", 10)
+					preemptor = pod("default", "p", 10).Obj()
 				}
 				cand := tt.candidate
 				if cand == nil {
@@ -314,7 +313,7 @@ func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 // TestRemoveNominatedNodeName).
 func testPrepareCandidatePatches(t *testing.T, impl preempt.Implementation) {
 	c := prepareCluster()
-	preemptor := pod("default", "p", 10, func(p *v1.Pod) { p.Spec.SchedulerName = "my-scheduler" })
+	preemptor := pod("default", "p", 10).SchedulerName("my-scheduler").Obj()
 	cs := harness.NewClientset(c, preemptor)
 	cs.ClearActions()
 	if err := newEvaluator(t, impl, c).PrepareCandidate(context.Background(), cs, prepareCandidate(), newRequest(preemptor, unschedulable("node1"))); err != nil {
@@ -542,9 +541,9 @@ func testUpstreamRemoveNominatedNodeName(t *testing.T, impl preempt.Implementati
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			foo := pod("", "foo", 0, nominatedTo(tt.currentNominatedNodeName))
-			c := &preempt.Cluster{Nodes: []*v1.Node{node("node1", "cpu", "1")}, Pods: []*v1.Pod{foo}}
-			preemptor := pod("default", "p", 10, nominatedTo("node1"))
+			foo := pod("", "foo", 0).NominatedNodeName(tt.currentNominatedNodeName).Obj()
+			c := &preempt.Cluster{Nodes: []*v1.Node{node("node1", "1").Obj()}, Pods: []*v1.Pod{foo}}
+			preemptor := pod("default", "p", 10).NominatedNodeName("node1").Obj()
 			cs := harness.NewClientset(c, preemptor)
 			cs.ClearActions()
 			if err := newEvaluator(t, impl, c).PrepareCandidate(context.Background(), cs, &preempt.Candidate{Node: "node1"},

@@ -354,18 +354,11 @@ func testUpstreamDryRunPreemption(t *testing.T, impl preempt.Implementation) {
 	}
 	fooPDB := func(allowed int32, disrupted ...string) []*policy.PodDisruptionBudget {
 		// Upstream's PDB has no name; a cluster's must have one.
-		b := &policy.PodDisruptionBudget{
-			ObjectMeta: metav1.ObjectMeta{Name: "pdb"},
-			Spec:       policy.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "foo"}}},
-			Status:     policy.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed},
-		}
+		b := testobj.MakePDB().Name("pdb").MatchLabel("app", "foo").DisruptionsAllowed(allowed)
 		for _, d := range disrupted {
-			if b.Status.DisruptedPods == nil {
-				b.Status.DisruptedPods = map[string]metav1.Time{}
-			}
-			b.Status.DisruptedPods[d] = metav1.NewTime(now)
+			b.DisruptedPod(d, now)
 		}
-		return []*policy.PodDisruptionBudget{b}
+		return []*policy.PodDisruptionBudget{b.Obj()}
 	}
 	fooPod := func(name string) *v1.Pod {
 		return testobj.MakePod().Name(name).UID(name).Node("node1").Label("app", "foo").Priority(midPriority).Req(mediumRes).Obj()
@@ -842,11 +835,7 @@ func testUpstreamPodEligibleToPreemptOthers(t *testing.T, impl preempt.Implement
 // veryLargeRes, the default profile's filters (upstream registers
 // NodeResourcesFit only, the one that fails for these pods).
 func testUpstreamSelectVictimsOnNode(t *testing.T, impl preempt.Implementation) {
-	pdbFoo := []*policy.PodDisruptionBudget{{
-		ObjectMeta: metav1.ObjectMeta{Name: "pdb"},
-		Spec:       policy.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "foo"}}},
-		Status:     policy.PodDisruptionBudgetStatus{DisruptionsAllowed: 0},
-	}}
+	pdbFoo := []*policy.PodDisruptionBudget{testobj.MakePDB().Name("pdb").MatchLabel("app", "foo").DisruptionsAllowed(0).Obj()}
 	ok := preempt.Status{Code: preempt.Success}
 	tests := []struct {
 		name      string
@@ -1092,8 +1081,8 @@ func testUpstreamFilterVictimsWithPDBViolation(t *testing.T, impl preempt.Implem
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "cpu", "1000m")}, Pods: tt.victims, PDBs: tt.pdbs}
-			got := selectVictims(t, impl, c, pod(def, "preemptor", 10, cpu(tt.preemptor)), "n")
+			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "1000m").Obj()}, Pods: tt.victims, PDBs: tt.pdbs}
+			got := selectVictims(t, impl, c, pod(def, "preemptor", 10).CPU(tt.preemptor).Obj(), "n")
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("SelectVictimsOnNode (-want +got):\n%s", diff)
 			}

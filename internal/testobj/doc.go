@@ -55,7 +55,7 @@
 //
 // PodDisruptionBudgets, MakePDB() *PDBWrapper: Name, Namespace, UID,
 // MinAvailable (a string, as upstream's), MinAvailableCount, MatchLabel,
-// Selector, DisruptionsAllowed.
+// Selector, DisruptionsAllowed, DisruptedPod.
 //
 // PodGroups (scheduling.k8s.io/v1beta1, preempt.PodGroup), MakePodGroup()
 // *PodGroupWrapper: Name, Namespace, UID, CreationTimestamp, Priority,

@@ -1,6 +1,8 @@
 package testobj
 
 import (
+	"time"
+
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -75,5 +77,15 @@ func (p *PDBWrapper) Selector(sel *metav1.LabelSelector) *PDBWrapper {
 // DisruptionsAllowed sets status.disruptionsAllowed.
 func (p *PDBWrapper) DisruptionsAllowed(n int32) *PDBWrapper {
 	p.Status.DisruptionsAllowed = n
+	return p
+}
+
+// DisruptedPod adds the pod name (the key the disruption controller uses:
+// the pod's name alone) to status.disruptedPods, disrupted at t.
+func (p *PDBWrapper) DisruptedPod(name string, t time.Time) *PDBWrapper {
+	if p.Status.DisruptedPods == nil {
+		p.Status.DisruptedPods = map[string]metav1.Time{}
+	}
+	p.Status.DisruptedPods[name] = metav1.NewTime(t)
 	return p
 }
