@@ -20,7 +20,7 @@ import (
 func TestSortUnitsKeyed(t *testing.T) {
 	c := &preempt.Cluster{Nodes: []*v1.Node{groupNode("n1")}}
 	for i := range 64 {
-		c.Pods = append(c.Pods, groupPod(fmt.Sprintf("p%02d", 63-i), "n1", "", 0))
+		c.Pods = append(c.Pods, groupPod(fmt.Sprintf("p%02d", 63-i), "n1", "", 0).Obj())
 	}
 	s, err := Prepare(c)
 	if err != nil {

@@ -10,97 +10,37 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 )
 
-var gangNow = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-func gangNode(name, cpu, pods string) *v1.Node {
-	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
-		Status: v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourcePods: resource.MustParse(pods)}}}
+// gangNode is a node of cpu and pods, labelled with its hostname.
+func gangNode(name, cpu, pods string) *testobj.NodeWrapper {
+	return testobj.MakeNode().Name(name).Hostname().Allocatable(map[v1.ResourceName]string{v1.ResourceCPU: cpu, v1.ResourcePods: pods})
 }
 
-// gangPod is a pod of priority prio asking cpu, bound to node (or, for a
-// member, unbound: node ""), in pod group group when not "".
-func gangPod(name, node, group string, prio int32, cpu string) *v1.Pod {
-	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{"app": name}},
-		Spec: v1.PodSpec{NodeName: node, Priority: ptr.To(prio),
-			Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}}}}}
-	if group != "" {
-		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(group)}
-	}
-	if node != "" {
-		st := metav1.NewTime(gangNow.Add(-time.Hour))
-		p.Status.StartTime = &st
-	}
-	return p
+// gangPod is a pod of priority prio asking cpu, labelled app=<name>, bound
+// to node an hour before the epoch (or, for a member, unbound: node ""),
+// in pod group group when not "".
+func gangPod(name, node, group string, prio int32, cpu string) *testobj.PodWrapper {
+	return testobj.MakePod().Namespace("default").Name(name).UID("uid-"+name).Label("app", name).Priority(prio).PodGroupName(group).
+		Container("c").CPU(cpu).Bound(node, testobj.Epoch.Add(-time.Hour))
 }
 
-func withPort(p *v1.Pod, port int32) *v1.Pod {
-	p.Spec.Containers[0].Ports = []v1.ContainerPort{{ContainerPort: port, HostPort: port, Protocol: v1.ProtocolTCP}}
-	return p
+// gangGroup is a PodGroup of namespace default with the gang policy of
+// minCount.
+func gangGroup(name string, prio, minCount int32) *preempt.PodGroup {
+	return testobj.MakePodGroup().Namespace("default").Name(name).UID("uid-" + name).Priority(prio).MinCount(minCount).Obj()
 }
 
-// withPodAffinity gives p a required pod affinity (anti: anti-affinity)
-// term on key for the pods labelled sel (nil: every pod of its
-// namespace).
-func withPodAffinity(p *v1.Pod, anti bool, key string, sel map[string]string) *v1.Pod {
-	term := v1.PodAffinityTerm{TopologyKey: key, LabelSelector: &metav1.LabelSelector{MatchLabels: sel}}
-	if p.Spec.Affinity == nil {
-		p.Spec.Affinity = &v1.Affinity{}
-	}
-	if anti {
-		p.Spec.Affinity.PodAntiAffinity = &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{term}}
-	} else {
-		p.Spec.Affinity.PodAffinity = &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{term}}
-	}
-	return p
-}
-
-// withSpread gives p a DoNotSchedule spread constraint on key for the
-// pods labelled sel.
-func withSpread(p *v1.Pod, key string, sel map[string]string, maxSkew int32) *v1.Pod {
-	p.Spec.TopologySpreadConstraints = append(p.Spec.TopologySpreadConstraints, v1.TopologySpreadConstraint{MaxSkew: maxSkew, TopologyKey: key,
-		WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: sel}})
-	return p
-}
-
-func labelled(p *v1.Pod, key, value string) *v1.Pod {
-	p.Labels[key] = value
-	return p
-}
-
-func inZone(n *v1.Node, zone string) *v1.Node {
-	n.Labels["zone"] = zone
-	return n
-}
-
-func nominated(p *v1.Pod, node string) *v1.Pod {
-	p.Status.NominatedNodeName = node
-	return p
-}
-
-func gangGroup(name string, prio, minCount int32, all bool) *preempt.PodGroup {
-	pg := &preempt.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
-		Spec: schedulingv1beta1.PodGroupSpec{Priority: ptr.To(prio),
-			SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}}}}
-	if minCount > 0 {
-		pg.Spec.SchedulingPolicy = schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: minCount}}
-	}
-	if all {
-		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
-	}
-	return pg
+// batchGroup is a mode-All PodGroup "batch" of the basic policy.
+func batchGroup() *preempt.PodGroup {
+	return testobj.MakePodGroup().Namespace("default").Name("batch").UID("uid-batch").Priority(0).BasicPolicy().DisruptionModeAll().Obj()
 }
 
 // gangDecision runs impl's gang preemption on c, recording its API calls.
@@ -151,9 +91,7 @@ func TestGangAgreesWithReference(t *testing.T) {
 		}
 		return out, nil
 	}
-	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "pdb"},
-		Spec:   policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(1)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "w1"}}},
-		Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: 0}}
+	pdb := testobj.MakePDB().Namespace("default").Name("pdb").MinAvailableCount(1).MatchLabel("app", "w1").DisruptionsAllowed(0).Obj()
 	for _, tc := range []struct {
 		name      string
 		c         *preempt.Cluster
@@ -167,26 +105,26 @@ func TestGangAgreesWithReference(t *testing.T) {
 			// with v1 back, n1 would hold v1, the stub and m1, one pod
 			// more than it allows, so v1 goes.
 			name:    "a nominated member's stub takes a pod slot",
-			c:       &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "2", "2")}, Pods: []*v1.Pod{gangPod("v1", "n1", "", -10, "100m")}},
-			pg:      gangGroup("g", 0, 1, false),
-			members: []*v1.Pod{nominated(gangPod("m0", "", "g", 100, "3"), "n1"), gangPod("m1", "", "g", -20, "100m")},
+			c:       &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "2", "2").Obj()}, Pods: []*v1.Pod{gangPod("v1", "n1", "", -10, "100m").Obj()}},
+			pg:      gangGroup("g", 0, 1),
+			members: []*v1.Pod{gangPod("m0", "", "g", 100, "3").NominatedNodeName("n1").Obj(), gangPod("m1", "", "g", -20, "100m").Obj()},
 			victims: 1,
 		},
 		{
 			name: "host ports: the victim holding the port goes, the other is reprieved",
-			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "4", "10"), gangNode("n2", "4", "10")},
-				Pods: []*v1.Pod{withPort(gangPod("v1", "n1", "", 0, "100m"), 8080), gangPod("v2", "n1", "", 0, "100m"), gangPod("h2", "n2", "", 100, "4")}},
-			pg:      gangGroup("g", 10, 2, false),
-			members: []*v1.Pod{withPort(gangPod("m0", "", "g", 10, "1"), 8080), gangPod("m1", "", "g", 10, "1")},
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "4", "10").Obj(), gangNode("n2", "4", "10").Obj()},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "100m").Ports(v1.ContainerPort{ContainerPort: 8080, HostPort: 8080, Protocol: v1.ProtocolTCP}).Obj(), gangPod("v2", "n1", "", 0, "100m").Obj(), gangPod("h2", "n2", "", 100, "4").Obj()}},
+			pg:      gangGroup("g", 10, 2),
+			members: []*v1.Pod{gangPod("m0", "", "g", 10, "1").Ports(v1.ContainerPort{ContainerPort: 8080, HostPort: 8080, Protocol: v1.ProtocolTCP}).Obj(), gangPod("m1", "", "g", 10, "1").Obj()},
 			victims: 1,
 		},
 		{
 			name: "a mode All unit across nodes goes whole; a PDB counts",
-			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10"), gangNode("n2", "1", "10"), gangNode("n3", "1", "10")},
-				Pods:      []*v1.Pod{gangPod("w1", "n1", "batch", 0, "600m"), gangPod("w2", "n3", "batch", 0, "100m"), gangPod("v2", "n2", "", 1, "600m")},
-				PodGroups: []*preempt.PodGroup{gangGroup("batch", 0, 0, true)}, PDBs: []*policyv1.PodDisruptionBudget{pdb}},
-			pg:      gangGroup("g", 10, 2, false),
-			members: []*v1.Pod{gangPod("m0", "", "g", 10, "600m"), gangPod("m1", "", "g", 10, "600m")},
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10").Obj(), gangNode("n2", "1", "10").Obj(), gangNode("n3", "1", "10").Obj()},
+				Pods:      []*v1.Pod{gangPod("w1", "n1", "batch", 0, "600m").Obj(), gangPod("w2", "n3", "batch", 0, "100m").Obj(), gangPod("v2", "n2", "", 1, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{batchGroup()}, PDBs: []*policyv1.PodDisruptionBudget{pdb}},
+			pg:      gangGroup("g", 10, 2),
+			members: []*v1.Pod{gangPod("m0", "", "g", 10, "600m").Obj(), gangPod("m1", "", "g", 10, "600m").Obj()},
 			victims: 3,
 		},
 		{
@@ -194,33 +132,33 @@ func TestGangAgreesWithReference(t *testing.T) {
 			// be a victim; the request's g (priority 10) protects it, and
 			// it counts toward minCount 2.
 			name: "the request's group replaces the cluster's; a scheduled member counts",
-			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10"), gangNode("n2", "1", "10")},
-				Pods:      []*v1.Pod{gangPod("s0", "n1", "g", 0, "600m"), gangPod("v2", "n2", "", 0, "600m")},
-				PodGroups: []*preempt.PodGroup{gangGroup("g", 0, 2, false)}},
-			pg:      gangGroup("g", 10, 2, false),
-			members: []*v1.Pod{gangPod("m0", "", "g", 10, "600m")},
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10").Obj(), gangNode("n2", "1", "10").Obj()},
+				Pods:      []*v1.Pod{gangPod("s0", "n1", "g", 0, "600m").Obj(), gangPod("v2", "n2", "", 0, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{gangGroup("g", 0, 2)}},
+			pg:      gangGroup("g", 10, 2),
+			members: []*v1.Pod{gangPod("m0", "", "g", 10, "600m").Obj()},
 			victims: 1,
 		},
 		{
 			// Without the anchor both members would share n1 and evict
 			// v1; required affinity to the anchor puts them on n2.
 			name: "InterPodAffinity: members with required affinity to an anchor",
-			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "2", "10"), gangNode("n2", "2", "10")},
-				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "1"), gangPod("v2", "n2", "", 0, "1"), labelled(gangPod("anchor", "n2", "", 100, "500m"), "role", "anchor")}},
-			pg: gangGroup("g", 10, 2, false),
-			members: []*v1.Pod{withPodAffinity(gangPod("m0", "", "g", 10, "600m"), false, "kubernetes.io/hostname", map[string]string{"role": "anchor"}),
-				withPodAffinity(gangPod("m1", "", "g", 10, "600m"), false, "kubernetes.io/hostname", map[string]string{"role": "anchor"})},
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "2", "10").Obj(), gangNode("n2", "2", "10").Obj()},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "1").Obj(), gangPod("v2", "n2", "", 0, "1").Obj(), gangPod("anchor", "n2", "", 100, "500m").Label("role", "anchor").Obj()}},
+			pg: gangGroup("g", 10, 2),
+			members: []*v1.Pod{gangPod("m0", "", "g", 10, "600m").PodAffinity("kubernetes.io/hostname", &metav1.LabelSelector{MatchLabels: map[string]string{"role": "anchor"}}, testobj.PodAffinityWithRequiredReq).Obj(),
+				gangPod("m1", "", "g", 10, "600m").PodAffinity("kubernetes.io/hostname", &metav1.LabelSelector{MatchLabels: map[string]string{"role": "anchor"}}, testobj.PodAffinityWithRequiredReq).Obj()},
 			victims: 1,
 		},
 		{
 			// m1's PreFilter counts m0, placed on n1 before m1 is first
 			// tried: anti-affinity sends m1 to n2, so v2 goes too.
 			name: "InterPodAffinity: anti-affinity between members counts the members placed before",
-			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10"), gangNode("n2", "1", "10")},
-				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m"), gangPod("v2", "n2", "", 0, "600m")}},
-			pg: gangGroup("g", 10, 2, false),
-			members: []*v1.Pod{withPodAffinity(labelled(gangPod("m0", "", "g", 10, "500m"), "gang", "g"), true, "kubernetes.io/hostname", map[string]string{"gang": "g"}),
-				withPodAffinity(labelled(gangPod("m1", "", "g", 10, "500m"), "gang", "g"), true, "kubernetes.io/hostname", map[string]string{"gang": "g"})},
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10").Obj(), gangNode("n2", "1", "10").Obj()},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m").Obj(), gangPod("v2", "n2", "", 0, "600m").Obj()}},
+			pg: gangGroup("g", 10, 2),
+			members: []*v1.Pod{gangPod("m0", "", "g", 10, "500m").Label("gang", "g").PodAntiAffinity("kubernetes.io/hostname", &metav1.LabelSelector{MatchLabels: map[string]string{"gang": "g"}}, testobj.PodAntiAffinityWithRequiredReq).Obj(),
+				gangPod("m1", "", "g", 10, "500m").Label("gang", "g").PodAntiAffinity("kubernetes.io/hostname", &metav1.LabelSelector{MatchLabels: map[string]string{"gang": "g"}}, testobj.PodAntiAffinityWithRequiredReq).Obj()},
 			victims: 2,
 		},
 		{
@@ -229,11 +167,11 @@ func TestGangAgreesWithReference(t *testing.T) {
 			// plugin runs: m0 has affinity to the anchor), so it stays a
 			// victim: the reprieve rechecks nodes no victim comes back to.
 			name: "InterPodAffinity: a reprieved victim's anti-affinity in the zone of a member",
-			c: &preempt.Cluster{Nodes: []*v1.Node{inZone(gangNode("n1", "1", "10"), "a"), inZone(gangNode("n2", "1", "10"), "a")},
-				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m"), withPodAffinity(gangPod("v2", "n2", "", 0, "100m"), true, "zone", map[string]string{"gang": "g"}),
-					labelled(gangPod("anchor", "n1", "", 100, "100m"), "role", "anchor")}},
-			pg:      gangGroup("g", 10, 1, false),
-			members: []*v1.Pod{withPodAffinity(labelled(gangPod("m0", "", "g", 10, "600m"), "gang", "g"), false, "zone", map[string]string{"role": "anchor"})},
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10").Label("zone", "a").Obj(), gangNode("n2", "1", "10").Label("zone", "a").Obj()},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m").Obj(), gangPod("v2", "n2", "", 0, "100m").PodAntiAffinity("zone", &metav1.LabelSelector{MatchLabels: map[string]string{"gang": "g"}}, testobj.PodAntiAffinityWithRequiredReq).Obj(),
+					gangPod("anchor", "n1", "", 100, "100m").Label("role", "anchor").Obj()}},
+			pg:      gangGroup("g", 10, 1),
+			members: []*v1.Pod{gangPod("m0", "", "g", 10, "600m").Label("gang", "g").PodAffinity("zone", &metav1.LabelSelector{MatchLabels: map[string]string{"role": "anchor"}}, testobj.PodAffinityWithRequiredReq).Obj()},
 			victims: 2,
 		},
 		{
@@ -242,10 +180,10 @@ func TestGangAgreesWithReference(t *testing.T) {
 			// n1, so it stays a victim: the reprieve rechecks the node of
 			// a member whose counts moved, not only the victims' nodes.
 			name: "InterPodAffinity: a member's anti-affinity in its zone counts a victim put back on another node",
-			c: &preempt.Cluster{Nodes: []*v1.Node{inZone(gangNode("n1", "1", "10"), "a"), inZone(gangNode("n2", "1", "10"), "a")},
-				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m"), labelled(gangPod("v2", "n2", "", 0, "100m"), "tier", "db")}},
-			pg:      gangGroup("g", 10, 1, false),
-			members: []*v1.Pod{withPodAffinity(gangPod("m0", "", "g", 10, "600m"), true, "zone", map[string]string{"tier": "db"})},
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10").Label("zone", "a").Obj(), gangNode("n2", "1", "10").Label("zone", "a").Obj()},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m").Obj(), gangPod("v2", "n2", "", 0, "100m").Label("tier", "db").Obj()}},
+			pg:      gangGroup("g", 10, 1),
+			members: []*v1.Pod{gangPod("m0", "", "g", 10, "600m").PodAntiAffinity("zone", &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "db"}}, testobj.PodAntiAffinityWithRequiredReq).Obj()},
 			victims: 2,
 		},
 		{
@@ -254,10 +192,10 @@ func TestGangAgreesWithReference(t *testing.T) {
 			// InterPodAffinity PreFilter Skips, and v2 comes back though
 			// its anti-affinity matches m0.
 			name: "InterPodAffinity: a member's plugin Skips in the world without the victims",
-			c: &preempt.Cluster{Nodes: []*v1.Node{inZone(gangNode("n1", "1", "10"), "a"), inZone(gangNode("n2", "1", "10"), "a")},
-				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m"), withPodAffinity(gangPod("v2", "n2", "", 0, "100m"), true, "zone", map[string]string{"gang": "g"})}},
-			pg:      gangGroup("g", 10, 1, false),
-			members: []*v1.Pod{labelled(gangPod("m0", "", "g", 10, "600m"), "gang", "g")},
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10").Label("zone", "a").Obj(), gangNode("n2", "1", "10").Label("zone", "a").Obj()},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m").Obj(), gangPod("v2", "n2", "", 0, "100m").PodAntiAffinity("zone", &metav1.LabelSelector{MatchLabels: map[string]string{"gang": "g"}}, testobj.PodAntiAffinityWithRequiredReq).Obj()}},
+			pg:      gangGroup("g", 10, 1),
+			members: []*v1.Pod{gangPod("m0", "", "g", 10, "600m").Label("gang", "g").Obj()},
 			victims: 1,
 		},
 		{
@@ -265,21 +203,21 @@ func TestGangAgreesWithReference(t *testing.T) {
 			// m0's namespace); m1's anti-affinity selects every pod of
 			// the namespace, the stub too, so m1 goes to n2.
 			name: "InterPodAffinity: a member's stub through AddPod",
-			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10"), gangNode("n2", "1", "10")},
-				Pods: []*v1.Pod{gangPod("v1", "n1", "", -10, "600m"), gangPod("v2", "n2", "", -10, "600m")}},
-			pg:      gangGroup("g", 0, 1, false),
-			members: []*v1.Pod{nominated(gangPod("m0", "", "g", 0, "3"), "n1"), withPodAffinity(gangPod("m1", "", "g", 0, "300m"), true, "kubernetes.io/hostname", map[string]string{})},
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10").Obj(), gangNode("n2", "1", "10").Obj()},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", -10, "600m").Obj(), gangPod("v2", "n2", "", -10, "600m").Obj()}},
+			pg:      gangGroup("g", 0, 1),
+			members: []*v1.Pod{gangPod("m0", "", "g", 0, "3").NominatedNodeName("n1").Obj(), gangPod("m1", "", "g", 0, "300m").PodAntiAffinity("kubernetes.io/hostname", &metav1.LabelSelector{MatchLabels: map[string]string{}}, testobj.PodAntiAffinityWithRequiredReq).Obj()},
 			victims: 1,
 		},
 		{
 			// m1's PreFilter counts m0, placed on n1: n1 would be skewed
 			// by 2, so m1 goes to n2 and v2 goes too.
 			name: "PodTopologySpread: the members placed before count",
-			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "2", "10"), gangNode("n2", "2", "10")},
-				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "1500m"), gangPod("v2", "n2", "", 0, "1500m")}},
-			pg: gangGroup("g", 10, 2, false),
-			members: []*v1.Pod{withSpread(labelled(gangPod("m0", "", "g", 10, "600m"), "gang", "g"), "kubernetes.io/hostname", map[string]string{"gang": "g"}, 1),
-				withSpread(labelled(gangPod("m1", "", "g", 10, "600m"), "gang", "g"), "kubernetes.io/hostname", map[string]string{"gang": "g"}, 1)},
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "2", "10").Obj(), gangNode("n2", "2", "10").Obj()},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "1500m").Obj(), gangPod("v2", "n2", "", 0, "1500m").Obj()}},
+			pg: gangGroup("g", 10, 2),
+			members: []*v1.Pod{gangPod("m0", "", "g", 10, "600m").Label("gang", "g").SpreadConstraint(1, "kubernetes.io/hostname", v1.DoNotSchedule, &metav1.LabelSelector{MatchLabels: map[string]string{"gang": "g"}}, nil, nil, nil, nil).Obj(),
+				gangPod("m1", "", "g", 10, "600m").Label("gang", "g").SpreadConstraint(1, "kubernetes.io/hostname", v1.DoNotSchedule, &metav1.LabelSelector{MatchLabels: map[string]string{"gang": "g"}}, nil, nil, nil, nil).Obj()},
 			victims: 2,
 		},
 		{
@@ -289,12 +227,12 @@ func TestGangAgreesWithReference(t *testing.T) {
 			// without a2 counted b2 would go too, without the reprieve's
 			// AddPod none would.
 			name: "PodTopologySpread: a victim put back in another domain raises the minimum",
-			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "2", "10"), gangNode("n2", "2", "10")},
-				Pods: []*v1.Pod{labelled(gangPod("a2", "n2", "", 0, "100m"), "tier", "web"), labelled(gangPod("b1", "n1", "", 0, "100m"), "tier", "web"),
-					labelled(gangPod("b2", "n1", "", 0, "100m"), "tier", "web"), labelled(gangPod("b3", "n1", "", 0, "100m"), "tier", "web"),
-					gangPod("v0", "n1", "", 0, "1500m")}},
-			pg:      gangGroup("g", 10, 1, false),
-			members: []*v1.Pod{withSpread(gangPod("m0", "", "g", 10, "600m"), "kubernetes.io/hostname", map[string]string{"tier": "web"}, 1)},
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "2", "10").Obj(), gangNode("n2", "2", "10").Obj()},
+				Pods: []*v1.Pod{gangPod("a2", "n2", "", 0, "100m").Label("tier", "web").Obj(), gangPod("b1", "n1", "", 0, "100m").Label("tier", "web").Obj(),
+					gangPod("b2", "n1", "", 0, "100m").Label("tier", "web").Obj(), gangPod("b3", "n1", "", 0, "100m").Label("tier", "web").Obj(),
+					gangPod("v0", "n1", "", 0, "1500m").Obj()}},
+			pg:      gangGroup("g", 10, 1),
+			members: []*v1.Pod{gangPod("m0", "", "g", 10, "600m").SpreadConstraint(1, "kubernetes.io/hostname", v1.DoNotSchedule, &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "web"}}, nil, nil, nil, nil).Obj()},
 			victims: 2,
 		},
 		{
@@ -302,19 +240,19 @@ func TestGangAgreesWithReference(t *testing.T) {
 			// (AddPod of a copy) n1 would be skewed by 2, so m0 goes to
 			// n2 and v2, not v1, is the victim.
 			name: "PodTopologySpread: nominated pods count",
-			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "2", "10"), gangNode("n2", "2", "10")},
-				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "1500m"), gangPod("v2", "n2", "", 0, "1500m"),
-					nominated(labelled(gangPod("x1", "", "", 100, "100m"), "tier", "web"), "n1"), nominated(labelled(gangPod("x2", "", "", 100, "100m"), "tier", "web"), "n1")}},
-			pg:      gangGroup("g", 10, 1, false),
-			members: []*v1.Pod{withSpread(gangPod("m0", "", "g", 10, "600m"), "kubernetes.io/hostname", map[string]string{"tier": "web"}, 1)},
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "2", "10").Obj(), gangNode("n2", "2", "10").Obj()},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "1500m").Obj(), gangPod("v2", "n2", "", 0, "1500m").Obj(),
+					gangPod("x1", "", "", 100, "100m").Label("tier", "web").NominatedNodeName("n1").Obj(), gangPod("x2", "", "", 100, "100m").Label("tier", "web").NominatedNodeName("n1").Obj()}},
+			pg:      gangGroup("g", 10, 1),
+			members: []*v1.Pod{gangPod("m0", "", "g", 10, "600m").SpreadConstraint(1, "kubernetes.io/hostname", v1.DoNotSchedule, &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "web"}}, nil, nil, nil, nil).Obj()},
 			victims: 1,
 		},
 		{
 			name: "a placement other than FirstFit",
-			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10"), gangNode("n2", "1", "10"), gangNode("n3", "1", "10")},
-				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m"), gangPod("v2", "n2", "", 0, "600m"), gangPod("v3", "n3", "", 0, "600m")}},
-			pg:        gangGroup("g", 10, 2, false),
-			members:   []*v1.Pod{gangPod("m0", "", "g", 10, "600m"), gangPod("m1", "", "g", 10, "600m")},
+			c: &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10").Obj(), gangNode("n2", "1", "10").Obj(), gangNode("n3", "1", "10").Obj()},
+				Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m").Obj(), gangPod("v2", "n2", "", 0, "600m").Obj(), gangPod("v3", "n3", "", 0, "600m").Obj()}},
+			pg:        gangGroup("g", 10, 2),
+			members:   []*v1.Pod{gangPod("m0", "", "g", 10, "600m").Obj(), gangPod("m1", "", "g", 10, "600m").Obj()},
 			placement: lastFit,
 			victims:   2,
 		},
@@ -323,7 +261,7 @@ func TestGangAgreesWithReference(t *testing.T) {
 			for _, sync := range []bool{true, false} {
 				c := cfg
 				c.Synchronous = sync
-				req := &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: c, Now: gangNow, Placement: tc.placement}
+				req := &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: c, Now: testobj.Epoch, Placement: tc.placement}
 				if err := harness.PodGroupRefusal(optimized.Impl{}, tc.c, req); err != nil {
 					t.Fatalf("optimized refuses: %v", err)
 				}
@@ -354,10 +292,10 @@ func TestGangAllocations(t *testing.T) {
 		budget   int
 	}{{"plain", false, false, gangAllocBudget}, {"affinity", true, false, gangAffinityAllocBudget}, {"spread", false, true, gangSpreadAllocBudget}} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &preempt.Cluster{PodGroups: []*preempt.PodGroup{gangGroup("batch", 0, 0, true)}}
+			c := &preempt.Cluster{PodGroups: []*preempt.PodGroup{batchGroup()}}
 			for n := range 100 {
 				name := fmt.Sprintf("n%03d", n)
-				c.Nodes = append(c.Nodes, gangNode(name, "4", "20"))
+				c.Nodes = append(c.Nodes, gangNode(name, "4", "20").Obj())
 				for k := range 10 {
 					prio := int32(100)
 					if k == 0 {
@@ -365,28 +303,28 @@ func TestGangAllocations(t *testing.T) {
 					}
 					p := gangPod(fmt.Sprintf("p%03d-%d", n, k), name, "", prio, "390m")
 					if k == 1 && tc.affinity {
-						p = labelled(p, "role", "anchor")
+						p.Label("role", "anchor")
 					}
-					c.Pods = append(c.Pods, p)
+					c.Pods = append(c.Pods, p.Obj())
 				}
 			}
 			for k := range 4 {
-				c.Pods = append(c.Pods, gangPod(fmt.Sprintf("w%d", k), fmt.Sprintf("n%03d", 10*k), "batch", 0, "10m"))
+				c.Pods = append(c.Pods, gangPod(fmt.Sprintf("w%d", k), fmt.Sprintf("n%03d", 10*k), "batch", 0, "10m").Obj())
 			}
 			var members []*v1.Pod
 			for i := range 8 {
 				m := gangPod(fmt.Sprintf("m%d", i), "", "g", 10, "300m")
 				if tc.affinity {
-					m = withPodAffinity(m, false, "kubernetes.io/hostname", map[string]string{"role": "anchor"})
+					m.PodAffinity("kubernetes.io/hostname", &metav1.LabelSelector{MatchLabels: map[string]string{"role": "anchor"}}, testobj.PodAffinityWithRequiredReq)
 				}
 				if tc.spread {
-					m = withSpread(labelled(m, "gang", "g"), "kubernetes.io/hostname", map[string]string{"gang": "g"}, 1)
+					m.Label("gang", "g").SpreadConstraint(1, "kubernetes.io/hostname", v1.DoNotSchedule, &metav1.LabelSelector{MatchLabels: map[string]string{"gang": "g"}}, nil, nil, nil, nil)
 				}
-				members = append(members, m)
+				members = append(members, m.Obj())
 			}
 			cfg := preempt.DefaultConfig()
 			cfg.FeatureGates = map[string]bool{preempt.GenericWorkloadGate: true}
-			req := &preempt.PodGroupRequest{PodGroup: gangGroup("g", 10, 8, false), Pods: members, Config: cfg, Now: gangNow}
+			req := &preempt.PodGroupRequest{PodGroup: gangGroup("g", 10, 8), Pods: members, Config: cfg, Now: testobj.Epoch}
 			want := gangDecision(t, reference.Impl{}, c, req)
 			ev, err := optimized.Impl{}.NewEvaluator(c)
 			if err != nil {
@@ -441,10 +379,10 @@ const gangSpreadAllocBudget = 620
 func TestGangAfterUpdate(t *testing.T) {
 	cfg := preempt.DefaultConfig()
 	cfg.FeatureGates = map[string]bool{preempt.GenericWorkloadGate: true}
-	c := &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10"), gangNode("n2", "1", "10"), gangNode("n3", "1", "10")},
-		Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m"), gangPod("v2", "n2", "", 0, "600m"), gangPod("v3", "n3", "", 0, "600m")}}
-	first := &preempt.PodGroupRequest{PodGroup: gangGroup("g", 10, 2, false), Pods: []*v1.Pod{gangPod("m0", "", "g", 10, "600m"), gangPod("m1", "", "g", 10, "600m")},
-		Config: cfg, Now: gangNow}
+	c := &preempt.Cluster{Nodes: []*v1.Node{gangNode("n1", "1", "10").Obj(), gangNode("n2", "1", "10").Obj(), gangNode("n3", "1", "10").Obj()},
+		Pods: []*v1.Pod{gangPod("v1", "n1", "", 0, "600m").Obj(), gangPod("v2", "n2", "", 0, "600m").Obj(), gangPod("v3", "n3", "", 0, "600m").Obj()}}
+	first := &preempt.PodGroupRequest{PodGroup: gangGroup("g", 10, 2), Pods: []*v1.Pod{gangPod("m0", "", "g", 10, "600m").Obj(), gangPod("m1", "", "g", 10, "600m").Obj()},
+		Config: cfg, Now: testobj.Epoch}
 	ev, err := optimized.Impl{}.NewEvaluator(c)
 	if err != nil {
 		t.Fatal(err)
@@ -453,7 +391,7 @@ func TestGangAfterUpdate(t *testing.T) {
 	if d.Status != preempt.Success || len(d.Victims) != 2 {
 		t.Fatalf("first gang: %s %q, %d victims", d.Status, d.Message, len(d.Victims))
 	}
-	ch := preempt.Change{Added: []*v1.Pod{gangPod("m0", "n1", "g", 10, "600m"), gangPod("m1", "n2", "g", 10, "600m"), gangPod("v4", "n3", "h", 5, "300m")}}
+	ch := preempt.Change{Added: []*v1.Pod{gangPod("m0", "n1", "g", 10, "600m").Obj(), gangPod("m1", "n2", "g", 10, "600m").Obj(), gangPod("v4", "n3", "h", 5, "300m").Obj()}}
 	for _, v := range d.Victims {
 		ch.Removed = append(ch.Removed, preempt.PodRef{Namespace: v.Namespace, Name: v.Name})
 	}
@@ -469,8 +407,8 @@ func TestGangAfterUpdate(t *testing.T) {
 	// v4, bound and naming h, counts toward h's minCount 3 and, at h's
 	// priority (the request's group over the view), is no victim: g's
 	// members m0 and m1 (priority 10) go for h0 and h1, v3 is reprieved.
-	second := &preempt.PodGroupRequest{PodGroup: gangGroup("h", 30, 3, false), Pods: []*v1.Pod{gangPod("h0", "", "h", 30, "600m"), gangPod("h1", "", "h", 30, "600m")},
-		Config: cfg, Now: gangNow}
+	second := &preempt.PodGroupRequest{PodGroup: gangGroup("h", 30, 3), Pods: []*v1.Pod{gangPod("h0", "", "h", 30, "600m").Obj(), gangPod("h1", "", "h", 30, "600m").Obj()},
+		Config: cfg, Now: testobj.Epoch}
 	want := gangDecision(t, reference.Impl{}, &next, second)
 	cs := harness.NewClient(&next, nil)
 	for _, p := range second.Pods {

@@ -6,49 +6,27 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
+// groupNode is a node of 1 cpu and 10 pods, labelled with its hostname.
 func groupNode(name string) *v1.Node {
-	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
-		Status: v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse("1"), v1.ResourcePods: resource.MustParse("10")}}}
+	return testobj.MakeNode().Name(name).Hostname().Allocatable(map[v1.ResourceName]string{v1.ResourceCPU: "1", v1.ResourcePods: "10"}).Obj()
 }
 
-func groupPod(name, node, group string, prio int32) *v1.Pod {
-	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{"app": "a"}},
-		Spec: v1.PodSpec{NodeName: node, Priority: ptr.To(prio),
-			Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("600m")}}}}}}
-	if group != "" {
-		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(group)}
-	}
-	return p
+// groupPod is a pod labelled app=a asking 600m, bound to node ("" for
+// none, no start time either way), in group ("" for none).
+func groupPod(name, node, group string, prio int32) *testobj.PodWrapper {
+	return testobj.MakePod().Namespace("default").Name(name).UID("uid-"+name).Label("app", "a").Node(node).Priority(prio).PodGroupName(group).
+		Container("c").CPU("600m")
 }
 
-func groupObject(name string, all bool, prio int32) *preempt.PodGroup {
-	pg := &preempt.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("pg-" + name)},
-		Spec: schedulingv1beta1.PodGroupSpec{Priority: ptr.To(prio)}}
-	if all {
-		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
-	}
-	return pg
-}
-
-func withAntiAffinity(p *v1.Pod) *v1.Pod {
-	p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
-		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "other"}}, TopologyKey: "kubernetes.io/hostname"}}}}
-	return p
-}
-
-func withSpread(p *v1.Pod) *v1.Pod {
-	p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "kubernetes.io/hostname",
-		WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}
-	return p
+// groupObject is a PodGroup of no policy and no disruption mode (Single),
+// of priority prio.
+func groupObject(name string, prio int32) *testobj.PodGroupWrapper {
+	return testobj.MakePodGroup().Namespace("default").Name(name).UID("pg-" + name).Priority(prio)
 }
 
 // TestGroupGaps: under GenericWorkload, optimized refuses a preemptor in a
@@ -58,9 +36,13 @@ func withSpread(p *v1.Pod) *v1.Pod {
 func TestGroupGaps(t *testing.T) {
 	gates := preempt.Config{FeatureGates: map[string]bool{preempt.GenericWorkloadGate: true}}
 	spread := func(all bool, prio int32) *preempt.Cluster {
+		g := groupObject("g", prio)
+		if all {
+			g.DisruptionModeAll()
+		}
 		return &preempt.Cluster{Nodes: []*v1.Node{groupNode("n1"), groupNode("n2")},
-			Pods:      []*v1.Pod{groupPod("v1", "n1", "g", 0), groupPod("v2", "n2", "g", 0)},
-			PodGroups: []*preempt.PodGroup{groupObject("g", all, prio)}}
+			Pods:      []*v1.Pod{groupPod("v1", "n1", "g", 0).Obj(), groupPod("v2", "n2", "g", 0).Obj()},
+			PodGroups: []*preempt.PodGroup{g.Obj()}}
 	}
 	together := spread(true, 0)
 	together.Pods[1].Spec.NodeName = "n1"
@@ -71,14 +53,14 @@ func TestGroupGaps(t *testing.T) {
 		cfg  preempt.Config
 		want string // in the refusal, "" for none
 	}{
-		{"a unit across nodes beside spread", spread(true, 0), withSpread(groupPod("p", "", "", 10)), gates, "podgroup default/g has members on nodes n1 and n2"},
-		{"a unit across nodes beside anti-affinity", spread(true, 0), withAntiAffinity(groupPod("p", "", "", 10)), gates, ""},
-		{"the gate off", spread(true, 0), withSpread(groupPod("p", "", "", 10)), preempt.Config{}, ""},
-		{"no topology plugin runs", spread(true, 0), groupPod("p", "", "", 10), gates, ""},
-		{"the unit above the preemptor", spread(true, 20), withSpread(groupPod("p", "", "", 10)), gates, ""},
-		{"Single mode: no unit", spread(false, 0), withSpread(groupPod("p", "", "", 10)), gates, ""},
-		{"the unit on one node", together, withSpread(groupPod("p", "", "", 10)), gates, ""},
-		{"a preemptor in a pod group", spread(true, 0), groupPod("p", "", "g", 10), gates, "pod default/p belongs to a pod group"},
+		{"a unit across nodes beside spread", spread(true, 0), groupPod("p", "", "", 10).SpreadConstraint(1, "kubernetes.io/hostname", v1.DoNotSchedule, testobj.MakeLabelSelector().Label("app", "a").Obj(), nil, nil, nil, nil).Obj(), gates, "podgroup default/g has members on nodes n1 and n2"},
+		{"a unit across nodes beside anti-affinity", spread(true, 0), groupPod("p", "", "", 10).PodAntiAffinity("kubernetes.io/hostname", testobj.MakeLabelSelector().Label("app", "other").Obj(), testobj.PodAntiAffinityWithRequiredReq).Obj(), gates, ""},
+		{"the gate off", spread(true, 0), groupPod("p", "", "", 10).SpreadConstraint(1, "kubernetes.io/hostname", v1.DoNotSchedule, testobj.MakeLabelSelector().Label("app", "a").Obj(), nil, nil, nil, nil).Obj(), preempt.Config{}, ""},
+		{"no topology plugin runs", spread(true, 0), groupPod("p", "", "", 10).Obj(), gates, ""},
+		{"the unit above the preemptor", spread(true, 20), groupPod("p", "", "", 10).SpreadConstraint(1, "kubernetes.io/hostname", v1.DoNotSchedule, testobj.MakeLabelSelector().Label("app", "a").Obj(), nil, nil, nil, nil).Obj(), gates, ""},
+		{"Single mode: no unit", spread(false, 0), groupPod("p", "", "", 10).SpreadConstraint(1, "kubernetes.io/hostname", v1.DoNotSchedule, testobj.MakeLabelSelector().Label("app", "a").Obj(), nil, nil, nil, nil).Obj(), gates, ""},
+		{"the unit on one node", together, groupPod("p", "", "", 10).SpreadConstraint(1, "kubernetes.io/hostname", v1.DoNotSchedule, testobj.MakeLabelSelector().Label("app", "a").Obj(), nil, nil, nil, nil).Obj(), gates, ""},
+		{"a preemptor in a pod group", spread(true, 0), groupPod("p", "", "g", 10).Obj(), gates, "pod default/p belongs to a pod group"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u := Impl{}.UnmodelledGateUse(tc.c, tc.pod, tc.cfg)
@@ -101,7 +83,7 @@ func TestGroupViewFollowsUpdate(t *testing.T) {
 		t.Fatal("no view of a cluster with pod groups")
 	}
 	ch := preempt.Change{Removed: []preempt.PodRef{{Namespace: "default", Name: "b"}, {Namespace: "default", Name: "x"}},
-		Added: []*v1.Pod{groupPod("c", "n1", "g", 0), groupPod("aa", "n1", "g", 0), groupPod("y", "", "h", 0)}}
+		Added: []*v1.Pod{groupPod("c", "n1", "g", 0).Obj(), groupPod("aa", "n1", "g", 0).Obj(), groupPod("y", "", "h", 0).Obj()}}
 	pods, err := ch.Apply(c.Pods)
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +136,7 @@ func TestGroupRanksFollowNames(t *testing.T) {
 	if g := e.s.groupsFor(gates); g == nil || len(g.rank) != len(c.Pods) {
 		t.Fatal("no ranks in the snapshot's view")
 	}
-	ch := preempt.Change{Added: []*v1.Pod{groupPod("aa", "n1", "g", 0), groupPod("c", "n1", "", 0), groupPod("0", "n2", "h", 0)}}
+	ch := preempt.Change{Added: []*v1.Pod{groupPod("aa", "n1", "g", 0).Obj(), groupPod("c", "n1", "", 0).Obj(), groupPod("0", "n2", "h", 0).Obj()}}
 	pods, err := ch.Apply(c.Pods)
 	if err != nil {
 		t.Fatal(err)
@@ -182,8 +164,8 @@ func TestGroupRanksFollowNames(t *testing.T) {
 func groupTestEvaluator(t *testing.T) (*preempt.Cluster, *evaluator) {
 	t.Helper()
 	c := &preempt.Cluster{Nodes: []*v1.Node{groupNode("n1"), groupNode("n2")},
-		Pods:      []*v1.Pod{groupPod("b", "n1", "g", 0), groupPod("a", "n2", "g", 0), groupPod("x", "n2", "h", 5), groupPod("plain", "n1", "", 1)},
-		PodGroups: []*preempt.PodGroup{groupObject("g", true, 3), groupObject("h", false, 7)}}
+		Pods:      []*v1.Pod{groupPod("b", "n1", "g", 0).Obj(), groupPod("a", "n2", "g", 0).Obj(), groupPod("x", "n2", "h", 5).Obj(), groupPod("plain", "n1", "", 1).Obj()},
+		PodGroups: []*preempt.PodGroup{groupObject("g", 3).DisruptionModeAll().Obj(), groupObject("h", 7).Obj()}}
 	ev, err := Impl{}.NewEvaluator(c)
 	if err != nil {
 		t.Fatal(err)

@@ -16,12 +16,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/registry"
 	"github.com/preemptbench/preemptbench/internal/synth"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/preempttest"
 
@@ -198,9 +197,9 @@ func TestBuildAndServe(t *testing.T) {
 // PodLevelResources: harness.Decide would not run it.)
 func TestFilterGatesReachTheRelease(t *testing.T) {
 	impl := release(t)
-	c := &preempt.Cluster{Nodes: []*v1.Node{node("n1", "1"), node("n2", "1")}, Pods: []*v1.Pod{pod("default", "full", "n1", 0, "1", nil)}}
-	p := pod("default", "preemptor", "", 10, "100m", nil)
-	p.Spec.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("2"), v1.ResourceMemory: resource.MustParse("1Gi")}}
+	c := &preempt.Cluster{Nodes: []*v1.Node{node("n1", "1").Obj(), node("n2", "1").Obj()}, Pods: []*v1.Pod{pod("default", "full", "n1", 0, "1").Obj()}}
+	p := pod("default", "preemptor", "", 10, "100m").
+		Resources(v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("2"), v1.ResourceMemory: resource.MustParse("1Gi")}}).Obj()
 	ev, err := impl.NewEvaluator(c)
 	if err != nil {
 		t.Fatal(err)
@@ -225,34 +224,18 @@ func TestFilterGatesReachTheRelease(t *testing.T) {
 	}
 }
 
-var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+// now is the decisions' clock, 2026-01-02T03:04:05Z.
+var now = testobj.Epoch.AddDate(0, 0, 1).Add(3*time.Hour + 4*time.Minute + 5*time.Second)
 
-func node(name, cpu string) *v1.Node {
-	return &v1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Status: v1.NodeStatus{Allocatable: v1.ResourceList{
-			v1.ResourceCPU:    resource.MustParse(cpu),
-			v1.ResourceMemory: resource.MustParse("32Gi"),
-			v1.ResourcePods:   resource.MustParse("110"),
-		}},
-	}
+// node is a node of cpu, 32Gi and 110 pods.
+func node(name, cpu string) *testobj.NodeWrapper {
+	return testobj.MakeNode().Name(name).Allocatable(map[v1.ResourceName]string{v1.ResourceCPU: cpu, v1.ResourceMemory: "32Gi", v1.ResourcePods: "110"})
 }
 
-func pod(namespace, name, nodeName string, prio int32, cpu string, labels map[string]string) *v1.Pod {
-	return &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, UID: types.UID("uid-" + name), Labels: labels},
-		Spec: v1.PodSpec{
-			NodeName: nodeName,
-			Priority: &prio,
-			Containers: []v1.Container{{
-				Name: "c",
-				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
-					v1.ResourceCPU:    resource.MustParse(cpu),
-					v1.ResourceMemory: resource.MustParse("1Gi"),
-				}},
-			}},
-		},
-	}
+// pod is a pod of uid uid-<name> with one container c requesting cpu and
+// 1Gi, bound to nodeName ("" for none).
+func pod(namespace, name, nodeName string, prio int32, cpu string) *testobj.PodWrapper {
+	return testobj.MakePod().Namespace(namespace).Name(name).UID("uid-" + name).Node(nodeName).Priority(prio).Container("c").CPU(cpu).Memory("1Gi")
 }
 
 func decide(t *testing.T, impl preempt.Implementation, c *preempt.Cluster, p *v1.Pod) preempt.Decision {
@@ -285,18 +268,14 @@ func victims(d preempt.Decision) string {
 func TestNamespaceSelectorChange(t *testing.T) {
 	impl := release(t)
 	c := &preempt.Cluster{
-		Nodes: []*v1.Node{node("n1", "4")},
-		Pods:  []*v1.Pod{pod("other", "a", "n1", 0, "1", map[string]string{"app": "a"})},
+		Nodes: []*v1.Node{node("n1", "4").Hostname().Obj()},
+		Pods:  []*v1.Pod{pod("other", "a", "n1", 0, "1").Label("app", "a").Obj()},
 	}
-	p := pod("default", "preemptor", "", 10, "1", nil)
-	p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
-			LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}},
-			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"x"}}}},
-			TopologyKey:       "kubernetes.io/hostname",
-		}},
-	}}
-	c.Nodes[0].Labels = map[string]string{"kubernetes.io/hostname": "n1"}
+	p := pod("default", "preemptor", "", 10, "1").RequiredPodAntiAffinityTerm(v1.PodAffinityTerm{
+		LabelSelector:     testobj.MakeLabelSelector().Label("app", "a").Obj(),
+		NamespaceSelector: testobj.MakeLabelSelector().NotIn("team", []string{"x"}).Obj(),
+		TopologyKey:       "kubernetes.io/hostname",
+	}).Obj()
 	old := decide(t, impl, c, p)
 	cur := decide(t, upstream.Impl{}, c, p)
 	t.Logf("v1.36.3: %s on %q, victims %s; v1.37.2: %s", old.Status, old.NominatedNode, victims(old), cur.Status)
@@ -322,30 +301,20 @@ func TestNamespaceSelectorChange(t *testing.T) {
 // later start time picks n1.
 func TestOverlappingPDBsChange(t *testing.T) {
 	impl := release(t)
-	mk := func(name, nodeName string, start time.Time, labels map[string]string) *v1.Pod {
-		p := pod("default", name, nodeName, 0, "1", labels)
-		st := metav1.NewTime(start)
-		p.Status.StartTime = &st
-		return p
-	}
-	pdb := func(name, key, value string, allowed int32) *policyv1.PodDisruptionBudget {
-		return &policyv1.PodDisruptionBudget{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
-			Spec:       policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}}},
-			Status:     policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed},
-		}
-	}
 	c := &preempt.Cluster{
-		Nodes: []*v1.Node{node("n1", "2"), node("n2", "2")},
+		Nodes: []*v1.Node{node("n1", "2").Obj(), node("n2", "2").Obj()},
 		Pods: []*v1.Pod{
-			mk("p1", "n1", now.Add(-50*time.Minute), map[string]string{"app": "a", "team": "x"}),
-			mk("p2", "n1", now.Add(-50*time.Minute), map[string]string{"team": "x"}),
-			mk("r1", "n2", now.Add(-60*time.Minute), map[string]string{"app": "a"}),
-			mk("r2", "n2", now.Add(-60*time.Minute), nil),
+			pod("default", "p1", "n1", 0, "1").Label("app", "a").Label("team", "x").StartTime(now.Add(-50 * time.Minute)).Obj(),
+			pod("default", "p2", "n1", 0, "1").Label("team", "x").StartTime(now.Add(-50 * time.Minute)).Obj(),
+			pod("default", "r1", "n2", 0, "1").Label("app", "a").StartTime(now.Add(-60 * time.Minute)).Obj(),
+			pod("default", "r2", "n2", 0, "1").StartTime(now.Add(-60 * time.Minute)).Obj(),
 		},
-		PDBs: []*policyv1.PodDisruptionBudget{pdb("a", "app", "a", 0), pdb("b", "team", "x", 1)},
+		PDBs: []*policyv1.PodDisruptionBudget{
+			testobj.MakePDB().Namespace("default").Name("a").MatchLabel("app", "a").DisruptionsAllowed(0).Obj(),
+			testobj.MakePDB().Namespace("default").Name("b").MatchLabel("team", "x").DisruptionsAllowed(1).Obj(),
+		},
 	}
-	p := pod("default", "preemptor", "", 10, "2", nil)
+	p := pod("default", "preemptor", "", 10, "2").Obj()
 	old := decide(t, impl, c, p)
 	cur := decide(t, upstream.Impl{}, c, p)
 	violations := func(d preempt.Decision) map[string]int {

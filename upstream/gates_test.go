@@ -22,9 +22,9 @@ import (
 // nowhere; with the gate off NodeResourcesFit counts the container's 100m
 // and it fits.
 func podLevelCluster() (*preempt.Cluster, *v1.Pod) {
-	c := &preempt.Cluster{Nodes: []*v1.Node{node("node-a")}, Pods: []*v1.Pod{pod("v1", "node-a", 0, "3", "1Gi")}}
-	p := pod("preemptor", "", 10, "100m", "100Mi")
-	p.Spec.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("2"), v1.ResourceMemory: resource.MustParse("100Mi")}}
+	c := &preempt.Cluster{Nodes: []*v1.Node{node("node-a", "4").Obj()}, Pods: []*v1.Pod{pod("v1", "node-a", 0, "3", "1Gi").Obj()}}
+	p := pod("preemptor", "", 10, "100m", "100Mi").
+		Resources(v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("2"), v1.ResourceMemory: resource.MustParse("100Mi")}}).Obj()
 	return c, p
 }
 

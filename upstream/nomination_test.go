@@ -31,6 +31,7 @@ import (
 
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/schedulerconfig"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -262,11 +263,9 @@ func (o nominationOutcome) String() string {
 
 // pendingPod is a pending pgPod of the default scheduler nominated to
 // node ("" for none).
-func pendingPod(name, group string, prio int32, cpu, node string) *v1.Pod {
-	p := pgPod(name, "", group, prio, cpu)
-	p.Spec.SchedulerName = v1.DefaultSchedulerName // the scheduler queues only its profiles' pods
-	p.Status.NominatedNodeName = node
-	return p
+func pendingPod(name, group string, prio int32, cpu, node string) *testobj.PodWrapper {
+	// the scheduler queues only its profiles' pods
+	return pgPod(name, "", group, prio, cpu).SchedulerName(v1.DefaultSchedulerName).NominatedNodeName(node)
 }
 
 // Question: a preemptor nominated to n1 by an earlier attempt preempts
@@ -281,8 +280,8 @@ func pendingPod(name, group string, prio int32, cpu, node string) *v1.Pod {
 // (priority 10), 1 CPU each, are pending and nominated to n1.
 func TestSchedulerPreemptorKeepsItsOwnNomination(t *testing.T) {
 	objects := func() []runtime.Object {
-		return []runtime.Object{pgNode("n1", "1"), pgPod("v", "n1", "", 0, "1"),
-			pendingPod("low", "", 5, "1", "n1"), pendingPod("p", "", 10, "1", "n1")}
+		return []runtime.Object{pgNode("n1", "1"), pgPod("v", "n1", "", 0, "1").Obj(),
+			pendingPod("low", "", 5, "1", "n1").Obj(), pendingPod("p", "", 10, "1", "n1").Obj()}
 	}
 	want := nominationOutcome{
 		// The preemptor itself, in flight, is a stub: priority 0 (below
@@ -338,9 +337,9 @@ func TestSchedulerPreemptorKeepsItsOwnNomination(t *testing.T) {
 func TestSchedulerGangKeepsItsOwnNominations(t *testing.T) {
 	objects := func(first string) []runtime.Object {
 		return []runtime.Object{pgNode(first, "1"), pgNode("n2", "1"),
-			pgPod("v1", first, "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m"),
-			pendingPod("low", "", 5, "600m", first), gang("g", 10, 2),
-			onNode(pendingPod("m0", "g", 10, "600m", first), first), onNode(pendingPod("m1", "g", 10, "600m", ""), "n2")}
+			pgPod("v1", first, "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj(),
+			pendingPod("low", "", 5, "600m", first).Obj(), gang("g", 10, 2),
+			pendingPod("m0", "g", 10, "600m", first).HostnameSelector(first).Obj(), pendingPod("m1", "g", 10, "600m", "").HostnameSelector("n2").Obj()}
 	}
 	calls := func() map[string][]string {
 		return map[string][]string{

@@ -9,15 +9,11 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 	"github.com/preemptbench/preemptbench/upstream"
@@ -29,35 +25,20 @@ import (
 // one. On n1, p1 is app=a and team=x, p2 team=x; on n2, r1 is app=a and
 // r2 has no labels. n1's pods started ten minutes after n2's.
 func pdbOrderCluster() (*preempt.Cluster, *v1.Pod) {
-	mk := func(name, node string, start time.Time, labels map[string]string) *v1.Pod {
-		p := pod(name, node, 0, "1", "1Gi")
-		p.Labels = labels
-		st := metav1.NewTime(start)
-		p.Status.StartTime = &st
-		return p
-	}
-	pdb := func(name, key, value string, allowed int32) *policyv1.PodDisruptionBudget {
-		return &policyv1.PodDisruptionBudget{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
-			Spec:       policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}}},
-			Status:     policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed},
-		}
-	}
-	n1, n2 := node("n1"), node("n2")
-	for _, n := range []*v1.Node{n1, n2} {
-		n.Status.Allocatable[v1.ResourceCPU] = resource.MustParse("2")
-	}
 	c := &preempt.Cluster{
-		Nodes: []*v1.Node{n1, n2},
+		Nodes: []*v1.Node{node("n1", "2").Obj(), node("n2", "2").Obj()},
 		Pods: []*v1.Pod{
-			mk("p1", "n1", now.Add(-50*time.Minute), map[string]string{"app": "a", "team": "x"}),
-			mk("p2", "n1", now.Add(-50*time.Minute), map[string]string{"team": "x"}),
-			mk("r1", "n2", now.Add(-60*time.Minute), map[string]string{"app": "a"}),
-			mk("r2", "n2", now.Add(-60*time.Minute), nil),
+			pod("p1", "n1", 0, "1", "1Gi").Label("app", "a").Label("team", "x").StartTime(now.Add(-50 * time.Minute)).Obj(),
+			pod("p2", "n1", 0, "1", "1Gi").Label("team", "x").StartTime(now.Add(-50 * time.Minute)).Obj(),
+			pod("r1", "n2", 0, "1", "1Gi").Label("app", "a").StartTime(now.Add(-60 * time.Minute)).Obj(),
+			pod("r2", "n2", 0, "1", "1Gi").StartTime(now.Add(-60 * time.Minute)).Obj(),
 		},
-		PDBs: []*policyv1.PodDisruptionBudget{pdb("a", "app", "a", 0), pdb("b", "team", "x", 1)},
+		PDBs: []*policyv1.PodDisruptionBudget{
+			testobj.MakePDB().Namespace("default").Name("a").MatchLabel("app", "a").DisruptionsAllowed(0).Obj(),
+			testobj.MakePDB().Namespace("default").Name("b").MatchLabel("team", "x").DisruptionsAllowed(1).Obj(),
+		},
 	}
-	return c, pod("preemptor", "", 10, "2", "1Gi")
+	return c, pod("preemptor", "", 10, "2", "1Gi").Obj()
 }
 
 // Upstream v1.37's FilterVictimsWithPDBViolation stops counting a pod's
@@ -101,46 +82,25 @@ func TestPDBOrderChangesTheDecision(t *testing.T) {
 // 0, and p46 violates pdb-0: 1 violation. Listed pdb-1, pdb-0, p17 stops
 // at pdb-1 and p46 finds pdb-0 at 1: none.
 func TestPDBOrderChangesTheGangDecision(t *testing.T) {
-	n1 := node("n1")
-	n1.Status.Allocatable[v1.ResourceCPU] = resource.MustParse("1")
-	mk := func(name, cpu, app string, group bool) *v1.Pod {
-		p := pod(name, "n1", math.MinInt32, cpu, "1Mi")
-		p.Labels = map[string]string{"app": app}
-		st := metav1.NewTime(now.Add(-time.Hour))
-		p.Status.StartTime = &st
-		if group {
-			p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("g0")}
-		}
-		return p
-	}
-	pdb := func(name string, sel metav1.LabelSelector, allowed int32) *policyv1.PodDisruptionBudget {
-		return &policyv1.PodDisruptionBudget{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
-			Spec:       policyv1.PodDisruptionBudgetSpec{Selector: &sel},
-			Status:     policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed},
-		}
-	}
-	group := func(name string, prio int32, all bool) *preempt.PodGroup {
-		pg := &preempt.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
-			Spec: schedulingv1beta1.PodGroupSpec{Priority: ptr.To(prio),
-				SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}}}}
-		if all {
-			pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
-		}
-		return pg
-	}
+	started := now.Add(-time.Hour)
 	c := &preempt.Cluster{
-		Nodes:     []*v1.Node{n1},
-		Pods:      []*v1.Pod{mk("p17", "100m", "b", true), mk("p46", "600m", "a", false), mk("p47", "100m", "a", true)},
-		PodGroups: []*preempt.PodGroup{group("g0", math.MinInt32, true)},
+		Nodes: []*v1.Node{node("n1", "1").Obj()},
+		Pods: []*v1.Pod{
+			pod("p17", "n1", math.MinInt32, "100m", "1Mi").Label("app", "b").StartTime(started).PodGroupName("g0").Obj(),
+			pod("p46", "n1", math.MinInt32, "600m", "1Mi").Label("app", "a").StartTime(started).Obj(),
+			pod("p47", "n1", math.MinInt32, "100m", "1Mi").Label("app", "a").StartTime(started).PodGroupName("g0").Obj(),
+		},
+		PodGroups: []*preempt.PodGroup{
+			testobj.MakePodGroup().Namespace("default").Name("g0").UID("uid-g0").Priority(math.MinInt32).BasicPolicy().DisruptionModeAll().Obj(),
+		},
 		PDBs: []*policyv1.PodDisruptionBudget{
-			pdb("pdb-1", metav1.LabelSelector{MatchLabels: map[string]string{"app": "b"}}, 0),
-			pdb("pdb-0", metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{"a", "b"}}}}, 2),
+			testobj.MakePDB().Namespace("default").Name("pdb-1").MatchLabel("app", "b").DisruptionsAllowed(0).Obj(),
+			testobj.MakePDB().Namespace("default").Name("pdb-0").Selector(testobj.MakeLabelSelector().In("app", []string{"a", "b"}).Obj()).DisruptionsAllowed(2).Obj(),
 		},
 	}
-	m0 := pod("m0", "", 0, "500m", "1Mi")
-	m0.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("gang")}
-	req := &preempt.PodGroupRequest{PodGroup: group("gang", 0, false), Pods: []*v1.Pod{m0}, Now: now,
+	m0 := pod("m0", "", 0, "500m", "1Mi").PodGroupName("gang").Obj()
+	gang := testobj.MakePodGroup().Namespace("default").Name("gang").UID("uid-gang").Priority(0).BasicPolicy().Obj()
+	req := &preempt.PodGroupRequest{PodGroup: gang, Pods: []*v1.Pod{m0}, Now: now,
 		Config: preempt.Config{MinCandidateNodesPercentage: 10, MinCandidateNodesAbsolute: 100, Synchronous: true, FeatureGates: map[string]bool{preempt.GenericWorkloadGate: true}}}
 	decide := func(impl preempt.Implementation) preempt.PodGroupDecision {
 		t.Helper()

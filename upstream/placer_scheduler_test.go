@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/upstream"
 )
@@ -48,17 +48,11 @@ func schedulerGang(t *testing.T, c *preempt.Cluster, req *preempt.PodGroupReques
 	return firstFit, sched, deleted
 }
 
-// onNode pins p to node with a node selector: its one feasible node.
-func onNode(p *v1.Pod, node string) *v1.Pod {
-	p.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": node}
-	return p
-}
-
 func gangRequest(pg *preempt.PodGroup, synchronous bool, members ...*v1.Pod) *preempt.PodGroupRequest {
 	cfg := preempt.DefaultConfig()
 	cfg.Synchronous = synchronous
 	cfg.FeatureGates = genericWorkload
-	return &preempt.PodGroupRequest{PodGroup: pg, Pods: members, Config: cfg, Now: pgNow}
+	return &preempt.PodGroupRequest{PodGroup: pg, Pods: members, Config: cfg, Now: testobj.Epoch}
 }
 
 // Where each member has one node it can go to, or where the answer does
@@ -79,22 +73,22 @@ func TestSchedulerPlacementAgreesWithFirstFit(t *testing.T) {
 	}{
 		{
 			name: "each member pinned to its node, one victim on each",
-			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
 			req: gangRequest(gang("g", 10, 2), true,
-				onNode(pgPod("m0", "", "g", 10, "600m"), "n2"), onNode(pgPod("m1", "", "g", 10, "600m"), "n1")),
+				pgPod("m0", "", "g", 10, "600m").HostnameSelector("n2").Obj(), pgPod("m1", "", "g", 10, "600m").HostnameSelector("n1").Obj()),
 			status: preempt.Success, deleted: []string{"v1", "v2"},
 		},
 		{
 			name: "asynchronous: the executor's goroutine is waited for",
-			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
 			req: gangRequest(gang("g", 10, 2), false,
-				onNode(pgPod("m0", "", "g", 10, "600m"), "n2"), onNode(pgPod("m1", "", "g", 10, "600m"), "n1")),
+				pgPod("m0", "", "g", 10, "600m").HostnameSelector("n2").Obj(), pgPod("m1", "", "g", 10, "600m").HostnameSelector("n1").Obj()),
 			status: preempt.Success, deleted: []string{"v1", "v2"},
 		},
 		{
 			name: "the reprieve keeps the victim on the node no member needs",
-			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
-			req:  gangRequest(gang("g", 10, 1), true, onNode(pgPod("m0", "", "g", 10, "600m"), "n2")),
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
+			req:  gangRequest(gang("g", 10, 1), true, pgPod("m0", "", "g", 10, "600m").HostnameSelector("n2").Obj()),
 			// minCount 1: v1 is reprieved.
 			status: preempt.Success, deleted: []string{"v2"},
 		},
@@ -103,24 +97,24 @@ func TestSchedulerPlacementAgreesWithFirstFit(t *testing.T) {
 			// contract's (namespace, name) order is kept.
 			name: "a mode All group victim across three nodes",
 			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1"), pgNode("n3", "1")},
-				Pods:      []*v1.Pod{pgPod("vc", "n1", "pg1", 0, "600m"), pgPod("va", "n2", "pg1", 0, "600m"), pgPod("vb", "n3", "pg1", 0, "600m")},
-				PodGroups: []*preempt.PodGroup{group("pg1", true, 0, "")}},
-			req: gangRequest(gang("g", 10, 3), true, onNode(pgPod("m0", "", "g", 10, "600m"), "n3"),
-				onNode(pgPod("m1", "", "g", 10, "600m"), "n2"), onNode(pgPod("m2", "", "g", 10, "600m"), "n1")),
+				Pods:      []*v1.Pod{pgPod("vc", "n1", "pg1", 0, "600m").Obj(), pgPod("va", "n2", "pg1", 0, "600m").Obj(), pgPod("vb", "n3", "pg1", 0, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{group("pg1", 0).DisruptionModeAll().Obj()}},
+			req: gangRequest(gang("g", 10, 3), true, pgPod("m0", "", "g", 10, "600m").HostnameSelector("n3").Obj(),
+				pgPod("m1", "", "g", 10, "600m").HostnameSelector("n2").Obj(), pgPod("m2", "", "g", 10, "600m").HostnameSelector("n1").Obj()),
 			status: preempt.Success, deleted: []string{"va", "vb", "vc"},
 		},
 		{
 			name: "no victim below the group's priority",
-			c:    twoNodes(pgPod("v1", "n1", "", 20, "600m"), pgPod("v2", "n2", "", 20, "600m")),
-			req:  gangRequest(gang("g", 10, 2), true, pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m")),
+			c:    twoNodes(pgPod("v1", "n1", "", 20, "600m").Obj(), pgPod("v2", "n2", "", 20, "600m").Obj()),
+			req:  gangRequest(gang("g", 10, 2), true, pgPod("m0", "", "g", 10, "600m").Obj(), pgPod("m1", "", "g", 10, "600m").Obj()),
 			// PodGroupPostFilter refuses before it schedules anything.
 			status: preempt.UnschedulableAndUnresolvable,
 		},
 		{
 			name: "minCount out of reach, whatever the hosts",
-			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
 			req: gangRequest(gang("g", 10, 3), true,
-				pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m"), pgPod("m2", "", "g", 10, "600m")),
+				pgPod("m0", "", "g", 10, "600m").Obj(), pgPod("m1", "", "g", 10, "600m").Obj(), pgPod("m2", "", "g", 10, "600m").Obj()),
 			status: preempt.Unschedulable,
 			// v1.37.2's podGroupSchedulingDefaultAlgorithm returns
 			// GangScheduling's PlacementFeasible status as it is when
@@ -161,14 +155,12 @@ func TestSchedulerPlacementAgreesWithFirstFit(t *testing.T) {
 // CPUs), so the victim is v2, not v1.
 func TestSchedulerPlacementTakesTheScoredNode(t *testing.T) {
 	node := func(name, cpu string) *v1.Node {
-		n := pgNode(name, cpu)
-		n.Status.Allocatable[v1.ResourceMemory] = resource.MustParse("8Gi")
-		return n
+		return testobj.MakeNode().Name(name).Hostname().Allocatable(map[v1.ResourceName]string{v1.ResourceCPU: cpu, v1.ResourceMemory: "8Gi", v1.ResourcePods: "100"}).Obj()
 	}
 	c := &preempt.Cluster{Nodes: []*v1.Node{node("n1", "2"), node("n2", "4")},
-		Pods: []*v1.Pod{pgPod("v1", "n1", "", 0, "1500m"), pgPod("v2", "n2", "", 0, "3500m")}}
+		Pods: []*v1.Pod{pgPod("v1", "n1", "", 0, "1500m").Obj(), pgPod("v2", "n2", "", 0, "3500m").Obj()}}
 	for _, synchronous := range []bool{true, false} {
-		req := gangRequest(gang("g", 10, 1), synchronous, pgPod("m0", "", "g", 10, "1"))
+		req := gangRequest(gang("g", 10, 1), synchronous, pgPod("m0", "", "g", 10, "1").Obj())
 		ff, sched, deleted := schedulerGang(t, c, req)
 		if ff.Status != preempt.Success || len(ff.Nominations) != 1 || ff.Nominations[0].Node != "n1" || len(ff.Victims) != 1 || ff.Victims[0].Name != "v1" {
 			t.Fatalf("first fit: %+v, want m0 on n1 preempting v1", ff)
@@ -192,7 +184,7 @@ func TestSchedulerPlacementTakesTheScoredNode(t *testing.T) {
 	// algorithm runs (podGroupSchedulingPlacementAlgorithm: one placement
 	// for a group without topology constraints), which first fit does
 	// not model: the same node.
-	req := gangRequest(gang("g", 10, 1), true, pgPod("m0", "", "g", 10, "1"))
+	req := gangRequest(gang("g", 10, 1), true, pgPod("m0", "", "g", 10, "1").Obj())
 	req.Config.FeatureGates = map[string]bool{"GenericWorkload": true, "TopologyAwareWorkloadScheduling": true}
 	ev, err := upstream.Impl{SchedulerPlacement: true}.NewEvaluator(c)
 	if err != nil {
@@ -221,19 +213,19 @@ func TestSchedulerPlacementRefusals(t *testing.T) {
 	}{
 		{
 			name:    "the gang fits without preemption",
-			req:     gangRequest(gang("g", 10, 1), true, onNode(pgPod("m0", "", "g", 10, "600m"), "n2")),
+			req:     gangRequest(gang("g", 10, 1), true, pgPod("m0", "", "g", 10, "600m").HostnameSelector("n2").Obj()),
 			message: "the scheduler placed pod group default/g without preemption (PodGroupPostFilter did not run): default/m0 on n2",
 		},
 		{
 			// validatePodGroup: every member at the group's priority.
 			name:    "a member's priority is not the group's",
-			req:     gangRequest(gang("g", 10, 1), true, pgPod("m0", "", "g", 100, "600m")),
+			req:     gangRequest(gang("g", 10, 1), true, pgPod("m0", "", "g", 100, "600m").Obj()),
 			message: "the scheduler neither placed nor preempted for pod group default/g (PodGroupPostFilter did not run): Error: all pods in a single pod group should have the same priority as the pod group's priority, got 100 and 10",
 		},
 		{
 			name: "a request Placement",
 			req: func() *preempt.PodGroupRequest {
-				r := gangRequest(gang("g", 10, 1), true, pgPod("m0", "", "g", 10, "600m"))
+				r := gangRequest(gang("g", 10, 1), true, pgPod("m0", "", "g", 10, "600m").Obj())
 				r.Placement = preempt.FirstFit
 				return r
 			}(),
@@ -241,7 +233,7 @@ func TestSchedulerPlacementRefusals(t *testing.T) {
 		},
 		{
 			name: "minCount above the members: the queue holds the group back",
-			req:  gangRequest(gang("g", 10, 2), true, pgPod("m0", "", "g", 10, "600m")),
+			req:  gangRequest(gang("g", 10, 2), true, pgPod("m0", "", "g", 10, "600m").Obj()),
 			// GangScheduling's PreEnqueue waits for minCount members.
 			message: "the scheduling queue does not offer pod group default/g for scheduling (members not in the active queue: default/m0;",
 		},
@@ -264,13 +256,12 @@ func TestSchedulerPlacementRefusals(t *testing.T) {
 // victim, first fit puts m1 on b, the scheduler on c (c and b tie).
 func TestSchedulerPlacementBreaksTiesInNodeTreeOrder(t *testing.T) {
 	node := func(name, zone string) *v1.Node {
-		n := pgNode(name, "1")
-		n.Labels["topology.kubernetes.io/zone"] = zone
-		return n
+		return testobj.MakeNode().Name(name).Hostname().Label(v1.LabelTopologyZone, zone).
+			Allocatable(map[v1.ResourceName]string{v1.ResourceCPU: "1", v1.ResourcePods: "100"}).Obj()
 	}
 	c := &preempt.Cluster{Nodes: []*v1.Node{node("a", "z1"), node("b", "z1"), node("c", "z2")},
-		Pods: []*v1.Pod{pgPod("va", "a", "", 0, "600m"), pgPod("vb", "b", "", 0, "600m"), pgPod("vc", "c", "", 0, "600m")}}
-	req := gangRequest(gang("g", 10, 2), true, pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m"))
+		Pods: []*v1.Pod{pgPod("va", "a", "", 0, "600m").Obj(), pgPod("vb", "b", "", 0, "600m").Obj(), pgPod("vc", "c", "", 0, "600m").Obj()}}
+	req := gangRequest(gang("g", 10, 2), true, pgPod("m0", "", "g", 10, "600m").Obj(), pgPod("m1", "", "g", 10, "600m").Obj())
 	ff, sched, deleted := schedulerGang(t, c, req)
 	nodes := func(d preempt.PodGroupDecision) (noms, victims []string) {
 		for _, n := range d.Nominations {

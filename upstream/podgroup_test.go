@@ -7,62 +7,41 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
-	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/upstream"
 )
 
-var pgNow = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
+// pgNode is a node of cpu and 100 pods, labelled with its hostname.
 func pgNode(name, cpu string) *v1.Node {
-	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
-		Status: v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourcePods: resource.MustParse("100")}}}
+	return testobj.MakeNode().Name(name).Hostname().Allocatable(map[v1.ResourceName]string{v1.ResourceCPU: cpu, v1.ResourcePods: "100"}).Obj()
 }
 
 // pgPod is a pod of namespace default requesting cpu, bound to node
-// (pending when ""), in group (none when ""), started at pgNow-age.
-func pgPod(name, node, group string, prio int32, cpu string) *v1.Pod {
-	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
-		Spec: v1.PodSpec{NodeName: node, Priority: ptr.To(prio),
-			Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}}}}}
-	if group != "" {
-		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(group)}
-	}
-	if node != "" {
-		t := metav1.NewTime(pgNow.Add(-time.Hour))
-		p.Status.StartTime = &t
-	}
-	return p
+// (pending when ""), in group (none when ""), started an hour before the
+// epoch when bound.
+func pgPod(name, node, group string, prio int32, cpu string) *testobj.PodWrapper {
+	return testobj.MakePod().Namespace("default").Name(name).UID("uid-"+name).Priority(prio).PodGroupName(group).
+		Container("c").CPU(cpu).Bound(node, testobj.Epoch.Add(-time.Hour))
 }
 
-// group is a PodGroup of namespace default: mode All or Single, priority
-// prio, under parent ("" for none).
-func group(name string, all bool, prio int32, parent string) *preempt.PodGroup {
-	pg := &preempt.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("pg-" + name)},
-		Spec: schedulingv1beta1.PodGroupSpec{Priority: ptr.To(prio), SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}}}}
-	if all {
-		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
-	} else {
-		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{Single: &schedulingv1beta1.SingleDisruptionMode{}}
-	}
-	if parent != "" {
-		pg.Spec.ParentCompositePodGroupName = ptr.To(parent)
-	}
-	return pg
+// group is a PodGroup of namespace default with the basic policy, of
+// priority prio; the callers set its disruption mode and parent.
+func group(name string, prio int32) *testobj.PodGroupWrapper {
+	return testobj.MakePodGroup().Namespace("default").Name(name).UID("pg-" + name).Priority(prio).BasicPolicy()
 }
 
+// composite is a CompositePodGroup of namespace default, mode All.
 func composite(name string, prio int32) *preempt.CompositePodGroup {
-	return &preempt.CompositePodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("cpg-" + name)},
-		Spec: schedulingv1alpha3.CompositePodGroupSpec{Priority: ptr.To(prio),
-			DisruptionMode:   &schedulingv1alpha3.CompositeDisruptionMode{All: &schedulingv1alpha3.AllCompositeDisruptionMode{}},
-			SchedulingPolicy: schedulingv1alpha3.CompositePodGroupSchedulingPolicy{Basic: &schedulingv1alpha3.CompositeBasicSchedulingPolicy{}}}}
+	return testobj.MakeCompositePodGroup().Namespace("default").Name(name).UID("cpg-" + name).Priority(prio).DisruptionModeAll().BasicPolicy().Obj()
+}
+
+// gang is a PodGroup of namespace default, mode All, with the gang policy
+// of minCount.
+func gang(name string, prio, minCount int32) *preempt.PodGroup {
+	return testobj.MakePodGroup().Namespace("default").Name(name).UID("pg-" + name).Priority(prio).DisruptionModeAll().MinCount(minCount).Obj()
 }
 
 var (
@@ -91,9 +70,9 @@ func TestUpstreamPodGroupVictims(t *testing.T) {
 			// its member on n2 too.
 			name: "mode All group across nodes is preempted whole",
 			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
-				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m"), pgPod("v2", "n2", "pg1", 0, "600m")},
-				PodGroups: []*preempt.PodGroup{group("pg1", true, 0, "")}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: genericWorkload,
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m").Obj(), pgPod("v2", "n2", "pg1", 0, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{group("pg1", 0).DisruptionModeAll().Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: genericWorkload,
 			status: preempt.Success, node: "n1",
 			victims: []preempt.Victim{{Namespace: "default", Name: "v1", PodGroup: "default/pg1"}, {Namespace: "default", Name: "v2", PodGroup: "default/pg1"}},
 			deleted: []string{"v1", "v2"},
@@ -103,9 +82,9 @@ func TestUpstreamPodGroupVictims(t *testing.T) {
 			// victim.
 			name: "gate off: members are plain pods",
 			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
-				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m"), pgPod("v2", "n2", "pg1", 0, "600m")},
-				PodGroups: []*preempt.PodGroup{group("pg1", true, 0, "")}},
-			pod:    pgPod("p", "", "", 10, "600m"),
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m").Obj(), pgPod("v2", "n2", "pg1", 0, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{group("pg1", 0).DisruptionModeAll().Obj()}},
+			pod:    pgPod("p", "", "", 10, "600m").Obj(),
 			status: preempt.Success, node: "n1",
 			// Each still names its group (issue 28).
 			victims: []preempt.Victim{{Namespace: "default", Name: "v1", PodGroup: "default/pg1"}},
@@ -117,9 +96,9 @@ func TestUpstreamPodGroupVictims(t *testing.T) {
 			// own is 0 (#139030).
 			name: "Single mode members take the group's priority",
 			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
-				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m")},
-				PodGroups: []*preempt.PodGroup{group("pg1", false, 100, "")}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: genericWorkload,
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{group("pg1", 100).DisruptionModeSingle().Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: genericWorkload,
 			status: preempt.Unschedulable,
 		},
 		{
@@ -127,9 +106,9 @@ func TestUpstreamPodGroupVictims(t *testing.T) {
 			// member alone is a victim.
 			name: "Single mode member is a single victim",
 			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
-				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 50, "600m"), pgPod("v2", "n2", "pg1", 50, "600m")},
-				PodGroups: []*preempt.PodGroup{group("pg1", false, 1, "")}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: genericWorkload,
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 50, "600m").Obj(), pgPod("v2", "n2", "pg1", 50, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{group("pg1", 1).DisruptionModeSingle().Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: genericWorkload,
 			status: preempt.Success, node: "n1",
 			victims: []preempt.Victim{{Namespace: "default", Name: "v1", Priority: 50, PodGroup: "default/pg1"}},
 			deleted: []string{"v1"},
@@ -139,10 +118,10 @@ func TestUpstreamPodGroupVictims(t *testing.T) {
 			// scheduled member of every leaf group under it.
 			name: "composite mode All takes both leaf groups",
 			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1"), pgNode("n3", "1")},
-				Pods:               []*v1.Pod{pgPod("a1", "n1", "pga", 0, "600m"), pgPod("b1", "n2", "pgb", 0, "600m"), pgPod("b2", "n3", "pgb", 0, "600m")},
-				PodGroups:          []*preempt.PodGroup{group("pga", false, 0, "job"), group("pgb", false, 0, "job")},
+				Pods:               []*v1.Pod{pgPod("a1", "n1", "pga", 0, "600m").Obj(), pgPod("b1", "n2", "pgb", 0, "600m").Obj(), pgPod("b2", "n3", "pgb", 0, "600m").Obj()},
+				PodGroups:          []*preempt.PodGroup{group("pga", 0).DisruptionModeSingle().ParentCompositePodGroup("job").Obj(), group("pgb", 0).DisruptionModeSingle().ParentCompositePodGroup("job").Obj()},
 				CompositePodGroups: []*preempt.CompositePodGroup{composite("job", 0)}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: compositeGates,
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: compositeGates,
 			status: preempt.Success, node: "n1",
 			victims: []preempt.Victim{{Namespace: "default", Name: "a1", PodGroup: "default/pga"}, {Namespace: "default", Name: "b1", PodGroup: "default/pgb"}, {Namespace: "default", Name: "b2", PodGroup: "default/pgb"}},
 			deleted: []string{"a1", "b1", "b2"},
@@ -152,10 +131,10 @@ func TestUpstreamPodGroupVictims(t *testing.T) {
 			// above the preemptor's: nothing to preempt.
 			name: "composite priority protects its members",
 			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
-				Pods:               []*v1.Pod{pgPod("a1", "n1", "pga", 0, "600m")},
-				PodGroups:          []*preempt.PodGroup{group("pga", true, 0, "job")},
+				Pods:               []*v1.Pod{pgPod("a1", "n1", "pga", 0, "600m").Obj()},
+				PodGroups:          []*preempt.PodGroup{group("pga", 0).DisruptionModeAll().ParentCompositePodGroup("job").Obj()},
 				CompositePodGroups: []*preempt.CompositePodGroup{composite("job", 90)}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: compositeGates,
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: compositeGates,
 			status: preempt.Unschedulable,
 		},
 	} {
@@ -163,7 +142,7 @@ func TestUpstreamPodGroupVictims(t *testing.T) {
 			cfg := preempt.DefaultConfig()
 			cfg.Synchronous = true
 			cfg.FeatureGates = tc.gates
-			res, err := harness.Decide(context.Background(), upstream.Impl{ListOrderTie: true}, tc.c, tc.pod, cfg, 0, pgNow)
+			res, err := harness.Decide(context.Background(), upstream.Impl{ListOrderTie: true}, tc.c, tc.pod, cfg, 0, testobj.Epoch)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -193,12 +172,6 @@ func TestUpstreamPodGroupVictims(t *testing.T) {
 	}
 }
 
-func gang(name string, prio, minCount int32) *preempt.PodGroup {
-	pg := group(name, true, prio, "")
-	pg.Spec.SchedulingPolicy = schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: minCount}}
-	return pg
-}
-
 // Gang preemption (PodGroupPostFilter) with first-fit placement, the
 // cases of podgrouppreemption_test.go's TestPodGroupPreemption shapes:
 // the gang's priority against victims', minCount, PDBs, unplaceable
@@ -220,18 +193,18 @@ func TestUpstreamGangPreemption(t *testing.T) {
 	}{
 		{
 			name:    "gang of two preempts one pod on each node",
-			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
+			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
 			pg:      gang("g", 10, 2),
-			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m")},
+			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m").Obj(), pgPod("m1", "", "g", 10, "600m").Obj()},
 			status:  preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
 			nominations: []string{"n1", "n2"}, victims: []string{"v1", "v2"}, deleted: []string{"v1", "v2"},
 		},
 		{
 			// The reprieve keeps what the gang does not need.
 			name:    "one member fits without preemption, the other takes one victim",
-			c:       twoNodes(pgPod("v1", "n1", "", 0, "300m"), pgPod("v2", "n2", "", 0, "600m")),
+			c:       twoNodes(pgPod("v1", "n1", "", 0, "300m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
 			pg:      gang("g", 10, 2),
-			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m")},
+			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m").Obj(), pgPod("m1", "", "g", 10, "600m").Obj()},
 			status:  preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
 			nominations: []string{"n1", "n2"}, victims: []string{"v2"}, deleted: []string{"v2"},
 		},
@@ -239,9 +212,9 @@ func TestUpstreamGangPreemption(t *testing.T) {
 			// Victims must be below the group's priority (10), whatever
 			// the members' own (100).
 			name:    "no victim below the group's priority",
-			c:       twoNodes(pgPod("v1", "n1", "", 20, "600m"), pgPod("v2", "n2", "", 20, "600m")),
+			c:       twoNodes(pgPod("v1", "n1", "", 20, "600m").Obj(), pgPod("v2", "n2", "", 20, "600m").Obj()),
 			pg:      gang("g", 10, 2),
-			members: []*v1.Pod{pgPod("m0", "", "g", 100, "600m"), pgPod("m1", "", "g", 100, "600m")},
+			members: []*v1.Pod{pgPod("m0", "", "g", 100, "600m").Obj(), pgPod("m1", "", "g", 100, "600m").Obj()},
 			status:  preempt.UnschedulableAndUnresolvable, message: "pod group preemption: No preemption victims found for incoming preemptor",
 			nominations: []string{"", ""},
 		},
@@ -249,18 +222,18 @@ func TestUpstreamGangPreemption(t *testing.T) {
 			// Three members need 3 nodes' room, minCount 3: first fit
 			// places two, the gang fails.
 			name:    "minCount out of reach",
-			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
+			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
 			pg:      gang("g", 10, 3),
-			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m"), pgPod("m2", "", "g", 10, "600m")},
+			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m").Obj(), pgPod("m1", "", "g", 10, "600m").Obj(), pgPod("m2", "", "g", 10, "600m").Obj()},
 			status:  preempt.Unschedulable, nominations: []string{"", "", ""},
 			message: "pod group preemption: minCount (3) cannot be satisfied: 2 scheduled, 0 remaining",
 		},
 		{
 			// minCount 2 of 3: the third member stays unplaced.
 			name:    "members beyond minCount may stay unplaced",
-			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
+			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
 			pg:      gang("g", 10, 2),
-			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m"), pgPod("m2", "", "g", 10, "600m")},
+			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m").Obj(), pgPod("m1", "", "g", 10, "600m").Obj(), pgPod("m2", "", "g", 10, "600m").Obj()},
 			status:  preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
 			nominations: []string{"n1", "n2", ""}, victims: []string{"v1", "v2"}, deleted: []string{"v1", "v2"},
 		},
@@ -274,7 +247,7 @@ func TestUpstreamGangPreemption(t *testing.T) {
 				t.Fatal(err)
 			}
 			cs := harness.NewClientset(tc.c, nil)
-			req := &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: cfg, Now: pgNow}
+			req := &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: cfg, Now: testobj.Epoch}
 			d := ev.(preempt.PodGroupPreempter).PreemptPodGroup(context.Background(), cs, req)
 			if d.Status != tc.status || d.Message != tc.message {
 				t.Fatalf("status %s %q, want %s %q", d.Status, d.Message, tc.status, tc.message)

@@ -10,16 +10,14 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/preemptbench/preemptbench/internal/podinfo"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 )
 
 // bigPod has pod-level memory requests, an overhead, and a container that
 // requests nothing.
 func bigPod() *v1.Pod {
-	return &v1.Pod{Spec: v1.PodSpec{
-		Resources:  &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceMemory: resource.MustParse("1.5Gi")}},
-		Overhead:   v1.ResourceList{v1.ResourceMemory: resource.MustParse("64Mi")},
-		Containers: []v1.Container{{Name: "c"}},
-	}}
+	return testobj.MakePod().Resources(v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceMemory: resource.MustParse("1.5Gi")}}).
+		Overhead(v1.ResourceList{v1.ResourceMemory: resource.MustParse("64Mi")}).Container("c").Obj()
 }
 
 // TestUpstreamPodLevelRequestsWithOverhead shows upstream's own behaviour

@@ -11,45 +11,25 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/upstream"
 )
 
-var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+// now is the decisions' clock, 2026-01-02T03:04:05Z.
+var now = testobj.Epoch.AddDate(0, 0, 1).Add(3*time.Hour + 4*time.Minute + 5*time.Second)
 
-func node(name string) *v1.Node {
-	return &v1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Status: v1.NodeStatus{Allocatable: v1.ResourceList{
-			v1.ResourceCPU:    resource.MustParse("4"),
-			v1.ResourceMemory: resource.MustParse("32Gi"),
-			v1.ResourcePods:   resource.MustParse("110"),
-		}},
-	}
+// node is a node of cpu, 32Gi and 110 pods.
+func node(name, cpu string) *testobj.NodeWrapper {
+	return testobj.MakeNode().Name(name).Allocatable(map[v1.ResourceName]string{v1.ResourceCPU: cpu, v1.ResourceMemory: "32Gi", v1.ResourcePods: "110"})
 }
 
-func pod(name, nodeName string, prio int32, cpu, mem string) *v1.Pod {
-	p := &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
-		Spec: v1.PodSpec{
-			NodeName: nodeName,
-			Priority: &prio,
-			Containers: []v1.Container{{
-				Name: "c",
-				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
-					v1.ResourceCPU:    resource.MustParse(cpu),
-					v1.ResourceMemory: resource.MustParse(mem),
-				}},
-			}},
-		},
-	}
-	return p
+// pod is a pod of namespace default and uid uid-<name> with one container
+// c requesting cpu and mem, bound to nodeName ("" for none).
+func pod(name, nodeName string, prio int32, cpu, mem string) *testobj.PodWrapper {
+	return testobj.MakePod().Namespace("default").Name(name).UID("uid-" + name).Node(nodeName).Priority(prio).Container("c").CPU(cpu).Memory(mem)
 }
 
 // smallCluster: three nodes (4 cpu, 32Gi, 110 pods) with four pods of
@@ -58,25 +38,22 @@ func pod(name, nodeName string, prio int32, cpu, mem string) *v1.Pod {
 func smallCluster() *preempt.Cluster {
 	c := &preempt.Cluster{}
 	for _, n := range []string{"node-a", "node-b", "node-c"} {
-		c.Nodes = append(c.Nodes, node(n))
+		c.Nodes = append(c.Nodes, node(n, "4").Obj())
 		for i := 0; i < 4; i++ {
 			p := pod(fmt.Sprintf("%s-p%d", n, i), n, 0, "900m", "500Mi")
 			if i == 0 {
 				// one pod with a start time; the others take the request's
-				t := metav1.NewTime(now.Add(-time.Hour))
-				p.Status.StartTime = &t
+				p.StartTime(now.Add(-time.Hour))
 			}
-			c.Pods = append(c.Pods, p)
+			c.Pods = append(c.Pods, p.Obj())
 		}
 	}
-	nom := pod("nominated", "", 5, "100m", "1Mi")
-	nom.Status.NominatedNodeName = "node-b"
-	c.Pods = append(c.Pods, nom)
+	c.Pods = append(c.Pods, pod("nominated", "", 5, "100m", "1Mi").NominatedNodeName("node-b").Obj())
 	return c
 }
 
 func preemptor() *v1.Pod {
-	return pod("preemptor", "", 10, "3000m", "1Gi")
+	return pod("preemptor", "", 10, "3000m", "1Gi").Obj()
 }
 
 func allUnschedulable(c *preempt.Cluster) map[string]preempt.Code {
@@ -187,9 +164,7 @@ func TestPreemptAllCandidates(t *testing.T) {
 
 func TestPreemptionPolicyNever(t *testing.T) {
 	c := smallCluster()
-	p := preemptor()
-	never := v1.PreemptNever
-	p.Spec.PreemptionPolicy = &never
+	p := pod("preemptor", "", 10, "3000m", "1Gi").PreemptionPolicy(v1.PreemptNever).Obj()
 	req := &preempt.Request{Pod: p, Filter: allUnschedulable(c), Config: preempt.DefaultConfig(), Now: now}
 	d, err := harness.Run(context.Background(), upstream.Impl{}, c, req)
 	if err != nil {
@@ -231,7 +206,7 @@ func TestNoCandidate(t *testing.T) {
 	// A preemptor larger than any node: every node fails after removing
 	// all victims.
 	c := smallCluster()
-	p := pod("preemptor", "", 10, "5", "1Gi")
+	p := pod("preemptor", "", 10, "5", "1Gi").Obj()
 	req := &preempt.Request{Pod: p, Filter: map[string]preempt.Code{"node-a": preempt.Unschedulable, "node-c": preempt.Unschedulable}, Config: preempt.DefaultConfig(), Now: now}
 	d, err := harness.Run(context.Background(), upstream.Impl{}, c, req)
 	if err != nil {
@@ -258,14 +233,7 @@ func TestPDBViolation(t *testing.T) {
 	for _, p := range c.Pods {
 		p.Labels = map[string]string{"app": "x"}
 	}
-	c.PDBs = []*policyv1.PodDisruptionBudget{{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "pdb"},
-		Spec: policyv1.PodDisruptionBudgetSpec{
-			MinAvailable: &intstr.IntOrString{Type: intstr.Int, IntVal: 1},
-			Selector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}},
-		},
-		Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: 1},
-	}}
+	c.PDBs = []*policyv1.PodDisruptionBudget{testobj.MakePDB().Namespace("default").Name("pdb").MinAvailableCount(1).MatchLabel("app", "x").DisruptionsAllowed(1).Obj()}
 	req := &preempt.Request{Pod: preemptor(), Filter: map[string]preempt.Code{"node-a": preempt.Unschedulable}, Config: preempt.DefaultConfig(), Now: now}
 	d, err := harness.Run(context.Background(), upstream.Impl{}, c, req)
 	if err != nil {
@@ -429,8 +397,7 @@ func TestStages(t *testing.T) {
 
 func TestNoUID(t *testing.T) {
 	c := smallCluster()
-	p := preemptor()
-	p.UID = ""
+	p := pod("preemptor", "", 10, "3000m", "1Gi").UID("").Obj()
 	req := &preempt.Request{Pod: p, Filter: allUnschedulable(c), Config: preempt.DefaultConfig(), Now: now}
 	// preempt.Run refuses the request before any implementation runs...
 	if _, err := harness.Run(context.Background(), upstream.Impl{}, c, req); err == nil || !strings.Contains(err.Error(), "has no uid") {
@@ -450,15 +417,10 @@ func TestNoUID(t *testing.T) {
 }
 
 func TestScalarReasonsInNameOrder(t *testing.T) {
-	n := node("node-a")
-	for _, r := range []string{"example.com/z", "example.com/a", "example.com/m", "hugepages-2Mi"} {
-		n.Status.Allocatable[v1.ResourceName(r)] = resource.MustParse("1")
-	}
+	n := testobj.MakeNode().Name("node-a").Allocatable(map[v1.ResourceName]string{v1.ResourceCPU: "4", v1.ResourceMemory: "32Gi", v1.ResourcePods: "110",
+		"example.com/z": "1", "example.com/a": "1", "example.com/m": "1", "hugepages-2Mi": "1"}).Obj()
 	c := &preempt.Cluster{Nodes: []*v1.Node{n}}
-	p := pod("preemptor", "", 10, "5", "1Gi")
-	for _, r := range []string{"example.com/z", "example.com/a", "example.com/m", "hugepages-2Mi"} {
-		p.Spec.Containers[0].Resources.Requests[v1.ResourceName(r)] = resource.MustParse("2")
-	}
+	p := pod("preemptor", "", 10, "5", "1Gi").Request("example.com/z", "2").Request("example.com/a", "2").Request("example.com/m", "2").Request("hugepages-2Mi", "2").Obj()
 	ev, err := upstream.Impl{}.NewEvaluator(c)
 	if err != nil {
 		t.Fatal(err)
@@ -478,9 +440,7 @@ func TestNominatedPodsCount(t *testing.T) {
 	// A nominated pod of higher priority holds 2 cpu on node-b: the
 	// preemptor no longer fits there even without any victim.
 	c := smallCluster()
-	high := pod("high", "", 20, "2", "1Mi")
-	high.Status.NominatedNodeName = "node-b"
-	c.Pods = append(c.Pods, high)
+	c.Pods = append(c.Pods, pod("high", "", 20, "2", "1Mi").NominatedNodeName("node-b").Obj())
 	ev, err := upstream.Impl{}.NewEvaluator(c)
 	if err != nil {
 		t.Fatal(err)

@@ -28,10 +28,8 @@ const csiDriver = "csi.example.com"
 func volumeCluster() *preempt.Cluster {
 	c := &preempt.Cluster{}
 	for _, n := range []struct{ name, zone string }{{"n1", "a"}, {"n2", "b"}, {"n3", "a"}} {
-		nd := node(n.name)
-		nd.Labels = map[string]string{v1.LabelHostname: n.name, v1.LabelTopologyZone: n.zone}
-		c.Nodes = append(c.Nodes, nd)
-		c.Pods = append(c.Pods, pod("low-"+n.name, n.name, 0, "3", "1Gi"))
+		c.Nodes = append(c.Nodes, node(n.name, "4").Label(v1.LabelHostname, n.name).Label(v1.LabelTopologyZone, n.zone).Obj())
+		c.Pods = append(c.Pods, pod("low-"+n.name, n.name, 0, "3", "1Gi").Obj())
 	}
 	// The binding modes are set, as the API server defaults them.
 	immediate, wffc := storagev1.VolumeBindingImmediate, storagev1.VolumeBindingWaitForFirstConsumer
@@ -113,11 +111,7 @@ type volumeCase struct {
 }
 
 func volumePod(vols ...v1.Volume) func() *v1.Pod {
-	return func() *v1.Pod {
-		p := pod("preemptor", "", 10, "2", "1Gi")
-		p.Spec.Volumes = vols
-		return p
-	}
+	return func() *v1.Pod { return pod("preemptor", "", 10, "2", "1Gi").Volumes(vols).Obj() }
 }
 
 // volumeCases: each panicked the adapter (NodeVolumeLimits without a CSI

@@ -26,12 +26,12 @@ import (
 // Without extenders node-b wins (its highest victim is the lowest).
 func extenderCluster() *preempt.Cluster {
 	return &preempt.Cluster{
-		Nodes: []*v1.Node{node("node-a", "cpu", "1000m"), node("node-b", "cpu", "1000m"), node("node-c", "cpu", "1000m")},
+		Nodes: []*v1.Node{node("node-a", "1000m").Obj(), node("node-b", "1000m").Obj(), node("node-c", "1000m").Obj()},
 		Pods: []*v1.Pod{
-			pod("default", "a1", 1, on("node-a"), cpu("500m"), started(ago(time.Hour))),
-			pod("default", "a2", 2, on("node-a"), cpu("500m"), started(ago(time.Hour))),
-			pod("default", "b1", 1, on("node-b"), cpu("1000m"), started(ago(time.Hour))),
-			pod("default", "c1", 5, on("node-c"), cpu("1000m"), started(ago(time.Hour))),
+			pod("default", "a1", 1).Node("node-a").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Obj(),
+			pod("default", "a2", 2).Node("node-a").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Obj(),
+			pod("default", "b1", 1).Node("node-b").Phase(v1.PodRunning).CPU("1000m").StartTime(ago(time.Hour)).Obj(),
+			pod("default", "c1", 5).Node("node-c").Phase(v1.PodRunning).CPU("1000m").StartTime(ago(time.Hour)).Obj(),
 		},
 	}
 }
@@ -111,7 +111,7 @@ func testExtenders(t *testing.T, impl preempt.Implementation) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newRequest(pod("default", "p", 10, cpu("1000m")), unschedulable("node-a", "node-b", "node-c"))
+			r := newRequest(pod("default", "p", 10).CPU("1000m").Obj(), unschedulable("node-a", "node-b", "node-c"))
 			r.Config.Extenders = tt.extenders
 			d := runDecision(t, impl, extenderCluster(), r)
 			if diff := cmp.Diff(tt.want, outcomeOf(d), cmpopts.EquateEmpty()); diff != "" {
@@ -176,7 +176,7 @@ func testActuationFaults(t *testing.T, impl preempt.Implementation) {
 			c := extenderCluster()
 			c.Pods = c.Pods[:2] // node-a only
 			c.Nodes = c.Nodes[:1]
-			r := newRequest(pod("default", "p", 10, cpu("1000m")), unschedulable("node-a"))
+			r := newRequest(pod("default", "p", 10).CPU("1000m").Obj(), unschedulable("node-a"))
 			r.Config.Synchronous = tt.sync
 			d, err := harness.Run(context.Background(), impl, c, r, tt.fault)
 			if err != nil {
@@ -229,7 +229,7 @@ func testRunningPreemption(t *testing.T, impl preempt.Implementation) {
 					p.DeletionTimestamp = &ts
 				}
 			}
-			r := newRequest(pod("default", "p", 10, cpu("1000m")), unschedulable("node-a", "node-b", "node-c"))
+			r := newRequest(pod("default", "p", 10).CPU("1000m").Obj(), unschedulable("node-a", "node-b", "node-c"))
 			r.Preempting, r.Config.Synchronous = tt.preempting, tt.sync
 			if diff := cmp.Diff(tt.want, outcomeOf(runDecision(t, impl, c, r)), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("decision (-want +got):\n%s", diff)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/preemptbench/preemptbench/internal/agreement"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -45,15 +46,15 @@ func buildPick(specs []candSpec) (*preempt.Cluster, []preempt.Candidate) {
 	c := &preempt.Cluster{}
 	var cands []preempt.Candidate
 	for _, s := range specs {
-		c.Nodes = append(c.Nodes, node(s.node, "cpu", "1"))
+		c.Nodes = append(c.Nodes, node(s.node, "1").Obj())
 		cand := preempt.Candidate{Node: s.node, NumPDBViolations: s.pdb}
 		for i, v := range s.victims {
 			name := fmt.Sprintf("%s-v%d", s.node, i)
-			opts := []podOpt{on(s.node)}
+			p := pod("default", name, v.prio).Node(s.node).Phase(v1.PodRunning)
 			if !v.noStart {
-				opts = append(opts, started(ago(v.age)))
+				p.StartTime(ago(v.age))
 			}
-			c.Pods = append(c.Pods, pod("default", name, v.prio, opts...))
+			c.Pods = append(c.Pods, p.Obj())
 			cand.Victims = append(cand.Victims, vic("default", name, v.prio))
 		}
 		cands = append(cands, cand)
@@ -257,7 +258,7 @@ func testSelectCandidateCriteria(t *testing.T, impl preempt.Implementation) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, cands := buildPick(tt.cands)
 			ev := newEvaluator(t, impl, c)
-			got := ev.SelectCandidate(cands, newRequest(pod("default", "p", math.MaxInt32), nil))
+			got := ev.SelectCandidate(cands, newRequest(pod("default", "p", math.MaxInt32).Obj(), nil))
 			gotNode := ""
 			if got != nil {
 				gotNode = got.Node
@@ -272,7 +273,7 @@ func testSelectCandidateCriteria(t *testing.T, impl preempt.Implementation) {
 					t.Errorf("picked candidate differs from the input one (-input +picked):\n%s", diff)
 				}
 			}
-			if tieAllowed(t, impl, c, cands, newRequest(pod("default", "p", math.MaxInt32), nil), tt.want, gotNode) {
+			if tieAllowed(t, impl, c, cands, newRequest(pod("default", "p", math.MaxInt32).Obj(), nil), tt.want, gotNode) {
 				return
 			}
 			if diff := cmp.Diff(tt.want, gotNode); diff != "" {
@@ -298,7 +299,7 @@ func testSelectCandidateClock(t *testing.T, impl preempt.Implementation) {
 		{now, "a"}, // tie: list order
 		{now.Add(-time.Second), "b"},
 	} {
-		r := newRequest(pod("default", "p", 10), nil)
+		r := newRequest(pod("default", "p", 10).Obj(), nil)
 		r.Now = tt.now
 		got := ev.SelectCandidate(cands, r)
 		if tieAllowed(t, impl, c, cands, r, tt.want, got.Node) {

@@ -11,15 +11,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"k8s.io/utils/ptr"
 
 	"github.com/preemptbench/preemptbench/internal/extendertest"
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -30,72 +26,42 @@ import (
 // (GateUseLimited, PodGroupLimited, or no PodGroupPreempter) is skipped,
 // saying so.
 
-var pgNow = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-func pgNode(name, cpu string) *v1.Node {
-	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{HostnameKey: name}},
-		Status: v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourcePods: resource.MustParse("100")}}}
+// pgNode is a node of cpu and 100 pods, labelled with its hostname.
+func pgNode(name, cpu string) *testobj.NodeWrapper {
+	return testobj.MakeNode().Name(name).Hostname().Allocatable(map[v1.ResourceName]string{v1.ResourceCPU: cpu, v1.ResourcePods: "100"})
 }
 
 // pgPod is a pod of namespace default requesting cpu, bound to node
 // (pending when ""), in group (none when ""), started an hour before
-// pgNow when bound.
-func pgPod(name, node, group string, prio int32, cpu string) *v1.Pod {
-	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
-		Spec: v1.PodSpec{NodeName: node, Priority: ptr.To(prio),
-			Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}}}}}
-	if group != "" {
-		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(group)}
-	}
-	if node != "" {
-		t := metav1.NewTime(pgNow.Add(-time.Hour))
-		p.Status.StartTime = &t
-	}
-	return p
+// the epoch when bound.
+func pgPod(name, node, group string, prio int32, cpu string) *testobj.PodWrapper {
+	return testobj.MakePod().Namespace("default").Name(name).UID("uid-"+name).Priority(prio).PodGroupName(group).
+		Container("c").CPU(cpu).Bound(node, testobj.Epoch.Add(-time.Hour))
 }
 
-// pgTainted is n with a NoSchedule taint no pod here tolerates.
-func pgTainted(n *v1.Node) *v1.Node {
-	n.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "other", Effect: v1.TaintEffectNoSchedule}}
-	return n
+// pgGroup is a PodGroup of namespace default with the basic policy and no
+// disruption mode (upstream's st.MakePodGroup().BasicPolicy()), of
+// priority prio; the callers set its mode and parent.
+func pgGroup(name string, prio int32) *testobj.PodGroupWrapper {
+	return testobj.MakePodGroup().Namespace("default").Name(name).UID("pg-" + name).Priority(prio).BasicPolicy()
 }
 
-// pgGroup is a PodGroup of namespace default: mode All or Single,
-// priority prio, under parent ("" for none).
-func pgGroup(name string, all bool, prio int32, parent string) *preempt.PodGroup {
-	pg := &preempt.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("pg-" + name)},
-		Spec: schedulingv1beta1.PodGroupSpec{Priority: ptr.To(prio), SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}}}}
-	if all {
-		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
-	} else {
-		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{Single: &schedulingv1beta1.SingleDisruptionMode{}}
-	}
-	if parent != "" {
-		pg.Spec.ParentCompositePodGroupName = ptr.To(parent)
-	}
-	return pg
+// pgGang is a PodGroup of namespace default, mode All, with the gang
+// policy of minCount.
+func pgGang(name string, prio, minCount int32) *testobj.PodGroupWrapper {
+	return testobj.MakePodGroup().Namespace("default").Name(name).UID("pg-" + name).Priority(prio).DisruptionModeAll().MinCount(minCount)
 }
 
-func pgComposite(name string, prio int32) *preempt.CompositePodGroup {
-	return &preempt.CompositePodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("cpg-" + name)},
-		Spec: schedulingv1alpha3.CompositePodGroupSpec{Priority: ptr.To(prio),
-			DisruptionMode:   &schedulingv1alpha3.CompositeDisruptionMode{All: &schedulingv1alpha3.AllCompositeDisruptionMode{}},
-			SchedulingPolicy: schedulingv1alpha3.CompositePodGroupSchedulingPolicy{Basic: &schedulingv1alpha3.CompositeBasicSchedulingPolicy{}}}}
+// pgComposite is a CompositePodGroup of namespace default with the basic
+// policy and no disruption mode, of priority prio.
+func pgComposite(name string, prio int32) *testobj.CompositePodGroupWrapper {
+	return testobj.MakeCompositePodGroup().Namespace("default").Name(name).UID("cpg-" + name).Priority(prio).BasicPolicy()
 }
 
 // pgCompositeGang is a CompositePodGroup of gang policy (minGroupCount),
 // no disruption mode.
-func pgCompositeGang(name string, prio, minGroupCount int32) *preempt.CompositePodGroup {
-	c := pgComposite(name, prio)
-	c.Spec.DisruptionMode = nil
-	c.Spec.SchedulingPolicy = schedulingv1alpha3.CompositePodGroupSchedulingPolicy{Gang: &schedulingv1alpha3.CompositeGangSchedulingPolicy{MinGroupCount: minGroupCount}}
-	return c
-}
-
-// pgChild is pg with parent as its parent CompositePodGroup.
-func pgChild(pg *preempt.PodGroup, parent string) *preempt.PodGroup {
-	pg.Spec.ParentCompositePodGroupName = ptr.To(parent)
-	return pg
+func pgCompositeGang(name string, prio, minGroupCount int32) *testobj.CompositePodGroupWrapper {
+	return testobj.MakeCompositePodGroup().Namespace("default").Name(name).UID("cpg-" + name).Priority(prio).MinGroupCount(minGroupCount)
 }
 
 // withGate is gates with gate on too.
@@ -107,49 +73,16 @@ func withGate(gates map[string]bool, gate string) map[string]bool {
 	return out
 }
 
-func pgGang(name string, prio, minCount int32) *preempt.PodGroup {
-	pg := pgGroup(name, true, prio, "")
-	pg.Spec.SchedulingPolicy = schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: minCount}}
-	return pg
-}
-
 var (
-	pgGates        = map[string]bool{preempt.GenericWorkloadGate: true}
-	pgCompositeOn  = map[string]bool{preempt.GenericWorkloadGate: true, "CompositePodGroup": true, "TopologyAwareWorkloadScheduling": true}
-	pgTASOn        = map[string]bool{preempt.GenericWorkloadGate: true, "TopologyAwareWorkloadScheduling": true}
-	pgLabelledPDB  = func(name string, allowed int32) *policyv1.PodDisruptionBudget { return pdbFor(name, "a", allowed) }
-	pgWithApp      = func(p *v1.Pod) *v1.Pod { p.Labels = map[string]string{"app": "a"}; return p }
-	pgTerminating  = func(p *v1.Pod) *v1.Pod { return markTerminating(p) }
-	pgNominatedPod = func(p *v1.Pod, node string) *v1.Pod { p.Status.NominatedNodeName = node; return p }
+	pgGates       = map[string]bool{preempt.GenericWorkloadGate: true}
+	pgCompositeOn = map[string]bool{preempt.GenericWorkloadGate: true, "CompositePodGroup": true, "TopologyAwareWorkloadScheduling": true}
+	pgTASOn       = map[string]bool{preempt.GenericWorkloadGate: true, "TopologyAwareWorkloadScheduling": true}
 )
 
+// pdbFor is a PodDisruptionBudget of namespace default for the pods
+// labelled app.
 func pdbFor(name, app string, allowed int32) *policyv1.PodDisruptionBudget {
-	return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
-		Spec:   policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}},
-		Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed}}
-}
-
-// pgWithDeletion is p being deleted (deletionTimestamp set), not by
-// preemption: no DisruptionTarget condition.
-func pgWithDeletion(p *v1.Pod) *v1.Pod {
-	t := metav1.NewTime(pgNow.Add(-time.Minute))
-	p.DeletionTimestamp = &t
-	return p
-}
-
-// markTerminating makes p terminating by the scheduler's preemption.
-func markTerminating(p *v1.Pod) *v1.Pod {
-	dt := metav1.NewTime(pgNow.Add(-time.Minute))
-	p.DeletionTimestamp = &dt
-	p.Status.Conditions = []v1.PodCondition{{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler}}
-	return p
-}
-
-// pgStarted is p started at pgNow plus d.
-func pgStarted(p *v1.Pod, d time.Duration) *v1.Pod {
-	t := metav1.NewTime(pgNow.Add(d))
-	p.Status.StartTime = &t
-	return p
+	return testobj.MakePDB().Namespace("default").Name(name).UID("uid-"+name).MatchLabel("app", app).DisruptionsAllowed(allowed).Obj()
 }
 
 func pgVictim(name string, prio int32, group string) preempt.Victim {
@@ -181,29 +114,29 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// what it was sent fails the preemption (docs/upstream-findings.md).
 			// n2 is tainted, so n1 is the only candidate.
 			name: "an extender answering a unit's remote member fails the preemption",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgTainted(pgNode("n2", "1"))},
-				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m"), pgPod("v2", "n2", "pg1", 0, "600m")},
-				PodGroups: []*preempt.PodGroup{pgGroup("pg1", true, 0, "")}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates, extenders: []schedconfig.Extender{ext("keep")},
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Taints([]v1.Taint{{Key: "dedicated", Value: "other", Effect: v1.TaintEffectNoSchedule}}).Obj()},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m").Obj(), pgPod("v2", "n2", "pg1", 0, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", 0).DisruptionModeAll().Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgGates, extenders: []schedconfig.Extender{ext("keep")},
 			status:  preempt.Error,
 			message: fmt.Sprintf("extender: %s claims to preempt pod (UID: &{uid-v2}) on node: n1, but the pod is not found on that node", extendertest.URL()+"/keep"),
 		},
 		{
 			name: "an ignorable extender answering a unit's remote member is skipped",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgTainted(pgNode("n2", "1"))},
-				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m"), pgPod("v2", "n2", "pg1", 0, "600m")},
-				PodGroups: []*preempt.PodGroup{pgGroup("pg1", true, 0, "")}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates, extenders: []schedconfig.Extender{ext("keep", ignorable)},
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Taints([]v1.Taint{{Key: "dedicated", Value: "other", Effect: v1.TaintEffectNoSchedule}}).Obj()},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m").Obj(), pgPod("v2", "n2", "pg1", 0, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", 0).DisruptionModeAll().Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgGates, extenders: []schedconfig.Extender{ext("keep", ignorable)},
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 2 victims", node: "n1",
 			victims: []preempt.Victim{pgVictim("v1", 0, "pg1"), pgVictim("v2", 0, "pg1")},
 			deleted: []string{"v1", "v2"},
 		},
 		{
 			name: "mode All group across nodes is preempted whole",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
-				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m"), pgPod("v2", "n2", "pg1", 0, "600m")},
-				PodGroups: []*preempt.PodGroup{pgGroup("pg1", true, 0, "")}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Obj()},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m").Obj(), pgPod("v2", "n2", "pg1", 0, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", 0).DisruptionModeAll().Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgGates,
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 2 victims", node: "n1",
 			victims: []preempt.Victim{pgVictim("v1", 0, "pg1"), pgVictim("v2", 0, "pg1")},
 			deleted: []string{"v1", "v2"},
@@ -211,61 +144,61 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 		{
 			// Plain pods as victims, each still naming its group (issue 28).
 			name: "gate off: members are plain pods",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
-				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m"), pgPod("v2", "n2", "pg1", 0, "600m")},
-				PodGroups: []*preempt.PodGroup{pgGroup("pg1", true, 0, "")}},
-			pod:    pgPod("p", "", "", 10, "600m"),
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Obj()},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m").Obj(), pgPod("v2", "n2", "pg1", 0, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", 0).DisruptionModeAll().Obj()}},
+			pod:    pgPod("p", "", "", 10, "600m").Obj(),
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
 			victims: []preempt.Victim{pgVictim("v1", 0, "pg1")},
 			deleted: []string{"v1"},
 		},
 		{
 			name: "Single mode members take the group's priority (#139030)",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
-				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m")},
-				PodGroups: []*preempt.PodGroup{pgGroup("pg1", false, 100, "")}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj()},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", 100).DisruptionModeSingle().Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgGates,
 			status: preempt.Unschedulable, message: "0/1 nodes are available: 1 No preemption victims found for incoming pod.",
 		},
 		{
 			name: "Single mode member is a single victim",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
-				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 50, "600m"), pgPod("v2", "n2", "pg1", 50, "600m")},
-				PodGroups: []*preempt.PodGroup{pgGroup("pg1", false, 1, "")}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Obj()},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 50, "600m").Obj(), pgPod("v2", "n2", "pg1", 50, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", 1).DisruptionModeSingle().Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgGates,
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
 			victims: []preempt.Victim{pgVictim("v1", 50, "pg1")},
 			deleted: []string{"v1"},
 		},
 		{
 			name: "composite mode All takes both leaf groups",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1"), pgNode("n3", "1")},
-				Pods:               []*v1.Pod{pgPod("a1", "n1", "pga", 0, "600m"), pgPod("b2", "n3", "pgb", 0, "600m"), pgPod("b1", "n2", "pgb", 0, "600m")},
-				PodGroups:          []*preempt.PodGroup{pgGroup("pgb", false, 0, "job"), pgGroup("pga", false, 0, "job")},
-				CompositePodGroups: []*preempt.CompositePodGroup{pgComposite("job", 0)}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgCompositeOn,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Obj(), pgNode("n3", "1").Obj()},
+				Pods:               []*v1.Pod{pgPod("a1", "n1", "pga", 0, "600m").Obj(), pgPod("b2", "n3", "pgb", 0, "600m").Obj(), pgPod("b1", "n2", "pgb", 0, "600m").Obj()},
+				PodGroups:          []*preempt.PodGroup{pgGroup("pgb", 0).DisruptionModeSingle().ParentCompositePodGroup("job").Obj(), pgGroup("pga", 0).DisruptionModeSingle().ParentCompositePodGroup("job").Obj()},
+				CompositePodGroups: []*preempt.CompositePodGroup{pgComposite("job", 0).DisruptionModeAll().Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgCompositeOn,
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 3 victims", node: "n1",
 			victims: []preempt.Victim{pgVictim("a1", 0, "pga"), pgVictim("b1", 0, "pgb"), pgVictim("b2", 0, "pgb")},
 			deleted: []string{"a1", "b1", "b2"},
 		},
 		{
 			name: "composite priority protects its members",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
-				Pods:               []*v1.Pod{pgPod("a1", "n1", "pga", 0, "600m")},
-				PodGroups:          []*preempt.PodGroup{pgGroup("pga", true, 0, "job")},
-				CompositePodGroups: []*preempt.CompositePodGroup{pgComposite("job", 90)}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgCompositeOn,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj()},
+				Pods:               []*v1.Pod{pgPod("a1", "n1", "pga", 0, "600m").Obj()},
+				PodGroups:          []*preempt.PodGroup{pgGroup("pga", 0).DisruptionModeAll().ParentCompositePodGroup("job").Obj()},
+				CompositePodGroups: []*preempt.CompositePodGroup{pgComposite("job", 90).DisruptionModeAll().Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgCompositeOn,
 			status: preempt.Unschedulable, message: "0/1 nodes are available: 1 No preemption victims found for incoming pod.",
 		},
 		{
 			// A unit violates when any member does, and counts each
 			// violating member: both members match a PDB allowing none.
 			name: "a unit violating its PDB counts every violating member",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
-				Pods:      []*v1.Pod{pgWithApp(pgPod("v1", "n1", "pg1", 0, "600m")), pgWithApp(pgPod("v2", "n2", "pg1", 0, "600m"))},
-				PodGroups: []*preempt.PodGroup{pgGroup("pg1", true, 0, "")},
-				PDBs:      []*policyv1.PodDisruptionBudget{pgLabelledPDB("pdb", 0)}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Obj()},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m").Label("app", "a").Obj(), pgPod("v2", "n2", "pg1", 0, "600m").Label("app", "a").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", 0).DisruptionModeAll().Obj()},
+				PDBs:      []*policyv1.PodDisruptionBudget{pdbFor("pdb", "a", 0)}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgGates,
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 2 victims", node: "n1",
 			victims:    []preempt.Victim{pgVictim("v1", 0, "pg1"), pgVictim("v2", 0, "pg1")},
 			violations: 2, deleted: []string{"v1", "v2"},
@@ -275,10 +208,10 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// Single group, below the preemptor at the group's priority
 			// though not at its own, is terminating: not eligible.
 			name: "terminating member below the preemptor at its group's priority blocks",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
-				Pods:      []*v1.Pod{pgTerminating(pgPod("v1", "n1", "pg1", 50, "600m")), pgPod("v2", "n1", "", 0, "300m")},
-				PodGroups: []*preempt.PodGroup{pgGroup("pg1", false, 1, "")}},
-			pod: pgNominatedPod(pgPod("p", "", "", 10, "600m"), "n1"), gates: pgGates,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj()},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 50, "600m").DeletionTimestamp(testobj.Epoch.Add(-time.Minute)).PreemptedByScheduler().Obj(), pgPod("v2", "n1", "", 0, "300m").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", 1).DisruptionModeSingle().Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").NominatedNodeName("n1").Obj(), gates: pgGates,
 			status: preempt.Unschedulable, message: "not eligible due to a terminating pod on the nominated node.",
 		},
 		{
@@ -286,10 +219,10 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// priority and start it outranks a plain pod, so the plain
 			// pod goes first (docs/upstream-findings.md).
 			name: "Single mode member outranks a plain pod of equal priority",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
-				Pods:      []*v1.Pod{pgPod("a", "n1", "pg1", 0, "400m"), pgPod("b", "n1", "", 0, "400m")},
-				PodGroups: []*preempt.PodGroup{pgGroup("pg1", false, 0, "")}},
-			pod: pgPod("p", "", "", 10, "500m"), gates: pgGates,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj()},
+				Pods:      []*v1.Pod{pgPod("a", "n1", "pg1", 0, "400m").Obj(), pgPod("b", "n1", "", 0, "400m").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", 0).DisruptionModeSingle().Obj()}},
+			pod: pgPod("p", "", "", 10, "500m").Obj(), gates: pgGates,
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
 			victims: []preempt.Victim{pgVictim("b", 0, "")},
 			deleted: []string{"b"},
@@ -301,11 +234,11 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// is reprieved, b is evicted (docs/upstream-findings.md,
 			// internal/cli/testdata/podgroup/single-cluster.yaml).
 			name: "Single mode member outranks an older plain pod",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
-				Pods: []*v1.Pod{pgStarted(pgPod("a", "n1", "sg", 0, "400m"), -10*time.Minute),
-					pgStarted(pgPod("b", "n1", "", 0, "400m"), -70*time.Minute)},
-				PodGroups: []*preempt.PodGroup{pgGroup("sg", false, 0, "")}},
-			pod: pgPod("p", "", "", 10, "500m"), gates: pgGates,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj()},
+				Pods: []*v1.Pod{pgPod("a", "n1", "sg", 0, "400m").StartTime(testobj.Epoch.Add(-10 * time.Minute)).Obj(),
+					pgPod("b", "n1", "", 0, "400m").StartTime(testobj.Epoch.Add(-70 * time.Minute)).Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("sg", 0).DisruptionModeSingle().Obj()}},
+			pod: pgPod("p", "", "", 10, "500m").Obj(), gates: pgGates,
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
 			victims: []preempt.Victim{pgVictim("b", 0, "")},
 			deleted: []string{"b"},
@@ -316,10 +249,10 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// a's own priority 50 and picks n2 (docs/upstream-findings.md,
 			// internal/cli/testdata/podgroup/pick-cluster.yaml).
 			name: "the node pick reads a member's own priority",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
-				Pods:      []*v1.Pod{pgPod("a", "n1", "sg", 50, "600m"), pgPod("b", "n2", "", 5, "600m")},
-				PodGroups: []*preempt.PodGroup{pgGroup("sg", false, 1, "")}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Obj()},
+				Pods:      []*v1.Pod{pgPod("a", "n1", "sg", 50, "600m").Obj(), pgPod("b", "n2", "", 5, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("sg", 1).DisruptionModeSingle().Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgGates,
 			status: preempt.Success, message: "found a potential placement for pod on node n2, preempting 1 victims", node: "n2",
 			victims: []preempt.Victim{pgVictim("b", 5, "")},
 			deleted: []string{"b"},
@@ -328,10 +261,10 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// The same with a of mode All: the unit's priority is 1, the
 			// pick reads 50 all the same.
 			name: "the node pick reads a mode All member's own priority",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
-				Pods:      []*v1.Pod{pgPod("a", "n1", "ag", 50, "600m"), pgPod("b", "n2", "", 5, "600m")},
-				PodGroups: []*preempt.PodGroup{pgGroup("ag", true, 1, "")}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Obj()},
+				Pods:      []*v1.Pod{pgPod("a", "n1", "ag", 50, "600m").Obj(), pgPod("b", "n2", "", 5, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("ag", 1).DisruptionModeAll().Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgGates,
 			status: preempt.Success, message: "found a potential placement for pod on node n2, preempting 1 victims", node: "n2",
 			victims: []preempt.Victim{pgVictim("b", 5, "")},
 			deleted: []string{"b"},
@@ -340,9 +273,9 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// GetPodPriority and getHighestAllAncestor find no PodGroup:
 			// the pod is a unit of its own at its own priority.
 			name: "a pod naming a missing PodGroup keeps its own priority",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
-				Pods: []*v1.Pod{pgPod("v1", "n1", "ghost", 5, "600m")}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgGates,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj()},
+				Pods: []*v1.Pod{pgPod("v1", "n1", "ghost", 5, "600m").Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgGates,
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
 			victims: []preempt.Victim{pgVictim("v1", 5, "ghost")},
 			deleted: []string{"v1"},
@@ -351,9 +284,9 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// The same with CompositePodGroup on: the hierarchy walk
 			// (TraverseHierarchyUp) stops at the missing PodGroup.
 			name: "a pod naming a missing PodGroup keeps its own priority (CompositePodGroup on)",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
-				Pods: []*v1.Pod{pgPod("v1", "n1", "ghost", 5, "600m")}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgCompositeOn,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj()},
+				Pods: []*v1.Pod{pgPod("v1", "n1", "ghost", 5, "600m").Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgCompositeOn,
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
 			victims: []preempt.Victim{pgVictim("v1", 5, "ghost")},
 			deleted: []string{"v1"},
@@ -362,10 +295,10 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// With CompositePodGroup on, a PodGroup without a parent ends
 			// the walk: its priority protects the member.
 			name: "a PodGroup without a parent gives its priority (CompositePodGroup on)",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
-				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m")},
-				PodGroups: []*preempt.PodGroup{pgGroup("pg1", false, 100, "")}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgCompositeOn,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj()},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", 100).DisruptionModeSingle().Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgCompositeOn,
 			status: preempt.Unschedulable, message: "0/1 nodes are available: 1 No preemption victims found for incoming pod.",
 		},
 		{
@@ -373,10 +306,10 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// there and the PodGroup's priority 0 is the member's, below
 			// the preemptor although the pod's own 50 is not.
 			name: "a missing parent CompositePodGroup leaves the PodGroup's priority",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
-				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 50, "600m")},
-				PodGroups: []*preempt.PodGroup{pgGroup("pg1", false, 0, "gone")}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgCompositeOn,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj()},
+				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 50, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("pg1", 0).DisruptionModeSingle().ParentCompositePodGroup("gone").Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgCompositeOn,
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
 			victims: []preempt.Victim{pgVictim("v1", 50, "pg1")},
 			deleted: []string{"v1"},
@@ -386,16 +319,12 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// under outer (mode All, priority 0): the walk reaches outer,
 			// whose priority and mode make a1 and b1 one unit.
 			name: "nested CompositePodGroups: the outermost gives priority and unit",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
-				Pods:      []*v1.Pod{pgPod("a1", "n1", "pga", 0, "600m"), pgPod("b1", "n2", "pgb", 0, "600m")},
-				PodGroups: []*preempt.PodGroup{pgGroup("pga", false, 0, "inner"), pgGroup("pgb", false, 0, "outer")},
-				CompositePodGroups: []*preempt.CompositePodGroup{func() *preempt.CompositePodGroup {
-					c := pgComposite("inner", 90)
-					c.Spec.DisruptionMode = nil
-					c.Spec.ParentCompositePodGroupName = ptr.To("outer")
-					return c
-				}(), pgComposite("outer", 0)}},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgCompositeOn,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Obj()},
+				Pods:      []*v1.Pod{pgPod("a1", "n1", "pga", 0, "600m").Obj(), pgPod("b1", "n2", "pgb", 0, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("pga", 0).DisruptionModeSingle().ParentCompositePodGroup("inner").Obj(), pgGroup("pgb", 0).DisruptionModeSingle().ParentCompositePodGroup("outer").Obj()},
+				CompositePodGroups: []*preempt.CompositePodGroup{pgComposite("inner", 90).ParentCompositePodGroup("outer").Obj(),
+					pgComposite("outer", 0).DisruptionModeAll().Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgCompositeOn,
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 2 victims", node: "n1",
 			victims: []preempt.Victim{pgVictim("a1", 0, "pga"), pgVictim("b1", 0, "pgb")},
 			deleted: []string{"a1", "b1"},
@@ -405,11 +334,11 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// PodGroup's (s1, s2) though smaller (victimRank before
 			// size), so it is reprieved first and solo is evicted.
 			name: "a CompositePodGroup unit outranks a larger PodGroup unit of equal priority",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
-				Pods:               []*v1.Pod{pgPod("c1", "n1", "pga", 0, "300m"), pgPod("s1", "n1", "solo", 0, "200m"), pgPod("s2", "n1", "solo", 0, "200m")},
-				PodGroups:          []*preempt.PodGroup{pgGroup("pga", false, 0, "job"), pgGroup("solo", true, 0, "")},
-				CompositePodGroups: []*preempt.CompositePodGroup{pgComposite("job", 0)}},
-			pod: pgPod("p", "", "", 10, "500m"), gates: pgCompositeOn,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj()},
+				Pods:               []*v1.Pod{pgPod("c1", "n1", "pga", 0, "300m").Obj(), pgPod("s1", "n1", "solo", 0, "200m").Obj(), pgPod("s2", "n1", "solo", 0, "200m").Obj()},
+				PodGroups:          []*preempt.PodGroup{pgGroup("pga", 0).DisruptionModeSingle().ParentCompositePodGroup("job").Obj(), pgGroup("solo", 0).DisruptionModeAll().Obj()},
+				CompositePodGroups: []*preempt.CompositePodGroup{pgComposite("job", 0).DisruptionModeAll().Obj()}},
+			pod: pgPod("p", "", "", 10, "500m").Obj(), gates: pgCompositeOn,
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 2 victims", node: "n1",
 			victims: []preempt.Victim{pgVictim("s1", 0, "solo"), pgVictim("s2", 0, "solo")},
 			deleted: []string{"s1", "s2"},
@@ -419,11 +348,11 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// more important though small started first, so big is
 			// reprieved first and small evicted.
 			name: "of two mode All groups of equal priority the larger is kept",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
-				Pods: []*v1.Pod{pgPod("b1", "n1", "big", 0, "200m"), pgPod("b2", "n1", "big", 0, "200m"),
-					pgStarted(pgPod("s1", "n1", "small", 0, "300m"), -2*time.Hour)},
-				PodGroups: []*preempt.PodGroup{pgGroup("big", true, 0, ""), pgGroup("small", true, 0, "")}},
-			pod: pgPod("p", "", "", 10, "500m"), gates: pgGates,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj()},
+				Pods: []*v1.Pod{pgPod("b1", "n1", "big", 0, "200m").Obj(), pgPod("b2", "n1", "big", 0, "200m").Obj(),
+					pgPod("s1", "n1", "small", 0, "300m").StartTime(testobj.Epoch.Add(-2 * time.Hour)).Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("big", 0).DisruptionModeAll().Obj(), pgGroup("small", 0).DisruptionModeAll().Obj()}},
+			pod: pgPod("p", "", "", 10, "500m").Obj(), gates: pgGates,
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
 			victims: []preempt.Victim{pgVictim("s1", 0, "small")},
 			deleted: []string{"s1"},
@@ -435,19 +364,13 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			// before deep, so root's unit is near1 alone; walking up from
 			// deep stops at c1 (priority 3), which is d1's priority.
 			name: "a hierarchy deeper than WorkloadMaxTreeDepth is cut",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
-				Pods:      []*v1.Pod{pgPod("near1", "n1", "near", 0, "600m"), pgPod("d1", "n2", "deep", 3, "600m")},
-				PodGroups: []*preempt.PodGroup{pgGroup("near", false, 0, "root"), pgGroup("deep", false, 0, "c3")},
-				CompositePodGroups: func() []*preempt.CompositePodGroup {
-					chain := func(name, parent string, prio int32) *preempt.CompositePodGroup {
-						c := pgComposite(name, prio)
-						c.Spec.DisruptionMode = nil
-						c.Spec.ParentCompositePodGroupName = ptr.To(parent)
-						return c
-					}
-					return []*preempt.CompositePodGroup{pgComposite("root", 0), chain("c1", "root", 3), chain("c2", "c1", 0), chain("c3", "c2", 0)}
-				}()},
-			pod: pgPod("p", "", "", 10, "600m"), gates: pgCompositeOn,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Obj()},
+				Pods:      []*v1.Pod{pgPod("near1", "n1", "near", 0, "600m").Obj(), pgPod("d1", "n2", "deep", 3, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("near", 0).DisruptionModeSingle().ParentCompositePodGroup("root").Obj(), pgGroup("deep", 0).DisruptionModeSingle().ParentCompositePodGroup("c3").Obj()},
+				CompositePodGroups: []*preempt.CompositePodGroup{pgComposite("root", 0).DisruptionModeAll().Obj(),
+					pgComposite("c1", 3).ParentCompositePodGroup("root").Obj(), pgComposite("c2", 0).ParentCompositePodGroup("c1").Obj(),
+					pgComposite("c3", 0).ParentCompositePodGroup("c2").Obj()}},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgCompositeOn,
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 1 victims", node: "n1",
 			victims: []preempt.Victim{pgVictim("near1", 0, "near")},
 			deleted: []string{"near1"},
@@ -461,7 +384,7 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			if err := harness.GateRefusal(impl, tc.c, tc.pod, cfg); err != nil {
 				t.Skipf("%s refuses: %v", impl.Name(), err)
 			}
-			res, err := harness.Decide(context.Background(), harness.Deterministic(impl), tc.c, tc.pod, cfg, 0, pgNow)
+			res, err := harness.Decide(context.Background(), harness.Deterministic(impl), tc.c, tc.pod, cfg, 0, testobj.Epoch)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -497,57 +420,57 @@ func deletedPods(actions []preempt.Action) []string {
 
 func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 	twoNodes := func(pods ...*v1.Pod) *preempt.Cluster {
-		return &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")}, Pods: pods}
+		return &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Obj()}, Pods: pods}
 	}
 	// clusterNode: node "cluster" full with a pod of priority 100, n1
 	// with v1 (priority 0, asking v1CPU); low-c and low-n (priority 5)
 	// nominated to cluster and n1, hi-c (priority 20) to cluster.
 	clusterNode := func(v1CPU string) *preempt.Cluster {
-		return &preempt.Cluster{Nodes: []*v1.Node{pgNode("cluster", "1"), pgNode("n1", "1")},
-			Pods: []*v1.Pod{pgPod("h", "cluster", "", 100, "600m"), pgPod("v1", "n1", "", 0, v1CPU),
-				pgNominatedPod(pgPod("low-c", "", "", 5, "100m"), "cluster"), pgNominatedPod(pgPod("hi-c", "", "", 20, "100m"), "cluster"),
-				pgNominatedPod(pgPod("low-n", "", "", 5, "100m"), "n1")}}
+		return &preempt.Cluster{Nodes: []*v1.Node{pgNode("cluster", "1").Obj(), pgNode("n1", "1").Obj()},
+			Pods: []*v1.Pod{pgPod("h", "cluster", "", 100, "600m").Obj(), pgPod("v1", "n1", "", 0, v1CPU).Obj(),
+				pgPod("low-c", "", "", 5, "100m").NominatedNodeName("cluster").Obj(), pgPod("hi-c", "", "", 20, "100m").NominatedNodeName("cluster").Obj(),
+				pgPod("low-n", "", "", 5, "100m").NominatedNodeName("n1").Obj()}}
 	}
 	members := func(prio int32, n int) []*v1.Pod {
 		var out []*v1.Pod
 		for i := range n {
-			out = append(out, pgPod("m"+string(rune('0'+i)), "", "g", prio, "600m"))
+			out = append(out, pgPod("m"+string(rune('0'+i)), "", "g", prio, "600m").Obj())
 		}
 		return out
 	}
 	for _, tc := range []gangCase{
 		{
 			name: "gang of two preempts one pod on each node",
-			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
-			pg:   pgGang("g", 10, 2), members: members(10, 2),
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
+			pg:   pgGang("g", 10, 2).Obj(), members: members(10, 2),
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
 			nominations: []string{"n1", "n2"}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")}, deleted: []string{"v1", "v2"},
 		},
 		{
 			name: "one member fits without preemption, the other takes one victim",
-			c:    twoNodes(pgPod("v1", "n1", "", 0, "300m"), pgPod("v2", "n2", "", 0, "600m")),
-			pg:   pgGang("g", 10, 2), members: members(10, 2),
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "300m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
+			pg:   pgGang("g", 10, 2).Obj(), members: members(10, 2),
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
 			nominations: []string{"n1", "n2"}, victims: []preempt.Victim{pgVictim("v2", 0, "")}, deleted: []string{"v2"},
 		},
 		{
 			name: "no victim below the group's priority",
-			c:    twoNodes(pgPod("v1", "n1", "", 20, "600m"), pgPod("v2", "n2", "", 20, "600m")),
-			pg:   pgGang("g", 10, 2), members: members(100, 2),
+			c:    twoNodes(pgPod("v1", "n1", "", 20, "600m").Obj(), pgPod("v2", "n2", "", 20, "600m").Obj()),
+			pg:   pgGang("g", 10, 2).Obj(), members: members(100, 2),
 			status: preempt.UnschedulableAndUnresolvable, message: "pod group preemption: No preemption victims found for incoming preemptor",
 			nominations: []string{"", ""},
 		},
 		{
 			name: "minCount out of reach",
-			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
-			pg:   pgGang("g", 10, 3), members: members(10, 3),
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
+			pg:   pgGang("g", 10, 3).Obj(), members: members(10, 3),
 			status: preempt.Unschedulable, nominations: []string{"", "", ""},
 			message: "pod group preemption: minCount (3) cannot be satisfied: 2 scheduled, 0 remaining",
 		},
 		{
 			name: "members beyond minCount may stay unplaced",
-			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
-			pg:   pgGang("g", 10, 2), members: members(10, 3),
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
+			pg:   pgGang("g", 10, 2).Obj(), members: members(10, 3),
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
 			nominations: []string{"n1", "n2", ""}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")}, deleted: []string{"v1", "v2"},
 		},
@@ -555,10 +478,10 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// internal/cli/testdata/podgroup: a gang of two preempts a mode-All
 			// group spread over both nodes: one unit, one disruption.
 			name: "gang preempts a mode All group whole",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
-				Pods:      []*v1.Pod{pgPod("w1", "n1", "batch", 0, "600m"), pgPod("w2", "n2", "batch", 0, "600m")},
-				PodGroups: []*preempt.PodGroup{pgGroup("batch", true, 0, "")}},
-			pg: pgGang("g", 10, 2), members: members(10, 2), async: true,
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Obj()},
+				Pods:      []*v1.Pod{pgPod("w1", "n1", "batch", 0, "600m").Obj(), pgPod("w2", "n2", "batch", 0, "600m").Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("batch", 0).DisruptionModeAll().Obj()}},
+			pg: pgGang("g", 10, 2).Obj(), members: members(10, 2), async: true,
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
 			nominations: []string{"n1", "n2"}, victims: []preempt.Victim{pgVictim("w1", 0, "batch"), pgVictim("w2", 0, "batch")},
 			groups: 1, deleted: []string{"w1", "w2"},
@@ -567,19 +490,15 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// A member nominated to n1, where a pod below the gang is
 			// terminating: the preemption is ongoing, nothing more.
 			name: "ongoing preemption on a member's nominated node",
-			c:    twoNodes(pgTerminating(pgPod("v1", "n1", "", 0, "600m")), pgPod("v2", "n2", "", 0, "600m")),
-			pg:   pgGang("g", 10, 2), members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m"), pgNominatedPod(pgPod("m1", "", "g", 10, "600m"), "n1")},
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m").DeletionTimestamp(testobj.Epoch.Add(-time.Minute)).PreemptedByScheduler().Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
+			pg:   pgGang("g", 10, 2).Obj(), members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m").Obj(), pgPod("m1", "", "g", 10, "600m").NominatedNodeName("n1").Obj()},
 			status: preempt.Success, message: "pod group preemption: ongoing preemption on nominated nodes",
 			nominations: []string{"", "n1"},
 		},
 		{
 			name: "preemptionPolicy Never of a member (PodGroupPreemptionPolicy off)",
-			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m")),
-			pg:   pgGang("g", 10, 1), members: []*v1.Pod{func() *v1.Pod {
-				p := pgPod("m0", "", "g", 10, "600m")
-				p.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever)
-				return p
-			}()},
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj()),
+			pg:   pgGang("g", 10, 1).Obj(), members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m").PreemptionPolicy(v1.PreemptNever).Obj()},
 			status: preempt.Unschedulable, message: "pod group preemption: not eligible due to preemptionPolicy=Never.",
 			nominations: []string{""},
 		},
@@ -587,10 +506,10 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// Victims with PDBs go back first: the violating pod on n1 is
 			// reprieved only if the gang fits without it; here it cannot.
 			name: "a violating victim counts its violations",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")},
-				Pods: []*v1.Pod{pgWithApp(pgPod("v1", "n1", "", 0, "600m")), pgPod("v2", "n2", "", 0, "600m")},
-				PDBs: []*policyv1.PodDisruptionBudget{pgLabelledPDB("pdb", 0)}},
-			pg: pgGang("g", 10, 2), members: members(10, 2),
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Obj()},
+				Pods: []*v1.Pod{pgPod("v1", "n1", "", 0, "600m").Label("app", "a").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()},
+				PDBs: []*policyv1.PodDisruptionBudget{pdbFor("pdb", "a", 0)}},
+			pg: pgGang("g", 10, 2).Obj(), members: members(10, 2),
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
 			nominations: []string{"n1", "n2"}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")},
 			violations: 1, deleted: []string{"v1", "v2"},
@@ -601,8 +520,8 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// actuated holds both, as its message counts them; the
 			// upstream adapter rebuilds it from the snapshot's log.
 			name: "victims all terminating are listed, none deleted",
-			c:    twoNodes(pgWithDeletion(pgPod("v1", "n1", "", 0, "600m")), pgWithDeletion(pgPod("v2", "n2", "", 0, "600m"))),
-			pg:   pgGang("g", 10, 2), members: members(10, 2),
+			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m").DeletionTimestamp(testobj.Epoch.Add(-time.Minute)).Obj(), pgPod("v2", "n2", "", 0, "600m").DeletionTimestamp(testobj.Epoch.Add(-time.Minute)).Obj()),
+			pg:   pgGang("g", 10, 2).Obj(), members: members(10, 2),
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
 			nominations: []string{"n1", "n2"}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")},
 		},
@@ -611,12 +530,12 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// budget the group's pod on n1 violates: the counts are the
 			// actuated candidate's.
 			name: "victims all terminating: a group unit and its violation",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1"), pgNode("n3", "1")},
-				Pods: []*v1.Pod{pgWithDeletion(pgWithApp(pgPod("w1", "n1", "batch", 0, "600m"))), pgWithDeletion(pgPod("w2", "n2", "batch", 0, "600m")),
-					pgWithDeletion(pgPod("s3", "n3", "", 5, "300m"))},
-				PodGroups: []*preempt.PodGroup{pgGroup("batch", true, 0, "")},
-				PDBs:      []*policyv1.PodDisruptionBudget{pgLabelledPDB("pdb", 0)}},
-			pg: pgGang("g", 10, 2), members: members(10, 2),
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Obj(), pgNode("n3", "1").Obj()},
+				Pods: []*v1.Pod{pgPod("w1", "n1", "batch", 0, "600m").Label("app", "a").DeletionTimestamp(testobj.Epoch.Add(-time.Minute)).Obj(), pgPod("w2", "n2", "batch", 0, "600m").DeletionTimestamp(testobj.Epoch.Add(-time.Minute)).Obj(),
+					pgPod("s3", "n3", "", 5, "300m").DeletionTimestamp(testobj.Epoch.Add(-time.Minute)).Obj()},
+				PodGroups: []*preempt.PodGroup{pgGroup("batch", 0).DisruptionModeAll().Obj()},
+				PDBs:      []*policyv1.PodDisruptionBudget{pdbFor("pdb", "a", 0)}},
+			pg: pgGang("g", 10, 2).Obj(), members: members(10, 2),
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
 			nominations: []string{"n1", "n2"}, victims: []preempt.Victim{pgVictim("w1", 0, "batch"), pgVictim("w2", 0, "batch")},
 			violations: 1, groups: 1,
@@ -629,9 +548,9 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// group in flight as a stub of priority 0 requesting nothing
 			// (docs/upstream-findings.md), so m1 is placed there.
 			name: "a nominated member counts as an empty pod of priority 0",
-			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "2")},
-				Pods: []*v1.Pod{pgPod("v1", "n1", "", -10, "100m")}},
-			pg: pgGang("g", 0, 1), members: []*v1.Pod{pgNominatedPod(pgPod("m0", "", "g", 100, "3"), "n2"), pgPod("m1", "", "g", -20, "1500m")},
+			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "2").Obj()},
+				Pods: []*v1.Pod{pgPod("v1", "n1", "", -10, "100m").Obj()}},
+			pg: pgGang("g", 0, 1).Obj(), members: []*v1.Pod{pgPod("m0", "", "g", 100, "3").NominatedNodeName("n2").Obj(), pgPod("m1", "", "g", -20, "1500m").Obj()},
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 0 victims",
 			nominations: []string{"", "n2"},
 		},
@@ -645,29 +564,16 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// would evict a2 too.
 			name: "spread skew against stale critical paths",
 			c: func() *preempt.Cluster {
-				zoned := func(name, zone, cpu string) *v1.Node {
-					n := pgNode(name, cpu)
-					n.Labels[ZoneKey] = zone
-					return n
-				}
-				at := func(p *v1.Pod, minute int) *v1.Pod {
-					st := metav1.NewTime(pgNow.Add(-time.Hour + time.Duration(minute)*time.Minute))
-					p.Status.StartTime = &st
-					return p
-				}
-				return &preempt.Cluster{Nodes: []*v1.Node{zoned("n1", "z1", "1"), zoned("n2", "z2", "1"), zoned("n3", "z3", "1")},
+				return &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Label(ZoneKey, "z1").Obj(), pgNode("n2", "1").Label(ZoneKey, "z2").Obj(),
+					pgNode("n3", "1").Label(ZoneKey, "z3").Obj()},
 					Pods: []*v1.Pod{
-						at(pgWithApp(pgPod("b1", "n2", "", 0, "100m")), 1), at(pgWithApp(pgPod("b2", "n2", "", 0, "100m")), 2),
-						at(pgWithApp(pgPod("a1", "n1", "", 0, "100m")), 3), at(pgWithApp(pgPod("a2", "n1", "", 0, "100m")), 4),
-						at(pgPod("big", "n1", "", 0, "700m"), 5), at(pgWithApp(pgPod("h", "n3", "", 100, "100m")), 0),
+						pgPod("b1", "n2", "", 0, "100m").Label("app", "a").StartTime(testobj.Epoch.Add(-time.Hour + 1*time.Minute)).Obj(), pgPod("b2", "n2", "", 0, "100m").Label("app", "a").StartTime(testobj.Epoch.Add(-time.Hour + 2*time.Minute)).Obj(),
+						pgPod("a1", "n1", "", 0, "100m").Label("app", "a").StartTime(testobj.Epoch.Add(-time.Hour + 3*time.Minute)).Obj(), pgPod("a2", "n1", "", 0, "100m").Label("app", "a").StartTime(testobj.Epoch.Add(-time.Hour + 4*time.Minute)).Obj(),
+						pgPod("big", "n1", "", 0, "700m").StartTime(testobj.Epoch.Add(-time.Hour + 5*time.Minute)).Obj(), pgPod("h", "n3", "", 100, "100m").Label("app", "a").StartTime(testobj.Epoch.Add(-time.Hour)).Obj(),
 					}}
 			}(),
-			pg: pgGang("g", 10, 1), members: []*v1.Pod{func() *v1.Pod {
-				p := pgWithApp(pgPod("m0", "", "g", 10, "300m"))
-				p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: ZoneKey,
-					WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}
-				return p
-			}()},
+			pg: pgGang("g", 10, 1).Obj(), members: []*v1.Pod{pgPod("m0", "", "g", 10, "300m").Label("app", "a").
+				SpreadConstraint(1, ZoneKey, v1.DoNotSchedule, testobj.MakeLabelSelector().Label("app", "a").Obj(), nil, nil, nil, nil).Obj()},
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
 			nominations: []string{"n1"}, victims: []preempt.Victim{pgVictim("big", 0, "")}, deleted: []string{"big"},
 		},
@@ -680,7 +586,7 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// the victims.
 			name: "nominations cleared on the node named cluster only (synchronous)",
 			c:    clusterNode("600m"),
-			pg:   pgGang("g", 10, 1), members: members(10, 1),
+			pg:   pgGang("g", 10, 1).Obj(), members: members(10, 1),
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
 			nominations: []string{"n1"}, victims: []preempt.Victim{pgVictim("v1", 0, "")}, deleted: []string{"v1"},
 			actions: []string{"patch default/v1/status conditions[DisruptionTarget]", "delete default/v1", "patch default/low-c/status nominatedNodeName=null"},
@@ -689,7 +595,7 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// Asynchronous: before the victims.
 			name: "nominations cleared on the node named cluster only (asynchronous)",
 			c:    clusterNode("600m"),
-			pg:   pgGang("g", 10, 1), members: members(10, 1), async: true,
+			pg:   pgGang("g", 10, 1).Obj(), members: members(10, 1), async: true,
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
 			nominations: []string{"n1"}, victims: []preempt.Victim{pgVictim("v1", 0, "")}, deleted: []string{"v1"},
 			actions: []string{"patch default/low-c/status nominatedNodeName=null", "patch default/v1/status conditions[DisruptionTarget]", "delete default/v1"},
@@ -699,7 +605,7 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// the nominations all the same.
 			name: "no victim: nominations on the node named cluster cleared (synchronous)",
 			c:    clusterNode("300m"),
-			pg:   pgGang("g", 10, 1), members: members(10, 1),
+			pg:   pgGang("g", 10, 1).Obj(), members: members(10, 1),
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 0 victims",
 			nominations: []string{"n1"},
 			actions:     []string{"patch default/low-c/status nominatedNodeName=null"},
@@ -709,7 +615,7 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// victim is left to preempt: nothing is cleared.
 			name: "no victim: nothing cleared (asynchronous)",
 			c:    clusterNode("300m"),
-			pg:   pgGang("g", 10, 1), members: members(10, 1), async: true,
+			pg:   pgGang("g", 10, 1).Obj(), members: members(10, 1), async: true,
 			status: preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 0 victims",
 			nominations: []string{"n1"},
 			actions:     []string{},
@@ -726,23 +632,12 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// whose TopologyAwareWorkloadScheduling placement, with no
 			// score plugin, puts a0 and b0 on either node).
 			name:      "a composite evicts for the proposals of a failed child",
-			c:         twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
-			composite: func() *preempt.CompositePodGroup { c := pgComposite("job", 10); c.Spec.DisruptionMode = nil; return c }(),
-			leaves: []*preempt.PodGroup{
-				func() *preempt.PodGroup {
-					g := pgGang("a", 10, 1)
-					g.Spec.ParentCompositePodGroupName = ptr.To("job")
-					return g
-				}(),
-				func() *preempt.PodGroup {
-					g := pgGang("b", 10, 2)
-					g.Spec.ParentCompositePodGroupName = ptr.To("job")
-					return g
-				}(),
-			},
-			members: []*v1.Pod{pgPod("a0", "", "a", 10, "600m"), pgPod("b0", "", "b", 10, "600m"), pgPod("b1", "", "b", 10, "600m")},
-			gates:   pgCompositeOn,
-			status:  preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
+			c:         twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
+			composite: pgComposite("job", 10).Obj(),
+			leaves:    []*preempt.PodGroup{pgGang("a", 10, 1).ParentCompositePodGroup("job").Obj(), pgGang("b", 10, 2).ParentCompositePodGroup("job").Obj()},
+			members:   []*v1.Pod{pgPod("a0", "", "a", 10, "600m").Obj(), pgPod("b0", "", "b", 10, "600m").Obj(), pgPod("b1", "", "b", 10, "600m").Obj()},
+			gates:     pgCompositeOn,
+			status:    preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
 			nominations: []string{"n1", "n2", ""}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")}, deleted: []string{"v1", "v2"},
 		},
 		// The statuses below are the scheduler's own: the overlay test
@@ -753,9 +648,9 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// PlacementFeasible fails before any member is tried: the
 			// scheduler's error leads the message.
 			name:    "minCount beyond the members",
-			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
-			pg:      pgGang("g", 10, 4),
-			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m"), pgPod("m2", "", "g", 10, "600m")},
+			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
+			pg:      pgGang("g", 10, 4).Obj(),
+			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m").Obj(), pgPod("m1", "", "g", 10, "600m").Obj(), pgPod("m2", "", "g", 10, "600m").Obj()},
 			status:  preempt.Unschedulable, nominations: []string{"", "", ""},
 			message: "pod group preemption: pod group is unschedulable, minCount (4) cannot be satisfied: 0 scheduled, 3 remaining",
 		},
@@ -763,27 +658,27 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// TopologyAwareWorkloadScheduling: the group goes through the
 			// placement algorithm, its one placement of every node.
 			name:    "minCount out of reach, TopologyAwareWorkloadScheduling",
-			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
-			pg:      pgGang("g", 10, 3),
-			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m"), pgPod("m2", "", "g", 10, "600m")},
+			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
+			pg:      pgGang("g", 10, 3).Obj(),
+			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m").Obj(), pgPod("m1", "", "g", 10, "600m").Obj(), pgPod("m2", "", "g", 10, "600m").Obj()},
 			gates:   pgTASOn,
 			status:  preempt.Unschedulable, nominations: []string{"", "", ""},
 			message: "pod group preemption: pod group is unschedulable, 0/1 placements are available, first placement status: minCount (3) cannot be satisfied: 2 scheduled, 0 remaining",
 		},
 		{
 			name:    "minCount beyond the members, TopologyAwareWorkloadScheduling",
-			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
-			pg:      pgGang("g", 10, 4),
-			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m"), pgPod("m2", "", "g", 10, "600m")},
+			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
+			pg:      pgGang("g", 10, 4).Obj(),
+			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m").Obj(), pgPod("m1", "", "g", 10, "600m").Obj(), pgPod("m2", "", "g", 10, "600m").Obj()},
 			gates:   pgTASOn,
 			status:  preempt.Unschedulable, nominations: []string{"", "", ""},
 			message: "pod group preemption: pod group is unschedulable, 0/1 placements are available, first placement status: pod group is unschedulable",
 		},
 		{
 			name:    "a gang under TopologyAwareWorkloadScheduling preempts as without it",
-			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
-			pg:      pgGang("g", 10, 2),
-			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m"), pgPod("m1", "", "g", 10, "600m")},
+			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
+			pg:      pgGang("g", 10, 2).Obj(),
+			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m").Obj(), pgPod("m1", "", "g", 10, "600m").Obj()},
 			gates:   pgTASOn,
 			status:  preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
 			nominations: []string{"n1", "n2"}, victims: []preempt.Victim{pgVictim("v1", 0, ""), pgVictim("v2", 0, "")}, deleted: []string{"v1", "v2"},
@@ -792,10 +687,10 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// The composite's gang policy counts child groups: a fits, b
 			// (minCount 2) places b0 and fails; 1 of 2 children.
 			name:      "a composite gang fails with its child",
-			c:         twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
-			composite: pgCompositeGang("job", 10, 2),
-			leaves:    []*preempt.PodGroup{pgChild(pgGang("a", 10, 1), "job"), pgChild(pgGang("b", 10, 2), "job")},
-			members:   []*v1.Pod{pgPod("a0", "", "a", 10, "600m"), pgPod("b0", "", "b", 10, "600m"), pgPod("b1", "", "b", 10, "600m")},
+			c:         twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
+			composite: pgCompositeGang("job", 10, 2).Obj(),
+			leaves:    []*preempt.PodGroup{pgGang("a", 10, 1).ParentCompositePodGroup("job").Obj(), pgGang("b", 10, 2).ParentCompositePodGroup("job").Obj()},
+			members:   []*v1.Pod{pgPod("a0", "", "a", 10, "600m").Obj(), pgPod("b0", "", "b", 10, "600m").Obj(), pgPod("b1", "", "b", 10, "600m").Obj()},
 			gates:     pgCompositeOn,
 			status:    preempt.Unschedulable, nominations: []string{"", "", ""},
 			message: "pod group preemption: pod group is unschedulable, 0/1 placements are available, first placement status: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining",
@@ -804,10 +699,10 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// minGroupCount 3 of two children: PlacementFeasible fails
 			// first, without the scheduler's error.
 			name:      "a composite with fewer children than its minGroupCount",
-			c:         twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
-			composite: pgCompositeGang("job", 10, 3),
-			leaves:    []*preempt.PodGroup{pgChild(pgGang("a", 10, 1), "job"), pgChild(pgGang("b", 10, 1), "job")},
-			members:   []*v1.Pod{pgPod("a0", "", "a", 10, "600m"), pgPod("b0", "", "b", 10, "600m")},
+			c:         twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
+			composite: pgCompositeGang("job", 10, 3).Obj(),
+			leaves:    []*preempt.PodGroup{pgGang("a", 10, 1).ParentCompositePodGroup("job").Obj(), pgGang("b", 10, 1).ParentCompositePodGroup("job").Obj()},
+			members:   []*v1.Pod{pgPod("a0", "", "a", 10, "600m").Obj(), pgPod("b0", "", "b", 10, "600m").Obj()},
 			gates:     pgCompositeOn,
 			status:    preempt.Unschedulable, nominations: []string{"", ""},
 			message: "pod group preemption: pod group is unschedulable, 0/1 placements are available, first placement status: minCount (3) cannot be satisfied: 0 scheduled, 2 remaining",
@@ -817,10 +712,10 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// composite's minGroupCount 2 is out of reach and b is never
 			// tried.
 			name:      "a composite stops at its first failed child",
-			c:         twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
-			composite: pgCompositeGang("job", 10, 2),
-			leaves:    []*preempt.PodGroup{pgChild(pgGang("a", 10, 3), "job"), pgChild(pgGang("b", 10, 1), "job")},
-			members:   []*v1.Pod{pgPod("a0", "", "a", 10, "600m"), pgPod("a1", "", "a", 10, "600m"), pgPod("a2", "", "a", 10, "600m"), pgPod("b0", "", "b", 10, "600m")},
+			c:         twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
+			composite: pgCompositeGang("job", 10, 2).Obj(),
+			leaves:    []*preempt.PodGroup{pgGang("a", 10, 3).ParentCompositePodGroup("job").Obj(), pgGang("b", 10, 1).ParentCompositePodGroup("job").Obj()},
+			members:   []*v1.Pod{pgPod("a0", "", "a", 10, "600m").Obj(), pgPod("a1", "", "a", 10, "600m").Obj(), pgPod("a2", "", "a", 10, "600m").Obj(), pgPod("b0", "", "b", 10, "600m").Obj()},
 			gates:     pgCompositeOn,
 			status:    preempt.Unschedulable, nominations: []string{"", "", "", ""},
 			message: "pod group preemption: pod group is unschedulable, 0/1 placements are available, first placement status: minCount (2) cannot be satisfied: 0 scheduled, 1 remaining",
@@ -831,10 +726,10 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// Children created together come by name whatever the file's
 			// order: a before b.
 			name:      "a composite gang preempts at the composite's priority",
-			c:         twoNodes(pgPod("v1", "n1", "", 20, "600m"), pgPod("v2", "n2", "", 20, "600m")),
-			composite: pgCompositeGang("job", 50, 2),
-			leaves:    []*preempt.PodGroup{pgChild(pgGang("b", 10, 1), "job"), pgChild(pgGang("a", 10, 1), "job")},
-			members:   []*v1.Pod{pgPod("b0", "", "b", 1, "600m"), pgPod("a0", "", "a", 1, "600m")},
+			c:         twoNodes(pgPod("v1", "n1", "", 20, "600m").Obj(), pgPod("v2", "n2", "", 20, "600m").Obj()),
+			composite: pgCompositeGang("job", 50, 2).Obj(),
+			leaves:    []*preempt.PodGroup{pgGang("b", 10, 1).ParentCompositePodGroup("job").Obj(), pgGang("a", 10, 1).ParentCompositePodGroup("job").Obj()},
+			members:   []*v1.Pod{pgPod("b0", "", "b", 1, "600m").Obj(), pgPod("a0", "", "a", 1, "600m").Obj()},
 			gates:     pgCompositeOn,
 			status:    preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 2 victims",
 			nominations: []string{"n2", "n1"}, victims: []preempt.Victim{pgVictim("v1", 20, ""), pgVictim("v2", 20, "")}, deleted: []string{"v1", "v2"},
@@ -845,13 +740,13 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// scheduled child, and a0 alone makes the composite's 2.
 			name: "a composite counts a child group already scheduled",
 			c: func() *preempt.Cluster {
-				c := twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("c0", "n2", "c", 10, "600m"))
-				c.PodGroups = []*preempt.PodGroup{pgChild(pgGang("c", 10, 1), "job")}
+				c := twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("c0", "n2", "c", 10, "600m").Obj())
+				c.PodGroups = []*preempt.PodGroup{pgGang("c", 10, 1).ParentCompositePodGroup("job").Obj()}
 				return c
 			}(),
-			composite: pgCompositeGang("job", 10, 2),
-			leaves:    []*preempt.PodGroup{pgChild(pgGang("a", 10, 1), "job")},
-			members:   []*v1.Pod{pgPod("a0", "", "a", 10, "600m")},
+			composite: pgCompositeGang("job", 10, 2).Obj(),
+			leaves:    []*preempt.PodGroup{pgGang("a", 10, 1).ParentCompositePodGroup("job").Obj()},
+			members:   []*v1.Pod{pgPod("a0", "", "a", 10, "600m").Obj()},
 			gates:     pgCompositeOn,
 			status:    preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
 			nominations: []string{"n1"}, victims: []preempt.Victim{pgVictim("v1", 0, "")}, deleted: []string{"v1"},
@@ -864,72 +759,54 @@ func testGangPreemption(t *testing.T, impl preempt.Implementation) {
 			// it, a fails, and the basic composite job succeeds with sub.
 			name: "a composite's children by creation time",
 			c: func() *preempt.Cluster {
-				c := &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")}, Pods: []*v1.Pod{pgPod("v1", "n1", "", 0, "600m")}}
-				sub := pgCompositeGang("sub", 10, 1)
-				sub.Spec.ParentCompositePodGroupName = ptr.To("job")
-				sub.CreationTimestamp = metav1.NewTime(pgNow.Add(-2 * time.Hour))
-				c.CompositePodGroups = []*preempt.CompositePodGroup{sub}
+				c := &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj()}, Pods: []*v1.Pod{pgPod("v1", "n1", "", 0, "600m").Obj()}}
+				c.CompositePodGroups = []*preempt.CompositePodGroup{
+					pgCompositeGang("sub", 10, 1).ParentCompositePodGroup("job").CreationTimestamp(testobj.Epoch.Add(-2 * time.Hour)).Obj()}
 				return c
 			}(),
-			composite: func() *preempt.CompositePodGroup {
-				c := pgCompositeGang("job", 10, 1)
-				c.Spec.SchedulingPolicy = schedulingv1alpha3.CompositePodGroupSchedulingPolicy{Basic: &schedulingv1alpha3.CompositeBasicSchedulingPolicy{}}
-				return c
-			}(),
+			composite: pgComposite("job", 10).Obj(),
 			leaves: []*preempt.PodGroup{
-				func() *preempt.PodGroup {
-					g := pgChild(pgGang("a", 10, 1), "job")
-					g.CreationTimestamp = metav1.NewTime(pgNow.Add(-time.Hour))
-					return g
-				}(),
-				pgChild(pgGang("c", 10, 1), "sub"),
+				pgGang("a", 10, 1).ParentCompositePodGroup("job").CreationTimestamp(testobj.Epoch.Add(-time.Hour)).Obj(),
+				pgGang("c", 10, 1).ParentCompositePodGroup("sub").Obj(),
 			},
-			members: []*v1.Pod{pgPod("a0", "", "a", 10, "600m"), pgPod("c0", "", "c", 10, "600m")},
+			members: []*v1.Pod{pgPod("a0", "", "a", 10, "600m").Obj(), pgPod("c0", "", "c", 10, "600m").Obj()},
 			gates:   pgCompositeOn,
 			status:  preempt.Success, message: "pod group preemption: found a placement for podgroup, preempting 1 victims",
 			nominations: []string{"", "n1"}, victims: []preempt.Victim{pgVictim("v1", 0, "")}, deleted: []string{"v1"},
 		},
 		{
-			name: "a composite's preemptionPolicy Never (PodGroupPreemptionPolicy on)",
-			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m"), pgPod("v2", "n2", "", 0, "600m")),
-			composite: func() *preempt.CompositePodGroup {
-				c := pgCompositeGang("job", 10, 1)
-				c.Spec.PreemptionPolicy = ptr.To(schedulingv1alpha3.PreemptNever)
-				return c
-			}(),
-			leaves:  []*preempt.PodGroup{pgChild(pgGang("a", 10, 1), "job")},
-			members: []*v1.Pod{pgPod("a0", "", "a", 10, "600m")},
-			gates:   withGate(pgCompositeOn, "PodGroupPreemptionPolicy"),
-			status:  preempt.Unschedulable, nominations: []string{""},
+			name:      "a composite's preemptionPolicy Never (PodGroupPreemptionPolicy on)",
+			c:         twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj(), pgPod("v2", "n2", "", 0, "600m").Obj()),
+			composite: pgCompositeGang("job", 10, 1).PreemptionPolicy(schedulingv1alpha3.PreemptNever).Obj(),
+			leaves:    []*preempt.PodGroup{pgGang("a", 10, 1).ParentCompositePodGroup("job").Obj()},
+			members:   []*v1.Pod{pgPod("a0", "", "a", 10, "600m").Obj()},
+			gates:     withGate(pgCompositeOn, "PodGroupPreemptionPolicy"),
+			status:    preempt.Unschedulable, nominations: []string{""},
 			message: "pod group preemption: not eligible due to preemptionPolicy=Never.",
 		},
 		{
 			name:      "a composite preemptor needs CompositePodGroup",
-			c:         twoNodes(pgPod("v1", "n1", "", 0, "600m")),
-			composite: pgCompositeGang("job", 10, 1),
-			leaves:    []*preempt.PodGroup{pgChild(pgGang("a", 10, 1), "job")},
-			members:   []*v1.Pod{pgPod("a0", "", "a", 10, "600m")},
+			c:         twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj()),
+			composite: pgCompositeGang("job", 10, 1).Obj(),
+			leaves:    []*preempt.PodGroup{pgGang("a", 10, 1).ParentCompositePodGroup("job").Obj()},
+			members:   []*v1.Pod{pgPod("a0", "", "a", 10, "600m").Obj()},
 			status:    preempt.Error,
 			message:   "a CompositePodGroup preemptor (default/job) needs CompositePodGroup=true",
 		},
 		{
 			name:    "with CompositePodGroup on a PodGroup under a composite is not the preemptor",
-			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m")),
-			pg:      pgChild(pgGang("a", 10, 1), "job"),
-			members: []*v1.Pod{pgPod("a0", "", "a", 10, "600m")},
+			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj()),
+			pg:      pgGang("a", 10, 1).ParentCompositePodGroup("job").Obj(),
+			members: []*v1.Pod{pgPod("a0", "", "a", 10, "600m").Obj()},
 			gates:   pgCompositeOn,
 			status:  preempt.Error,
 			message: `PodGroup default/a has the parent CompositePodGroup "job": with CompositePodGroup=true the scheduler schedules and preempts for the root of its hierarchy, not for the PodGroup alone`,
 		},
 		{
-			name: "a topology constraint under TopologyAwareWorkloadScheduling is not modelled",
-			c:    twoNodes(pgPod("v1", "n1", "", 0, "600m")),
-			pg: func() *preempt.PodGroup {
-				g := pgGang("g", 10, 1)
-				g.Spec.SchedulingConstraints = &schedulingv1beta1.PodGroupSchedulingConstraints{Topology: []schedulingv1beta1.TopologyConstraint{{Key: "zone"}}}
-				return g
-			}(),
-			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m")},
+			name:    "a topology constraint under TopologyAwareWorkloadScheduling is not modelled",
+			c:       twoNodes(pgPod("v1", "n1", "", 0, "600m").Obj()),
+			pg:      pgGang("g", 10, 1).TopologyKey("zone").Obj(),
+			members: []*v1.Pod{pgPod("m0", "", "g", 10, "600m").Obj()},
 			gates:   pgTASOn,
 			status:  preempt.Error,
 			message: "default/g has a topology constraint: TopologyAwareWorkloadScheduling's placements (one per topology domain, scored) are not modelled, only its single placement of every node",
@@ -992,7 +869,7 @@ func runGangCase(t *testing.T, impl preempt.Implementation, tc gangCase) {
 		_ = cs.Tracker().Add(p)
 	}
 	cs.ClearActions()
-	req := &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: cfg, Now: pgNow, Placement: tc.placement}
+	req := &preempt.PodGroupRequest{PodGroup: tc.pg, Pods: tc.members, Config: cfg, Now: testobj.Epoch, Placement: tc.placement}
 	if tc.composite != nil {
 		req.PodGroup, req.CompositePodGroup, req.PodGroups = nil, tc.composite, tc.leaves
 	}

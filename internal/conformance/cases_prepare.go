@@ -26,10 +26,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
-	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/preemptbench/preemptbench/internal/actuation"
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -47,20 +47,19 @@ const setsDisruption = "conditions[DisruptionTarget]"
 // pods nominated to node1 (n-low2 and n-low1 below the preemptor, in that
 // cluster order; n-eq and n-high not below) and to node2 (n-other).
 func prepareCluster() *preempt.Cluster {
-	v1pod := pod("default", "v1", 1, on("node1"), cpu("100m"), started(ago(2*time.Hour)),
-		condition(v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionTrue}))
+	v1pod := pod("default", "v1", 1).Node("node1").Phase(v1.PodRunning).CPU("100m").StartTime(ago(2 * time.Hour)).Conditions([]v1.PodCondition{v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionTrue}}).Obj()
 	v1pod.Generation = 3
 	return &preempt.Cluster{
-		Nodes: []*v1.Node{node("node1", "cpu", "1"), node("node2", "cpu", "1")},
+		Nodes: []*v1.Node{node("node1", "1").Obj(), node("node2", "1").Obj()},
 		Pods: []*v1.Pod{
 			v1pod,
-			pod("default", "v2", 1, on("node1"), cpu("100m"), started(ago(time.Hour))),
-			pod("default", "v3", 1, on("node1"), cpu("100m"), terminating(), disruptedByPreemption()),
-			pod("default", "n-high", 20, nominatedTo("node1")),
-			pod("other", "n-low2", 0, nominatedTo("node1")),
-			pod("default", "n-eq", 10, nominatedTo("node1")),
-			pod("default", "n-low1", 5, nominatedTo("node1")),
-			pod("default", "n-other", 1, nominatedTo("node2")),
+			pod("default", "v2", 1).Node("node1").Phase(v1.PodRunning).CPU("100m").StartTime(ago(time.Hour)).Obj(),
+			pod("default", "v3", 1).Node("node1").Phase(v1.PodRunning).CPU("100m").DeletionTimestamp(ago(time.Minute)).PreemptedByScheduler().Obj(),
+			pod("default", "n-high", 20).NominatedNodeName("node1").Obj(),
+			pod("other", "n-low2", 0).NominatedNodeName("node1").Obj(),
+			pod("default", "n-eq", 10).NominatedNodeName("node1").Obj(),
+			pod("default", "n-low1", 5).NominatedNodeName("node1").Obj(),
+			pod("default", "n-other", 1).NominatedNodeName("node2").Obj(),
 		},
 	}
 }
@@ -209,13 +208,13 @@ func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 		},
 		{
 			name:      "a preemptor already nominated to the node is not patched",
-			preemptor: pod("default", "p", 10, nominatedTo("node1")),
+			preemptor: pod("default", "p", 10).NominatedNodeName("node1").Obj(),
 			want:      prepareActions[:6],
 			async:     prepareAsyncActions[1:],
 		},
 		{
 			name:      "a preemptor nominated elsewhere is renominated",
-			preemptor: pod("default", "p", 10, nominatedTo("node2")),
+			preemptor: pod("default", "p", 10).NominatedNodeName("node2").Obj(),
 			want:      prepareActions,
 			async:     prepareAsyncActions,
 		},
@@ -232,13 +231,13 @@ func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 		},
 		{
 			name:      "a low-priority preemptor clears no nomination",
-			preemptor: pod("default", "p", 0),
+			preemptor: pod("default", "p", 0).Obj(),
 			want:      append(append([]preempt.Action{}, prepareActions[:4]...), prepareActions[6]),
 			async:     append([]preempt.Action{prepareAsyncActions[0]}, prepareAsyncActions[3:]...),
 		},
 		{
 			name:      "a high-priority preemptor clears every lower nomination on the node",
-			preemptor: pod("default", "p", 100),
+			preemptor: pod("default", "p", 100).Obj(),
 			want: append(append([]preempt.Action{}, prepareActions[:4]...),
 				patchOf("default", "n-high", "nominatedNodeName=null"),
 				patchOf("other", "n-low2", "nominatedNodeName=null"),
@@ -275,7 +274,7 @@ func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 				c := prepareCluster()
 				preemptor := tt.preemptor
 				if preemptor == nil {
-					preemptor = pod("default", "p", 10)
+					preemptor = pod("default", "p", 10).Obj()
 				}
 				cand := tt.candidate
 				if cand == nil {
@@ -314,7 +313,7 @@ func testPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 // TestRemoveNominatedNodeName).
 func testPrepareCandidatePatches(t *testing.T, impl preempt.Implementation) {
 	c := prepareCluster()
-	preemptor := pod("default", "p", 10, func(p *v1.Pod) { p.Spec.SchedulerName = "my-scheduler" })
+	preemptor := pod("default", "p", 10).SchedulerName("my-scheduler").Obj()
 	cs := harness.NewClientset(c, preemptor)
 	cs.ClearActions()
 	if err := newEvaluator(t, impl, c).PrepareCandidate(context.Background(), cs, prepareCandidate(), newRequest(preemptor, unschedulable("node1"))); err != nil {
@@ -397,9 +396,9 @@ func testUpstreamPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 		Reason:  v1.PodReasonPreemptionByScheduler,
 		Message: fmt.Sprintf("%s: preempting to accommodate a higher priority pod", defaultSchedulerName),
 	}
-	container := []v1.Container{st.MakeContainer().Name("container1").Obj()}
-	mk := func(name, uid string, prio int32) *st.PodWrapper {
-		return st.MakePod().Name(name).UID(uid).Node(node1Name).SchedulerName(defaultSchedulerName).Priority(prio).Containers(container)
+	container := []v1.Container{{Name: "container1"}}
+	mk := func(name, uid string, prio int32) *testobj.PodWrapper {
+		return testobj.MakePod().Name(name).UID(uid).Node(node1Name).SchedulerName(defaultSchedulerName).Priority(prio).Containers(container)
 	}
 	victim1 := mk("victim1", "victim1", midPriority).Obj()
 	notFoundVictim1 := mk("not-found-victim", "not-found-victim", midPriority).Obj()
@@ -407,7 +406,7 @@ func testUpstreamPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 	victim2 := mk("victim2", "victim2", 50000).Obj()
 	victim1WithMatchingCondition := mk("victim1", "victim1", midPriority).Conditions([]v1.PodCondition{cond}).Obj()
 	failVictim1WithMatchingCondition := mk("fail-victim", "fail-victim", midPriority).Conditions([]v1.PodCondition{cond}).Obj()
-	preemptor := st.MakePod().Name("preemptor").UID("preemptor").SchedulerName(defaultSchedulerName).Priority(highPriority).Containers(container).Obj()
+	preemptor := testobj.MakePod().Name("preemptor").UID("preemptor").SchedulerName(defaultSchedulerName).Priority(highPriority).Containers(container).Obj()
 	victimWithDeletionTimestamp := victim1.DeepCopy()
 	victimWithDeletionTimestamp.Name = "victim1-with-deletion-timestamp"
 	victimWithDeletionTimestamp.UID = "victim1-with-deletion-timestamp"
@@ -469,7 +468,7 @@ func testUpstreamPrepareCandidate(t *testing.T, impl preempt.Implementation) {
 				for _, v := range tt.victims {
 					cand.Victims = append(cand.Victims, vic(v.Namespace, v.Name, *v.Spec.Priority))
 				}
-				c := &preempt.Cluster{Nodes: []*v1.Node{st.MakeNode().Name(node1Name).Obj()}, Pods: tt.victims}
+				c := &preempt.Cluster{Nodes: []*v1.Node{testobj.MakeNode().Name(node1Name).Capacity(nil).Obj()}, Pods: tt.victims}
 				ev := newEvaluator(t, impl, c)
 				cs := harness.NewClientset(&preempt.Cluster{Pods: tt.testPods}, preemptor)
 				cs.PrependReactor("delete", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
@@ -542,9 +541,9 @@ func testUpstreamRemoveNominatedNodeName(t *testing.T, impl preempt.Implementati
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			foo := pod("", "foo", 0, nominatedTo(tt.currentNominatedNodeName))
-			c := &preempt.Cluster{Nodes: []*v1.Node{node("node1", "cpu", "1")}, Pods: []*v1.Pod{foo}}
-			preemptor := pod("default", "p", 10, nominatedTo("node1"))
+			foo := pod("", "foo", 0).NominatedNodeName(tt.currentNominatedNodeName).Obj()
+			c := &preempt.Cluster{Nodes: []*v1.Node{node("node1", "1").Obj()}, Pods: []*v1.Pod{foo}}
+			preemptor := pod("default", "p", 10).NominatedNodeName("node1").Obj()
 			cs := harness.NewClientset(c, preemptor)
 			cs.ClearActions()
 			if err := newEvaluator(t, impl, c).PrepareCandidate(context.Background(), cs, &preempt.Candidate{Node: "node1"},
@@ -575,9 +574,9 @@ func testUpstreamRemoveNominatedNodeName(t *testing.T, impl preempt.Implementati
 // apiserver)" (no waiting or preBind pods modelled), and the pod-group
 // variants.
 func testUpstreamPreemptPod(t *testing.T, impl preempt.Implementation) {
-	preemptorPod := st.MakePod().Name("p").UID("p").Priority(1000).Obj()
-	victimPod := st.MakePod().Name("v").UID("v").Node("fake-node").Priority(100).Obj()
-	c := &preempt.Cluster{Nodes: []*v1.Node{st.MakeNode().Name("fake-node").Obj()}, Pods: []*v1.Pod{victimPod}}
+	preemptorPod := testobj.MakePod().Name("p").UID("p").Priority(1000).Obj()
+	victimPod := testobj.MakePod().Name("v").UID("v").Node("fake-node").Priority(100).Obj()
+	c := &preempt.Cluster{Nodes: []*v1.Node{testobj.MakeNode().Name("fake-node").Capacity(nil).Obj()}, Pods: []*v1.Pod{victimPod}}
 	cs := harness.NewClientset(c, preemptorPod)
 	cs.ClearActions()
 	if err := newEvaluator(t, impl, c).PrepareCandidate(context.Background(), cs,

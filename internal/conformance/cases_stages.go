@@ -21,227 +21,46 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/utils/ptr"
 
 	"github.com/preemptbench/preemptbench/internal/extendertest"
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/synth"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
 // ---------------------------------------------------------------------------
 // helpers
 
-// now is Request.Now in every test.
-var now = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+// now is Request.Now in every test, 12 hours after the epoch.
+var now = testobj.Epoch.Add(12 * time.Hour)
 
 func ago(d time.Duration) time.Time { return now.Add(-d) }
 
-type podOpt func(*v1.Pod)
-
-// pod makes a pod with one container "c" and no requests; the uid is
-// "uid-<ns>-<name>".
-func pod(ns, name string, prio int32, opts ...podOpt) *v1.Pod {
-	p := &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("uid-" + ns + "-" + name)},
-		Spec: v1.PodSpec{
-			Priority:      &prio,
-			SchedulerName: v1.DefaultSchedulerName,
-			Containers:    []v1.Container{{Name: "c"}},
-		},
-	}
-	for _, o := range opts {
-		o(p)
-	}
-	return p
-}
-
-func on(node string) podOpt {
-	return func(p *v1.Pod) { p.Spec.NodeName = node; p.Status.Phase = v1.PodRunning }
-}
-
-func nominatedTo(node string) podOpt {
-	return func(p *v1.Pod) { p.Status.NominatedNodeName = node }
-}
-
-func started(t time.Time) podOpt {
-	return func(p *v1.Pod) { mt := metav1.NewTime(t); p.Status.StartTime = &mt }
-}
-
-func withUID(uid string) podOpt { return func(p *v1.Pod) { p.UID = types.UID(uid) } }
-
-func labeled(kv ...string) podOpt {
-	return func(p *v1.Pod) {
-		if p.Labels == nil {
-			p.Labels = map[string]string{}
-		}
-		for i := 0; i+1 < len(kv); i += 2 {
-			p.Labels[kv[i]] = kv[i+1]
-		}
-	}
-}
-
-func terminating() podOpt {
-	return func(p *v1.Pod) { t := metav1.NewTime(ago(time.Minute)); p.DeletionTimestamp = &t }
-}
-
-// disruptedByPreemption gives the pod the condition upstream's
-// podTerminatingByPreemption looks for.
-func disruptedByPreemption() podOpt {
-	return func(p *v1.Pod) {
-		p.Status.Conditions = append(p.Status.Conditions, v1.PodCondition{
-			Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler,
-		})
-	}
-}
-
-func condition(c v1.PodCondition) podOpt {
-	return func(p *v1.Pod) { p.Status.Conditions = append(p.Status.Conditions, c) }
-}
-
-// req adds requests to the first container.
-func req(kv ...string) podOpt {
-	return func(p *v1.Pod) {
-		if p.Spec.Containers[0].Resources.Requests == nil {
-			p.Spec.Containers[0].Resources.Requests = v1.ResourceList{}
-		}
-		for i := 0; i+1 < len(kv); i += 2 {
-			p.Spec.Containers[0].Resources.Requests[v1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
-		}
-	}
-}
-
-func cpu(q string) podOpt { return req("cpu", q) }
-
-// containers replaces the containers by ones requesting the given cpu.
-func containers(cpus ...string) podOpt {
-	return func(p *v1.Pod) {
-		p.Spec.Containers = nil
-		for i, c := range cpus {
-			p.Spec.Containers = append(p.Spec.Containers, v1.Container{Name: fmt.Sprintf("c%d", i),
-				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(c)}}})
-		}
-	}
-}
-
-// initContainer appends an init container requesting cpu; sidecar makes it
-// restartable (restartPolicy Always).
-func initContainer(name, cpu string, sidecar bool, ports ...v1.ContainerPort) podOpt {
-	return func(p *v1.Pod) {
-		c := v1.Container{Name: name, Ports: ports,
-			Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}}
-		if sidecar {
-			always := v1.ContainerRestartPolicyAlways
-			c.RestartPolicy = &always
-		}
-		p.Spec.InitContainers = append(p.Spec.InitContainers, c)
-	}
-}
-
-// containerStatus returns the status of the container named name,
-// appending one when there is none (init: among the init containers').
-func containerStatus(p *v1.Pod, name string, init bool) *v1.ContainerStatus {
-	list := &p.Status.ContainerStatuses
-	if init {
-		list = &p.Status.InitContainerStatuses
-	}
-	for i := range *list {
-		if (*list)[i].Name == name {
-			return &(*list)[i]
-		}
-	}
-	*list = append(*list, v1.ContainerStatus{Name: name})
-	return &(*list)[len(*list)-1]
-}
-
-// actuated sets the cpu request the runtime reports for container name
-// (status.containerStatuses[].resources.requests).
-func actuated(name, cpu string) podOpt {
-	return func(p *v1.Pod) {
-		containerStatus(p, name, false).Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}
-	}
-}
-
-// actuatedInit is actuated for an init container.
-func actuatedInit(name, cpu string) podOpt {
-	return func(p *v1.Pod) {
-		containerStatus(p, name, true).Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}
-	}
-}
-
-// allocated sets the cpu the kubelet allocated to container name.
-func allocated(name, cpu string) podOpt {
-	return func(p *v1.Pod) {
-		containerStatus(p, name, false).AllocatedResources = v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}
-	}
-}
-
-// podLevelStatus sets the pod-level allocated and actuated cpu requests
-// (status.allocatedResources, status.resources.requests).
-func podLevelStatus(allocatedCPU, actuatedCPU string) podOpt {
-	return func(p *v1.Pod) {
-		p.Status.AllocatedResources = v1.ResourceList{v1.ResourceCPU: resource.MustParse(allocatedCPU)}
-		p.Status.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(actuatedCPU)}}
-	}
-}
-
-// resizeInfeasible marks the pod's resize as Infeasible (condition
-// PodResizePending, reason Infeasible).
-func resizeInfeasible() podOpt {
-	return func(p *v1.Pod) {
-		p.Status.Conditions = append(p.Status.Conditions, v1.PodCondition{Type: v1.PodResizePending, Status: v1.ConditionTrue, Reason: v1.PodReasonInfeasible})
-	}
-}
-
-func overhead(kv ...string) podOpt {
-	return func(p *v1.Pod) {
-		p.Spec.Overhead = v1.ResourceList{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			p.Spec.Overhead[v1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
-		}
-	}
-}
-
-func ports(ps ...v1.ContainerPort) podOpt {
-	return func(p *v1.Pod) { p.Spec.Containers[0].Ports = append(p.Spec.Containers[0].Ports, ps...) }
+// pod is a pod of the default scheduler with one container "c" (the
+// current one) and no requests; the uid is "uid-<ns>-<name>".
+func pod(ns, name string, prio int32) *testobj.PodWrapper {
+	return testobj.MakePod().Namespace(ns).Name(name).UID("uid-" + ns + "-" + name).Priority(prio).SchedulerName(v1.DefaultSchedulerName).Container("c")
 }
 
 func hostPort(ip string, proto v1.Protocol, port int32) v1.ContainerPort {
 	return v1.ContainerPort{ContainerPort: port, HostPort: port, HostIP: ip, Protocol: proto}
 }
 
-func preemptNever() podOpt {
-	return func(p *v1.Pod) { never := v1.PreemptNever; p.Spec.PreemptionPolicy = &never }
-}
-
-// node makes a node with the given allocatable; pods defaults to 110.
-func node(name string, kv ...string) *v1.Node {
-	alloc := v1.ResourceList{v1.ResourcePods: resource.MustParse("110")}
-	for i := 0; i+1 < len(kv); i += 2 {
-		alloc[v1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
-	}
-	return &v1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelHostname: name}},
-		Status:     v1.NodeStatus{Capacity: alloc, Allocatable: alloc},
-	}
+// node is a node of cpu and 110 pods (capacity and allocatable), labelled
+// with its hostname.
+func node(name, cpu string) *testobj.NodeWrapper {
+	return testobj.MakeNode().Name(name).Hostname().Capacity(map[v1.ResourceName]string{v1.ResourcePods: "110", v1.ResourceCPU: cpu})
 }
 
 func pdb(ns, name string, allowed int32, sel *metav1.LabelSelector) *policyv1.PodDisruptionBudget {
-	return &policyv1.PodDisruptionBudget{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec:       policyv1.PodDisruptionBudgetSpec{Selector: sel},
-		Status:     policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed},
-	}
+	return testobj.MakePDB().Namespace(ns).Name(name).Selector(sel).DisruptionsAllowed(allowed).Obj()
 }
 
-func matchLabels(kv ...string) *metav1.LabelSelector {
-	m := map[string]string{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		m[kv[i]] = kv[i+1]
-	}
-	return &metav1.LabelSelector{MatchLabels: m}
+func matchLabels(k, v string) *metav1.LabelSelector {
+	return testobj.MakeLabelSelector().Label(k, v).Obj()
 }
 
 func vic(ns, name string, prio int32) preempt.Victim {
@@ -328,9 +147,9 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 	}{
 		{
 			name:      "init container larger than the sum of the containers",
-			nodes:     []*v1.Node{node("a", "cpu", "3000m"), node("b", "cpu", "1999m"), node("c", "cpu", "3000m")},
-			pods:      []*v1.Pod{pod("default", "used", high, on("c"), cpu("1500m"))},
-			preemptor: pod("default", "p", 10, containers("500m", "500m"), initContainer("init", "2000m", false)),
+			nodes:     []*v1.Node{node("a", "3000m").Obj(), node("b", "1999m").Obj(), node("c", "3000m").Obj()},
+			pods:      []*v1.Pod{pod("default", "used", high).Node("c").Phase(v1.PodRunning).CPU("1500m").Obj()},
+			preemptor: pod("default", "p", 10).Containers(nil).Container("c0").CPU("500m").Container("c1").CPU("500m").InitContainer("init").CPU("2000m").Obj(),
 			want: preempt.FilterResult{
 				Feasible: []string{"a"},
 				NodeStatuses: []preempt.NodeStatus{
@@ -341,8 +160,8 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 		},
 		{
 			name:      "sum of the containers larger than every init container",
-			nodes:     []*v1.Node{node("a", "cpu", "1600m"), node("b", "cpu", "1599m")},
-			preemptor: pod("default", "p", 10, containers("800m", "800m"), initContainer("init", "500m", false)),
+			nodes:     []*v1.Node{node("a", "1600m").Obj(), node("b", "1599m").Obj()},
+			preemptor: pod("default", "p", 10).Containers(nil).Container("c0").CPU("800m").Container("c1").CPU("800m").InitContainer("init").CPU("500m").Obj(),
 			want: preempt.FilterResult{
 				Feasible:     []string{"a"},
 				NodeStatuses: []preempt.NodeStatus{unresolvableStatus("b", "Insufficient cpu")},
@@ -351,10 +170,9 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 		{
 			// max(500+300, 1000+300): the sidecar started before the init
 			// container runs beside it.
-			name:  "sidecar declared before a regular init container",
-			nodes: []*v1.Node{node("a", "cpu", "1300m"), node("b", "cpu", "1299m")},
-			preemptor: pod("default", "p", 10, containers("500m"),
-				initContainer("sidecar", "300m", true), initContainer("init", "1000m", false)),
+			name:      "sidecar declared before a regular init container",
+			nodes:     []*v1.Node{node("a", "1300m").Obj(), node("b", "1299m").Obj()},
+			preemptor: pod("default", "p", 10).Containers(nil).Container("c0").CPU("500m").InitContainer("sidecar").CPU("300m").RestartPolicy(v1.ContainerRestartPolicyAlways).InitContainer("init").CPU("1000m").Obj(),
 			want: preempt.FilterResult{
 				Feasible:     []string{"a"},
 				NodeStatuses: []preempt.NodeStatus{unresolvableStatus("b", "Insufficient cpu")},
@@ -362,10 +180,9 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 		},
 		{
 			// max(500+300, 1000): the init container runs before the sidecar.
-			name:  "sidecar declared after a regular init container",
-			nodes: []*v1.Node{node("a", "cpu", "1000m"), node("b", "cpu", "999m")},
-			preemptor: pod("default", "p", 10, containers("500m"),
-				initContainer("init", "1000m", false), initContainer("sidecar", "300m", true)),
+			name:      "sidecar declared after a regular init container",
+			nodes:     []*v1.Node{node("a", "1000m").Obj(), node("b", "999m").Obj()},
+			preemptor: pod("default", "p", 10).Containers(nil).Container("c0").CPU("500m").InitContainer("init").CPU("1000m").InitContainer("sidecar").CPU("300m").RestartPolicy(v1.ContainerRestartPolicyAlways).Obj(),
 			want: preempt.FilterResult{
 				Feasible:     []string{"a"},
 				NodeStatuses: []preempt.NodeStatus{unresolvableStatus("b", "Insufficient cpu")},
@@ -373,8 +190,8 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 		},
 		{
 			name:      "pod overhead is added to the request",
-			nodes:     []*v1.Node{node("a", "cpu", "1250m"), node("b", "cpu", "1249m")},
-			preemptor: pod("default", "p", 10, cpu("1000m"), overhead("cpu", "250m")),
+			nodes:     []*v1.Node{node("a", "1250m").Obj(), node("b", "1249m").Obj()},
+			preemptor: pod("default", "p", 10).CPU("1000m").Overhead(v1.ResourceList{v1.ResourceCPU: resource.MustParse("250m")}).Obj(),
 			want: preempt.FilterResult{
 				Feasible:     []string{"a"},
 				NodeStatuses: []preempt.NodeStatus{unresolvableStatus("b", "Insufficient cpu")},
@@ -383,12 +200,12 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 		{
 			// The bound pods count 2000m (init) + 250m (overhead) each.
 			name:  "bound pods count their effective requests",
-			nodes: []*v1.Node{node("a", "cpu", "3250m"), node("b", "cpu", "3249m")},
+			nodes: []*v1.Node{node("a", "3250m").Obj(), node("b", "3249m").Obj()},
 			pods: []*v1.Pod{
-				pod("default", "used-a", high, on("a"), containers("500m"), initContainer("init", "2000m", false), overhead("cpu", "250m")),
-				pod("default", "used-b", high, on("b"), containers("500m"), initContainer("init", "2000m", false), overhead("cpu", "250m")),
+				pod("default", "used-a", high).Node("a").Phase(v1.PodRunning).Containers(nil).Container("c0").CPU("500m").InitContainer("init").CPU("2000m").Overhead(v1.ResourceList{v1.ResourceCPU: resource.MustParse("250m")}).Obj(),
+				pod("default", "used-b", high).Node("b").Phase(v1.PodRunning).Containers(nil).Container("c0").CPU("500m").InitContainer("init").CPU("2000m").Overhead(v1.ResourceList{v1.ResourceCPU: resource.MustParse("250m")}).Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("1000m")),
+			preemptor: pod("default", "p", 10).CPU("1000m").Obj(),
 			want: preempt.FilterResult{
 				Feasible:     []string{"a"},
 				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("b", "Insufficient cpu")},
@@ -399,12 +216,12 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 			// summed over the pod: max(100+300, 300+100) = 400m (v0.36
 			// took the max per container: 300+300).
 			name:  "a resized pod counts the max of its spec and status sums",
-			nodes: []*v1.Node{node("a", "cpu", "500m"), node("b", "cpu", "499m")},
+			nodes: []*v1.Node{node("a", "500m").Obj(), node("b", "499m").Obj()},
 			pods: []*v1.Pod{
-				pod("default", "used-a", high, on("a"), containers("100m", "300m"), actuated("c0", "300m"), actuated("c1", "100m")),
-				pod("default", "used-b", high, on("b"), containers("100m", "300m"), actuated("c0", "300m"), actuated("c1", "100m")),
+				pod("default", "used-a", high).Node("a").Phase(v1.PodRunning).Containers(nil).Container("c0").CPU("100m").Container("c1").CPU("300m").ActuatedCPU("c0", "300m").ActuatedCPU("c1", "100m").Obj(),
+				pod("default", "used-b", high).Node("b").Phase(v1.PodRunning).Containers(nil).Container("c0").CPU("100m").Container("c1").CPU("300m").ActuatedCPU("c0", "300m").ActuatedCPU("c1", "100m").Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("100m")),
+			preemptor: pod("default", "p", 10).CPU("100m").Obj(),
 			want: preempt.FilterResult{
 				Feasible:     []string{"a"},
 				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("b", "Insufficient cpu")},
@@ -415,12 +232,12 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 			// the pod-level allocated (600m) and actuated (400m) requests
 			// stand for the containers' sums (v0.36: the spec's 200m).
 			name:  "a resized pod's pod-level status counts",
-			nodes: []*v1.Node{node("a", "cpu", "700m"), node("b", "cpu", "699m")},
+			nodes: []*v1.Node{node("a", "700m").Obj(), node("b", "699m").Obj()},
 			pods: []*v1.Pod{
-				pod("default", "used-a", high, on("a"), containers("200m"), podLevelStatus("600m", "400m")),
-				pod("default", "used-b", high, on("b"), containers("200m"), podLevelStatus("600m", "400m")),
+				pod("default", "used-a", high).Node("a").Phase(v1.PodRunning).Containers(nil).Container("c0").CPU("200m").PodAllocatedCPU("600m").PodActuatedCPU("400m").Obj(),
+				pod("default", "used-b", high).Node("b").Phase(v1.PodRunning).Containers(nil).Container("c0").CPU("200m").PodAllocatedCPU("600m").PodActuatedCPU("400m").Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("100m")),
+			preemptor: pod("default", "p", 10).CPU("100m").Obj(),
 			want: preempt.FilterResult{
 				Feasible:     []string{"a"},
 				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("b", "Insufficient cpu")},
@@ -430,12 +247,12 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 			// v0.37 reads the status of every init container (v0.36: of
 			// sidecars only): max(200m, init 800m) = 800m.
 			name:  "a resized init container counts its actuated request",
-			nodes: []*v1.Node{node("a", "cpu", "900m"), node("b", "cpu", "899m")},
+			nodes: []*v1.Node{node("a", "900m").Obj(), node("b", "899m").Obj()},
 			pods: []*v1.Pod{
-				pod("default", "used-a", high, on("a"), containers("200m"), initContainer("init", "100m", false), actuatedInit("init", "800m")),
-				pod("default", "used-b", high, on("b"), containers("200m"), initContainer("init", "100m", false), actuatedInit("init", "800m")),
+				pod("default", "used-a", high).Node("a").Phase(v1.PodRunning).Containers(nil).Container("c0").CPU("200m").InitContainer("init").CPU("100m").ActuatedInitCPU("init", "800m").Obj(),
+				pod("default", "used-b", high).Node("b").Phase(v1.PodRunning).Containers(nil).Container("c0").CPU("200m").InitContainer("init").CPU("100m").ActuatedInitCPU("init", "800m").Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("100m")),
+			preemptor: pod("default", "p", 10).CPU("100m").Obj(),
 			want: preempt.FilterResult{
 				Feasible:     []string{"a"},
 				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("b", "Insufficient cpu")},
@@ -445,12 +262,12 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 			// An Infeasible resize leaves the spec out: max(actuated
 			// 200m, allocated 300m).
 			name:  "an infeasible resize counts the actuated and allocated requests only",
-			nodes: []*v1.Node{node("a", "cpu", "400m"), node("b", "cpu", "399m")},
+			nodes: []*v1.Node{node("a", "400m").Obj(), node("b", "399m").Obj()},
 			pods: []*v1.Pod{
-				pod("default", "used-a", high, on("a"), containers("900m"), actuated("c0", "200m"), allocated("c0", "300m"), resizeInfeasible()),
-				pod("default", "used-b", high, on("b"), containers("900m"), actuated("c0", "200m"), allocated("c0", "300m"), resizeInfeasible()),
+				pod("default", "used-a", high).Node("a").Phase(v1.PodRunning).Containers(nil).Container("c0").CPU("900m").ActuatedCPU("c0", "200m").AllocatedCPU("c0", "300m").Condition(v1.PodResizePending, v1.ConditionTrue, v1.PodReasonInfeasible).Obj(),
+				pod("default", "used-b", high).Node("b").Phase(v1.PodRunning).Containers(nil).Container("c0").CPU("900m").ActuatedCPU("c0", "200m").AllocatedCPU("c0", "300m").Condition(v1.PodResizePending, v1.ConditionTrue, v1.PodReasonInfeasible).Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("100m")),
+			preemptor: pod("default", "p", 10).CPU("100m").Obj(),
 			want: preempt.FilterResult{
 				Feasible:     []string{"a"},
 				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("b", "Insufficient cpu")},
@@ -458,12 +275,10 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 		},
 		{
 			name: "hugepages and extended resources come after the fixed reasons, in name order",
-			nodes: []*v1.Node{node("a", "cpu", "1000m", "memory", "1Gi", "ephemeral-storage", "1Gi",
-				"hugepages-2Mi", "4Mi", "example.com/foo", "2", "pods", "1")},
-			pods: []*v1.Pod{pod("default", "used", high, on("a"), req("cpu", "500m", "memory", "512Mi", "ephemeral-storage", "512Mi",
-				"hugepages-2Mi", "2Mi", "example.com/foo", "1"))},
-			preemptor: pod("default", "p", 10, req("cpu", "600m", "memory", "600Mi", "ephemeral-storage", "600Mi",
-				"hugepages-2Mi", "4Mi", "example.com/foo", "2")),
+			nodes: []*v1.Node{testobj.MakeNode().Name("a").Hostname().Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "1000m", v1.ResourceMemory: "1Gi",
+				v1.ResourceEphemeralStorage: "1Gi", "hugepages-2Mi": "4Mi", "example.com/foo": "2", v1.ResourcePods: "1"}).Obj()},
+			pods:      []*v1.Pod{pod("default", "used", high).Node("a").Phase(v1.PodRunning).CPU("500m").Memory("512Mi").Request("ephemeral-storage", "512Mi").Request("hugepages-2Mi", "2Mi").Request("example.com/foo", "1").Obj()},
+			preemptor: pod("default", "p", 10).CPU("600m").Memory("600Mi").Request("ephemeral-storage", "600Mi").Request("hugepages-2Mi", "4Mi").Request("example.com/foo", "2").Obj(),
 			want: preempt.FilterResult{
 				Feasible: []string{},
 				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("a", reasonTooManyPods, "Insufficient cpu",
@@ -471,10 +286,11 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 			},
 		},
 		{
-			name:      "a request larger than allocatable is UnschedulableAndUnresolvable, with every reason",
-			nodes:     []*v1.Node{node("a", "cpu", "1000m", "memory", "1Gi")},
-			pods:      []*v1.Pod{pod("default", "used", high, on("a"), req("memory", "600Mi"))},
-			preemptor: pod("default", "p", 10, req("cpu", "2000m", "memory", "512Mi")),
+			name: "a request larger than allocatable is UnschedulableAndUnresolvable, with every reason",
+			nodes: []*v1.Node{testobj.MakeNode().Name("a").Hostname().
+				Capacity(map[v1.ResourceName]string{v1.ResourcePods: "110", v1.ResourceCPU: "1000m", v1.ResourceMemory: "1Gi"}).Obj()},
+			pods:      []*v1.Pod{pod("default", "used", high).Node("a").Phase(v1.PodRunning).Memory("600Mi").Obj()},
+			preemptor: pod("default", "p", 10).CPU("2000m").Memory("512Mi").Obj(),
 			want: preempt.FilterResult{
 				Feasible:     []string{},
 				NodeStatuses: []preempt.NodeStatus{unresolvableStatus("a", "Insufficient cpu", "Insufficient memory")},
@@ -482,8 +298,8 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 		},
 		{
 			name:      "an extended resource the node does not have",
-			nodes:     []*v1.Node{node("a", "cpu", "1000m")},
-			preemptor: pod("default", "p", 10, req("example.com/foo", "1")),
+			nodes:     []*v1.Node{node("a", "1000m").Obj()},
+			preemptor: pod("default", "p", 10).Request("example.com/foo", "1").Obj(),
 			want: preempt.FilterResult{
 				Feasible:     []string{},
 				NodeStatuses: []preempt.NodeStatus{unresolvableStatus("a", "Insufficient example.com/foo")},
@@ -491,19 +307,23 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 		},
 		{
 			name:      "a resource name that is neither native nor scalar is ignored",
-			nodes:     []*v1.Node{node("a", "cpu", "1000m")},
-			preemptor: pod("default", "p", 10, req("foo", "5")),
+			nodes:     []*v1.Node{node("a", "1000m").Obj()},
+			preemptor: pod("default", "p", 10).Request("foo", "5").Obj(),
 			want:      preempt.FilterResult{Feasible: []string{"a"}, NodeStatuses: []preempt.NodeStatus{}},
 		},
 		{
 			// "Too many pods" never makes a node unresolvable, even at 0.
-			name:  "pod count limit",
-			nodes: []*v1.Node{node("a", "cpu", "1000m", "pods", "2"), node("b", "cpu", "1000m", "pods", "0"), node("c", "cpu", "1000m", "pods", "3")},
-			pods: []*v1.Pod{
-				pod("default", "a1", high, on("a")), pod("default", "a2", high, on("a")),
-				pod("default", "c1", high, on("c")), pod("default", "c2", high, on("c")),
+			name: "pod count limit",
+			nodes: []*v1.Node{
+				testobj.MakeNode().Name("a").Hostname().Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "1000m", v1.ResourcePods: "2"}).Obj(),
+				testobj.MakeNode().Name("b").Hostname().Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "1000m", v1.ResourcePods: "0"}).Obj(),
+				testobj.MakeNode().Name("c").Hostname().Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "1000m", v1.ResourcePods: "3"}).Obj(),
 			},
-			preemptor: pod("default", "p", 10),
+			pods: []*v1.Pod{
+				pod("default", "a1", high).Node("a").Phase(v1.PodRunning).Obj(), pod("default", "a2", high).Node("a").Phase(v1.PodRunning).Obj(),
+				pod("default", "c1", high).Node("c").Phase(v1.PodRunning).Obj(), pod("default", "c2", high).Node("c").Phase(v1.PodRunning).Obj(),
+			},
+			preemptor: pod("default", "p", 10).Obj(),
 			want: preempt.FilterResult{
 				Feasible: []string{"c"},
 				NodeStatuses: []preempt.NodeStatus{
@@ -526,13 +346,20 @@ func testFilterResources(t *testing.T, impl preempt.Implementation) {
 
 func testFilterHostPorts(t *testing.T, impl preempt.Implementation) {
 	high := int32(1000)
+	// The init containers of the rows, each with the host port 8080: a
+	// sidecar (restartPolicy Always) and a regular one.
+	sidecar := func(p *testobj.PodWrapper) *testobj.PodWrapper {
+		return p.InitContainer("sidecar").CPU("1m").RestartPolicy(v1.ContainerRestartPolicyAlways).Ports(hostPort("", v1.ProtocolTCP, 8080))
+	}
+	regular := func(p *testobj.PodWrapper) *testobj.PodWrapper {
+		return p.InitContainer("init").CPU("1m").Ports(hostPort("", v1.ProtocolTCP, 8080))
+	}
 	tests := []struct {
-		name string
-		used []v1.ContainerPort // host ports of a higher-priority pod bound to the node
-		// usedOpts overrides used to build the bound pod.
-		usedOpts []podOpt
+		name     string
+		used     []v1.ContainerPort // host ports of a higher-priority pod bound to the node
+		usedInit func(*testobj.PodWrapper) *testobj.PodWrapper
 		want     []v1.ContainerPort // host ports of the preemptor
-		wantOpts []podOpt
+		wantInit func(*testobj.PodWrapper) *testobj.PodWrapper
 		conflict bool
 	}{
 		{name: "0.0.0.0 in use conflicts with a specific IP", used: []v1.ContainerPort{hostPort("", v1.ProtocolTCP, 8080)},
@@ -556,22 +383,28 @@ func testFilterHostPorts(t *testing.T, impl preempt.Implementation) {
 		{name: "the second wanted port conflicts", used: []v1.ContainerPort{hostPort("", v1.ProtocolUDP, 53)},
 			want: []v1.ContainerPort{hostPort("", v1.ProtocolTCP, 8080), hostPort("", v1.ProtocolUDP, 53)}, conflict: true},
 		{name: "a sidecar's host port in use counts",
-			usedOpts: []podOpt{initContainer("sidecar", "1m", true, hostPort("", v1.ProtocolTCP, 8080))},
+			usedInit: sidecar,
 			want:     []v1.ContainerPort{hostPort("", v1.ProtocolTCP, 8080)}, conflict: true},
 		{name: "a regular init container's host port in use does not count",
-			usedOpts: []podOpt{initContainer("init", "1m", false, hostPort("", v1.ProtocolTCP, 8080))},
+			usedInit: regular,
 			want:     []v1.ContainerPort{hostPort("", v1.ProtocolTCP, 8080)}},
 		{name: "the preemptor's sidecar host port is checked", used: []v1.ContainerPort{hostPort("", v1.ProtocolTCP, 8080)},
-			wantOpts: []podOpt{initContainer("sidecar", "1m", true, hostPort("", v1.ProtocolTCP, 8080))}, conflict: true},
+			wantInit: sidecar, conflict: true},
 		{name: "the preemptor's regular init container host port is not checked", used: []v1.ContainerPort{hostPort("", v1.ProtocolTCP, 8080)},
-			wantOpts: []podOpt{initContainer("init", "1m", false, hostPort("", v1.ProtocolTCP, 8080))}},
+			wantInit: regular},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			usedOpts := append([]podOpt{on("n"), ports(tt.used...)}, tt.usedOpts...)
-			wantOpts := append([]podOpt{ports(tt.want...)}, tt.wantOpts...)
-			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "cpu", "1")}, Pods: []*v1.Pod{pod("default", "used", high, usedOpts...)}}
-			got := newEvaluator(t, impl, c).Filter(context.Background(), pod("default", "p", 10, wantOpts...))
+			used := pod("default", "used", high).Node("n").Phase(v1.PodRunning).Ports(tt.used...)
+			p := pod("default", "p", 10).Ports(tt.want...)
+			if tt.usedInit != nil {
+				tt.usedInit(used)
+			}
+			if tt.wantInit != nil {
+				tt.wantInit(p)
+			}
+			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "1").Obj()}, Pods: []*v1.Pod{used.Obj()}}
+			got := newEvaluator(t, impl, c).Filter(context.Background(), p.Obj())
 			want := preempt.FilterResult{Feasible: []string{"n"}, NodeStatuses: []preempt.NodeStatus{}}
 			if tt.conflict {
 				want = preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{unschedulableStatus("n", reasonPorts)}}
@@ -584,41 +417,37 @@ func testFilterHostPorts(t *testing.T, impl preempt.Implementation) {
 }
 
 func testFilterUnresolvablePlugins(t *testing.T, impl preempt.Implementation) {
-	taint := func(effect v1.TaintEffect) *v1.Node {
-		n := node("n", "cpu", "1")
-		n.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "x", Effect: effect}}
-		return n
+	taint := func(effect v1.TaintEffect) *testobj.NodeWrapper {
+		return node("n", "1").Taints([]v1.Taint{{Key: "dedicated", Value: "x", Effect: effect}})
 	}
-	unschedulableNode := func() *v1.Node { n := node("n", "cpu", "1"); n.Spec.Unschedulable = true; return n }
-	tolerate := func(tol ...v1.Toleration) podOpt { return func(p *v1.Pod) { p.Spec.Tolerations = tol } }
 	tests := []struct {
 		name      string
 		node      *v1.Node
 		preemptor *v1.Pod
 		want      []string // nil: feasible
 	}{
-		{name: "unschedulable node", node: unschedulableNode(), preemptor: pod("default", "p", 10), want: []string{reasonUnsched}},
-		{name: "unschedulable node, tolerated", node: unschedulableNode(),
-			preemptor: pod("default", "p", 10, tolerate(v1.Toleration{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}))},
+		{name: "unschedulable node", node: node("n", "1").Unschedulable(true).Obj(), preemptor: pod("default", "p", 10).Obj(), want: []string{reasonUnsched}},
+		{name: "unschedulable node, tolerated", node: node("n", "1").Unschedulable(true).Obj(),
+			preemptor: pod("default", "p", 10).Tolerations([]v1.Toleration{{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}).Obj()},
 		{name: "unschedulable node and an untolerated taint: first filter wins",
-			node:      func() *v1.Node { n := taint(v1.TaintEffectNoSchedule); n.Spec.Unschedulable = true; return n }(),
-			preemptor: pod("default", "p", 10), want: []string{reasonUnsched}},
+			node:      taint(v1.TaintEffectNoSchedule).Unschedulable(true).Obj(),
+			preemptor: pod("default", "p", 10).Obj(), want: []string{reasonUnsched}},
 		{name: "unschedulable node and another node name: NodeName runs first (v1.37's profile order)",
-			node:      unschedulableNode(),
-			preemptor: pod("default", "p", 10, func(p *v1.Pod) { p.Spec.NodeName = "other" }), want: []string{reasonNodeName}},
-		{name: "another node name", node: node("n", "cpu", "1"),
-			preemptor: pod("default", "p", 10, func(p *v1.Pod) { p.Spec.NodeName = "other" }), want: []string{reasonNodeName}},
-		{name: "NoSchedule taint", node: taint(v1.TaintEffectNoSchedule), preemptor: pod("default", "p", 10), want: []string{reasonTaints}},
-		{name: "NoExecute taint", node: taint(v1.TaintEffectNoExecute), preemptor: pod("default", "p", 10), want: []string{reasonTaints}},
-		{name: "PreferNoSchedule taint", node: taint(v1.TaintEffectPreferNoSchedule), preemptor: pod("default", "p", 10)},
-		{name: "NoSchedule taint, tolerated", node: taint(v1.TaintEffectNoSchedule),
-			preemptor: pod("default", "p", 10, tolerate(v1.Toleration{Key: "dedicated", Operator: v1.TolerationOpEqual, Value: "x", Effect: v1.TaintEffectNoSchedule}))},
-		{name: "node selector mismatch", node: node("n", "cpu", "1"),
-			preemptor: pod("default", "p", 10, func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{"zone": "a"} }), want: []string{reasonAffinity}},
-		{name: "node selector match", node: node("n", "cpu", "1"),
-			preemptor: pod("default", "p", 10, func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{v1.LabelHostname: "n"} })},
-		{name: "taint before ports and resources", node: taint(v1.TaintEffectNoSchedule),
-			preemptor: pod("default", "p", 10, cpu("5")), want: []string{reasonTaints}},
+			node:      node("n", "1").Unschedulable(true).Obj(),
+			preemptor: pod("default", "p", 10).Node("other").Obj(), want: []string{reasonNodeName}},
+		{name: "another node name", node: node("n", "1").Obj(),
+			preemptor: pod("default", "p", 10).Node("other").Obj(), want: []string{reasonNodeName}},
+		{name: "NoSchedule taint", node: taint(v1.TaintEffectNoSchedule).Obj(), preemptor: pod("default", "p", 10).Obj(), want: []string{reasonTaints}},
+		{name: "NoExecute taint", node: taint(v1.TaintEffectNoExecute).Obj(), preemptor: pod("default", "p", 10).Obj(), want: []string{reasonTaints}},
+		{name: "PreferNoSchedule taint", node: taint(v1.TaintEffectPreferNoSchedule).Obj(), preemptor: pod("default", "p", 10).Obj()},
+		{name: "NoSchedule taint, tolerated", node: taint(v1.TaintEffectNoSchedule).Obj(),
+			preemptor: pod("default", "p", 10).Tolerations([]v1.Toleration{{Key: "dedicated", Operator: v1.TolerationOpEqual, Value: "x", Effect: v1.TaintEffectNoSchedule}}).Obj()},
+		{name: "node selector mismatch", node: node("n", "1").Obj(),
+			preemptor: pod("default", "p", 10).NodeSelector(map[string]string{"zone": "a"}).Obj(), want: []string{reasonAffinity}},
+		{name: "node selector match", node: node("n", "1").Obj(),
+			preemptor: pod("default", "p", 10).HostnameSelector("n").Obj()},
+		{name: "taint before ports and resources", node: taint(v1.TaintEffectNoSchedule).Obj(),
+			preemptor: pod("default", "p", 10).CPU("5").Obj(), want: []string{reasonTaints}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -654,15 +483,6 @@ func testFilterNamespaceSelector(t *testing.T, impl preempt.Implementation) {
 	sel := func(op metav1.LabelSelectorOperator, values ...string) *metav1.LabelSelector {
 		return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: op, Values: values}}}
 	}
-	antiTo := func(app string, nsSel *metav1.LabelSelector) podOpt {
-		return func(p *v1.Pod) {
-			p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
-				LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
-				NamespaceSelector: nsSel,
-				TopologyKey:       v1.LabelHostname,
-			}}}}
-		}
-	}
 	notIn, doesNotExist, in, exists := sel(metav1.LabelSelectorOpNotIn, "blue"), sel(metav1.LabelSelectorOpDoesNotExist), sel(metav1.LabelSelectorOpIn, "red"), sel(metav1.LabelSelectorOpExists)
 	tests := []struct {
 		name      string
@@ -672,36 +492,36 @@ func testFilterNamespaceSelector(t *testing.T, impl preempt.Implementation) {
 	}{
 		// The preemptor's term, the existing pod in each kind of namespace.
 		{name: "NotIn: a pod of a labelled namespace that is not excluded",
-			existing: pod("default", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", notIn)), want: reasonAnti},
+			existing: pod("default", "g", 1).Node("n").Phase(v1.PodRunning).Label("app", "g").Obj(), preemptor: pod("default", "p", 10).RequiredPodAntiAffinityTerm(v1.PodAffinityTerm{LabelSelector: testobj.MakeLabelSelector().Label("app", "g").Obj(), NamespaceSelector: notIn, TopologyKey: v1.LabelHostname}).Obj(), want: reasonAnti},
 		{name: "NotIn: a pod of the excluded namespace",
-			existing: pod("blue", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", notIn))},
+			existing: pod("blue", "g", 1).Node("n").Phase(v1.PodRunning).Label("app", "g").Obj(), preemptor: pod("default", "p", 10).RequiredPodAntiAffinityTerm(v1.PodAffinityTerm{LabelSelector: testobj.MakeLabelSelector().Label("app", "g").Obj(), NamespaceSelector: notIn, TopologyKey: v1.LabelHostname}).Obj()},
 		{name: "NotIn: a pod of a namespace without a Namespace object (v1.36: matched)",
-			existing: pod("ghost", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", notIn))},
+			existing: pod("ghost", "g", 1).Node("n").Phase(v1.PodRunning).Label("app", "g").Obj(), preemptor: pod("default", "p", 10).RequiredPodAntiAffinityTerm(v1.PodAffinityTerm{LabelSelector: testobj.MakeLabelSelector().Label("app", "g").Obj(), NamespaceSelector: notIn, TopologyKey: v1.LabelHostname}).Obj()},
 		{name: "DoesNotExist: a pod of a labelled namespace",
-			existing: pod("default", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", doesNotExist))},
+			existing: pod("default", "g", 1).Node("n").Phase(v1.PodRunning).Label("app", "g").Obj(), preemptor: pod("default", "p", 10).RequiredPodAntiAffinityTerm(v1.PodAffinityTerm{LabelSelector: testobj.MakeLabelSelector().Label("app", "g").Obj(), NamespaceSelector: doesNotExist, TopologyKey: v1.LabelHostname}).Obj()},
 		{name: "DoesNotExist: a pod of a namespace without a Namespace object (v1.36: matched)",
-			existing: pod("ghost", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", doesNotExist))},
+			existing: pod("ghost", "g", 1).Node("n").Phase(v1.PodRunning).Label("app", "g").Obj(), preemptor: pod("default", "p", 10).RequiredPodAntiAffinityTerm(v1.PodAffinityTerm{LabelSelector: testobj.MakeLabelSelector().Label("app", "g").Obj(), NamespaceSelector: doesNotExist, TopologyKey: v1.LabelHostname}).Obj()},
 		{name: "In: a pod of the named team's namespace",
-			existing: pod("default", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", in)), want: reasonAnti},
+			existing: pod("default", "g", 1).Node("n").Phase(v1.PodRunning).Label("app", "g").Obj(), preemptor: pod("default", "p", 10).RequiredPodAntiAffinityTerm(v1.PodAffinityTerm{LabelSelector: testobj.MakeLabelSelector().Label("app", "g").Obj(), NamespaceSelector: in, TopologyKey: v1.LabelHostname}).Obj(), want: reasonAnti},
 		{name: "In: a pod of a namespace without a Namespace object",
-			existing: pod("ghost", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", in))},
+			existing: pod("ghost", "g", 1).Node("n").Phase(v1.PodRunning).Label("app", "g").Obj(), preemptor: pod("default", "p", 10).RequiredPodAntiAffinityTerm(v1.PodAffinityTerm{LabelSelector: testobj.MakeLabelSelector().Label("app", "g").Obj(), NamespaceSelector: in, TopologyKey: v1.LabelHostname}).Obj()},
 		{name: "Exists: a pod of another labelled namespace",
-			existing: pod("blue", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", exists)), want: reasonAnti},
+			existing: pod("blue", "g", 1).Node("n").Phase(v1.PodRunning).Label("app", "g").Obj(), preemptor: pod("default", "p", 10).RequiredPodAntiAffinityTerm(v1.PodAffinityTerm{LabelSelector: testobj.MakeLabelSelector().Label("app", "g").Obj(), NamespaceSelector: exists, TopologyKey: v1.LabelHostname}).Obj(), want: reasonAnti},
 		{name: "Exists: a pod of a namespace without a Namespace object",
-			existing: pod("ghost", "g", 1, on("n"), labeled("app", "g")), preemptor: pod("default", "p", 10, antiTo("g", exists))},
+			existing: pod("ghost", "g", 1).Node("n").Phase(v1.PodRunning).Label("app", "g").Obj(), preemptor: pod("default", "p", 10).RequiredPodAntiAffinityTerm(v1.PodAffinityTerm{LabelSelector: testobj.MakeLabelSelector().Label("app", "g").Obj(), NamespaceSelector: exists, TopologyKey: v1.LabelHostname}).Obj()},
 		// An existing pod's term, the preemptor in each kind of namespace.
 		{name: "existing NotIn: a preemptor of a namespace without a Namespace object matches (no labels)",
-			existing: pod("default", "g", 1, on("n"), antiTo("p", notIn)), preemptor: pod("ghost", "p", 10, labeled("app", "p")), want: reasonExisting},
+			existing: pod("default", "g", 1).Node("n").Phase(v1.PodRunning).RequiredPodAntiAffinityTerm(v1.PodAffinityTerm{LabelSelector: testobj.MakeLabelSelector().Label("app", "p").Obj(), NamespaceSelector: notIn, TopologyKey: v1.LabelHostname}).Obj(), preemptor: pod("ghost", "p", 10).Label("app", "p").Obj(), want: reasonExisting},
 		{name: "existing NotIn: a preemptor of the excluded namespace",
-			existing: pod("default", "g", 1, on("n"), antiTo("p", notIn)), preemptor: pod("blue", "p", 10, labeled("app", "p"))},
+			existing: pod("default", "g", 1).Node("n").Phase(v1.PodRunning).RequiredPodAntiAffinityTerm(v1.PodAffinityTerm{LabelSelector: testobj.MakeLabelSelector().Label("app", "p").Obj(), NamespaceSelector: notIn, TopologyKey: v1.LabelHostname}).Obj(), preemptor: pod("blue", "p", 10).Label("app", "p").Obj()},
 		{name: "existing DoesNotExist: a preemptor of a namespace without a Namespace object matches",
-			existing: pod("default", "g", 1, on("n"), antiTo("p", doesNotExist)), preemptor: pod("ghost", "p", 10, labeled("app", "p")), want: reasonExisting},
+			existing: pod("default", "g", 1).Node("n").Phase(v1.PodRunning).RequiredPodAntiAffinityTerm(v1.PodAffinityTerm{LabelSelector: testobj.MakeLabelSelector().Label("app", "p").Obj(), NamespaceSelector: doesNotExist, TopologyKey: v1.LabelHostname}).Obj(), preemptor: pod("ghost", "p", 10).Label("app", "p").Obj(), want: reasonExisting},
 		{name: "existing In: a preemptor of a namespace without a Namespace object",
-			existing: pod("default", "g", 1, on("n"), antiTo("p", in)), preemptor: pod("ghost", "p", 10, labeled("app", "p"))},
+			existing: pod("default", "g", 1).Node("n").Phase(v1.PodRunning).RequiredPodAntiAffinityTerm(v1.PodAffinityTerm{LabelSelector: testobj.MakeLabelSelector().Label("app", "p").Obj(), NamespaceSelector: in, TopologyKey: v1.LabelHostname}).Obj(), preemptor: pod("ghost", "p", 10).Label("app", "p").Obj()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "cpu", "1")}, Pods: []*v1.Pod{tt.existing}, Namespaces: namespaces}
+			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "1").Obj()}, Pods: []*v1.Pod{tt.existing}, Namespaces: namespaces}
 			got := newEvaluator(t, impl, c).Filter(context.Background(), tt.preemptor)
 			want := preempt.FilterResult{Feasible: []string{"n"}, NodeStatuses: []preempt.NodeStatus{}}
 			if tt.want != "" {
@@ -728,59 +548,59 @@ func testFilterNominatedPods(t *testing.T, impl preempt.Implementation) {
 	}{
 		{
 			name:      "an equal-priority nominated pod counts as present",
-			pods:      []*v1.Pod{pod("default", "nom", 10, nominatedTo("n"), cpu("600m"))},
-			preemptor: pod("default", "p", 10, cpu("600m")),
+			pods:      []*v1.Pod{pod("default", "nom", 10).NominatedNodeName("n").CPU("600m").Obj()},
+			preemptor: pod("default", "p", 10).CPU("600m").Obj(),
 			want:      insufficient("Insufficient cpu"),
 		},
 		{
 			name:      "a higher-priority nominated pod counts as present",
-			pods:      []*v1.Pod{pod("default", "nom", 11, nominatedTo("n"), cpu("600m"))},
-			preemptor: pod("default", "p", 10, cpu("600m")),
+			pods:      []*v1.Pod{pod("default", "nom", 11).NominatedNodeName("n").CPU("600m").Obj()},
+			preemptor: pod("default", "p", 10).CPU("600m").Obj(),
 			want:      insufficient("Insufficient cpu"),
 		},
 		{
 			name:      "a lower-priority nominated pod does not count",
-			pods:      []*v1.Pod{pod("default", "nom", 9, nominatedTo("n"), cpu("600m"))},
-			preemptor: pod("default", "p", 10, cpu("600m")),
+			pods:      []*v1.Pod{pod("default", "nom", 9).NominatedNodeName("n").CPU("600m").Obj()},
+			preemptor: pod("default", "p", 10).CPU("600m").Obj(),
 			want:      feasible,
 		},
 		{
 			name:      "the preemptor's own nomination is ignored",
-			pods:      []*v1.Pod{pod("default", "p", 10, nominatedTo("n"), cpu("600m"))},
-			preemptor: pod("default", "p", 10, cpu("600m")),
+			pods:      []*v1.Pod{pod("default", "p", 10).NominatedNodeName("n").CPU("600m").Obj()},
+			preemptor: pod("default", "p", 10).CPU("600m").Obj(),
 			want:      feasible,
 		},
 		{
 			name:      "a pod with the preemptor's UID is ignored whatever its name",
-			pods:      []*v1.Pod{pod("default", "old-name", 10, nominatedTo("n"), cpu("600m"), withUID("uid-default-p"))},
-			preemptor: pod("default", "p", 10, cpu("600m")),
+			pods:      []*v1.Pod{pod("default", "old-name", 10).NominatedNodeName("n").CPU("600m").UID("uid-default-p").Obj()},
+			preemptor: pod("default", "p", 10).CPU("600m").Obj(),
 			want:      feasible,
 		},
 		{
 			name:      "a nominated pod counts toward the pod limit",
-			nodes:     []*v1.Node{node("n", "cpu", "1", "pods", "1")},
-			pods:      []*v1.Pod{pod("default", "nom", 10, nominatedTo("n"))},
-			preemptor: pod("default", "p", 10),
+			nodes:     []*v1.Node{testobj.MakeNode().Name("n").Hostname().Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "1", v1.ResourcePods: "1"}).Obj()},
+			pods:      []*v1.Pod{pod("default", "nom", 10).NominatedNodeName("n").Obj()},
+			preemptor: pod("default", "p", 10).Obj(),
 			want:      insufficient(reasonTooManyPods),
 		},
 		{
 			name:      "a nominated pod's host ports count",
-			pods:      []*v1.Pod{pod("default", "nom", 10, nominatedTo("n"), ports(hostPort("", v1.ProtocolTCP, 8080)))},
-			preemptor: pod("default", "p", 10, ports(hostPort("", v1.ProtocolTCP, 8080))),
+			pods:      []*v1.Pod{pod("default", "nom", 10).NominatedNodeName("n").Ports(hostPort("", v1.ProtocolTCP, 8080)).Obj()},
+			preemptor: pod("default", "p", 10).Ports(hostPort("", v1.ProtocolTCP, 8080)).Obj(),
 			want:      insufficient(reasonPorts),
 		},
 		{
 			name:      "a pod nominated to another node counts there only",
-			nodes:     []*v1.Node{node("n", "cpu", "1"), node("other", "cpu", "1")},
-			pods:      []*v1.Pod{pod("default", "nom", 10, nominatedTo("other"), cpu("600m"))},
-			preemptor: pod("default", "p", 10, cpu("600m")),
+			nodes:     []*v1.Node{node("n", "1").Obj(), node("other", "1").Obj()},
+			pods:      []*v1.Pod{pod("default", "nom", 10).NominatedNodeName("other").CPU("600m").Obj()},
+			preemptor: pod("default", "p", 10).CPU("600m").Obj(),
 			want: preempt.FilterResult{Feasible: []string{"n"},
 				NodeStatuses: []preempt.NodeStatus{unschedulableStatus("other", "Insufficient cpu")}},
 		},
 		{
 			name:      "a nominated pod adds to the bound pods",
-			pods:      []*v1.Pod{pod("default", "bound", 0, on("n"), cpu("300m")), pod("default", "nom", 10, nominatedTo("n"), cpu("300m"))},
-			preemptor: pod("default", "p", 10, cpu("401m")),
+			pods:      []*v1.Pod{pod("default", "bound", 0).Node("n").Phase(v1.PodRunning).CPU("300m").Obj(), pod("default", "nom", 10).NominatedNodeName("n").CPU("300m").Obj()},
+			preemptor: pod("default", "p", 10).CPU("401m").Obj(),
 			want:      insufficient("Insufficient cpu"),
 		},
 	}
@@ -788,7 +608,7 @@ func testFilterNominatedPods(t *testing.T, impl preempt.Implementation) {
 		t.Run(tt.name, func(t *testing.T) {
 			nodes := tt.nodes
 			if nodes == nil {
-				nodes = []*v1.Node{node("n", "cpu", "1")}
+				nodes = []*v1.Node{node("n", "1").Obj()}
 			}
 			got := newEvaluator(t, impl, &preempt.Cluster{Nodes: nodes, Pods: tt.pods}).Filter(context.Background(), tt.preemptor)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -816,79 +636,78 @@ func testPodEligibleToPreemptOthersExtra(t *testing.T, impl preempt.Implementati
 	}{
 		{
 			name:      "preemptionPolicy Never wins over everything",
-			preemptor: pod("default", "p", 10, preemptNever(), nominatedTo("n")),
+			preemptor: pod("default", "p", 10).PreemptionPolicy(v1.PreemptNever).NominatedNodeName("n").Obj(),
 			filter:    map[string]preempt.Code{"n": preempt.UnschedulableAndUnresolvable},
 			want:      result{false, "not eligible due to preemptionPolicy=Never."},
 		},
 		{
 			name:      "terminating lower-priority victim on the nominated node",
-			preemptor: pod("default", "p", 10, nominatedTo("n")),
-			pods:      []*v1.Pod{pod("default", "v", 5, on("n"), terminating(), disruptedByPreemption())},
+			preemptor: pod("default", "p", 10).NominatedNodeName("n").Obj(),
+			pods:      []*v1.Pod{pod("default", "v", 5).Node("n").Phase(v1.PodRunning).DeletionTimestamp(ago(time.Minute)).PreemptedByScheduler().Obj()},
 			filter:    unschedulable("n"),
 			want:      result{false, terminatingMsg},
 		},
 		{
 			name:      "nominated node absent from the filter statuses counts as UnschedulableAndUnresolvable",
-			preemptor: pod("default", "p", 10, nominatedTo("n")),
-			pods:      []*v1.Pod{pod("default", "v", 5, on("n"), terminating(), disruptedByPreemption())},
+			preemptor: pod("default", "p", 10).NominatedNodeName("n").Obj(),
+			pods:      []*v1.Pod{pod("default", "v", 5).Node("n").Phase(v1.PodRunning).DeletionTimestamp(ago(time.Minute)).PreemptedByScheduler().Obj()},
 			filter:    unschedulable("other"),
 			want:      result{true, ""},
 		},
 		{
 			name:      "terminating victim of equal priority does not block",
-			preemptor: pod("default", "p", 10, nominatedTo("n")),
-			pods:      []*v1.Pod{pod("default", "v", 10, on("n"), terminating(), disruptedByPreemption())},
+			preemptor: pod("default", "p", 10).NominatedNodeName("n").Obj(),
+			pods:      []*v1.Pod{pod("default", "v", 10).Node("n").Phase(v1.PodRunning).DeletionTimestamp(ago(time.Minute)).PreemptedByScheduler().Obj()},
 			filter:    unschedulable("n"),
 			want:      result{true, ""},
 		},
 		{
 			name:      "DisruptionTarget condition not True does not block",
-			preemptor: pod("default", "p", 10, nominatedTo("n")),
-			pods: []*v1.Pod{pod("default", "v", 5, on("n"), terminating(), condition(v1.PodCondition{
-				Type: v1.DisruptionTarget, Status: v1.ConditionFalse, Reason: v1.PodReasonPreemptionByScheduler}))},
+			preemptor: pod("default", "p", 10).NominatedNodeName("n").Obj(),
+			pods: []*v1.Pod{pod("default", "v", 5).Node("n").Phase(v1.PodRunning).DeletionTimestamp(ago(time.Minute)).Conditions([]v1.PodCondition{v1.PodCondition{
+				Type: v1.DisruptionTarget, Status: v1.ConditionFalse, Reason: v1.PodReasonPreemptionByScheduler}}).Obj()},
 			filter: unschedulable("n"),
 			want:   result{true, ""},
 		},
 		{
 			name:      "DisruptionTarget condition with another reason does not block",
-			preemptor: pod("default", "p", 10, nominatedTo("n")),
-			pods: []*v1.Pod{pod("default", "v", 5, on("n"), terminating(), condition(v1.PodCondition{
-				Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: "EvictionByEvictionAPI"}))},
+			preemptor: pod("default", "p", 10).NominatedNodeName("n").Obj(),
+			pods: []*v1.Pod{pod("default", "v", 5).Node("n").Phase(v1.PodRunning).DeletionTimestamp(ago(time.Minute)).Conditions([]v1.PodCondition{v1.PodCondition{
+				Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: "EvictionByEvictionAPI"}}).Obj()},
 			filter: unschedulable("n"),
 			want:   result{true, ""},
 		},
 		{
 			name:      "only the first DisruptionTarget condition is read",
-			preemptor: pod("default", "p", 10, nominatedTo("n")),
-			pods: []*v1.Pod{pod("default", "v", 5, on("n"), terminating(),
-				condition(v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionFalse}), disruptedByPreemption())},
-			filter: unschedulable("n"),
-			want:   result{true, ""},
+			preemptor: pod("default", "p", 10).NominatedNodeName("n").Obj(),
+			pods:      []*v1.Pod{pod("default", "v", 5).Node("n").Phase(v1.PodRunning).DeletionTimestamp(ago(time.Minute)).Conditions([]v1.PodCondition{v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionFalse}}).PreemptedByScheduler().Obj()},
+			filter:    unschedulable("n"),
+			want:      result{true, ""},
 		},
 		{
 			name:      "condition without deletion timestamp does not block",
-			preemptor: pod("default", "p", 10, nominatedTo("n")),
-			pods:      []*v1.Pod{pod("default", "v", 5, on("n"), disruptedByPreemption())},
+			preemptor: pod("default", "p", 10).NominatedNodeName("n").Obj(),
+			pods:      []*v1.Pod{pod("default", "v", 5).Node("n").Phase(v1.PodRunning).PreemptedByScheduler().Obj()},
 			filter:    unschedulable("n"),
 			want:      result{true, ""},
 		},
 		{
 			name:      "terminating victim on another node does not block",
-			preemptor: pod("default", "p", 10, nominatedTo("n")),
-			pods:      []*v1.Pod{pod("default", "v", 5, on("other"), terminating(), disruptedByPreemption())},
+			preemptor: pod("default", "p", 10).NominatedNodeName("n").Obj(),
+			pods:      []*v1.Pod{pod("default", "v", 5).Node("other").Phase(v1.PodRunning).DeletionTimestamp(ago(time.Minute)).PreemptedByScheduler().Obj()},
 			filter:    unschedulable("n", "other"),
 			want:      result{true, ""},
 		},
 		{
 			name:      "a nominated node that does not exist",
-			preemptor: pod("default", "p", 10, nominatedTo("gone")),
+			preemptor: pod("default", "p", 10).NominatedNodeName("gone").Obj(),
 			filter:    map[string]preempt.Code{"gone": preempt.Unschedulable},
 			want:      result{true, ""},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "cpu", "1"), node("other", "cpu", "1")}, Pods: tt.pods}
+			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "1").Obj(), node("other", "1").Obj()}, Pods: tt.pods}
 			ok, msg := newEvaluator(t, impl, c).PodEligibleToPreemptOthers(newRequest(tt.preemptor, tt.filter))
 			if diff := cmp.Diff(tt.want, result{ok, msg}); diff != "" {
 				t.Errorf("PodEligibleToPreemptOthers (-want +got):\n%s", diff)
@@ -912,15 +731,15 @@ func testSelectVictimsOnNodeOrder(t *testing.T, impl preempt.Implementation) {
 			// Every pod must go; the victims come out by priority, start
 			// time (no start time = Now), then namespace and name.
 			name:  "victims ordered by priority, start time, namespace, name",
-			nodes: []*v1.Node{node("n", "cpu", "500m")},
+			nodes: []*v1.Node{node("n", "500m").Obj()},
 			pods: []*v1.Pod{
-				pod("default", "future", 5, on("n"), cpu("100m"), started(now.Add(time.Hour))),
-				pod("default", "b", 5, on("n"), cpu("100m")),
-				pod("aaa", "z", 5, on("n"), cpu("100m"), started(now)),
-				pod("default", "old", 5, on("n"), cpu("100m"), started(ago(time.Hour))),
-				pod("default", "high", 7, on("n"), cpu("100m"), started(now.Add(2*time.Hour))),
+				pod("default", "future", 5).Node("n").Phase(v1.PodRunning).CPU("100m").StartTime(now.Add(time.Hour)).Obj(),
+				pod("default", "b", 5).Node("n").Phase(v1.PodRunning).CPU("100m").Obj(),
+				pod("aaa", "z", 5).Node("n").Phase(v1.PodRunning).CPU("100m").StartTime(now).Obj(),
+				pod("default", "old", 5).Node("n").Phase(v1.PodRunning).CPU("100m").StartTime(ago(time.Hour)).Obj(),
+				pod("default", "high", 7).Node("n").Phase(v1.PodRunning).CPU("100m").StartTime(now.Add(2 * time.Hour)).Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("500m")),
+			preemptor: pod("default", "p", 10).CPU("500m").Obj(),
 			want: victimsResult{
 				Victims: []preempt.Victim{vic("default", "high", 7), vic("default", "old", 5), vic("aaa", "z", 5),
 					vic("default", "b", 5), vic("default", "future", 5)},
@@ -929,108 +748,108 @@ func testSelectVictimsOnNodeOrder(t *testing.T, impl preempt.Implementation) {
 		},
 		{
 			name:  "of two equal pods the one first by namespace/name is reprieved",
-			nodes: []*v1.Node{node("n", "cpu", "1000m")},
+			nodes: []*v1.Node{node("n", "1000m").Obj()},
 			pods: []*v1.Pod{
-				pod("ns-b", "p", 5, on("n"), cpu("500m"), started(ago(time.Hour))),
-				pod("ns-a", "p", 5, on("n"), cpu("500m"), started(ago(time.Hour))),
+				pod("ns-b", "p", 5).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Obj(),
+				pod("ns-a", "p", 5).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("500m")),
+			preemptor: pod("default", "p", 10).CPU("500m").Obj(),
 			want:      victimsResult{Victims: []preempt.Victim{vic("ns-b", "p", 5)}, Status: preempt.Status{Code: preempt.Success}},
 		},
 		{
 			name:  "of two equal-priority pods the older is reprieved",
-			nodes: []*v1.Node{node("n", "cpu", "1000m")},
+			nodes: []*v1.Node{node("n", "1000m").Obj()},
 			pods: []*v1.Pod{
-				pod("default", "a", 5, on("n"), cpu("500m"), started(ago(time.Minute))),
-				pod("default", "b", 5, on("n"), cpu("500m"), started(ago(time.Hour))),
+				pod("default", "a", 5).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Minute)).Obj(),
+				pod("default", "b", 5).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("500m")),
+			preemptor: pod("default", "p", 10).CPU("500m").Obj(),
 			want:      victimsResult{Victims: []preempt.Victim{vic("default", "a", 5)}, Status: preempt.Status{Code: preempt.Success}},
 		},
 		{
 			name:  "higher-priority pods are reprieved first",
-			nodes: []*v1.Node{node("n", "cpu", "1000m")},
+			nodes: []*v1.Node{node("n", "1000m").Obj()},
 			pods: []*v1.Pod{
-				pod("default", "lo1", 1, on("n"), cpu("300m"), started(ago(2*time.Hour))),
-				pod("default", "hi", 5, on("n"), cpu("600m"), started(ago(time.Hour))),
-				pod("default", "lo2", 1, on("n"), cpu("300m"), started(ago(time.Hour))),
+				pod("default", "lo1", 1).Node("n").Phase(v1.PodRunning).CPU("300m").StartTime(ago(2 * time.Hour)).Obj(),
+				pod("default", "hi", 5).Node("n").Phase(v1.PodRunning).CPU("600m").StartTime(ago(time.Hour)).Obj(),
+				pod("default", "lo2", 1).Node("n").Phase(v1.PodRunning).CPU("300m").StartTime(ago(time.Hour)).Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("400m")),
+			preemptor: pod("default", "p", 10).CPU("400m").Obj(),
 			want: victimsResult{Victims: []preempt.Victim{vic("default", "lo1", 1), vic("default", "lo2", 1)},
 				Status: preempt.Status{Code: preempt.Success}},
 		},
 		{
 			name:      "no lower-priority pod",
-			nodes:     []*v1.Node{node("n", "cpu", "1000m")},
-			pods:      []*v1.Pod{pod("default", "eq", 10, on("n"), cpu("1"))},
-			preemptor: pod("default", "p", 10, cpu("500m")),
+			nodes:     []*v1.Node{node("n", "1000m").Obj()},
+			pods:      []*v1.Pod{pod("default", "eq", 10).Node("n").Phase(v1.PodRunning).CPU("1").Obj()},
+			preemptor: pod("default", "p", 10).CPU("500m").Obj(),
 			want: victimsResult{Status: preempt.Status{Code: preempt.UnschedulableAndUnresolvable,
 				Reasons: []string{reasonNoVictims}}},
 		},
 		{
 			name:  "the pod does not fit even without the lower-priority pods",
-			nodes: []*v1.Node{node("n", "cpu", "1000m")},
+			nodes: []*v1.Node{node("n", "1000m").Obj()},
 			pods: []*v1.Pod{
-				pod("default", "hi", 20, on("n"), cpu("800m")),
-				pod("default", "lo", 1, on("n"), cpu("100m")),
+				pod("default", "hi", 20).Node("n").Phase(v1.PodRunning).CPU("800m").Obj(),
+				pod("default", "lo", 1).Node("n").Phase(v1.PodRunning).CPU("100m").Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("500m")),
+			preemptor: pod("default", "p", 10).CPU("500m").Obj(),
 			want:      victimsResult{Status: preempt.Status{Code: preempt.Unschedulable, Reasons: []string{"Insufficient cpu"}}},
 		},
 		{
 			name:      "the pod can never fit: the filter's unresolvable status is returned",
-			nodes:     []*v1.Node{node("n", "cpu", "1000m")},
-			pods:      []*v1.Pod{pod("default", "lo", 1, on("n"), cpu("100m"))},
-			preemptor: pod("default", "p", 10, cpu("2")),
+			nodes:     []*v1.Node{node("n", "1000m").Obj()},
+			pods:      []*v1.Pod{pod("default", "lo", 1).Node("n").Phase(v1.PodRunning).CPU("100m").Obj()},
+			preemptor: pod("default", "p", 10).CPU("2").Obj(),
 			want:      victimsResult{Status: preempt.Status{Code: preempt.UnschedulableAndUnresolvable, Reasons: []string{"Insufficient cpu"}}},
 		},
 		{
 			name: "a filter other than resources fails",
 			nodes: func() []*v1.Node {
-				n := node("n", "cpu", "1000m")
+				n := node("n", "1000m").Obj()
 				n.Spec.Taints = []v1.Taint{{Key: "k", Effect: v1.TaintEffectNoSchedule}}
 				return []*v1.Node{n}
 			}(),
-			pods:      []*v1.Pod{pod("default", "lo", 1, on("n"), cpu("100m"))},
-			preemptor: pod("default", "p", 10, cpu("100m")),
+			pods:      []*v1.Pod{pod("default", "lo", 1).Node("n").Phase(v1.PodRunning).CPU("100m").Obj()},
+			preemptor: pod("default", "p", 10).CPU("100m").Obj(),
 			want:      victimsResult{Status: preempt.Status{Code: preempt.UnschedulableAndUnresolvable, Reasons: []string{reasonTaints}}},
 		},
 		{
 			name:      "the pod fits without preemption: no victims, success",
-			nodes:     []*v1.Node{node("n", "cpu", "1000m")},
-			pods:      []*v1.Pod{pod("default", "lo", 1, on("n"), cpu("100m"))},
-			preemptor: pod("default", "p", 10, cpu("100m")),
+			nodes:     []*v1.Node{node("n", "1000m").Obj()},
+			pods:      []*v1.Pod{pod("default", "lo", 1).Node("n").Phase(v1.PodRunning).CPU("100m").Obj()},
+			preemptor: pod("default", "p", 10).CPU("100m").Obj(),
 			want:      victimsResult{Victims: []preempt.Victim{}, Status: preempt.Status{Code: preempt.Success}},
 		},
 		{
 			name:  "pods of other nodes and nominated lower-priority pods are not victims",
-			nodes: []*v1.Node{node("n", "cpu", "1000m"), node("m", "cpu", "1000m")},
+			nodes: []*v1.Node{node("n", "1000m").Obj(), node("m", "1000m").Obj()},
 			pods: []*v1.Pod{
-				pod("default", "lo", 1, on("n"), cpu("600m")),
-				pod("default", "elsewhere", 1, on("m"), cpu("600m")),
-				pod("default", "nominated-lo", 1, nominatedTo("n"), cpu("600m")),
+				pod("default", "lo", 1).Node("n").Phase(v1.PodRunning).CPU("600m").Obj(),
+				pod("default", "elsewhere", 1).Node("m").Phase(v1.PodRunning).CPU("600m").Obj(),
+				pod("default", "nominated-lo", 1).NominatedNodeName("n").CPU("600m").Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("600m")),
+			preemptor: pod("default", "p", 10).CPU("600m").Obj(),
 			want:      victimsResult{Victims: []preempt.Victim{vic("default", "lo", 1)}, Status: preempt.Status{Code: preempt.Success}},
 		},
 		{
 			name:  "a terminating pod is still a victim",
-			nodes: []*v1.Node{node("n", "cpu", "1000m")},
+			nodes: []*v1.Node{node("n", "1000m").Obj()},
 			pods: []*v1.Pod{
-				pod("default", "going", 1, on("n"), cpu("600m"), terminating(), disruptedByPreemption()),
+				pod("default", "going", 1).Node("n").Phase(v1.PodRunning).CPU("600m").DeletionTimestamp(ago(time.Minute)).PreemptedByScheduler().Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("600m")),
+			preemptor: pod("default", "p", 10).CPU("600m").Obj(),
 			want:      victimsResult{Victims: []preempt.Victim{vic("default", "going", 1)}, Status: preempt.Status{Code: preempt.Success}},
 		},
 		{
 			name:  "negative and extreme priorities",
-			nodes: []*v1.Node{node("n", "cpu", "300m")},
+			nodes: []*v1.Node{node("n", "300m").Obj()},
 			pods: []*v1.Pod{
-				pod("default", "min", math.MinInt32, on("n"), cpu("100m")),
-				pod("default", "neg", -5, on("n"), cpu("100m")),
-				pod("default", "max", math.MaxInt32-1, on("n"), cpu("100m")),
+				pod("default", "min", math.MinInt32).Node("n").Phase(v1.PodRunning).CPU("100m").Obj(),
+				pod("default", "neg", -5).Node("n").Phase(v1.PodRunning).CPU("100m").Obj(),
+				pod("default", "max", math.MaxInt32-1).Node("n").Phase(v1.PodRunning).CPU("100m").Obj(),
 			},
-			preemptor: pod("default", "p", math.MaxInt32, cpu("300m")),
+			preemptor: pod("default", "p", math.MaxInt32).CPU("300m").Obj(),
 			want: victimsResult{Victims: []preempt.Victim{vic("default", "max", math.MaxInt32-1), vic("default", "neg", -5),
 				vic("default", "min", math.MinInt32)}, Status: preempt.Status{Code: preempt.Success}},
 		},
@@ -1055,43 +874,43 @@ func testSelectVictimsOnNodeNominatedPods(t *testing.T, impl preempt.Implementat
 		{
 			name: "a higher-priority nominated pod makes a victim necessary",
 			pods: []*v1.Pod{
-				pod("default", "v", 1, on("n"), cpu("400m")),
-				pod("default", "nom", 20, nominatedTo("n"), cpu("400m")),
+				pod("default", "v", 1).Node("n").Phase(v1.PodRunning).CPU("400m").Obj(),
+				pod("default", "nom", 20).NominatedNodeName("n").CPU("400m").Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("400m")),
+			preemptor: pod("default", "p", 10).CPU("400m").Obj(),
 			want:      victimsResult{Victims: []preempt.Victim{vic("default", "v", 1)}, Status: preempt.Status{Code: preempt.Success}},
 		},
 		{
 			name: "a lower-priority nominated pod is not counted",
 			pods: []*v1.Pod{
-				pod("default", "v", 1, on("n"), cpu("400m")),
-				pod("default", "nom", 5, nominatedTo("n"), cpu("400m")),
+				pod("default", "v", 1).Node("n").Phase(v1.PodRunning).CPU("400m").Obj(),
+				pod("default", "nom", 5).NominatedNodeName("n").CPU("400m").Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("400m")),
+			preemptor: pod("default", "p", 10).CPU("400m").Obj(),
 			want:      victimsResult{Victims: []preempt.Victim{}, Status: preempt.Status{Code: preempt.Success}},
 		},
 		{
 			name: "the preemptor's own nomination is not counted",
 			pods: []*v1.Pod{
-				pod("default", "v", 1, on("n"), cpu("400m")),
-				pod("default", "p", 10, nominatedTo("n"), cpu("400m")),
+				pod("default", "v", 1).Node("n").Phase(v1.PodRunning).CPU("400m").Obj(),
+				pod("default", "p", 10).NominatedNodeName("n").CPU("400m").Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("400m")),
+			preemptor: pod("default", "p", 10).CPU("400m").Obj(),
 			want:      victimsResult{Victims: []preempt.Victim{}, Status: preempt.Status{Code: preempt.Success}},
 		},
 		{
 			name: "an equal-priority nominated pod leaves no room even with every victim gone",
 			pods: []*v1.Pod{
-				pod("default", "v", 1, on("n"), cpu("400m")),
-				pod("default", "nom", 10, nominatedTo("n"), cpu("600m")),
+				pod("default", "v", 1).Node("n").Phase(v1.PodRunning).CPU("400m").Obj(),
+				pod("default", "nom", 10).NominatedNodeName("n").CPU("600m").Obj(),
 			},
-			preemptor: pod("default", "p", 10, cpu("500m")),
+			preemptor: pod("default", "p", 10).CPU("500m").Obj(),
 			want:      victimsResult{Status: preempt.Status{Code: preempt.Unschedulable, Reasons: []string{"Insufficient cpu"}}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "cpu", "1000m")}, Pods: tt.pods}
+			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "1000m").Obj()}, Pods: tt.pods}
 			got := selectVictims(t, impl, c, tt.preemptor, "n")
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("SelectVictimsOnNode (-want +got):\n%s", diff)
@@ -1110,23 +929,23 @@ func testSelectVictimsOnNodeHostPorts(t *testing.T, impl preempt.Implementation)
 	}{
 		{
 			name:      "the victim holding the port",
-			pods:      []*v1.Pod{pod("default", "v", 1, on("n"), ports(p8080)), pod("default", "other", 1, on("n"))},
-			preemptor: pod("default", "p", 10, ports(p8080)),
+			pods:      []*v1.Pod{pod("default", "v", 1).Node("n").Phase(v1.PodRunning).Ports(p8080).Obj(), pod("default", "other", 1).Node("n").Phase(v1.PodRunning).Obj()},
+			preemptor: pod("default", "p", 10).Ports(p8080).Obj(),
 			want:      victimsResult{Victims: []preempt.Victim{vic("default", "v", 1)}, Status: preempt.Status{Code: preempt.Success}},
 		},
 		{
 			name:      "a victim on a specific IP blocks a pod wanting 0.0.0.0",
-			pods:      []*v1.Pod{pod("default", "v", 1, on("n"), ports(hostPort("10.0.0.1", v1.ProtocolTCP, 8080)))},
-			preemptor: pod("default", "p", 10, ports(p8080)),
+			pods:      []*v1.Pod{pod("default", "v", 1).Node("n").Phase(v1.PodRunning).Ports(hostPort("10.0.0.1", v1.ProtocolTCP, 8080)).Obj()},
+			preemptor: pod("default", "p", 10).Ports(p8080).Obj(),
 			want:      victimsResult{Victims: []preempt.Victim{vic("default", "v", 1)}, Status: preempt.Status{Code: preempt.Success}},
 		},
 		{
 			name: "two victims with the same host port are both evicted",
 			pods: []*v1.Pod{
-				pod("default", "v1", 1, on("n"), ports(p8080), started(ago(time.Hour))),
-				pod("default", "v2", 2, on("n"), ports(p8080)),
+				pod("default", "v1", 1).Node("n").Phase(v1.PodRunning).Ports(p8080).StartTime(ago(time.Hour)).Obj(),
+				pod("default", "v2", 2).Node("n").Phase(v1.PodRunning).Ports(p8080).Obj(),
 			},
-			preemptor: pod("default", "p", 10, ports(p8080)),
+			preemptor: pod("default", "p", 10).Ports(p8080).Obj(),
 			want: victimsResult{Victims: []preempt.Victim{vic("default", "v2", 2), vic("default", "v1", 1)},
 				Status: preempt.Status{Code: preempt.Success}},
 		},
@@ -1136,22 +955,22 @@ func testSelectVictimsOnNodeHostPorts(t *testing.T, impl preempt.Implementation)
 			// declares it, so the node becomes a candidate.
 			name: "set semantics: removing one of two pods with the same host port frees it",
 			pods: []*v1.Pod{
-				pod("default", "keeper", 20, on("n"), ports(p8080)),
-				pod("default", "v", 1, on("n"), ports(p8080)),
+				pod("default", "keeper", 20).Node("n").Phase(v1.PodRunning).Ports(p8080).Obj(),
+				pod("default", "v", 1).Node("n").Phase(v1.PodRunning).Ports(p8080).Obj(),
 			},
-			preemptor: pod("default", "p", 10, ports(p8080)),
+			preemptor: pod("default", "p", 10).Ports(p8080).Obj(),
 			want:      victimsResult{Victims: []preempt.Victim{vic("default", "v", 1)}, Status: preempt.Status{Code: preempt.Success}},
 		},
 		{
 			name:      "a port held by a higher-priority pod only",
-			pods:      []*v1.Pod{pod("default", "keeper", 20, on("n"), ports(p8080)), pod("default", "v", 1, on("n"))},
-			preemptor: pod("default", "p", 10, ports(p8080)),
+			pods:      []*v1.Pod{pod("default", "keeper", 20).Node("n").Phase(v1.PodRunning).Ports(p8080).Obj(), pod("default", "v", 1).Node("n").Phase(v1.PodRunning).Obj()},
+			preemptor: pod("default", "p", 10).Ports(p8080).Obj(),
 			want:      victimsResult{Status: preempt.Status{Code: preempt.Unschedulable, Reasons: []string{reasonPorts}}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "cpu", "1")}, Pods: tt.pods}
+			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "1").Obj()}, Pods: tt.pods}
 			got := selectVictims(t, impl, c, tt.preemptor, "n")
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("SelectVictimsOnNode (-want +got):\n%s", diff)
@@ -1165,15 +984,15 @@ func testSelectVictimsOnNodeHostPorts(t *testing.T, impl preempt.Implementation)
 // the split calls violating; in the 500m rows the violating pod is reprieved
 // first, which shows which pod it is.
 func testSelectVictimsOnNodePDB(t *testing.T, impl preempt.Implementation) {
-	app := func(name string, start time.Duration, extra ...podOpt) *v1.Pod {
-		return pod("default", name, 1, append([]podOpt{on("n"), cpu("500m"), started(ago(start)), labeled("app", "foo")}, extra...)...)
+	app := func(name string, start time.Duration) *testobj.PodWrapper {
+		return pod("default", name, 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(start)).Label("app", "foo")
 	}
 	three := func() []*v1.Pod {
-		return []*v1.Pod{app("p1", 3*time.Hour), app("p2", 2*time.Hour), app("p3", time.Hour)}
+		return []*v1.Pod{app("p1", 3*time.Hour).Obj(), app("p2", 2*time.Hour).Obj(), app("p3", time.Hour).Obj()}
 	}
 	all := []preempt.Victim{vic("default", "p1", 1), vic("default", "p2", 1), vic("default", "p3", 1)}
 	ok := preempt.Status{Code: preempt.Success}
-	big := pod("default", "p", 10, cpu("1500m"))
+	big := pod("default", "p", 10).CPU("1500m").Obj()
 	tests := []struct {
 		name      string
 		pods      []*v1.Pod
@@ -1213,9 +1032,9 @@ func testSelectVictimsOnNodePDB(t *testing.T, impl preempt.Implementation) {
 			// upstream skips unlabeled pods before looking at any PDB.
 			name: "a pod without labels never matches",
 			pods: []*v1.Pod{
-				pod("default", "p1", 1, on("n"), cpu("500m"), started(ago(3*time.Hour))),
-				pod("default", "p2", 1, on("n"), cpu("500m"), started(ago(2*time.Hour)), labeled("x", "y")),
-				pod("default", "p3", 1, on("n"), cpu("500m"), started(ago(time.Hour)), labeled("x", "y")),
+				pod("default", "p1", 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(3 * time.Hour)).Obj(),
+				pod("default", "p2", 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(2*time.Hour)).Label("x", "y").Obj(),
+				pod("default", "p3", 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Label("x", "y").Obj(),
 			},
 			pdbs: []*policyv1.PodDisruptionBudget{pdb("default", "b", 0, &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "app", Operator: metav1.LabelSelectorOpDoesNotExist}}})},
@@ -1225,22 +1044,16 @@ func testSelectVictimsOnNodePDB(t *testing.T, impl preempt.Implementation) {
 			name:      "DisruptedPods: a pod already disrupted does not count down the budget",
 			pods:      three(),
 			preemptor: big,
-			pdbs: []*policyv1.PodDisruptionBudget{func() *policyv1.PodDisruptionBudget {
-				b := pdb("default", "b", 1, matchLabels("app", "foo"))
-				b.Status.DisruptedPods = map[string]metav1.Time{"p1": metav1.NewTime(ago(time.Minute))}
-				return b
-			}()},
+			pdbs: []*policyv1.PodDisruptionBudget{
+				testobj.MakePDB().Namespace("default").Name("b").Selector(matchLabels("app", "foo")).DisruptionsAllowed(1).DisruptedPod("p1", ago(time.Minute)).Obj()},
 			want: victimsResult{all, 1, ok},
 		},
 		{
 			name:      "DisruptedPods is keyed by name only",
 			pods:      three(),
 			preemptor: big,
-			pdbs: []*policyv1.PodDisruptionBudget{func() *policyv1.PodDisruptionBudget {
-				b := pdb("default", "b", 0, matchLabels("app", "foo"))
-				b.Status.DisruptedPods = map[string]metav1.Time{"p2": metav1.NewTime(ago(time.Minute)), "default/p3": metav1.NewTime(ago(time.Minute))}
-				return b
-			}()},
+			pdbs: []*policyv1.PodDisruptionBudget{testobj.MakePDB().Namespace("default").Name("b").Selector(matchLabels("app", "foo")).DisruptionsAllowed(0).
+				DisruptedPod("p2", ago(time.Minute)).DisruptedPod("default/p3", ago(time.Minute)).Obj()},
 			want: victimsResult{all, 2, ok},
 		},
 		{
@@ -1250,9 +1063,9 @@ func testSelectVictimsOnNodePDB(t *testing.T, impl preempt.Implementation) {
 			// violated as well: 2).
 			name: "a pod stops counting PDBs at the first it violates",
 			pods: []*v1.Pod{
-				app("p1", 3*time.Hour, labeled("tier", "be")),
-				pod("default", "p2", 1, on("n"), cpu("500m"), started(ago(2*time.Hour)), labeled("tier", "be")),
-				pod("default", "p3", 1, on("n"), cpu("500m"), started(ago(time.Hour)), labeled("other", "x")),
+				app("p1", 3*time.Hour).Label("tier", "be").Obj(),
+				pod("default", "p2", 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(2*time.Hour)).Label("tier", "be").Obj(),
+				pod("default", "p3", 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Label("other", "x").Obj(),
 			},
 			pdbs: []*policyv1.PodDisruptionBudget{
 				pdb("default", "a", 0, matchLabels("app", "foo")),
@@ -1267,9 +1080,9 @@ func testSelectVictimsOnNodePDB(t *testing.T, impl preempt.Implementation) {
 			// p2 then violates "a": 2.
 			name: "PDBs are counted in (namespace, name) order, not the cluster's",
 			pods: []*v1.Pod{
-				app("p1", 3*time.Hour, labeled("tier", "be")),
-				pod("default", "p2", 1, on("n"), cpu("500m"), started(ago(2*time.Hour)), labeled("tier", "be")),
-				pod("default", "p3", 1, on("n"), cpu("500m"), started(ago(time.Hour)), labeled("other", "x")),
+				app("p1", 3*time.Hour).Label("tier", "be").Obj(),
+				pod("default", "p2", 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(2*time.Hour)).Label("tier", "be").Obj(),
+				pod("default", "p3", 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Label("other", "x").Obj(),
 			},
 			pdbs: []*policyv1.PodDisruptionBudget{
 				pdb("default", "b", 0, matchLabels("app", "foo")),
@@ -1288,26 +1101,26 @@ func testSelectVictimsOnNodePDB(t *testing.T, impl preempt.Implementation) {
 		},
 		{
 			name:      "the violating pod is reprieved first",
-			pods:      []*v1.Pod{app("p1", 2*time.Hour), app("p2", time.Hour)},
+			pods:      []*v1.Pod{app("p1", 2*time.Hour).Obj(), app("p2", time.Hour).Obj()},
 			pdbs:      []*policyv1.PodDisruptionBudget{pdb("default", "b", 1, matchLabels("app", "foo"))},
-			preemptor: pod("default", "p", 10, cpu("1000m")),
+			preemptor: pod("default", "p", 10).CPU("1000m").Obj(),
 			want:      victimsResult{[]preempt.Victim{vic("default", "p1", 1)}, 0, ok},
 		},
 		{
 			name:      "without PDB the more important pod is reprieved",
-			pods:      []*v1.Pod{app("p1", 2*time.Hour), app("p2", time.Hour)},
-			preemptor: pod("default", "p", 10, cpu("1000m")),
+			pods:      []*v1.Pod{app("p1", 2*time.Hour).Obj(), app("p2", time.Hour).Obj()},
+			preemptor: pod("default", "p", 10).CPU("1000m").Obj(),
 			want:      victimsResult{[]preempt.Victim{vic("default", "p2", 1)}, 0, ok},
 		},
 		{
 			name: "a violating pod is reprieved before more important ones",
 			pods: []*v1.Pod{
-				pod("default", "hi", 5, on("n"), cpu("500m"), started(ago(time.Hour))),
-				pod("default", "lo", 1, on("n"), cpu("500m"), started(ago(time.Hour)), labeled("app", "foo")),
-				pod("default", "mid", 3, on("n"), cpu("500m"), started(ago(time.Hour))),
+				pod("default", "hi", 5).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Obj(),
+				pod("default", "lo", 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Label("app", "foo").Obj(),
+				pod("default", "mid", 3).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Obj(),
 			},
 			pdbs:      []*policyv1.PodDisruptionBudget{pdb("default", "b", 0, matchLabels("app", "foo"))},
-			preemptor: pod("default", "p", 10, cpu("1000m")),
+			preemptor: pod("default", "p", 10).CPU("1000m").Obj(),
 			want:      victimsResult{[]preempt.Victim{vic("default", "hi", 5), vic("default", "mid", 3)}, 0, ok},
 		},
 		{
@@ -1315,9 +1128,9 @@ func testSelectVictimsOnNodePDB(t *testing.T, impl preempt.Implementation) {
 			// sorted back into importance order.
 			name: "a violating victim counts and the victims are re-sorted by importance",
 			pods: []*v1.Pod{
-				pod("default", "hi", 5, on("n"), cpu("500m"), started(ago(time.Hour))),
-				pod("default", "lo", 1, on("n"), cpu("500m"), started(ago(time.Hour)), labeled("app", "foo")),
-				pod("default", "mid", 3, on("n"), cpu("500m"), started(ago(time.Hour))),
+				pod("default", "hi", 5).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Obj(),
+				pod("default", "lo", 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Label("app", "foo").Obj(),
+				pod("default", "mid", 3).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Obj(),
 			},
 			pdbs:      []*policyv1.PodDisruptionBudget{pdb("default", "b", 0, matchLabels("app", "foo"))},
 			preemptor: big,
@@ -1326,7 +1139,7 @@ func testSelectVictimsOnNodePDB(t *testing.T, impl preempt.Implementation) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "cpu", "1500m")}, Pods: tt.pods, PDBs: tt.pdbs}
+			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "1500m").Obj()}, Pods: tt.pods, PDBs: tt.pdbs}
 			got := selectVictims(t, impl, c, tt.preemptor, "n")
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("SelectVictimsOnNode (-want +got):\n%s", diff)
@@ -1344,8 +1157,8 @@ func lowNodes(n int) *preempt.Cluster {
 	c := &preempt.Cluster{}
 	for i := range n {
 		name := fmt.Sprintf("node-%d", i)
-		c.Nodes = append(c.Nodes, node(name, "cpu", "1000m"))
-		c.Pods = append(c.Pods, pod("default", fmt.Sprintf("low-%d", i), 1, on(name), cpu("1000m")))
+		c.Nodes = append(c.Nodes, node(name, "1000m").Obj())
+		c.Pods = append(c.Pods, pod("default", fmt.Sprintf("low-%d", i), 1).Node(name).Phase(v1.PodRunning).CPU("1000m").Obj())
 	}
 	return c
 }
@@ -1409,7 +1222,7 @@ func testFindCandidates(t *testing.T, impl preempt.Implementation) {
 			for i, j := 0, len(c.Nodes)-1; i < j; i, j = i+1, j-1 {
 				c.Nodes[i], c.Nodes[j] = c.Nodes[j], c.Nodes[i]
 			}
-			r := newRequest(pod("default", "p", 10, cpu("1000m")), tt.filter)
+			r := newRequest(pod("default", "p", 10).CPU("1000m").Obj(), tt.filter)
 			r.Config, r.Offset = tt.cfg, tt.offset
 			got, err := newEvaluator(t, impl, c).FindCandidates(context.Background(), r)
 			if err != nil {
@@ -1424,11 +1237,11 @@ func testFindCandidates(t *testing.T, impl preempt.Implementation) {
 
 func testFindCandidatesNoNodes(t *testing.T, impl preempt.Implementation) {
 	ev := newEvaluator(t, impl, &preempt.Cluster{})
-	_, err := ev.FindCandidates(context.Background(), newRequest(pod("default", "p", 10), nil))
+	_, err := ev.FindCandidates(context.Background(), newRequest(pod("default", "p", 10).Obj(), nil))
 	if diff := cmp.Diff("no nodes available", fmt.Sprint(err)); diff != "" {
 		t.Errorf("FindCandidates error (-want +got):\n%s", diff)
 	}
-	d := ev.Preempt(context.Background(), harness.NewClientset(&preempt.Cluster{}, nil), newRequest(pod("default", "p", 10), nil))
+	d := ev.Preempt(context.Background(), harness.NewClientset(&preempt.Cluster{}, nil), newRequest(pod("default", "p", 10).Obj(), nil))
 	want := preempt.Decision{Status: preempt.Error, Message: "no nodes available", Eligible: true,
 		Victims: []preempt.Victim{}, Candidates: []preempt.Candidate{}, NodeStatuses: []preempt.NodeStatus{}}
 	if diff := cmp.Diff(want, d); diff != "" {
@@ -1472,7 +1285,7 @@ func testDryRunPreemptionStopRule(t *testing.T, impl preempt.Implementation) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := newEvaluator(t, impl, tt.cluster).DryRunPreemption(context.Background(),
-				newRequest(pod("default", "p", 10, cpu("1000m")), unschedulable(potential...)), potential, tt.offset, tt.num)
+				newRequest(pod("default", "p", 10).CPU("1000m").Obj(), unschedulable(potential...)), potential, tt.offset, tt.num)
 			want := preempt.DryRun{Candidates: tt.want}
 			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("DryRunPreemption (-want +got):\n%s", diff)
@@ -1486,17 +1299,17 @@ func testDryRunPreemptionStopRule(t *testing.T, impl preempt.Implementation) {
 func testDryRunPreemptionErrors(t *testing.T, impl preempt.Implementation) {
 	cluster := func() *preempt.Cluster {
 		return &preempt.Cluster{
-			Nodes: []*v1.Node{node("node-a", "cpu", "1000m"), node("node-b", "cpu", "1000m"), node("node-c", "cpu", "1000m")},
+			Nodes: []*v1.Node{node("node-a", "1000m").Obj(), node("node-b", "1000m").Obj(), node("node-c", "1000m").Obj()},
 			Pods: []*v1.Pod{
-				pod("default", "a", 1, on("node-a"), cpu("100m")),
-				pod("default", "b", 1, on("node-b"), cpu("1000m")),
-				pod("default", "c", 1, on("node-c"), cpu("100m")),
+				pod("default", "a", 1).Node("node-a").Phase(v1.PodRunning).CPU("100m").Obj(),
+				pod("default", "b", 1).Node("node-b").Phase(v1.PodRunning).CPU("1000m").Obj(),
+				pod("default", "c", 1).Node("node-c").Phase(v1.PodRunning).CPU("100m").Obj(),
 			},
 		}
 	}
 	errA := `expected at least one victim pod on node "node-a"`
 	errC := `expected at least one victim pod on node "node-c"`
-	preemptor := func() *v1.Pod { return pod("default", "p", 10, cpu("500m")) }
+	preemptor := func() *v1.Pod { return pod("default", "p", 10).CPU("500m").Obj() }
 
 	t.Run("DryRunPreemption", func(t *testing.T) {
 		potential := []string{"node-a", "node-b", "node-c"}
@@ -1570,19 +1383,19 @@ func testDryRunPreemptionErrors(t *testing.T, impl preempt.Implementation) {
 // and the API calls, with nominated pods and a PDB in play.
 func testPreemptDecision(t *testing.T, impl preempt.Implementation) {
 	c := &preempt.Cluster{
-		Nodes: []*v1.Node{node("node-a", "cpu", "1000m"), node("node-b", "cpu", "1000m"), node("node-c", "cpu", "1000m"), node("node-d", "cpu", "100m")},
+		Nodes: []*v1.Node{node("node-a", "1000m").Obj(), node("node-b", "1000m").Obj(), node("node-c", "1000m").Obj(), node("node-d", "100m").Obj()},
 		Pods: []*v1.Pod{
-			pod("default", "a1", 5, on("node-a"), cpu("500m"), started(ago(time.Hour))),
-			pod("default", "a2", 1, on("node-a"), cpu("500m"), started(ago(time.Hour))),
-			pod("default", "b1", 3, on("node-b"), cpu("1000m"), started(ago(time.Hour)), labeled("app", "guarded")),
-			pod("default", "c1", 20, on("node-c"), cpu("1000m")),
-			pod("default", "nom-high", 50, nominatedTo("node-a")),
-			pod("default", "nom-low", 2, nominatedTo("node-a")),
-			pod("default", "nom-b", 2, nominatedTo("node-b")),
+			pod("default", "a1", 5).Node("node-a").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Obj(),
+			pod("default", "a2", 1).Node("node-a").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Obj(),
+			pod("default", "b1", 3).Node("node-b").Phase(v1.PodRunning).CPU("1000m").StartTime(ago(time.Hour)).Label("app", "guarded").Obj(),
+			pod("default", "c1", 20).Node("node-c").Phase(v1.PodRunning).CPU("1000m").Obj(),
+			pod("default", "nom-high", 50).NominatedNodeName("node-a").Obj(),
+			pod("default", "nom-low", 2).NominatedNodeName("node-a").Obj(),
+			pod("default", "nom-b", 2).NominatedNodeName("node-b").Obj(),
 		},
 		PDBs: []*policyv1.PodDisruptionBudget{pdb("default", "guard", 0, matchLabels("app", "guarded"))},
 	}
-	r := newRequest(pod("default", "p", 10, cpu("500m")), unschedulable("node-a", "node-b", "node-c"))
+	r := newRequest(pod("default", "p", 10).CPU("500m").Obj(), unschedulable("node-a", "node-b", "node-c"))
 	r.Filter["node-d"] = preempt.UnschedulableAndUnresolvable
 	got, err := harness.Run(context.Background(), impl, c, r)
 	if err != nil {
@@ -1615,15 +1428,15 @@ func testPreemptDecision(t *testing.T, impl preempt.Implementation) {
 // TestPreemptFitErrorMessage pins the FitError histogram.
 func testPreemptFitErrorMessage(t *testing.T, impl preempt.Implementation) {
 	c := &preempt.Cluster{
-		Nodes: []*v1.Node{node("n1", "cpu", "1000m"), node("n2", "cpu", "1000m"), node("n3", "cpu", "1000m"), node("n4", "cpu", "1000m"), node("n5", "cpu", "100m")},
+		Nodes: []*v1.Node{node("n1", "1000m").Obj(), node("n2", "1000m").Obj(), node("n3", "1000m").Obj(), node("n4", "1000m").Obj(), node("n5", "100m").Obj()},
 		Pods: []*v1.Pod{
-			pod("default", "hi1", 20, on("n1"), cpu("1000m")),
-			pod("default", "hi2", 20, on("n2"), cpu("600m")), pod("default", "lo2", 1, on("n2"), cpu("100m")),
-			pod("default", "hi3", 20, on("n3"), cpu("600m"), ports(hostPort("", v1.ProtocolTCP, 80))), pod("default", "lo3", 1, on("n3")),
-			pod("default", "lo5", 1, on("n5"), cpu("100m")),
+			pod("default", "hi1", 20).Node("n1").Phase(v1.PodRunning).CPU("1000m").Obj(),
+			pod("default", "hi2", 20).Node("n2").Phase(v1.PodRunning).CPU("600m").Obj(), pod("default", "lo2", 1).Node("n2").Phase(v1.PodRunning).CPU("100m").Obj(),
+			pod("default", "hi3", 20).Node("n3").Phase(v1.PodRunning).CPU("600m").Ports(hostPort("", v1.ProtocolTCP, 80)).Obj(), pod("default", "lo3", 1).Node("n3").Phase(v1.PodRunning).Obj(),
+			pod("default", "lo5", 1).Node("n5").Phase(v1.PodRunning).CPU("100m").Obj(),
 		},
 	}
-	r := newRequest(pod("default", "p", 10, cpu("500m"), ports(hostPort("", v1.ProtocolTCP, 80))), unschedulable("n1", "n2", "n3", "n5"))
+	r := newRequest(pod("default", "p", 10).CPU("500m").Ports(hostPort("", v1.ProtocolTCP, 80)).Obj(), unschedulable("n1", "n2", "n3", "n5"))
 	got, err := harness.Run(context.Background(), impl, c, r)
 	if err != nil {
 		t.Fatal(err)
@@ -1666,12 +1479,12 @@ func testInputsUnchanged(t *testing.T, impl preempt.Implementation) {
 		}
 	}
 	handmade := &preempt.Cluster{
-		Nodes: []*v1.Node{node("n1", "cpu", "1000m"), node("n2", "cpu", "1000m")},
+		Nodes: []*v1.Node{node("n1", "1000m").Obj(), node("n2", "1000m").Obj()},
 		Pods: []*v1.Pod{
-			pod("default", "v1", 1, on("n1"), cpu("600m"), labeled("app", "foo"), condition(v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionTrue})),
-			pod("default", "v2", 1, on("n1"), cpu("300m"), terminating(), labeled("app", "foo")),
-			pod("default", "v3", 1, on("n2"), cpu("900m"), ports(hostPort("", v1.ProtocolTCP, 80))),
-			pod("default", "nom", 0, nominatedTo("n1"), cpu("100m")),
+			pod("default", "v1", 1).Node("n1").Phase(v1.PodRunning).CPU("600m").Label("app", "foo").Conditions([]v1.PodCondition{v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionTrue}}).Obj(),
+			pod("default", "v2", 1).Node("n1").Phase(v1.PodRunning).CPU("300m").DeletionTimestamp(ago(time.Minute)).Label("app", "foo").Obj(),
+			pod("default", "v3", 1).Node("n2").Phase(v1.PodRunning).CPU("900m").Ports(hostPort("", v1.ProtocolTCP, 80)).Obj(),
+			pod("default", "nom", 0).NominatedNodeName("n1").CPU("100m").Obj(),
 		},
 		PDBs: []*policyv1.PodDisruptionBudget{pdb("default", "b", 1, matchLabels("app", "foo"))},
 		// Objects only the volume and namespaceSelector filters read: an
@@ -1694,7 +1507,7 @@ func testInputsUnchanged(t *testing.T, impl preempt.Implementation) {
 		CompositePodGroups: []*preempt.CompositePodGroup{{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "cpg"},
 			Spec: schedulingv1alpha3.CompositePodGroupSpec{Priority: ptr.To[int32](7)}}},
 	}
-	inputs = append(inputs, input{"handmade", handmade, pod("default", "p", 10, cpu("800m"), nominatedTo("n2"))})
+	inputs = append(inputs, input{"handmade", handmade, pod("default", "p", 10).CPU("800m").NominatedNodeName("n2").Obj()})
 
 	for _, in := range inputs {
 		t.Run(in.name, func(t *testing.T) {

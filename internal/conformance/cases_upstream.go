@@ -87,9 +87,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policy "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 )
@@ -102,13 +102,13 @@ var (
 	largeRes     = map[v1.ResourceName]string{v1.ResourceCPU: "300m", v1.ResourceMemory: "300"}
 	veryLargeRes = map[v1.ResourceName]string{v1.ResourceCPU: "500m", v1.ResourceMemory: "500"}
 
-	epochTime  = metav1.NewTime(time.Unix(0, 0))
-	epochTime1 = metav1.NewTime(time.Unix(0, 1))
-	epochTime2 = metav1.NewTime(time.Unix(0, 2))
-	epochTime3 = metav1.NewTime(time.Unix(0, 3))
-	epochTime4 = metav1.NewTime(time.Unix(0, 4))
-	epochTime5 = metav1.NewTime(time.Unix(0, 5))
-	epochTime6 = metav1.NewTime(time.Unix(0, 6))
+	epochTime  = time.Unix(0, 0)
+	epochTime1 = time.Unix(0, 1)
+	epochTime2 = time.Unix(0, 2)
+	epochTime3 = time.Unix(0, 3)
+	epochTime4 = time.Unix(0, 4)
+	epochTime5 = time.Unix(0, 5)
+	epochTime6 = time.Unix(0, 6)
 )
 
 const (
@@ -213,9 +213,9 @@ func testUpstreamPostFilter(t *testing.T, impl preempt.Implementation) {
 	}{
 		{
 			name:   "pod with higher priority can be made schedulable",
-			pod:    st.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Obj(),
-			pods:   []*v1.Pod{st.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj()},
-			nodes:  []*v1.Node{st.MakeNode().Name("node1").Capacity(onePodRes).Obj()},
+			pod:    testobj.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Obj(),
+			pods:   []*v1.Pod{testobj.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj()},
+			nodes:  []*v1.Node{testobj.MakeNode().Name("node1").Capacity(onePodRes).Obj()},
 			filter: unschedulable("node1"),
 			want:   success("node1", 0, []preempt.Victim{vic(def, "p1", 0)}),
 		},
@@ -223,102 +223,102 @@ func testUpstreamPostFilter(t *testing.T, impl preempt.Implementation) {
 			// v1.37: without GenericWorkload (off by default) the pod's
 			// schedulingGroup changes nothing.
 			name:   "pod with SchedulingGroup with GenericWorkload and TAS disabled should preempt",
-			pod:    st.MakePod().Name("p").UID("p").Namespace(def).PodGroupName("foo").Priority(highPriority).Obj(),
-			pods:   []*v1.Pod{st.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj()},
-			nodes:  []*v1.Node{st.MakeNode().Name("node1").Capacity(onePodRes).Obj()},
+			pod:    testobj.MakePod().Name("p").UID("p").Namespace(def).PodGroupName("foo").Priority(highPriority).Obj(),
+			pods:   []*v1.Pod{testobj.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj()},
+			nodes:  []*v1.Node{testobj.MakeNode().Name("node1").Capacity(onePodRes).Obj()},
 			filter: unschedulable("node1"),
 			want:   success("node1", 0, []preempt.Victim{vic(def, "p1", 0)}),
 		},
 		{
 			name:   "pod with tied priority is still unschedulable",
-			pod:    st.MakePod().Name("p").UID("p").Namespace(def).Obj(),
-			pods:   []*v1.Pod{st.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj()},
-			nodes:  []*v1.Node{st.MakeNode().Name("node1").Capacity(onePodRes).Obj()},
+			pod:    testobj.MakePod().Name("p").UID("p").Namespace(def).Obj(),
+			pods:   []*v1.Pod{testobj.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj()},
+			nodes:  []*v1.Node{testobj.MakeNode().Name("node1").Capacity(onePodRes).Obj()},
 			filter: unschedulable("node1"),
 			want:   unschedulableOutcome("0/1 nodes are available: 1 No preemption victims found for incoming pod."),
 		},
 		{
 			name:   "preemption should respect filteredNodesStatuses",
-			pod:    st.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Obj(),
-			pods:   []*v1.Pod{st.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj()},
-			nodes:  []*v1.Node{st.MakeNode().Name("node1").Capacity(onePodRes).Obj()},
+			pod:    testobj.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Obj(),
+			pods:   []*v1.Pod{testobj.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj()},
+			nodes:  []*v1.Node{testobj.MakeNode().Name("node1").Capacity(onePodRes).Obj()},
 			filter: map[string]preempt.Code{"node1": preempt.UnschedulableAndUnresolvable},
 			want:   unschedulableOutcome("0/1 nodes are available: 1 Preemption is not helpful for scheduling."),
 		},
 		{
 			name:   "preemption should respect absent NodeToStatusReader entry meaning UnschedulableAndUnresolvable",
-			pod:    st.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Obj(),
-			pods:   []*v1.Pod{st.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj()},
-			nodes:  []*v1.Node{st.MakeNode().Name("node1").Capacity(onePodRes).Obj()},
+			pod:    testobj.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Obj(),
+			pods:   []*v1.Pod{testobj.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj()},
+			nodes:  []*v1.Node{testobj.MakeNode().Name("node1").Capacity(onePodRes).Obj()},
 			filter: map[string]preempt.Code{},
 			want:   unschedulableOutcome("0/1 nodes are available: 1 Preemption is not helpful for scheduling."),
 		},
 		{
 			name: "pod can be made schedulable on one node",
-			pod:  st.MakePod().Name("p").UID("p").Namespace(def).Priority(midPriority).Obj(),
+			pod:  testobj.MakePod().Name("p").UID("p").Namespace(def).Priority(midPriority).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1").UID("p1").Namespace(def).Priority(highPriority).Node("node1").Obj(),
-				st.MakePod().Name("p2").UID("p2").Namespace(def).Priority(lowPriority).Node("node2").Obj(),
+				testobj.MakePod().Name("p1").UID("p1").Namespace(def).Priority(highPriority).Node("node1").Obj(),
+				testobj.MakePod().Name("p2").UID("p2").Namespace(def).Priority(lowPriority).Node("node2").Obj(),
 			},
-			nodes:  []*v1.Node{st.MakeNode().Name("node1").Capacity(onePodRes).Obj(), st.MakeNode().Name("node2").Capacity(onePodRes).Obj()},
+			nodes:  []*v1.Node{testobj.MakeNode().Name("node1").Capacity(onePodRes).Obj(), testobj.MakeNode().Name("node2").Capacity(onePodRes).Obj()},
 			filter: unschedulable("node1", "node2"),
 			want:   success("node2", 0, []preempt.Victim{vic(def, "p2", lowPriority)}),
 		},
 		{
 			name: "pod can be made schedulable on minHighestPriority node",
-			pod:  st.MakePod().Name("p").UID("p").Namespace(def).Priority(veryHighPriority).Obj(),
+			pod:  testobj.MakePod().Name("p").UID("p").Namespace(def).Priority(veryHighPriority).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1").UID("p1").Label(labelKeyIsViolatingPDB, labelValueNonViolatingPDB).Namespace(def).Priority(highPriority).Node("node1").Obj(),
-				st.MakePod().Name("p2").UID("p2").Label(labelKeyIsViolatingPDB, labelValueViolatingPDB).Namespace(def).Priority(lowPriority).Node("node1").Obj(),
-				st.MakePod().Name("p3").UID("p3").Label(labelKeyIsViolatingPDB, labelValueViolatingPDB).Namespace(def).Priority(midPriority).Node("node2").Obj(),
+				testobj.MakePod().Name("p1").UID("p1").Label(labelKeyIsViolatingPDB, labelValueNonViolatingPDB).Namespace(def).Priority(highPriority).Node("node1").Obj(),
+				testobj.MakePod().Name("p2").UID("p2").Label(labelKeyIsViolatingPDB, labelValueViolatingPDB).Namespace(def).Priority(lowPriority).Node("node1").Obj(),
+				testobj.MakePod().Name("p3").UID("p3").Label(labelKeyIsViolatingPDB, labelValueViolatingPDB).Namespace(def).Priority(midPriority).Node("node2").Obj(),
 			},
 			pdbs: []*policy.PodDisruptionBudget{
-				st.MakePDB().Name("violating-pdb").Namespace(def).MatchLabel(labelKeyIsViolatingPDB, labelValueViolatingPDB).MinAvailable("100%").Obj(),
-				st.MakePDB().Name("non-violating-pdb").Namespace(def).MatchLabel(labelKeyIsViolatingPDB, labelValueNonViolatingPDB).MinAvailable("0").DisruptionsAllowed(math.MaxInt32).Obj(),
+				testobj.MakePDB().Name("violating-pdb").Namespace(def).MatchLabel(labelKeyIsViolatingPDB, labelValueViolatingPDB).MinAvailable("100%").Obj(),
+				testobj.MakePDB().Name("non-violating-pdb").Namespace(def).MatchLabel(labelKeyIsViolatingPDB, labelValueNonViolatingPDB).MinAvailable("0").DisruptionsAllowed(math.MaxInt32).Obj(),
 			},
-			nodes:  []*v1.Node{st.MakeNode().Name("node1").Capacity(onePodRes).Obj(), st.MakeNode().Name("node2").Capacity(onePodRes).Obj()},
+			nodes:  []*v1.Node{testobj.MakeNode().Name("node1").Capacity(onePodRes).Obj(), testobj.MakeNode().Name("node2").Capacity(onePodRes).Obj()},
 			filter: unschedulable("node1", "node2"),
 			want:   success("node2", 1, []preempt.Victim{vic(def, "p3", midPriority)}),
 		},
 		{
 			name: "no candidate nodes found, no enough resource after removing low priority pods",
-			pod:  st.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Req(largeRes).Obj(),
+			pod:  testobj.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Req(largeRes).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj(),
-				st.MakePod().Name("p2").UID("p2").Namespace(def).Node("node2").Obj(),
+				testobj.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj(),
+				testobj.MakePod().Name("p2").UID("p2").Namespace(def).Node("node2").Obj(),
 			},
-			nodes:  []*v1.Node{st.MakeNode().Name("node1").Capacity(nodeRes).Obj(), st.MakeNode().Name("node2").Capacity(nodeRes).Obj()},
+			nodes:  []*v1.Node{testobj.MakeNode().Name("node1").Capacity(nodeRes).Obj(), testobj.MakeNode().Name("node2").Capacity(nodeRes).Obj()},
 			filter: unschedulable("node1", "node2"),
 			want:   unschedulableOutcome("0/2 nodes are available: 2 Insufficient cpu."),
 		},
 		{
 			name: "no candidate nodes found with mixed reasons, no lower priority pod and no enough CPU resource",
-			pod:  st.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Req(largeRes).Obj(),
+			pod:  testobj.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Req(largeRes).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Priority(highPriority).Obj(),
-				st.MakePod().Name("p2").UID("p2").Namespace(def).Node("node2").Obj(),
-				st.MakePod().Name("p3").UID("p3").Namespace(def).Node("node3").Priority(highPriority).Obj(),
+				testobj.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Priority(highPriority).Obj(),
+				testobj.MakePod().Name("p2").UID("p2").Namespace(def).Node("node2").Obj(),
+				testobj.MakePod().Name("p3").UID("p3").Namespace(def).Node("node3").Priority(highPriority).Obj(),
 			},
 			nodes: []*v1.Node{
-				st.MakeNode().Name("node1").Capacity(onePodRes).Obj(),
-				st.MakeNode().Name("node2").Capacity(nodeRes).Obj(),
-				st.MakeNode().Name("node3").Capacity(onePodRes).Obj(),
+				testobj.MakeNode().Name("node1").Capacity(onePodRes).Obj(),
+				testobj.MakeNode().Name("node2").Capacity(nodeRes).Obj(),
+				testobj.MakeNode().Name("node3").Capacity(onePodRes).Obj(),
 			},
 			filter: unschedulable("node1", "node2", "node3"),
 			want:   unschedulableOutcome("0/3 nodes are available: 1 Insufficient cpu, 2 No preemption victims found for incoming pod."),
 		},
 		{
 			name: "no candidate nodes found with mixed reason, 2 UnschedulableAndUnresolvable nodes and 2 nodes don't have enough CPU resource",
-			pod:  st.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Req(largeRes).Obj(),
+			pod:  testobj.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Req(largeRes).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj(),
-				st.MakePod().Name("p2").UID("p2").Namespace(def).Node("node2").Obj(),
+				testobj.MakePod().Name("p1").UID("p1").Namespace(def).Node("node1").Obj(),
+				testobj.MakePod().Name("p2").UID("p2").Namespace(def).Node("node2").Obj(),
 			},
 			nodes: []*v1.Node{
-				st.MakeNode().Name("node1").Capacity(nodeRes).Obj(),
-				st.MakeNode().Name("node2").Capacity(nodeRes).Obj(),
-				st.MakeNode().Name("node3").Capacity(nodeRes).Obj(),
-				st.MakeNode().Name("node4").Capacity(nodeRes).Obj(),
+				testobj.MakeNode().Name("node1").Capacity(nodeRes).Obj(),
+				testobj.MakeNode().Name("node2").Capacity(nodeRes).Obj(),
+				testobj.MakeNode().Name("node3").Capacity(nodeRes).Obj(),
+				testobj.MakeNode().Name("node4").Capacity(nodeRes).Obj(),
 			},
 			filter: map[string]preempt.Code{"node1": preempt.Unschedulable, "node2": preempt.Unschedulable, "node4": preempt.UnschedulableAndUnresolvable},
 			want:   unschedulableOutcome("0/4 nodes are available: 2 Insufficient cpu, 2 Preemption is not helpful for scheduling."),
@@ -350,30 +350,23 @@ func testUpstreamDryRunPreemption(t *testing.T, impl preempt.Implementation) {
 		return preempt.Candidate{Node: node, NumPDBViolations: violations, Victims: victims}
 	}
 	p := func(name string) *v1.Pod {
-		return st.MakePod().Name(name).UID(name).Priority(highPriority).Req(largeRes).Obj()
+		return testobj.MakePod().Name(name).UID(name).Priority(highPriority).Req(largeRes).Obj()
 	}
 	fooPDB := func(allowed int32, disrupted ...string) []*policy.PodDisruptionBudget {
 		// Upstream's PDB has no name; a cluster's must have one.
-		b := &policy.PodDisruptionBudget{
-			ObjectMeta: metav1.ObjectMeta{Name: "pdb"},
-			Spec:       policy.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "foo"}}},
-			Status:     policy.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed},
-		}
+		b := testobj.MakePDB().Name("pdb").MatchLabel("app", "foo").DisruptionsAllowed(allowed)
 		for _, d := range disrupted {
-			if b.Status.DisruptedPods == nil {
-				b.Status.DisruptedPods = map[string]metav1.Time{}
-			}
-			b.Status.DisruptedPods[d] = metav1.NewTime(now)
+			b.DisruptedPod(d, now)
 		}
-		return []*policy.PodDisruptionBudget{b}
+		return []*policy.PodDisruptionBudget{b.Obj()}
 	}
 	fooPod := func(name string) *v1.Pod {
-		return st.MakePod().Name(name).UID(name).Node("node1").Label("app", "foo").Priority(midPriority).Req(mediumRes).Obj()
+		return testobj.MakePod().Name(name).UID(name).Node("node1").Label("app", "foo").Priority(midPriority).Req(mediumRes).Obj()
 	}
 	fiveMid := func() []*v1.Pod {
 		var out []*v1.Pod
 		for _, n := range []string{"1", "2", "3", "4", "5"} {
-			out = append(out, st.MakePod().Name("p"+n).UID("p"+n).Node("node"+n).Priority(midPriority).Req(largeRes).Obj())
+			out = append(out, testobj.MakePod().Name("p"+n).UID("p"+n).Node("node"+n).Priority(midPriority).Req(largeRes).Obj())
 		}
 		return out
 	}
@@ -391,8 +384,8 @@ func testUpstreamDryRunPreemption(t *testing.T, impl preempt.Implementation) {
 			name:      "a pod that fits on both nodes when lower priority pods are preempted",
 			nodeNames: []string{"node1", "node2"},
 			initPods: []*v1.Pod{
-				st.MakePod().Name("p1").UID("p1").Node("node1").Priority(midPriority).Req(largeRes).Obj(),
-				st.MakePod().Name("p2").UID("p2").Node("node2").Priority(midPriority).Req(largeRes).Obj(),
+				testobj.MakePod().Name("p1").UID("p1").Node("node1").Priority(midPriority).Req(largeRes).Obj(),
+				testobj.MakePod().Name("p2").UID("p2").Node("node2").Priority(midPriority).Req(largeRes).Obj(),
 			},
 			cycles: []cycle{{pod: p("p"), offset: 1, want: []preempt.Candidate{
 				cand("node2", 0, vic("", "p2", midPriority)),
@@ -403,19 +396,19 @@ func testUpstreamDryRunPreemption(t *testing.T, impl preempt.Implementation) {
 			name:      "a pod that would fit on the nodes, but other pods running are higher priority, no preemption would happen",
 			nodeNames: []string{"node1", "node2"},
 			initPods: []*v1.Pod{
-				st.MakePod().Name("p1").UID("p1").Node("node1").Priority(midPriority).Req(largeRes).Obj(),
-				st.MakePod().Name("p2").UID("p2").Node("node2").Priority(midPriority).Req(largeRes).Obj(),
+				testobj.MakePod().Name("p1").UID("p1").Node("node1").Priority(midPriority).Req(largeRes).Obj(),
+				testobj.MakePod().Name("p2").UID("p2").Node("node2").Priority(midPriority).Req(largeRes).Obj(),
 			},
-			cycles: []cycle{{pod: st.MakePod().Name("p").UID("p").Priority(lowPriority).Req(largeRes).Obj(), offset: 1,
+			cycles: []cycle{{pod: testobj.MakePod().Name("p").UID("p").Priority(lowPriority).Req(largeRes).Obj(), offset: 1,
 				wantStatuses: []preempt.NodeStatus{noVictims("node1"), noVictims("node2")}}},
 		},
 		{
 			name:      "medium priority pod is preempted, but lower priority one stays as it is small",
 			nodeNames: []string{"node1", "node2"},
 			initPods: []*v1.Pod{
-				st.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
-				st.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(midPriority).Req(largeRes).Obj(),
-				st.MakePod().Name("p2").UID("p2").Node("node2").Priority(midPriority).Req(largeRes).Obj(),
+				testobj.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(midPriority).Req(largeRes).Obj(),
+				testobj.MakePod().Name("p2").UID("p2").Node("node2").Priority(midPriority).Req(largeRes).Obj(),
 			},
 			cycles: []cycle{{pod: p("p"), offset: 1, want: []preempt.Candidate{
 				cand("node2", 0, vic("", "p2", midPriority)),
@@ -428,11 +421,11 @@ func testUpstreamDryRunPreemption(t *testing.T, impl preempt.Implementation) {
 			name:      "mixed priority pods are preempted",
 			nodeNames: []string{"node1", "node2"},
 			initPods: []*v1.Pod{
-				st.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(smallRes).Obj(),
-				st.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
-				st.MakePod().Name("p1.3").UID("p1.3").Node("node1").Priority(midPriority).Req(mediumRes).Obj(),
-				st.MakePod().Name("p1.4").UID("p1.4").Node("node1").Priority(highPriority).Req(smallRes).Obj(),
-				st.MakePod().Name("p2").UID("p2").Node("node2").Priority(highPriority).Req(largeRes).Obj(),
+				testobj.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("p1.3").UID("p1.3").Node("node1").Priority(midPriority).Req(mediumRes).Obj(),
+				testobj.MakePod().Name("p1.4").UID("p1.4").Node("node1").Priority(highPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("p2").UID("p2").Node("node2").Priority(highPriority).Req(largeRes).Obj(),
 			},
 			cycles: []cycle{{pod: p("p"), offset: 1,
 				want:         []preempt.Candidate{cand("node1", 0, vic("", "p1.3", midPriority), vic("", "p1.2", lowPriority))},
@@ -443,11 +436,11 @@ func testUpstreamDryRunPreemption(t *testing.T, impl preempt.Implementation) {
 			name:      "mixed priority pods are preempted, pick later StartTime one when priorities are equal",
 			nodeNames: []string{"node1", "node2"},
 			initPods: []*v1.Pod{
-				st.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(lowPriority).Req(smallRes).StartTime(epochTime5).Obj(),
-				st.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(lowPriority).Req(smallRes).StartTime(epochTime4).Obj(),
-				st.MakePod().Name("p1.3").UID("p1.3").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime3).Obj(),
-				st.MakePod().Name("p1.4").UID("p1.4").Node("node1").Priority(highPriority).Req(smallRes).StartTime(epochTime2).Obj(),
-				st.MakePod().Name("p2").UID("p2").Node("node2").Priority(highPriority).Req(largeRes).StartTime(epochTime1).Obj(),
+				testobj.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(lowPriority).Req(smallRes).StartTime(epochTime5).Obj(),
+				testobj.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(lowPriority).Req(smallRes).StartTime(epochTime4).Obj(),
+				testobj.MakePod().Name("p1.3").UID("p1.3").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime3).Obj(),
+				testobj.MakePod().Name("p1.4").UID("p1.4").Node("node1").Priority(highPriority).Req(smallRes).StartTime(epochTime2).Obj(),
+				testobj.MakePod().Name("p2").UID("p2").Node("node2").Priority(highPriority).Req(largeRes).StartTime(epochTime1).Obj(),
 			},
 			cycles: []cycle{{pod: p("p"), offset: 1,
 				want:         []preempt.Candidate{cand("node1", 0, vic("", "p1.3", midPriority), vic("", "p1.1", lowPriority))},
@@ -459,7 +452,7 @@ func testUpstreamDryRunPreemption(t *testing.T, impl preempt.Implementation) {
 			nodeNames: []string{"node1"},
 			initPods:  []*v1.Pod{fooPod("p1.1"), fooPod("p1.2")},
 			pdbs:      fooPDB(1),
-			cycles: []cycle{{pod: st.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(), offset: 0,
+			cycles: []cycle{{pod: testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(), offset: 0,
 				want: []preempt.Candidate{cand("node1", 1, vic("", "p1.1", midPriority), vic("", "p1.2", midPriority))}}},
 		},
 		{
@@ -467,7 +460,7 @@ func testUpstreamDryRunPreemption(t *testing.T, impl preempt.Implementation) {
 			nodeNames: []string{"node1"},
 			initPods:  []*v1.Pod{fooPod("p1.1"), fooPod("p1.2")},
 			pdbs:      fooPDB(1, "p2"),
-			cycles: []cycle{{pod: st.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(), offset: 0,
+			cycles: []cycle{{pod: testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(), offset: 0,
 				want: []preempt.Candidate{cand("node1", 1, vic("", "p1.1", midPriority), vic("", "p1.2", midPriority))}}},
 		},
 		{
@@ -475,7 +468,7 @@ func testUpstreamDryRunPreemption(t *testing.T, impl preempt.Implementation) {
 			nodeNames: []string{"node1"},
 			initPods:  []*v1.Pod{fooPod("p1.1"), fooPod("p1.2")},
 			pdbs:      fooPDB(1, "p1.2"),
-			cycles: []cycle{{pod: st.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(), offset: 0,
+			cycles: []cycle{{pod: testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(), offset: 0,
 				want: []preempt.Candidate{cand("node1", 0, vic("", "p1.1", midPriority), vic("", "p1.2", midPriority))}}},
 		},
 		{
@@ -483,7 +476,7 @@ func testUpstreamDryRunPreemption(t *testing.T, impl preempt.Implementation) {
 			nodeNames: []string{"node1"},
 			initPods:  []*v1.Pod{fooPod("p1.1"), fooPod("p1.2"), fooPod("p1.3")},
 			pdbs:      fooPDB(1, "p1.3"),
-			cycles: []cycle{{pod: st.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(), offset: 0,
+			cycles: []cycle{{pod: testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(), offset: 0,
 				want: []preempt.Candidate{cand("node1", 1, vic("", "p1.1", midPriority), vic("", "p1.2", midPriority), vic("", "p1.3", midPriority))}}},
 		},
 		{
@@ -550,7 +543,7 @@ func testUpstreamDryRunPreemption(t *testing.T, impl preempt.Implementation) {
 		t.Run(tt.name, func(t *testing.T) {
 			var nodes []*v1.Node
 			for _, n := range tt.nodeNames {
-				nodes = append(nodes, st.MakeNode().Name(n).Label(labelKeys[0], n).Capacity(veryLargeRes).Obj())
+				nodes = append(nodes, testobj.MakeNode().Name(n).Label(labelKeys[0], n).Capacity(veryLargeRes).Obj())
 			}
 			ev := newEvaluator(t, impl, &preempt.Cluster{Nodes: nodes, Pods: tt.initPods, PDBs: tt.pdbs})
 			cfg := preempt.DefaultConfig()
@@ -583,133 +576,133 @@ func testUpstreamSelectBestCandidate(t *testing.T, impl preempt.Implementation) 
 			// (upstream: node1 or node2).
 			name:      "a pod that fits on both nodes when lower priority pods are preempted",
 			nodeNames: []string{"node1", "node2"},
-			pod:       st.MakePod().Name("p").UID("p").Priority(highPriority).Req(largeRes).Obj(),
+			pod:       testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(largeRes).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1").UID("p1").Node("node1").Priority(midPriority).Req(largeRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p2").UID("p2").Node("node2").Priority(midPriority).Req(largeRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p1").UID("p1").Node("node1").Priority(midPriority).Req(largeRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p2").UID("p2").Node("node2").Priority(midPriority).Req(largeRes).StartTime(epochTime).Obj(),
 			},
 			want: preempt.Candidate{Node: "node2", Victims: []preempt.Victim{vic("", "p2", midPriority)}},
 		},
 		{
 			name:      "node with min highest priority pod is picked",
 			nodeNames: []string{"node1", "node2", "node3"},
-			pod:       st.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(),
+			pod:       testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(midPriority).Req(largeRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p2.2").UID("p2.2").Node("node2").Priority(lowPriority).Req(mediumRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(lowPriority).Req(mediumRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(lowPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(midPriority).Req(largeRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p2.2").UID("p2.2").Node("node2").Priority(lowPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(lowPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(lowPriority).Req(mediumRes).StartTime(epochTime).Obj(),
 			},
 			want: preempt.Candidate{Node: "node3", Victims: []preempt.Victim{vic("", "p3.1", lowPriority), vic("", "p3.2", lowPriority)}},
 		},
 		{
 			name:      "when highest priorities are the same, minimum sum of priorities is picked",
 			nodeNames: []string{"node1", "node2", "node3"},
-			pod:       st.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(),
+			pod:       testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(midPriority).Req(largeRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(midPriority).Req(largeRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p2.2").UID("p2.2").Node("node2").Priority(lowPriority).Req(mediumRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(midPriority).Req(largeRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(midPriority).Req(largeRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p2.2").UID("p2.2").Node("node2").Priority(lowPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
 			},
 			want: preempt.Candidate{Node: "node2", Victims: []preempt.Victim{vic("", "p2.1", midPriority), vic("", "p2.2", lowPriority)}},
 		},
 		{
 			name:      "when highest priority and sum are the same, minimum number of pods is picked",
 			nodeNames: []string{"node1", "node2", "node3"},
-			pod:       st.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(),
+			pod:       testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(negPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p1.3").UID("p1.3").Node("node1").Priority(midPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p1.4").UID("p1.4").Node("node1").Priority(negPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(midPriority).Req(largeRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p2.2").UID("p2.2").Node("node2").Priority(negPriority).Req(mediumRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(negPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p3.3").UID("p3.3").Node("node3").Priority(lowPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(negPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p1.3").UID("p1.3").Node("node1").Priority(midPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p1.4").UID("p1.4").Node("node1").Priority(negPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(midPriority).Req(largeRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p2.2").UID("p2.2").Node("node2").Priority(negPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(negPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p3.3").UID("p3.3").Node("node3").Priority(lowPriority).Req(smallRes).StartTime(epochTime).Obj(),
 			},
 			want: preempt.Candidate{Node: "node2", Victims: []preempt.Victim{vic("", "p2.1", midPriority), vic("", "p2.2", negPriority)}},
 		},
 		{
 			name:      "sum of adjusted priorities is considered",
 			nodeNames: []string{"node1", "node2", "node3"},
-			pod:       st.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(),
+			pod:       testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(negPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p1.3").UID("p1.3").Node("node1").Priority(negPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(midPriority).Req(largeRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p2.2").UID("p2.2").Node("node2").Priority(negPriority).Req(mediumRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(negPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p3.3").UID("p3.3").Node("node3").Priority(lowPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(negPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p1.3").UID("p1.3").Node("node1").Priority(negPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(midPriority).Req(largeRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p2.2").UID("p2.2").Node("node2").Priority(negPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(negPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p3.3").UID("p3.3").Node("node3").Priority(lowPriority).Req(smallRes).StartTime(epochTime).Obj(),
 			},
 			want: preempt.Candidate{Node: "node2", Victims: []preempt.Victim{vic("", "p2.1", midPriority), vic("", "p2.2", negPriority)}},
 		},
 		{
 			name:      "non-overlapping lowest high priority, sum priorities, and number of pods",
 			nodeNames: []string{"node1", "node2", "node3", "node4"},
-			pod:       st.MakePod().Name("p").UID("p").Priority(veryHighPriority).Req(veryLargeRes).Obj(),
+			pod:       testobj.MakePod().Name("p").UID("p").Priority(veryHighPriority).Req(veryLargeRes).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(lowPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p1.3").UID("p1.3").Node("node1").Priority(lowPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(highPriority).Req(largeRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(lowPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p3.3").UID("p3.3").Node("node3").Priority(lowPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p3.4").UID("p3.4").Node("node3").Priority(lowPriority).Req(mediumRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p4.1").UID("p4.1").Node("node4").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p4.2").UID("p4.2").Node("node4").Priority(midPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p4.3").UID("p4.3").Node("node4").Priority(midPriority).Req(smallRes).StartTime(epochTime).Obj(),
-				st.MakePod().Name("p4.4").UID("p4.4").Node("node4").Priority(negPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(lowPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p1.3").UID("p1.3").Node("node1").Priority(lowPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(highPriority).Req(largeRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(lowPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p3.3").UID("p3.3").Node("node3").Priority(lowPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p3.4").UID("p3.4").Node("node3").Priority(lowPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p4.1").UID("p4.1").Node("node4").Priority(midPriority).Req(mediumRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p4.2").UID("p4.2").Node("node4").Priority(midPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p4.3").UID("p4.3").Node("node4").Priority(midPriority).Req(smallRes).StartTime(epochTime).Obj(),
+				testobj.MakePod().Name("p4.4").UID("p4.4").Node("node4").Priority(negPriority).Req(smallRes).StartTime(epochTime).Obj(),
 			},
 			want: preempt.Candidate{Node: "node1", Victims: []preempt.Victim{vic("", "p1.1", midPriority), vic("", "p1.2", lowPriority), vic("", "p1.3", lowPriority)}},
 		},
 		{
 			name:      "same priority, same number of victims, different start time for each node's pod",
 			nodeNames: []string{"node1", "node2", "node3"},
-			pod:       st.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(),
+			pod:       testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime2).Obj(),
-				st.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime2).Obj(),
-				st.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(midPriority).Req(mediumRes).StartTime(epochTime3).Obj(),
-				st.MakePod().Name("p2.2").UID("p2.2").Node("node2").Priority(midPriority).Req(mediumRes).StartTime(epochTime3).Obj(),
-				st.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime1).Obj(),
-				st.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime1).Obj(),
+				testobj.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime2).Obj(),
+				testobj.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime2).Obj(),
+				testobj.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(midPriority).Req(mediumRes).StartTime(epochTime3).Obj(),
+				testobj.MakePod().Name("p2.2").UID("p2.2").Node("node2").Priority(midPriority).Req(mediumRes).StartTime(epochTime3).Obj(),
+				testobj.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime1).Obj(),
+				testobj.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime1).Obj(),
 			},
 			want: preempt.Candidate{Node: "node2", Victims: []preempt.Victim{vic("", "p2.1", midPriority), vic("", "p2.2", midPriority)}},
 		},
 		{
 			name:      "same priority, same number of victims, different start time for all pods",
 			nodeNames: []string{"node1", "node2", "node3"},
-			pod:       st.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(),
+			pod:       testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime4).Obj(),
-				st.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime2).Obj(),
-				st.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(midPriority).Req(mediumRes).StartTime(epochTime5).Obj(),
-				st.MakePod().Name("p2.2").UID("p2.2").Node("node2").Priority(midPriority).Req(mediumRes).StartTime(epochTime1).Obj(),
-				st.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime3).Obj(),
-				st.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime6).Obj(),
+				testobj.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime4).Obj(),
+				testobj.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime2).Obj(),
+				testobj.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(midPriority).Req(mediumRes).StartTime(epochTime5).Obj(),
+				testobj.MakePod().Name("p2.2").UID("p2.2").Node("node2").Priority(midPriority).Req(mediumRes).StartTime(epochTime1).Obj(),
+				testobj.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime3).Obj(),
+				testobj.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime6).Obj(),
 			},
 			want: preempt.Candidate{Node: "node3", Victims: []preempt.Victim{vic("", "p3.1", midPriority), vic("", "p3.2", midPriority)}},
 		},
 		{
 			name:      "different priority, same number of victims, different start time for all pods",
 			nodeNames: []string{"node1", "node2", "node3"},
-			pod:       st.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(),
+			pod:       testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(veryLargeRes).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(lowPriority).Req(mediumRes).StartTime(epochTime4).Obj(),
-				st.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime2).Obj(),
-				st.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(midPriority).Req(mediumRes).StartTime(epochTime6).Obj(),
-				st.MakePod().Name("p2.2").UID("p2.2").Node("node2").Priority(lowPriority).Req(mediumRes).StartTime(epochTime1).Obj(),
-				st.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(lowPriority).Req(mediumRes).StartTime(epochTime3).Obj(),
-				st.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime5).Obj(),
+				testobj.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(lowPriority).Req(mediumRes).StartTime(epochTime4).Obj(),
+				testobj.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(midPriority).Req(mediumRes).StartTime(epochTime2).Obj(),
+				testobj.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(midPriority).Req(mediumRes).StartTime(epochTime6).Obj(),
+				testobj.MakePod().Name("p2.2").UID("p2.2").Node("node2").Priority(lowPriority).Req(mediumRes).StartTime(epochTime1).Obj(),
+				testobj.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(lowPriority).Req(mediumRes).StartTime(epochTime3).Obj(),
+				testobj.MakePod().Name("p3.2").UID("p3.2").Node("node3").Priority(midPriority).Req(mediumRes).StartTime(epochTime5).Obj(),
 			},
 			want: preempt.Candidate{Node: "node2", Victims: []preempt.Victim{vic("", "p2.1", midPriority), vic("", "p2.2", lowPriority)}},
 		},
@@ -718,7 +711,7 @@ func testUpstreamSelectBestCandidate(t *testing.T, impl preempt.Implementation) 
 		t.Run(tt.name, func(t *testing.T) {
 			var nodes []*v1.Node
 			for _, n := range tt.nodeNames {
-				nodes = append(nodes, st.MakeNode().Name(n).Capacity(veryLargeRes).Obj())
+				nodes = append(nodes, testobj.MakeNode().Name(n).Capacity(veryLargeRes).Obj())
 			}
 			ev := newEvaluator(t, impl, &preempt.Cluster{Nodes: nodes, Pods: tt.pods})
 			// rand.New(rand.NewSource(4)).Int31n(n) is 1 for n = 2, 3, 4.
@@ -759,26 +752,26 @@ func testUpstreamPodEligibleToPreemptOthers(t *testing.T, impl preempt.Implement
 	}{
 		{
 			name:   "Pod with nominated node",
-			pod:    st.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
-			pods:   []*v1.Pod{st.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").Terminating().Obj()},
+			pod:    testobj.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
+			pods:   []*v1.Pod{testobj.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").Terminating().Obj()},
 			nodes:  []string{"node1"},
 			filter: map[string]preempt.Code{"node1": preempt.UnschedulableAndUnresolvable},
 			want:   result{true, ""},
 		},
 		{
 			name: "Pod without nominated node",
-			pod:  st.MakePod().Name("p_without_nominated_node").UID("p").Priority(highPriority).Obj(),
+			pod:  testobj.MakePod().Name("p_without_nominated_node").UID("p").Priority(highPriority).Obj(),
 			want: result{true, ""},
 		},
 		{
 			name: "Pod with 'PreemptNever' preemption policy",
-			pod:  st.MakePod().Name("p_with_preempt_never_policy").UID("p").Priority(highPriority).PreemptionPolicy(v1.PreemptNever).Obj(),
+			pod:  testobj.MakePod().Name("p_with_preempt_never_policy").UID("p").Priority(highPriority).PreemptionPolicy(v1.PreemptNever).Obj(),
 			want: result{false, "not eligible due to preemptionPolicy=Never."},
 		},
 		{
 			name: "preemption victim pod terminating, as indicated by the dedicated DisruptionTarget condition",
-			pod:  st.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
-			pods: []*v1.Pod{st.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").Terminating().
+			pod:  testobj.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
+			pods: []*v1.Pod{testobj.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").Terminating().
 				Condition(v1.DisruptionTarget, v1.ConditionTrue, v1.PodReasonPreemptionByScheduler).Obj()},
 			nodes:  []string{"node1"},
 			filter: unschedulable("node1"),
@@ -788,8 +781,8 @@ func testUpstreamPodEligibleToPreemptOthers(t *testing.T, impl preempt.Implement
 		// nominated node's lower-priority pod.
 		{
 			name: "PodTerminatingByPreemption: pod without DeletionTimestamp",
-			pod:  st.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
-			pods: []*v1.Pod{st.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").
+			pod:  testobj.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
+			pods: []*v1.Pod{testobj.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").
 				Condition(v1.DisruptionTarget, v1.ConditionTrue, v1.PodReasonPreemptionByScheduler).Obj()},
 			nodes:  []string{"node1"},
 			filter: unschedulable("node1"),
@@ -797,8 +790,8 @@ func testUpstreamPodEligibleToPreemptOthers(t *testing.T, impl preempt.Implement
 		},
 		{
 			name: "PodTerminatingByPreemption: pod with DeletionTimestamp, DisruptionTarget condition status False",
-			pod:  st.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
-			pods: []*v1.Pod{st.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").Terminating().
+			pod:  testobj.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
+			pods: []*v1.Pod{testobj.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").Terminating().
 				Condition(v1.DisruptionTarget, v1.ConditionFalse, v1.PodReasonPreemptionByScheduler).Obj()},
 			nodes:  []string{"node1"},
 			filter: unschedulable("node1"),
@@ -806,8 +799,8 @@ func testUpstreamPodEligibleToPreemptOthers(t *testing.T, impl preempt.Implement
 		},
 		{
 			name: "PodTerminatingByPreemption: pod with DeletionTimestamp, DisruptionTarget condition reason not PreemptionByScheduler",
-			pod:  st.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
-			pods: []*v1.Pod{st.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").Terminating().
+			pod:  testobj.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
+			pods: []*v1.Pod{testobj.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").Terminating().
 				Condition(v1.DisruptionTarget, v1.ConditionTrue, "EvictionByEvictionAPI").Obj()},
 			nodes:  []string{"node1"},
 			filter: unschedulable("node1"),
@@ -815,8 +808,8 @@ func testUpstreamPodEligibleToPreemptOthers(t *testing.T, impl preempt.Implement
 		},
 		{
 			name:   "non-victim Pods terminating",
-			pod:    st.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
-			pods:   []*v1.Pod{st.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").Terminating().Obj()},
+			pod:    testobj.MakePod().Name("p_with_nominated_node").UID("p").Priority(highPriority).NominatedNodeName("node1").Obj(),
+			pods:   []*v1.Pod{testobj.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").Terminating().Obj()},
 			nodes:  []string{"node1"},
 			filter: unschedulable("node1"),
 			want:   result{true, ""},
@@ -826,7 +819,7 @@ func testUpstreamPodEligibleToPreemptOthers(t *testing.T, impl preempt.Implement
 		t.Run(tt.name, func(t *testing.T) {
 			var nodes []*v1.Node
 			for _, n := range tt.nodes {
-				nodes = append(nodes, st.MakeNode().Name(n).Obj())
+				nodes = append(nodes, testobj.MakeNode().Name(n).Capacity(nil).Obj())
 			}
 			ev := newEvaluator(t, impl, &preempt.Cluster{Nodes: nodes, Pods: tt.pods})
 			ok, msg := ev.PodEligibleToPreemptOthers(&preempt.Request{Pod: tt.pod, Filter: tt.filter, Config: preempt.DefaultConfig(), Now: now})
@@ -842,11 +835,7 @@ func testUpstreamPodEligibleToPreemptOthers(t *testing.T, impl preempt.Implement
 // veryLargeRes, the default profile's filters (upstream registers
 // NodeResourcesFit only, the one that fails for these pods).
 func testUpstreamSelectVictimsOnNode(t *testing.T, impl preempt.Implementation) {
-	pdbFoo := []*policy.PodDisruptionBudget{{
-		ObjectMeta: metav1.ObjectMeta{Name: "pdb"},
-		Spec:       policy.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "foo"}}},
-		Status:     policy.PodDisruptionBudgetStatus{DisruptionsAllowed: 0},
-	}}
+	pdbFoo := []*policy.PodDisruptionBudget{testobj.MakePDB().Name("pdb").MatchLabel("app", "foo").DisruptionsAllowed(0).Obj()}
 	ok := preempt.Status{Code: preempt.Success}
 	tests := []struct {
 		name      string
@@ -857,55 +846,55 @@ func testUpstreamSelectVictimsOnNode(t *testing.T, impl preempt.Implementation) 
 	}{
 		{
 			name:      "Basic: Preempt single lower priority pod",
-			initPods:  []*v1.Pod{st.MakePod().Name("victim").UID("v1").Node("node1").Priority(lowPriority).Req(largeRes).Obj()},
-			preemptor: st.MakePod().Name("p").UID("p").Priority(highPriority).Req(largeRes).Obj(),
+			initPods:  []*v1.Pod{testobj.MakePod().Name("victim").UID("v1").Node("node1").Priority(lowPriority).Req(largeRes).Obj()},
+			preemptor: testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(largeRes).Obj(),
 			want:      victimsResult{[]preempt.Victim{vic("", "victim", lowPriority)}, 0, ok},
 		},
 		{
 			name: "Priority: Prefer lower priority victim",
 			initPods: []*v1.Pod{
-				st.MakePod().Name("high-prio").UID("v3").Node("node1").Priority(highPriority).Req(smallRes).Obj(),
-				st.MakePod().Name("mid-prio").UID("v2").Node("node1").Priority(midPriority).Req(smallRes).Obj(),
-				st.MakePod().Name("low-prio").UID("v1").Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("high-prio").UID("v3").Node("node1").Priority(highPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("mid-prio").UID("v2").Node("node1").Priority(midPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("low-prio").UID("v1").Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
 			},
-			preemptor: st.MakePod().Name("p").UID("p").Priority(highPriority).Req(largeRes).Obj(),
+			preemptor: testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(largeRes).Obj(),
 			want:      victimsResult{[]preempt.Victim{vic("", "low-prio", lowPriority)}, 0, ok},
 		},
 		{
 			name: "PDB: Prefer non-violating victim with higher priority over violating victim with lower priority",
 			initPods: []*v1.Pod{
-				st.MakePod().Name("victim-pdb").UID("v1").Node("node1").Label("app", "foo").Priority(lowPriority).Req(mediumRes).Obj(),
-				st.MakePod().Name("victim-no-pdb").UID("v2").Node("node1").Priority(midPriority).Req(mediumRes).Obj(),
+				testobj.MakePod().Name("victim-pdb").UID("v1").Node("node1").Label("app", "foo").Priority(lowPriority).Req(mediumRes).Obj(),
+				testobj.MakePod().Name("victim-no-pdb").UID("v2").Node("node1").Priority(midPriority).Req(mediumRes).Obj(),
 			},
 			pdbs:      pdbFoo,
-			preemptor: st.MakePod().Name("p").UID("p").Priority(highPriority).Req(largeRes).Obj(),
+			preemptor: testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(largeRes).Obj(),
 			want:      victimsResult{[]preempt.Victim{vic("", "victim-no-pdb", midPriority)}, 0, ok},
 		},
 		{
 			name: "PDB: Prefer lower prioirity pod for preemption, when preemption without pdb violation is not possible",
 			initPods: []*v1.Pod{
-				st.MakePod().Name("v1").UID("v1").Node("node1").Label("app", "foo").Priority(lowPriority).Req(mediumRes).Obj(),
-				st.MakePod().Name("v2").UID("v2").Node("node1").Label("app", "foo").Priority(midPriority).Req(mediumRes).Obj(),
+				testobj.MakePod().Name("v1").UID("v1").Node("node1").Label("app", "foo").Priority(lowPriority).Req(mediumRes).Obj(),
+				testobj.MakePod().Name("v2").UID("v2").Node("node1").Label("app", "foo").Priority(midPriority).Req(mediumRes).Obj(),
 			},
 			pdbs:      pdbFoo,
-			preemptor: st.MakePod().Name("p").UID("p").Priority(highPriority).Req(largeRes).Obj(),
+			preemptor: testobj.MakePod().Name("p").UID("p").Priority(highPriority).Req(largeRes).Obj(),
 			want:      victimsResult{[]preempt.Victim{vic("", "v1", lowPriority)}, 1, ok},
 		},
 		{
 			name:      "Failure: Cannot preempt the victim with higher priority",
-			initPods:  []*v1.Pod{st.MakePod().Name("victim").UID("v1").Node("node1").Priority(highPriority).Obj()},
-			preemptor: st.MakePod().Name("p").UID("p").Priority(midPriority).Obj(),
+			initPods:  []*v1.Pod{testobj.MakePod().Name("victim").UID("v1").Node("node1").Priority(highPriority).Obj()},
+			preemptor: testobj.MakePod().Name("p").UID("p").Priority(midPriority).Obj(),
 			want:      victimsResult{nil, 0, preempt.Status{Code: preempt.UnschedulableAndUnresolvable, Reasons: []string{reasonNoVictims}}},
 		},
 		{
 			name:      "Failure: Cannot preempt if node is empty",
-			preemptor: st.MakePod().Name("p").UID("p").Priority(midPriority).Obj(),
+			preemptor: testobj.MakePod().Name("p").UID("p").Priority(midPriority).Obj(),
 			want:      victimsResult{nil, 0, preempt.Status{Code: preempt.UnschedulableAndUnresolvable, Reasons: []string{reasonNoVictims}}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &preempt.Cluster{Nodes: []*v1.Node{st.MakeNode().Name("node1").Capacity(veryLargeRes).Obj()}, Pods: tt.initPods, PDBs: tt.pdbs}
+			c := &preempt.Cluster{Nodes: []*v1.Node{testobj.MakeNode().Name("node1").Capacity(veryLargeRes).Obj()}, Pods: tt.initPods, PDBs: tt.pdbs}
 			got := selectVictims(t, impl, c, tt.preemptor, "node1")
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("SelectVictimsOnNode (-want +got):\n%s", diff)
@@ -925,12 +914,12 @@ func testUpstreamPreempt(t *testing.T, impl preempt.Implementation) {
 	}{
 		{
 			name: "basic preemption logic",
-			pod:  st.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Req(veryLargeRes).PreemptionPolicy(v1.PreemptLowerPriority).Obj(),
+			pod:  testobj.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Req(veryLargeRes).PreemptionPolicy(v1.PreemptLowerPriority).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
-				st.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
-				st.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(highPriority).Req(largeRes).Obj(),
-				st.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).Obj(),
+				testobj.MakePod().Name("p1.1").UID("p1.1").Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("p2.1").UID("p2.1").Node("node2").Priority(highPriority).Req(largeRes).Obj(),
+				testobj.MakePod().Name("p3.1").UID("p3.1").Node("node3").Priority(midPriority).Req(mediumRes).Obj(),
 			},
 			nodeNames: []string{"node1", "node2", "node3"},
 			want: decisionOutcome{Eligible: true, Status: preempt.Success, Message: successMsg("node1", 2), NominatedNode: "node1",
@@ -943,24 +932,24 @@ func testUpstreamPreempt(t *testing.T, impl preempt.Implementation) {
 		},
 		{
 			name: "no preempting in pod",
-			pod:  st.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Req(veryLargeRes).PreemptionPolicy(v1.PreemptNever).Obj(),
+			pod:  testobj.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Req(veryLargeRes).PreemptionPolicy(v1.PreemptNever).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1.1").UID("p1.1").Namespace(def).Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
-				st.MakePod().Name("p1.2").UID("p1.2").Namespace(def).Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
-				st.MakePod().Name("p2.1").UID("p2.1").Namespace(def).Node("node2").Priority(highPriority).Req(largeRes).Obj(),
-				st.MakePod().Name("p3.1").UID("p3.1").Namespace(def).Node("node3").Priority(midPriority).Req(mediumRes).Obj(),
+				testobj.MakePod().Name("p1.1").UID("p1.1").Namespace(def).Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("p1.2").UID("p1.2").Namespace(def).Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("p2.1").UID("p2.1").Namespace(def).Node("node2").Priority(highPriority).Req(largeRes).Obj(),
+				testobj.MakePod().Name("p3.1").UID("p3.1").Namespace(def).Node("node3").Priority(midPriority).Req(mediumRes).Obj(),
 			},
 			nodeNames: []string{"node1", "node2", "node3"},
 			want:      decisionOutcome{Eligible: false, Status: preempt.Unschedulable, Message: "not eligible due to preemptionPolicy=Never."},
 		},
 		{
 			name: "PreemptionPolicy is nil",
-			pod:  st.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Req(veryLargeRes).Obj(),
+			pod:  testobj.MakePod().Name("p").UID("p").Namespace(def).Priority(highPriority).Req(veryLargeRes).Obj(),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1.1").UID("p1.1").Namespace(def).Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
-				st.MakePod().Name("p1.2").UID("p1.2").Namespace(def).Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
-				st.MakePod().Name("p2.1").UID("p2.1").Namespace(def).Node("node2").Priority(highPriority).Req(largeRes).Obj(),
-				st.MakePod().Name("p3.1").UID("p3.1").Namespace(def).Node("node3").Priority(midPriority).Req(mediumRes).Obj(),
+				testobj.MakePod().Name("p1.1").UID("p1.1").Namespace(def).Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("p1.2").UID("p1.2").Namespace(def).Node("node1").Priority(lowPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("p2.1").UID("p2.1").Namespace(def).Node("node2").Priority(highPriority).Req(largeRes).Obj(),
+				testobj.MakePod().Name("p3.1").UID("p3.1").Namespace(def).Node("node3").Priority(midPriority).Req(mediumRes).Obj(),
 			},
 			nodeNames: []string{"node1", "node2", "node3"},
 			want: decisionOutcome{Eligible: true, Status: preempt.Success, Message: successMsg("node1", 2), NominatedNode: "node1",
@@ -977,7 +966,7 @@ func testUpstreamPreempt(t *testing.T, impl preempt.Implementation) {
 		t.Run(tt.name, func(t *testing.T) {
 			var nodes []*v1.Node
 			for _, n := range tt.nodeNames {
-				nodes = append(nodes, st.MakeNode().Name(n).Label(labelKeys[0], n).Capacity(veryLargeRes).Obj())
+				nodes = append(nodes, testobj.MakeNode().Name(n).Label(labelKeys[0], n).Capacity(veryLargeRes).Obj())
 			}
 			testPod := tt.pod.DeepCopy()
 			testPods := make([]*v1.Pod, len(tt.pods))
@@ -1026,27 +1015,20 @@ func testUpstreamPreempt(t *testing.T, impl preempt.Implementation) {
 // reprieved first.
 func testUpstreamFilterVictimsWithPDBViolation(t *testing.T, impl preempt.Implementation) {
 	def := metav1.NamespaceDefault
-	mk := func(w *st.PodWrapper, age int) *v1.Pod {
-		p := w.Node("n").Priority(1).Req(map[v1.ResourceName]string{v1.ResourceCPU: "500m"}).Obj()
-		withUID("uid-" + p.Namespace + "-" + p.Name)(p)
-		ts := metav1.NewTime(now.Add(-time.Duration(age) * time.Hour))
-		p.Status.StartTime = &ts
-		return p
+	mk := func(w *testobj.PodWrapper, age int) *v1.Pod {
+		return w.UID("uid-" + w.ObjectMeta.Namespace + "-" + w.ObjectMeta.Name).Node("n").Priority(1).Req(map[v1.ResourceName]string{v1.ResourceCPU: "500m"}).
+			StartTime(now.Add(-time.Duration(age) * time.Hour)).Obj()
 	}
-	viNoPDBMatch := func() *v1.Pod { return mk(st.MakePod().Name("p1").Label("app", "foo"), 2) }
-	viMatchPDB := func() *v1.Pod { return mk(st.MakePod().Name("p1").Namespace(def).Label("app", "foo"), 2) }
-	viMatchPDB2 := func() *v1.Pod { return mk(st.MakePod().Name("p2").Namespace(def).Label("app", "foo"), 1) }
+	viNoPDBMatch := func() *v1.Pod { return mk(testobj.MakePod().Name("p1").Label("app", "foo"), 2) }
+	viMatchPDB := func() *v1.Pod { return mk(testobj.MakePod().Name("p1").Namespace(def).Label("app", "foo"), 2) }
+	viMatchPDB2 := func() *v1.Pod { return mk(testobj.MakePod().Name("p2").Namespace(def).Label("app", "foo"), 1) }
 	viMatchMultiplePDBs := func() *v1.Pod {
-		return mk(st.MakePod().Name("p1").Namespace(def).Label("app", "foo").Label("tier", "backend"), 2)
+		return mk(testobj.MakePod().Name("p1").Namespace(def).Label("app", "foo").Label("tier", "backend"), 2)
 	}
 	numPDBs := 0
 	mkPDB := func(sel *metav1.LabelSelector, allowed int32) *policy.PodDisruptionBudget {
 		numPDBs++
-		return &policy.PodDisruptionBudget{
-			ObjectMeta: metav1.ObjectMeta{Namespace: def, Name: fmt.Sprintf("pdb-%d", numPDBs)},
-			Spec:       policy.PodDisruptionBudgetSpec{Selector: sel},
-			Status:     policy.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed},
-		}
+		return testobj.MakePDB().Namespace(def).Name(fmt.Sprintf("pdb-%d", numPDBs)).Selector(sel).DisruptionsAllowed(allowed).Obj()
 	}
 	ok := preempt.Status{Code: preempt.Success}
 	tests := []struct {
@@ -1099,8 +1081,8 @@ func testUpstreamFilterVictimsWithPDBViolation(t *testing.T, impl preempt.Implem
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "cpu", "1000m")}, Pods: tt.victims, PDBs: tt.pdbs}
-			got := selectVictims(t, impl, c, pod(def, "preemptor", 10, cpu(tt.preemptor)), "n")
+			c := &preempt.Cluster{Nodes: []*v1.Node{node("n", "1000m").Obj()}, Pods: tt.victims, PDBs: tt.pdbs}
+			got := selectVictims(t, impl, c, pod(def, "preemptor", 10).CPU(tt.preemptor).Obj(), "n")
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("SelectVictimsOnNode (-want +got):\n%s", diff)
 			}
@@ -1121,16 +1103,16 @@ func testUpstreamAffinityAndSpread(t *testing.T, impl preempt.Implementation) {
 		var out []*v1.Node
 		for _, nz := range names {
 			name, zone, _ := strings.Cut(nz, "/")
-			n := st.MakeNode().Name(name).Label("hostname", name).Capacity(veryLargeRes).Obj()
+			n := testobj.MakeNode().Name(name).Label("hostname", name).Capacity(veryLargeRes)
 			if zone != "" {
-				n.Labels["zone"] = zone
+				n.Label("zone", zone)
 			}
-			out = append(out, n)
+			out = append(out, n.Obj())
 		}
 		return out
 	}
-	foo := st.MakeLabelSelector().Exists("foo").Obj()
-	spreadPod := st.MakePod().Name("p").UID("p").Namespace(v1.NamespaceDefault).Label("foo", "").Priority(highPriority).
+	foo := testobj.MakeLabelSelector().Exists("foo").Obj()
+	spreadPod := testobj.MakePod().Name("p").UID("p").Namespace(v1.NamespaceDefault).Label("foo", "").Priority(highPriority).
 		SpreadConstraint(1, "zone", v1.DoNotSchedule, foo, nil, nil, nil, nil).
 		SpreadConstraint(1, "hostname", v1.DoNotSchedule, foo, nil, nil, nil, nil).Obj()
 	tests := []struct {
@@ -1143,29 +1125,29 @@ func testUpstreamAffinityAndSpread(t *testing.T, impl preempt.Implementation) {
 	}{
 		{
 			name:  "pod with anti-affinity is preempted",
-			pod:   st.MakePod().Name("p").UID("p").Label("foo", "").Priority(highPriority).Req(smallRes).Obj(),
+			pod:   testobj.MakePod().Name("p").UID("p").Label("foo", "").Priority(highPriority).Req(smallRes).Obj(),
 			nodes: nodes("node1", "node2"),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p1.1").UID("p1.1").Node("node1").Label("foo", "").Priority(lowPriority).Req(smallRes).
-					PodAntiAffinityExists("foo", "hostname", st.PodAntiAffinityWithRequiredReq).Obj(),
-				st.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(midPriority).Req(smallRes).Obj(),
-				st.MakePod().Name("p1.3").UID("p1.3").Node("node1").Priority(highPriority).Req(smallRes).Obj(),
-				st.MakePod().Name("p2").UID("p2").Node("node2").Priority(highPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("p1.1").UID("p1.1").Node("node1").Label("foo", "").Priority(lowPriority).Req(smallRes).
+					PodAntiAffinityExists("foo", "hostname", testobj.PodAntiAffinityWithRequiredReq).Obj(),
+				testobj.MakePod().Name("p1.2").UID("p1.2").Node("node1").Priority(midPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("p1.3").UID("p1.3").Node("node1").Priority(highPriority).Req(smallRes).Obj(),
+				testobj.MakePod().Name("p2").UID("p2").Node("node2").Priority(highPriority).Req(smallRes).Obj(),
 			},
 			want: []preempt.Candidate{{Node: "node1", Victims: []preempt.Victim{vic("", "p1.1", lowPriority)}}},
 		},
 		{
 			name: "preemption to resolve pod topology spread filter failure",
-			pod: st.MakePod().Name("p").UID("p").Label("foo", "").Priority(highPriority).
+			pod: testobj.MakePod().Name("p").UID("p").Label("foo", "").Priority(highPriority).
 				SpreadConstraint(1, "zone", v1.DoNotSchedule, foo, nil, nil, nil, nil).
 				SpreadConstraint(1, "hostname", v1.DoNotSchedule, foo, nil, nil, nil, nil).Obj(),
 			nodes: nodes("node-a/zone1", "node-b/zone1", "node-x/zone2"),
 			pods: []*v1.Pod{
-				st.MakePod().Name("pod-a1").UID("pod-a1").Node("node-a").Label("foo", "").Priority(midPriority).Obj(),
-				st.MakePod().Name("pod-a2").UID("pod-a2").Node("node-a").Label("foo", "").Priority(lowPriority).Obj(),
-				st.MakePod().Name("pod-b1").UID("pod-b1").Node("node-b").Label("foo", "").Priority(lowPriority).Obj(),
-				st.MakePod().Name("pod-x1").UID("pod-x1").Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
-				st.MakePod().Name("pod-x2").UID("pod-x2").Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
+				testobj.MakePod().Name("pod-a1").UID("pod-a1").Node("node-a").Label("foo", "").Priority(midPriority).Obj(),
+				testobj.MakePod().Name("pod-a2").UID("pod-a2").Node("node-a").Label("foo", "").Priority(lowPriority).Obj(),
+				testobj.MakePod().Name("pod-b1").UID("pod-b1").Node("node-b").Label("foo", "").Priority(lowPriority).Obj(),
+				testobj.MakePod().Name("pod-x1").UID("pod-x1").Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
+				testobj.MakePod().Name("pod-x2").UID("pod-x2").Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
 			},
 			want: []preempt.Candidate{
 				{Node: "node-a", Victims: []preempt.Victim{vic("", "pod-a2", lowPriority)}},
@@ -1177,11 +1159,11 @@ func testUpstreamAffinityAndSpread(t *testing.T, impl preempt.Implementation) {
 			pod:   spreadPod,
 			nodes: nodes("node-a/zone1", "node-b/zone1", "node-x/zone2"),
 			pods: []*v1.Pod{
-				st.MakePod().Name("p-a1").UID("p-a1").Namespace(v1.NamespaceDefault).Node("node-a").Label("foo", "").Priority(highPriority).Obj(),
-				st.MakePod().Name("p-a2").UID("p-a2").Namespace(v1.NamespaceDefault).Node("node-a").Label("foo", "").Priority(highPriority).Obj(),
-				st.MakePod().Name("p-b1").UID("p-b1").Namespace(v1.NamespaceDefault).Node("node-b").Label("foo", "").Priority(lowPriority).Obj(),
-				st.MakePod().Name("p-x1").UID("p-x1").Namespace(v1.NamespaceDefault).Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
-				st.MakePod().Name("p-x2").UID("p-x2").Namespace(v1.NamespaceDefault).Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
+				testobj.MakePod().Name("p-a1").UID("p-a1").Namespace(v1.NamespaceDefault).Node("node-a").Label("foo", "").Priority(highPriority).Obj(),
+				testobj.MakePod().Name("p-a2").UID("p-a2").Namespace(v1.NamespaceDefault).Node("node-a").Label("foo", "").Priority(highPriority).Obj(),
+				testobj.MakePod().Name("p-b1").UID("p-b1").Namespace(v1.NamespaceDefault).Node("node-b").Label("foo", "").Priority(lowPriority).Obj(),
+				testobj.MakePod().Name("p-x1").UID("p-x1").Namespace(v1.NamespaceDefault).Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
+				testobj.MakePod().Name("p-x2").UID("p-x2").Namespace(v1.NamespaceDefault).Node("node-x").Label("foo", "").Priority(highPriority).Obj(),
 			},
 			wantPre: &decisionOutcome{Eligible: true, Status: preempt.Success, Message: successMsg("node-b", 1), NominatedNode: "node-b",
 				Victims: []preempt.Victim{vic(v1.NamespaceDefault, "p-b1", lowPriority)},

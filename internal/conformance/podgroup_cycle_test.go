@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
@@ -24,21 +24,17 @@ import (
 // v1.37.2 answers Error. The reference follows; optimized refuses such a
 // hierarchy (its group view walks each one once and would answer Success).
 func TestCompositePodGroupOwnParent(t *testing.T) {
-	c := &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1")},
-		Pods:      []*v1.Pod{pgPod("l1", "n1", "l", 0, "600m")},
-		PodGroups: []*preempt.PodGroup{pgGroup("l", false, 0, "loop")},
-		CompositePodGroups: []*preempt.CompositePodGroup{func() *preempt.CompositePodGroup {
-			c := pgComposite("loop", 0)
-			c.Spec.ParentCompositePodGroupName = ptr.To("loop")
-			return c
-		}()}}
-	pod := pgPod("p", "", "", 10, "600m")
+	c := &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj()},
+		Pods:               []*v1.Pod{pgPod("l1", "n1", "l", 0, "600m").Obj()},
+		PodGroups:          []*preempt.PodGroup{pgGroup("l", 0).DisruptionModeSingle().ParentCompositePodGroup("loop").Obj()},
+		CompositePodGroups: []*preempt.CompositePodGroup{pgComposite("loop", 0).DisruptionModeAll().ParentCompositePodGroup("loop").Obj()}}
+	pod := pgPod("p", "", "", 10, "600m").Obj()
 	for _, impl := range []preempt.Implementation{reference.Impl{}, upstream.Impl{}} {
 		t.Run(impl.Name(), func(t *testing.T) {
 			cfg := preempt.DefaultConfig()
 			cfg.Synchronous = true
 			cfg.FeatureGates = pgCompositeOn
-			res, err := harness.Decide(context.Background(), harness.Deterministic(impl), c, pod, cfg, 0, pgNow)
+			res, err := harness.Decide(context.Background(), harness.Deterministic(impl), c, pod, cfg, 0, testobj.Epoch)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +52,7 @@ func TestCompositePodGroupOwnParent(t *testing.T) {
 	if err := harness.GateRefusal(optimized.Impl{}, c, pod, cfg); err == nil || !strings.Contains(err.Error(), "is its own ancestor") {
 		t.Errorf("optimized: refusal %v, want the cycle named", err)
 	}
-	if err := harness.PodGroupRefusal(optimized.Impl{}, c, &preempt.PodGroupRequest{PodGroup: pgGang("gang", 10, 1), Config: cfg}); err == nil {
+	if err := harness.PodGroupRefusal(optimized.Impl{}, c, &preempt.PodGroupRequest{PodGroup: pgGang("gang", 10, 1).Obj(), Config: cfg}); err == nil {
 		t.Error("optimized: a gang beside the cycle is not refused")
 	}
 }

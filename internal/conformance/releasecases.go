@@ -5,10 +5,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -17,20 +15,17 @@ import (
 // and of the cross-release check. now is the decision's clock; pods
 // started before it.
 
+// releaseNode is a node of cpu, 32Gi and 110 pods, labelled with its
+// hostname.
 func releaseNode(name, cpu string) *v1.Node {
-	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
-		Status: v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse("32Gi"), v1.ResourcePods: resource.MustParse("110")}}}
+	return testobj.MakeNode().Name(name).Hostname().Allocatable(map[v1.ResourceName]string{v1.ResourceCPU: cpu, v1.ResourceMemory: "32Gi", v1.ResourcePods: "110"}).Obj()
 }
 
-func releasePod(ns, name, node string, prio int32, cpu string, labels map[string]string, start time.Time) *v1.Pod {
-	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("uid-" + name), Labels: labels},
-		Spec: v1.PodSpec{NodeName: node, Priority: &prio, Containers: []v1.Container{{Name: "c", Image: "pause",
-			Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse("1Gi")}}}}}}
-	if node != "" {
-		st := metav1.NewTime(start)
-		p.Status = v1.PodStatus{Phase: v1.PodRunning, StartTime: &st}
-	}
-	return p
+// releasePod is a pod of uid uid-<name> with one container c of image
+// pause requesting cpu and 1Gi, bound to node ("" for none); the callers
+// make a bound one Running.
+func releasePod(ns, name, node string, prio int32, cpu string) *testobj.PodWrapper {
+	return testobj.MakePod().Namespace(ns).Name(name).UID("uid-" + name).Node(node).Priority(prio).Container("c").Image("pause").CPU(cpu).Memory("1Gi")
 }
 
 // OverlappingPDBs is docs/upstream-findings.md's cluster (switch
@@ -38,21 +33,19 @@ func releasePod(ns, name, node string, prio int32, cpu string, labels map[string
 // no disruption, PDB b (team=x) one. v1.36.3 preempts on n2, v1.37.2 on
 // n1.
 func OverlappingPDBs(now time.Time) (*preempt.Cluster, *v1.Pod) {
-	pdb := func(name, key, value string, allowed int32) *policyv1.PodDisruptionBudget {
-		return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-pdb-" + name)},
-			Spec:   policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}}},
-			Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed}}
-	}
 	return &preempt.Cluster{
 		Nodes: []*v1.Node{releaseNode("n1", "2"), releaseNode("n2", "2")},
 		Pods: []*v1.Pod{
-			releasePod("default", "p1", "n1", 0, "1", map[string]string{"app": "a", "team": "x"}, now.Add(-50*time.Minute)),
-			releasePod("default", "p2", "n1", 0, "1", map[string]string{"team": "x"}, now.Add(-50*time.Minute)),
-			releasePod("default", "r1", "n2", 0, "1", map[string]string{"app": "a"}, now.Add(-60*time.Minute)),
-			releasePod("default", "r2", "n2", 0, "1", nil, now.Add(-60*time.Minute)),
+			releasePod("default", "p1", "n1", 0, "1").Label("app", "a").Label("team", "x").Phase(v1.PodRunning).StartTime(now.Add(-50 * time.Minute)).Obj(),
+			releasePod("default", "p2", "n1", 0, "1").Label("team", "x").Phase(v1.PodRunning).StartTime(now.Add(-50 * time.Minute)).Obj(),
+			releasePod("default", "r1", "n2", 0, "1").Label("app", "a").Phase(v1.PodRunning).StartTime(now.Add(-60 * time.Minute)).Obj(),
+			releasePod("default", "r2", "n2", 0, "1").Phase(v1.PodRunning).StartTime(now.Add(-60 * time.Minute)).Obj(),
 		},
-		PDBs: []*policyv1.PodDisruptionBudget{pdb("a", "app", "a", 0), pdb("b", "team", "x", 1)},
-	}, releasePod("default", "preemptor", "", 10, "2", nil, now)
+		PDBs: []*policyv1.PodDisruptionBudget{
+			testobj.MakePDB().Namespace("default").Name("a").UID("uid-pdb-a").MatchLabel("app", "a").DisruptionsAllowed(0).Obj(),
+			testobj.MakePDB().Namespace("default").Name("b").UID("uid-pdb-b").MatchLabel("team", "x").DisruptionsAllowed(1).Obj(),
+		},
+	}, releasePod("default", "preemptor", "", 10, "2").Obj()
 }
 
 // NamespaceLess is issue 18's namespace-less dump (switch
@@ -62,14 +55,13 @@ func OverlappingPDBs(now time.Time) (*preempt.Cluster, *v1.Pod) {
 func NamespaceLess(now time.Time) (*preempt.Cluster, *v1.Pod) {
 	c := &preempt.Cluster{
 		Nodes: []*v1.Node{releaseNode("n1", "4")},
-		Pods:  []*v1.Pod{releasePod("other", "a", "n1", 0, "1", map[string]string{"app": "a"}, now.Add(-time.Hour))},
+		Pods:  []*v1.Pod{releasePod("other", "a", "n1", 0, "1").Label("app", "a").Phase(v1.PodRunning).StartTime(now.Add(-time.Hour)).Obj()},
 	}
-	p := releasePod("default", "preemptor", "", 10, "1", nil, now)
-	p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
-		LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}},
-		NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"x"}}}},
+	p := releasePod("default", "preemptor", "", 10, "1").RequiredPodAntiAffinityTerm(v1.PodAffinityTerm{
+		LabelSelector:     testobj.MakeLabelSelector().Label("app", "a").Obj(),
+		NamespaceSelector: testobj.MakeLabelSelector().NotIn("team", []string{"x"}).Obj(),
 		TopologyKey:       "kubernetes.io/hostname",
-	}}}}
+	}).Obj()
 	return c, p
 }
 
@@ -78,8 +70,8 @@ func NamespaceLess(now time.Time) (*preempt.Cluster, *v1.Pod) {
 func OnePodFull(now time.Time) (*preempt.Cluster, *v1.Pod) {
 	return &preempt.Cluster{
 		Nodes: []*v1.Node{releaseNode("n1", "1")},
-		Pods:  []*v1.Pod{releasePod("default", "low", "n1", 0, "1", nil, now.Add(-time.Hour))},
-	}, releasePod("default", "preemptor", "", 10, "1", nil, now)
+		Pods:  []*v1.Pod{releasePod("default", "low", "n1", 0, "1").Phase(v1.PodRunning).StartTime(now.Add(-time.Hour)).Obj()},
+	}, releasePod("default", "preemptor", "", 10, "1").Obj()
 }
 
 // ResizedInPlace holds a pod resized in place, its two containers in
@@ -88,16 +80,10 @@ func OnePodFull(now time.Time) (*preempt.Cluster, *v1.Pod) {
 // count the resized pod 600m, v0.37's 400m, so a 300m preemptor fits in
 // v1.37.2 and preempts the 300m pod in v1.36.3.
 func ResizedInPlace(now time.Time) (*preempt.Cluster, *v1.Pod) {
-	resized := releasePod("default", "resized", "n1", 0, "100m", nil, now.Add(-2*time.Hour))
-	resized.Spec.Containers = append(resized.Spec.Containers, *resized.Spec.Containers[0].DeepCopy())
-	resized.Spec.Containers[1].Name = "d"
-	resized.Spec.Containers[1].Resources.Requests[v1.ResourceCPU] = resource.MustParse("300m")
-	resized.Status.ContainerStatuses = []v1.ContainerStatus{
-		{Name: "c", Resources: &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("300m")}}},
-		{Name: "d", Resources: &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m")}}},
-	}
+	resized := releasePod("default", "resized", "n1", 0, "100m").Container("d").Image("pause").CPU("300m").Memory("1Gi").
+		Phase(v1.PodRunning).StartTime(now.Add(-2*time.Hour)).ActuatedCPU("c", "300m").ActuatedCPU("d", "100m").Obj()
 	return &preempt.Cluster{
 		Nodes: []*v1.Node{releaseNode("n1", "1")},
-		Pods:  []*v1.Pod{resized, releasePod("default", "other", "n1", 0, "300m", nil, now.Add(-time.Hour))},
-	}, releasePod("default", "preemptor", "", 10, "300m", nil, now)
+		Pods:  []*v1.Pod{resized, releasePod("default", "other", "n1", 0, "300m").Phase(v1.PodRunning).StartTime(now.Add(-time.Hour)).Obj()},
+	}, releasePod("default", "preemptor", "", 10, "300m").Obj()
 }

@@ -5,27 +5,16 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 	"github.com/preemptbench/preemptbench/upstream"
 )
-
-func gatePod(name, node string, prio int32, cpu string) *v1.Pod {
-	return &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
-		Spec: v1.PodSpec{NodeName: node, Priority: &prio, Containers: []v1.Container{{Name: "c",
-			Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}}}},
-	}
-}
 
 // TestGateRefusals: reference and optimized refuse a gate they do not
 // model (by name and value); a gate at its default, or GenericWorkload=true
@@ -34,14 +23,11 @@ func gatePod(name, node string, prio int32, cpu string) *v1.Pod {
 // nodes beside the topology plugins, is optimized.TestGroupGaps.)
 func TestGateRefusals(t *testing.T) {
 	ctx := context.Background()
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Status: v1.NodeStatus{Allocatable: v1.ResourceList{
-		v1.ResourceCPU: resource.MustParse("2"), v1.ResourceMemory: resource.MustParse("4Gi"), v1.ResourcePods: resource.MustParse("10")}}}
-	victim := gatePod("v", "n", 0, "2")
-	grouped := victim.DeepCopy()
-	group := "g"
-	grouped.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &group}
-	preemptor := gatePod("p", "", 10, "1")
+	now := testobj.Epoch
+	node := testobj.MakeNode().Name("n").Allocatable(map[v1.ResourceName]string{v1.ResourceCPU: "2", v1.ResourceMemory: "4Gi", v1.ResourcePods: "10"}).Obj()
+	victim := testobj.MakePod().Namespace("default").Name("v").UID("uid-v").Node("n").Priority(0).Container("c").CPU("2").Obj()
+	grouped := testobj.MakePod().Namespace("default").Name("v").UID("uid-v").Node("n").Priority(0).Container("c").CPU("2").PodGroupName("g").Obj()
+	preemptor := testobj.MakePod().Namespace("default").Name("p").UID("uid-p").Priority(10).Container("c").CPU("1").Obj()
 	for _, tc := range []struct {
 		name  string
 		gates map[string]bool

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/preemptbench/preemptbench/internal/testobj"
 )
 
 // podIndex keeps the others in order, whatever the positions of the
@@ -18,8 +20,7 @@ func TestPodIndex(t *testing.T) {
 		n := rng.IntN(12)
 		made := 0
 		newPod := func() *v1.Pod {
-			p := &v1.Pod{}
-			p.Name = fmt.Sprint(made)
+			p := testobj.MakePod().Name(fmt.Sprint(made)).Obj()
 			made++
 			return p
 		}
