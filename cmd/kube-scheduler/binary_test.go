@@ -27,6 +27,11 @@ import (
 // preemption (v1.37.2's default), reference under synchronous
 // (--feature-gates=SchedulerAsyncPreemption=false).
 func TestBuiltBinaryPreempts(t *testing.T) {
+	if testing.Short() {
+		// It builds the whole kube-scheduler; go test ./... runs it, the
+		// shortened race run (CI) does not build it again under -race.
+		t.Skip("builds kube-scheduler (run without -short)")
+	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skipf("no go command to build the binary: %v", err)
