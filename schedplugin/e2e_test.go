@@ -9,6 +9,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
@@ -158,6 +159,30 @@ func TestFallbackUnmodelledFilter(t *testing.T) {
 		t.Errorf("optimized decided %v cycles, want none", d)
 	}
 	t.Logf("%v; %v fallbacks", got, fb)
+
+	// The counter is in the registry kube-scheduler serves at /metrics.
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range families {
+		if f.GetName() != "scheduler_preemptbench_fallbacks_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["impl"] == "optimized" && labels["reason"] == string(schedplugin.ReasonFilterPlugin) && m.GetCounter().GetValue() >= fb {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("scheduler_preemptbench_fallbacks_total{impl=optimized,reason=%s} is not in the legacy registry", schedplugin.ReasonFilterPlugin)
+	}
 }
 
 // syncErrors collects what the plugin's sync check (SetSyncCheck) found
