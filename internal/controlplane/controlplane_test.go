@@ -96,7 +96,13 @@ func TestStartStop(t *testing.T) {
 
 	// What stops asynchronously, given time to.
 	time.Sleep(2 * time.Second)
-	t.Logf("goroutines: %d before Start, %d running, %d after Stop", before, during, runtime.NumGoroutine())
+	after := runtime.NumGoroutine()
+	t.Logf("goroutines: %d before Start, %d running, %d after Stop", before, during, after)
+	// A few stay (klog's flush daemon, grpc's and etcd's process-wide
+	// helpers); a server left running would leave thousands.
+	if after > before+50 {
+		t.Errorf("%d goroutines after Stop, %d before Start: the control plane did not stop", after, before)
+	}
 	for _, d := range cp.Dirs {
 		if _, err := os.Stat(d); !os.IsNotExist(err) {
 			t.Errorf("%s still there after Stop (%v)", d, err)
