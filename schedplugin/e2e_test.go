@@ -8,7 +8,10 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -321,4 +324,64 @@ func TestFallbackUnmodelledPod(t *testing.T) {
 		t.Errorf("fallbacks counted under unmodelled_pod: %v, preemption attempts: %v; want as many, at least 1", fb, att)
 	}
 	checkSyncs(t)
+}
+
+// TestPreemptionWithPDBs: victims covered by PodDisruptionBudgets (no
+// disruption controller runs, so none allows a disruption: every covered
+// victim violates its budget). Node a holds x (priority 20, the whole
+// node), node b y1 and y2 (priority 10, half each), all covered: without
+// the budgets b would win (its highest victim is of lower priority);
+// with them a wins, one violation against two. Stock DefaultPreemption
+// and each implementation agree, and the chosen candidate, which
+// violates a budget, goes through upstream's Executor.
+func TestPreemptionWithPDBs(t *testing.T) {
+	cp := controlplane.Shared(t)
+	cs, err := cp.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, impl := range []string{"", "optimized", "reference", "upstream"} {
+		name := impl
+		if name == "" {
+			name = "default"
+		}
+		t.Run(name, func(t *testing.T) {
+			sched := "sched-pdb-" + name
+			s := e2etest.Empty(t, cs, "pdb-"+name, sched)
+			a, b := "pdb-"+name+"-a", "pdb-"+name+"-b"
+			s.AddNode(t, cs, e2etest.Node(a, 2000, nil))
+			s.AddNode(t, cs, e2etest.Node(b, 2000, nil))
+			for _, p := range []*v1.Pod{
+				e2etest.Pod(s.NS, "x", sched, a, 20, 2000),
+				e2etest.Pod(s.NS, "y1", sched, b, 10, 1000),
+				e2etest.Pod(s.NS, "y2", sched, b, 10, 1000),
+			} {
+				p.Labels = map[string]string{"app": p.Name[:1]}
+				s.AddPod(t, cs, p)
+			}
+			for _, app := range []string{"x", "y"} {
+				one := intstr.FromInt32(1)
+				pdb := &policyv1.PodDisruptionBudget{
+					ObjectMeta: metav1.ObjectMeta{Namespace: s.NS, Name: app},
+					Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &one,
+						Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}},
+				}
+				if _, err := cs.PolicyV1().PodDisruptionBudgets(s.NS).Create(context.Background(), pdb, metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Started after the budgets exist, the scheduler has them in
+			// its informers before its first cycle (it waits for their
+			// caches to sync).
+			e2etest.RunScheduler(t, cp, e2etest.Config(sched, impl))
+			got := s.Relative(s.PreemptPod(t, cs, e2etest.Pod(s.NS, "preemptor", sched, "", 100, 2000)))
+			want := e2etest.Outcome{Deleted: []string{"x"}, Nominated: []string{"a"}, Bound: "a"}
+			if got.String() != want.String() {
+				t.Errorf("%s: %v, want %v", name, got, want)
+			}
+			if impl != "" {
+				checkSyncs(t)
+			}
+		})
+	}
 }
