@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -219,6 +220,23 @@ func checkSyncs(t *testing.T) {
 	t.Logf("%d cycles checked the followed cluster", syncErrors.checks)
 }
 
+// heartbeat sets node's Ready condition with a new heartbeat time, as a
+// kubelet does: a new node object the scheduler's cache takes in.
+func heartbeat(t *testing.T, cs kubernetes.Interface, node string) {
+	t.Helper()
+	ctx := context.Background()
+	n, err := cs.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now()
+	n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue, Reason: "KubeletReady",
+		LastHeartbeatTime: now, LastTransitionTime: now}}
+	if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func syncs(t *testing.T, impl, kind string) float64 {
 	return value(t, func() (float64, error) {
 		return testutil.GetCounterMetricValue(schedplugin.Rebuilds.WithLabelValues(impl, kind))
@@ -228,6 +246,8 @@ func syncs(t *testing.T, impl, kind string) float64 {
 // TestPreemptionStream: three preemptors, one after the other, on one
 // scheduler: four full nodes (two pods of 1 cpu on each, at priority 10,
 // 20, 30, 40), each preemptor asking for a whole node at priority 100.
+// Before each later round the last node's status gets a heartbeat (a
+// new Ready condition), as kubelets update theirs.
 // Each preempts the two pods of the lowest-priority node left: stock
 // DefaultPreemption and each implementation agree round by round. The
 // plugin builds its cluster once and follows the scheduler's cache after
@@ -262,6 +282,9 @@ func TestPreemptionStream(t *testing.T) {
 			}
 			var got []e2etest.Outcome
 			for k := range 3 {
+				if k > 0 {
+					heartbeat(t, cs, s.Nodes[3])
+				}
 				o := s.Relative(s.PreemptPod(t, cs, e2etest.Pod(s.NS, fmt.Sprintf("p%d", k), sched, "", 100, 2000)))
 				want := e2etest.Outcome{Deleted: []string{fmt.Sprintf("v%d-0", k), fmt.Sprintf("v%d-1", k)},
 					Nominated: []string{string(rune('a' + k))}, Bound: string(rune('a' + k))}
