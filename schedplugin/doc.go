@@ -35,8 +35,8 @@
 // SelectCandidate. The decision, a node and its victims, is then acted
 // on by upstream's own code: the plugin builds upstream's
 // preemption.Evaluator with hooks (preemption.Interface) that answer
-// with the decision (the dry run offers the chosen node first, and only
-// it gets victims), so the Executor of k8s.io/kubernetes/pkg/scheduler/
+// with the decision (its dry run is offered the chosen node alone, which
+// gets the decision's victims), so the Executor of k8s.io/kubernetes/pkg/scheduler/
 // framework/preemption preempts the victims (DisruptionTarget condition,
 // deletion, waiting pods rejected in memory), clears lower-priority
 // nominations and nominates the preemptor, synchronously or

@@ -8,7 +8,12 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
@@ -158,6 +163,30 @@ func TestFallbackUnmodelledFilter(t *testing.T) {
 		t.Errorf("optimized decided %v cycles, want none", d)
 	}
 	t.Logf("%v; %v fallbacks", got, fb)
+
+	// The counter is in the registry kube-scheduler serves at /metrics.
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range families {
+		if f.GetName() != "scheduler_preemptbench_fallbacks_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["impl"] == "optimized" && labels["reason"] == string(schedplugin.ReasonFilterPlugin) && m.GetCounter().GetValue() >= fb {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("scheduler_preemptbench_fallbacks_total{impl=optimized,reason=%s} is not in the legacy registry", schedplugin.ReasonFilterPlugin)
+	}
 }
 
 // syncErrors collects what the plugin's sync check (SetSyncCheck) found
@@ -191,6 +220,23 @@ func checkSyncs(t *testing.T) {
 	t.Logf("%d cycles checked the followed cluster", syncErrors.checks)
 }
 
+// heartbeat sets node's Ready condition with a new heartbeat time, as a
+// kubelet does: a new node object the scheduler's cache takes in.
+func heartbeat(t *testing.T, cs kubernetes.Interface, node string) {
+	t.Helper()
+	ctx := context.Background()
+	n, err := cs.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now()
+	n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue, Reason: "KubeletReady",
+		LastHeartbeatTime: now, LastTransitionTime: now}}
+	if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func syncs(t *testing.T, impl, kind string) float64 {
 	return value(t, func() (float64, error) {
 		return testutil.GetCounterMetricValue(schedplugin.Rebuilds.WithLabelValues(impl, kind))
@@ -200,6 +246,8 @@ func syncs(t *testing.T, impl, kind string) float64 {
 // TestPreemptionStream: three preemptors, one after the other, on one
 // scheduler: four full nodes (two pods of 1 cpu on each, at priority 10,
 // 20, 30, 40), each preemptor asking for a whole node at priority 100.
+// Before each later round the last node's status gets a heartbeat (a
+// new Ready condition), as kubelets update theirs.
 // Each preempts the two pods of the lowest-priority node left: stock
 // DefaultPreemption and each implementation agree round by round. The
 // plugin builds its cluster once and follows the scheduler's cache after
@@ -234,6 +282,9 @@ func TestPreemptionStream(t *testing.T) {
 			}
 			var got []e2etest.Outcome
 			for k := range 3 {
+				if k > 0 {
+					heartbeat(t, cs, s.Nodes[3])
+				}
 				o := s.Relative(s.PreemptPod(t, cs, e2etest.Pod(s.NS, fmt.Sprintf("p%d", k), sched, "", 100, 2000)))
 				want := e2etest.Outcome{Deleted: []string{fmt.Sprintf("v%d-0", k), fmt.Sprintf("v%d-1", k)},
 					Nominated: []string{string(rune('a' + k))}, Bound: string(rune('a' + k))}
@@ -296,4 +347,64 @@ func TestFallbackUnmodelledPod(t *testing.T) {
 		t.Errorf("fallbacks counted under unmodelled_pod: %v, preemption attempts: %v; want as many, at least 1", fb, att)
 	}
 	checkSyncs(t)
+}
+
+// TestPreemptionWithPDBs: victims covered by PodDisruptionBudgets (no
+// disruption controller runs, so none allows a disruption: every covered
+// victim violates its budget). Node a holds x (priority 20, the whole
+// node), node b y1 and y2 (priority 10, half each), all covered: without
+// the budgets b would win (its highest victim is of lower priority);
+// with them a wins, one violation against two. Stock DefaultPreemption
+// and each implementation agree, and the chosen candidate, which
+// violates a budget, goes through upstream's Executor.
+func TestPreemptionWithPDBs(t *testing.T) {
+	cp := controlplane.Shared(t)
+	cs, err := cp.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, impl := range []string{"", "optimized", "reference", "upstream"} {
+		name := impl
+		if name == "" {
+			name = "default"
+		}
+		t.Run(name, func(t *testing.T) {
+			sched := "sched-pdb-" + name
+			s := e2etest.Empty(t, cs, "pdb-"+name, sched)
+			a, b := "pdb-"+name+"-a", "pdb-"+name+"-b"
+			s.AddNode(t, cs, e2etest.Node(a, 2000, nil))
+			s.AddNode(t, cs, e2etest.Node(b, 2000, nil))
+			for _, p := range []*v1.Pod{
+				e2etest.Pod(s.NS, "x", sched, a, 20, 2000),
+				e2etest.Pod(s.NS, "y1", sched, b, 10, 1000),
+				e2etest.Pod(s.NS, "y2", sched, b, 10, 1000),
+			} {
+				p.Labels = map[string]string{"app": p.Name[:1]}
+				s.AddPod(t, cs, p)
+			}
+			for _, app := range []string{"x", "y"} {
+				one := intstr.FromInt32(1)
+				pdb := &policyv1.PodDisruptionBudget{
+					ObjectMeta: metav1.ObjectMeta{Namespace: s.NS, Name: app},
+					Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &one,
+						Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}},
+				}
+				if _, err := cs.PolicyV1().PodDisruptionBudgets(s.NS).Create(context.Background(), pdb, metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Started after the budgets exist, the scheduler has them in
+			// its informers before its first cycle (it waits for their
+			// caches to sync).
+			e2etest.RunScheduler(t, cp, e2etest.Config(sched, impl))
+			got := s.Relative(s.PreemptPod(t, cs, e2etest.Pod(s.NS, "preemptor", sched, "", 100, 2000)))
+			want := e2etest.Outcome{Deleted: []string{"x"}, Nominated: []string{"a"}, Bound: "a"}
+			if got.String() != want.String() {
+				t.Errorf("%s: %v, want %v", name, got, want)
+			}
+			if impl != "" {
+				checkSyncs(t)
+			}
+		})
+	}
 }

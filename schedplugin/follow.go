@@ -2,10 +2,12 @@ package schedplugin
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -24,9 +26,12 @@ import (
 //     the cache on every change of the node or its pods; the snapshot
 //     keeps one NodeInfo per node and overwrites it in place) and its
 //     node object with what it saw. Only the pods of nodes whose
-//     generation moved are compared (O(their pods)). A node added,
-//     removed or changed builds everything again (Change carries pods
-//     only).
+//     generation moved are compared (O(their pods)). A node added or
+//     removed, or changed in what preemption reads of it (labels,
+//     taints, unschedulable, allocatable), builds everything again
+//     (Change carries pods only); a node whose update changed nothing of
+//     that (a kubelet's status heartbeat, conditions, images) is taken
+//     as it was.
 //   - Nominated pods: the scheduling queue's nominator is asked for every
 //     node (fwk.Handle.NominatedPodsForNode: O(nodes) calls, each a copy
 //     of that node's nominated pods, none for most nodes), and compared
@@ -392,16 +397,24 @@ func (f *follower) listObjects() ([]*policyv1.PodDisruptionBudget, []*v1.Namespa
 	return pdbs, nss, nil
 }
 
-// sameObjects reports whether the nodes (names and objects), PDBs and
-// namespaces are those of the cluster.
+// sameObjects reports whether the nodes (their names and what preemption
+// reads of them: samePreemptionView), PDBs and namespaces are those of
+// the cluster.
 func (f *follower) sameObjects(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBudget, nss []*v1.Namespace) bool {
 	if len(infos) != len(f.node) || len(pdbs) != len(f.pdbOf) || len(nss) != len(f.nsOf) {
 		return false
 	}
 	for _, ni := range infos {
-		if n := ni.Node(); f.node[n.Name] != n {
+		n := ni.Node()
+		old := f.node[n.Name]
+		if old == n {
+			continue
+		}
+		if old == nil || !samePreemptionView(old, n) {
 			return false
 		}
+		// The cluster keeps old, which preemption reads as n.
+		f.node[n.Name] = n
 	}
 	for i := range pdbs {
 		if pdbs[i] != f.pdbOf[i] {
@@ -410,6 +423,26 @@ func (f *follower) sameObjects(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisrupt
 	}
 	for i := range nss {
 		if nss[i] != f.nsOf[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// samePreemptionView reports whether a and b, two versions of a node,
+// are the same to preemption: name, UID, labels (node affinity,
+// topology), taints, spec.unschedulable and allocatable. (The filters
+// that read other fields, NodeDeclaredFeatures' status.declaredFeatures
+// for one, fail a node UnschedulableAndUnresolvable whatever its pods,
+// and reach the implementation through the filter codes.)
+func samePreemptionView(a, b *v1.Node) bool {
+	if a.Name != b.Name || a.UID != b.UID || a.Spec.Unschedulable != b.Spec.Unschedulable ||
+		!maps.Equal(a.Labels, b.Labels) || !apiequality.Semantic.DeepEqual(a.Spec.Taints, b.Spec.Taints) ||
+		len(a.Status.Allocatable) != len(b.Status.Allocatable) {
+		return false
+	}
+	for name, q := range a.Status.Allocatable {
+		if r, ok := b.Status.Allocatable[name]; !ok || q.Cmp(r) != 0 {
 			return false
 		}
 	}

@@ -18,9 +18,6 @@ type chosen struct {
 	node    string
 	victims []preempt.PodRef
 	numPDB  int
-	// offset is the chosen node's index in the dry run's list, so that
-	// it is visited first.
-	offset int32
 }
 
 func chosenOf(c *preempt.Candidate) chosen {
@@ -32,24 +29,18 @@ func chosenOf(c *preempt.Candidate) chosen {
 }
 
 // hooks is upstream's preemption.Interface answering with the plugin's
-// decision of the cycle: every node but the chosen one is "not chosen"
-// (Unschedulable), the chosen one has the decision's victims, in its
-// order; one candidate is wanted, so the dry run stops there and
+// decision of the cycle: the chosen node (the only potential node,
+// onlyNode) has the decision's victims, in its order, and any other node
+// would be "not chosen" (Unschedulable); one candidate is wanted, and
 // SelectCandidate takes it.
 type hooks struct{ pl *Plugin }
 
 var _ preemption.Interface = hooks{}
 
-// errNotChosen is the status of the nodes the decision did not choose.
+// notChosen is the status of the nodes the decision did not choose.
 const notChosen = "not chosen by the preemptbench implementation"
 
-func (h hooks) GetOffsetAndNumCandidates(n int32) (int32, int32) {
-	off := h.pl.chosen.offset
-	if off >= n {
-		off = 0
-	}
-	return off, 1
-}
+func (h hooks) GetOffsetAndNumCandidates(int32) (int32, int32) { return 0, 1 }
 
 func (h hooks) CandidatesToVictimsMap(candidates []preemption.Candidate) map[string]*extenderv1.Victims {
 	m := make(map[string]*extenderv1.Victims, len(candidates))

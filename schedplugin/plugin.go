@@ -256,14 +256,12 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 		"victims", len(best.Victims), "decision", time.Since(start))
 
 	// Upstream acts on it: its Evaluator, with hooks that answer with
-	// the decision, runs its dry run on the chosen node and hands the
-	// candidate to its Executor.
+	// the decision, runs its dry run on the chosen node alone (the
+	// NodeToStatus it is given offers only that node as a potential one)
+	// and hands the candidate to its Executor.
 	pl.chosen = chosenOf(best)
 	defer func() { pl.chosen = chosen{} }()
-	if idx, ok := potentialIndex(pl.fh, m, best.Node); ok {
-		pl.chosen.offset = idx
-	}
-	res, status := pl.ev.Preempt(ctx, state, pod, m)
+	res, status := pl.ev.Preempt(ctx, state, pod, onlyNode{m, best.Node})
 	metrics.PreemptionAttempts.Inc()
 	result(status.Code())
 	if msg := status.Message(); msg != "" {
@@ -272,19 +270,26 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 	return res, status, "", ""
 }
 
-// potentialIndex is node's position in the list upstream's dry run
-// walks (the nodes whose status is Unschedulable, in snapshot order).
-func potentialIndex(fh fwk.Handle, m fwk.NodeToStatusReader, node string) (int32, bool) {
-	nodes, err := m.NodesForStatusCode(fh.MutableSnapshotSharedLister().NodeInfos(), fwk.Unschedulable)
+// onlyNode is the cycle's NodeToStatus for upstream's Evaluator once the
+// implementation has chosen node: the statuses are the filters', but the
+// only node offered as a potential one (status Unschedulable) is node,
+// so that upstream's dry run visits it alone, whether or not its victims
+// violate a PDB (a violating candidate alone does not stop upstream's dry
+// run early).
+type onlyNode struct {
+	fwk.NodeToStatusReader
+	node string
+}
+
+func (o onlyNode) NodesForStatusCode(lister fwk.NodeInfoLister, code fwk.Code) ([]fwk.NodeInfo, error) {
+	if code != fwk.Unschedulable {
+		return o.NodeToStatusReader.NodesForStatusCode(lister, code)
+	}
+	ni, err := lister.Get(o.node)
 	if err != nil {
-		return 0, false
+		return nil, err
 	}
-	for i, ni := range nodes {
-		if ni.Node().Name == node {
-			return int32(i), true
-		}
-	}
-	return 0, false
+	return []fwk.NodeInfo{ni}, nil
 }
 
 // changedGates is kube-scheduler's feature gates set away from their

@@ -3,8 +3,9 @@
 // etcd (go.etcd.io/etcd/server/v3/embed), both in this process, as
 // upstream's integration tests and scheduler_perf run them: no container,
 // no binary, no download. Start returns once the API server is healthy and
-// the default namespace exists (about 5-10 s on the project's 2-core
-// machine); Stop tears both down and removes their directories.
+// the default namespace exists (3-6 s on the project's 2-core machine
+// when it is quiet, up to 15 s while other builds load it); Stop tears
+// both down and removes their directories.
 //
 // It serves tests (StartT, and Shared for one control plane per test
 // package from TestMain) and commands (Start, with a plain log function):

@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -73,6 +74,7 @@ func TestCreateAndList(t *testing.T) {
 // KUBE_INTEGRATION_ETCD_URL gets.
 func TestStartStop(t *testing.T) {
 	var lines int
+	before := runtime.NumGoroutine()
 	cp, err := Start(Options{Logf: func(string, ...any) { lines++ }})
 	if err != nil {
 		t.Fatal(err)
@@ -88,8 +90,19 @@ func TestStartStop(t *testing.T) {
 	if len(cp.Dirs) != 2 {
 		t.Errorf("directories: %v, want etcd's and the API server's", cp.Dirs)
 	}
+	during := runtime.NumGoroutine()
 	cp.Stop()
 	cp.Stop() // twice is fine
+
+	// What stops asynchronously, given time to.
+	time.Sleep(2 * time.Second)
+	after := runtime.NumGoroutine()
+	t.Logf("goroutines: %d before Start, %d running, %d after Stop", before, during, after)
+	// A few stay (klog's flush daemon, grpc's and etcd's process-wide
+	// helpers); a server left running would leave thousands.
+	if after > before+50 {
+		t.Errorf("%d goroutines after Stop, %d before Start: the control plane did not stop", after, before)
+	}
 	for _, d := range cp.Dirs {
 		if _, err := os.Stat(d); !os.IsNotExist(err) {
 			t.Errorf("%s still there after Stop (%v)", d, err)
