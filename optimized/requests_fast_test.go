@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/preemptbench/preemptbench/internal/podinfo"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 )
 
 // TestSingleContainerRequests: where it answers, singleContainerRequests
@@ -23,11 +24,11 @@ func TestSingleContainerRequests(t *testing.T) {
 		return l
 	}
 	pod := func(reqs ...v1.ResourceList) *v1.Pod {
-		p := &v1.Pod{}
+		p := testobj.MakePod()
 		for _, r := range reqs {
-			p.Spec.Containers = append(p.Spec.Containers, v1.Container{Name: "c", Resources: v1.ResourceRequirements{Requests: r}})
+			p.Container("c").ContainerRequests(r)
 		}
-		return p
+		return p.Obj()
 	}
 	for _, p := range []*v1.Pod{
 		pod(nil),

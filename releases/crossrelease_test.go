@@ -16,6 +16,7 @@ import (
 
 	"github.com/preemptbench/preemptbench/internal/conformance"
 	"github.com/preemptbench/preemptbench/internal/registry"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/upstream"
 )
@@ -111,7 +112,7 @@ func checkRecorded(t *testing.T, run func(tb conformance.TB) conformance.CrossRe
 // every other switch) the check fails: every switch has a case.
 func TestEachSwitchIsNeeded(t *testing.T) {
 	old := release(t)
-	base := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
+	base := testobj.Epoch.Add(time.Hour)
 	type problem func(time.Time) (*preempt.Cluster, *v1.Pod)
 	cases := []struct {
 		sw      preempt.Switch

@@ -59,9 +59,6 @@ func gangRequest(pg *preempt.PodGroup, synchronous bool, members ...*v1.Pod) *pr
 // not depend on the hosts, kube-scheduler's own placement and first fit
 // give one decision.
 func TestSchedulerPlacementAgreesWithFirstFit(t *testing.T) {
-	twoNodes := func(victims ...*v1.Pod) *preempt.Cluster {
-		return &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")}, Pods: victims}
-	}
 	for _, tc := range []struct {
 		name    string
 		c       *preempt.Cluster

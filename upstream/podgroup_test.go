@@ -44,6 +44,11 @@ func gang(name string, prio, minCount int32) *preempt.PodGroup {
 	return testobj.MakePodGroup().Namespace("default").Name(name).UID("pg-" + name).Priority(prio).DisruptionModeAll().MinCount(minCount).Obj()
 }
 
+// twoNodes is nodes n1 and n2 of 1 CPU, running victims.
+func twoNodes(victims ...*v1.Pod) *preempt.Cluster {
+	return &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")}, Pods: victims}
+}
+
 var (
 	genericWorkload = map[string]bool{"GenericWorkload": true}
 	compositeGates  = map[string]bool{"GenericWorkload": true, "CompositePodGroup": true, "TopologyAwareWorkloadScheduling": true}
@@ -177,9 +182,6 @@ func TestUpstreamPodGroupVictims(t *testing.T) {
 // the gang's priority against victims', minCount, PDBs, unplaceable
 // members.
 func TestUpstreamGangPreemption(t *testing.T) {
-	twoNodes := func(victims ...*v1.Pod) *preempt.Cluster {
-		return &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1"), pgNode("n2", "1")}, Pods: victims}
-	}
 	for _, tc := range []struct {
 		name        string
 		c           *preempt.Cluster

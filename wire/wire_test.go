@@ -20,6 +20,7 @@ import (
 	"github.com/preemptbench/preemptbench/internal/conformance"
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/synth"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/preempttest"
 	"github.com/preemptbench/preemptbench/reference"
@@ -276,7 +277,7 @@ func podLevelProblem(now time.Time) (*preempt.Cluster, *v1.Pod) {
 // implementation in process given the same, and the settings change the
 // answer (else the test would show nothing).
 func TestFilterConfigReachesTheChild(t *testing.T) {
-	now := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
+	now := testobj.Epoch.Add(time.Hour)
 	podLevelOff := map[string]bool{"PodLevelResources": false, "InPlacePodLevelResourcesVerticalScaling": false,
 		"PodLevelResourcesFixDefaulting": false, "PodLevelResourcesFixKubeletQOSClass": false}
 	v136, err := preempt.ReleaseBehaviour("v1.36.3")

@@ -11,6 +11,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+
+	"github.com/preemptbench/preemptbench/internal/testobj"
 )
 
 // diffPatch is the patch PatchPodStatus computes: the strategic merge
@@ -47,7 +49,7 @@ func TestAppendedConditionPatch(t *testing.T) {
 	for i := range 3000 {
 		old := &v1.PodStatus{Phase: v1.PodRunning, HostIP: "10.0.0.1", Message: strs[rng.IntN(len(strs))]}
 		if rng.IntN(2) == 0 {
-			st := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			st := metav1.NewTime(testobj.Epoch)
 			old.StartTime = &st
 		}
 		for _, k := range rng.Perm(len(types))[:rng.IntN(5)] {
@@ -102,7 +104,7 @@ func TestAppendedConditionPatch(t *testing.T) {
 // The direct nomination patch is the diff's, byte for byte: setting,
 // moving and clearing a nomination beside every other status field.
 func TestNominationPatch(t *testing.T) {
-	st := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	st := metav1.NewTime(testobj.Epoch)
 	olds := []v1.PodStatus{
 		{},
 		{Phase: v1.PodPending, Conditions: []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: "Unschedulable"}}},

@@ -4,9 +4,8 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -14,12 +13,10 @@ import (
 // another bad node than the reference's is explained, one naming a node
 // that is not bad is not.
 func TestExtenderLookupOrder(t *testing.T) {
-	pod := func(name, node string) *v1.Pod {
-		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)}, Spec: v1.PodSpec{NodeName: node}}
-	}
 	c := &preempt.Cluster{
-		Nodes: []*v1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, {ObjectMeta: metav1.ObjectMeta{Name: "n2"}}},
-		Pods:  []*v1.Pod{pod("a", "n1"), pod("b", "n2")},
+		Nodes: []*v1.Node{testobj.MakeNode().Name("n1").Obj(), testobj.MakeNode().Name("n2").Obj()},
+		Pods: []*v1.Pod{testobj.MakePod().Namespace("default").Name("a").UID("uid-a").Node("n1").Obj(),
+			testobj.MakePod().Namespace("default").Name("b").UID("uid-b").Node("n2").Obj()},
 	}
 	// n1's candidate evicts a (on n1) and b (its group's member on n2);
 	// n2's evicts b and a.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/preemptbench/preemptbench/internal/conformance"
 	"github.com/preemptbench/preemptbench/internal/synth"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -65,7 +66,7 @@ func causes(res UpgradeJSON) string {
 // v1.36.3 picks n2, v1.37.2 n1; upgrade names the PDB rule, and the new
 // Success message.
 func TestUpgradeNamesThePDBRule(t *testing.T) {
-	c, p := conformance.OverlappingPDBs(time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC))
+	c, p := conformance.OverlappingPDBs(testobj.Epoch.Add(time.Hour))
 	res, code := runUpgradeJSON(t, c, p)
 	if code != ExitDiffer || !res.DecisionChanged || !res.Explained {
 		t.Fatalf("exit %d, %+v", code, res)
@@ -81,7 +82,7 @@ func TestUpgradeNamesThePDBRule(t *testing.T) {
 // The namespace-less dump of issue 18: v1.36.3 preempts other/a; v1.37.2
 // schedules the pod without preemption.
 func TestUpgradeNamesTheNamespaceSelectorFix(t *testing.T) {
-	c, p := conformance.NamespaceLess(time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC))
+	c, p := conformance.NamespaceLess(testobj.Epoch.Add(time.Hour))
 	res, code := runUpgradeJSON(t, c, p)
 	if code != ExitDiffer || !res.DecisionChanged || !res.Explained {
 		t.Fatalf("exit %d, %+v", code, res)

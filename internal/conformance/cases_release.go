@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -110,7 +111,7 @@ func configName(cfg preempt.Config) string {
 }
 
 func testReleaseBehaviours(t *testing.T, impl preempt.Implementation) {
-	now := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
+	now := testobj.Epoch.Add(time.Hour)
 	cases := releaseCases()
 	for _, si := range preempt.Switches {
 		if !slices.ContainsFunc(cases, func(tc releaseCase) bool { return tc.sw == si.Switch }) {

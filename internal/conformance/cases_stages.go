@@ -990,6 +990,14 @@ func testSelectVictimsOnNodePDB(t *testing.T, impl preempt.Implementation) {
 	three := func() []*v1.Pod {
 		return []*v1.Pod{app("p1", 3*time.Hour).Obj(), app("p2", 2*time.Hour).Obj(), app("p3", time.Hour).Obj()}
 	}
+	// tiered: p1 (app=foo) and p2 are tier=be, p3 is other=x.
+	tiered := func() []*v1.Pod {
+		return []*v1.Pod{
+			app("p1", 3*time.Hour).Label("tier", "be").Obj(),
+			pod("default", "p2", 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(2*time.Hour)).Label("tier", "be").Obj(),
+			pod("default", "p3", 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Label("other", "x").Obj(),
+		}
+	}
 	all := []preempt.Victim{vic("default", "p1", 1), vic("default", "p2", 1), vic("default", "p3", 1)}
 	ok := preempt.Status{Code: preempt.Success}
 	big := pod("default", "p", 10).CPU("1500m").Obj()
@@ -1062,11 +1070,7 @@ func testSelectVictimsOnNodePDB(t *testing.T, impl preempt.Implementation) {
 			// budget for p2 (v1.36 counted "b" down for p1 too, and p2
 			// violated as well: 2).
 			name: "a pod stops counting PDBs at the first it violates",
-			pods: []*v1.Pod{
-				app("p1", 3*time.Hour).Label("tier", "be").Obj(),
-				pod("default", "p2", 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(2*time.Hour)).Label("tier", "be").Obj(),
-				pod("default", "p3", 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Label("other", "x").Obj(),
-			},
+			pods: tiered(),
 			pdbs: []*policyv1.PodDisruptionBudget{
 				pdb("default", "a", 0, matchLabels("app", "foo")),
 				pdb("default", "b", 1, matchLabels("tier", "be")),
@@ -1079,11 +1083,7 @@ func testSelectVictimsOnNodePDB(t *testing.T, impl preempt.Implementation) {
 			// so p1 counts "a" (tier) down to 0 before violating "b", and
 			// p2 then violates "a": 2.
 			name: "PDBs are counted in (namespace, name) order, not the cluster's",
-			pods: []*v1.Pod{
-				app("p1", 3*time.Hour).Label("tier", "be").Obj(),
-				pod("default", "p2", 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(2*time.Hour)).Label("tier", "be").Obj(),
-				pod("default", "p3", 1).Node("n").Phase(v1.PodRunning).CPU("500m").StartTime(ago(time.Hour)).Label("other", "x").Obj(),
-			},
+			pods: tiered(),
 			pdbs: []*policyv1.PodDisruptionBudget{
 				pdb("default", "b", 0, matchLabels("app", "foo")),
 				pdb("default", "a", 1, matchLabels("tier", "be")),

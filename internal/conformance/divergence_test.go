@@ -20,6 +20,7 @@ import (
 	"github.com/preemptbench/preemptbench/internal/agreement"
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/synth"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 
@@ -155,9 +156,7 @@ func TestDivergenceSequentialDryRun(t *testing.T) {
 // the contract orders them by namespace and name, so "a" is reprieved.
 func TestDivergenceVictimTieOrder(t *testing.T) {
 	b := &preempt.Cluster{}
-	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Status: v1.NodeStatus{Allocatable: v1.ResourceList{
-		v1.ResourceCPU: resource.MustParse("2"), v1.ResourcePods: resource.MustParse("10")}}}
-	b.Nodes = []*v1.Node{node}
+	b.Nodes = []*v1.Node{testobj.MakeNode().Name("n").Allocatable(map[v1.ResourceName]string{v1.ResourceCPU: "2", v1.ResourcePods: "10"}).Obj()}
 	for _, name := range []string{"b", "a"} {
 		b.Pods = append(b.Pods, synth.NewPod(synth.PodSpec{Name: name, Node: "n", MilliCPU: 1000, Age: time.Minute}))
 	}
@@ -181,8 +180,7 @@ func TestDivergenceClock(t *testing.T) {
 	c := &preempt.Cluster{}
 	for i, age := range []time.Duration{30 * time.Minute, -1} { // node-0: started; node-1: no start time
 		name := fmt.Sprintf("node-%d", i)
-		c.Nodes = append(c.Nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: v1.NodeStatus{Allocatable: v1.ResourceList{
-			v1.ResourceCPU: resource.MustParse("1"), v1.ResourcePods: resource.MustParse("10")}}})
+		c.Nodes = append(c.Nodes, testobj.MakeNode().Name(name).Allocatable(map[v1.ResourceName]string{v1.ResourceCPU: "1", v1.ResourcePods: "10"}).Obj())
 		c.Pods = append(c.Pods, synth.NewPod(synth.PodSpec{Name: fmt.Sprintf("v%d", i), Node: name, MilliCPU: 1000, Age: age}))
 	}
 	pod := synth.NewPod(synth.PodSpec{Name: "p", Priority: 10, MilliCPU: 1000, Age: -1})

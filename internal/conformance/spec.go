@@ -16,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -210,9 +211,9 @@ const (
 	MaxPDBs       = 4
 )
 
-// Base is the time every start time is relative to; requests use
-// Now = Base + 1h.
-func Base() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+// Base is the time every start time is relative to, the tests' epoch
+// (testobj.Epoch); requests use Now = Base + 1h.
+func Base() time.Time { return testobj.Epoch }
 
 // ExtendedResource is the extended resource of generated clusters.
 const ExtendedResource = v1.ResourceName("example.com/foo")

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/preemptbench/preemptbench/internal/testobj"
 )
 
 func TestMain(m *testing.M) { Main(m) }
@@ -32,14 +34,11 @@ func TestCreateAndList(t *testing.T) {
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cp-test"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "cp-test-node"}}
+	node := testobj.MakeNode().Name("cp-test-node").Obj()
 	if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	pod := &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "cp-test"},
-		Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "c", Image: "pause"}}},
-	}
+	pod := testobj.MakePod().Name("p").Namespace("cp-test").Container("c").Image("pause").Obj()
 	if _, err := cs.CoreV1().Pods("cp-test").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

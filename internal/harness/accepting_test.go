@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/preemptbench/preemptbench/internal/actuation"
+	"github.com/preemptbench/preemptbench/internal/testobj"
 )
 
 // The accepting clientset answers preemption's calls (as actuation and
@@ -16,8 +16,8 @@ import (
 func TestAcceptingClientset(t *testing.T) {
 	ctx := context.Background()
 	cs := NewAcceptingClientset()
-	victim := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "v", UID: "uid-v"}, Spec: v1.PodSpec{NodeName: "n1"}}
-	preemptor := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "p", UID: "uid-p"}}
+	victim := testobj.MakePod().Namespace("ns").Name("v").UID("uid-v").Node("n1").Obj()
+	preemptor := testobj.MakePod().Namespace("other").Name("p").UID("uid-p").Obj()
 	if err := actuation.PreemptPod(ctx, cs, preemptor, victim); err != nil {
 		t.Fatal(err)
 	}

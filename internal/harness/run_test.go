@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -21,12 +22,11 @@ import (
 // clientset and on one holding every pod up front, and compares every
 // answer and the pods left at the end.
 func TestNewClientsetAnswersAsEager(t *testing.T) {
-	c := &preempt.Cluster{PDBs: []*policyv1.PodDisruptionBudget{{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pdb"}}}}
+	c := &preempt.Cluster{PDBs: []*policyv1.PodDisruptionBudget{testobj.MakePDB().Namespace("ns").Name("pdb").Obj()}}
 	for i := range 6 {
-		c.Pods = append(c.Pods, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("p%d", i), UID: types.UID(fmt.Sprint(i))},
-			Spec: v1.PodSpec{NodeName: "n"}})
+		c.Pods = append(c.Pods, testobj.MakePod().Namespace("ns").Name(fmt.Sprintf("p%d", i)).UID(fmt.Sprint(i)).Node("n").Obj())
 	}
-	preemptor := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "hi", UID: "hi"}}
+	preemptor := testobj.MakePod().Namespace("ns").Name("hi").UID("hi").Obj()
 	eager := func() kubernetes.Interface {
 		var objs []runtime.Object
 		for _, p := range c.Pods {
@@ -116,7 +116,7 @@ func TestNewClientsetAnswersAsEager(t *testing.T) {
 func TestNewClientsetCopiesOnlyWhatIsNamed(t *testing.T) {
 	c := &preempt.Cluster{}
 	for i := range 1000 {
-		c.Pods = append(c.Pods, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("p%d", i)}})
+		c.Pods = append(c.Pods, testobj.MakePod().Namespace("ns").Name(fmt.Sprintf("p%d", i)).Obj())
 	}
 	cs := NewClientset(c, nil)
 	if err := cs.CoreV1().Pods("ns").Delete(t.Context(), "p7", metav1.DeleteOptions{}); err != nil {

@@ -2,9 +2,14 @@
 // nodes, PodDisruptionBudgets, PodGroups and CompositePodGroups built by
 // chained calls, in the style of upstream's wrappers
 // (k8s.io/kubernetes/pkg/scheduler/testing: st.MakePod()...Obj()), which
-// the suite cannot use: it must not import k8s.io/kubernetes. Every
-// package's tests, and the tables of preempttest, build their objects
-// here, so that a field is set one way everywhere.
+// the suite cannot use: it must not import k8s.io/kubernetes. The tests
+// of every package, and the suite's tables (internal/conformance), build
+// their pods, nodes, budgets and groups here, so that a field is set one
+// way everywhere; a table keeps at most one-expression shorthands of its
+// own (the suite's pgPod, upstream's pod...). What builds objects from other
+// input is not a test builder and stays apart: the suite's generator
+// (Spec.Build, quantities from drawn integers), internal/synth's
+// synthetic shapes, the loader's manifests.
 //
 //	p := testobj.MakePod().Namespace("default").Name("p").UID("uid-p").
 //		Priority(10).Container("c").CPU("500m").Obj()
@@ -21,19 +26,23 @@
 // StartTime takes a time.Time; MakeNode starts empty (upstream's starts
 // with Capacity(nil)); Container(name) names the container (upstream's
 // takes an image); PodGroupName("") and ParentCompositePodGroup("") set
-// nothing.
+// nothing; the groups' UID takes a string.
 //
 // # Index
 //
-// Clock: Epoch, the tests' one clock (2026-01-01T00:00:00Z).
+// Clock: Epoch, the tests' one clock (2026-01-01T00:00:00Z, synth.Base
+// and conformance.Base): the project's tables take their start times and
+// Request.Now from Epoch or a fixed offset of it (the tables ported from
+// upstream keep upstream's times, time.Unix(0, n)).
+//
+// PauseImage: the image of the containers Req adds, upstream's.
 //
 // Pods, MakePod() *PodWrapper:
 //   - metadata: Name, Namespace, UID, Label, Labels, DeletionTimestamp,
 //     Terminating (the current time, as upstream's);
 //   - spec: SchedulerName, Priority, PreemptionPolicy, Node, NodeSelector,
-//     HostnameSelector,
-//     Tolerations, Toleration, PodGroupName, Overhead, Resources (pod
-//     level), Volumes;
+//     HostnameSelector, Tolerations, Toleration, PodGroupName, Overhead,
+//     Resources (pod level), Volumes;
 //   - containers: Container, InitContainer, Containers, Req, HostPort,
 //     ContainerPort add one (the current container); Image, Request, CPU,
 //     Memory, ContainerRequests, RestartPolicy, Ports set the current

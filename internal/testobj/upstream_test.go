@@ -13,7 +13,7 @@ import (
 )
 
 // TestSameAsUpstream: the methods named as upstream's wrappers' (the
-// ones preempttest's ported tables call) build what upstream's build, but
+// ones the suite's ported tables call) build what upstream's build, but
 // for the documented differences (StartTime's argument, MakeNode's
 // default capacity); the package itself imports no k8s.io/kubernetes
 // package, only this test does.
