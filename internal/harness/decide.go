@@ -23,7 +23,9 @@ type Result struct {
 	// Request is the request Preempt ran with (nil when Schedulable).
 	Request *preempt.Request
 	// Calls are the calls the decision made on the fake clientset, in
-	// order, reads included (Replay sends them to a real API server).
+	// order, reads included (Replay sends them to a real API server). They
+	// carry what upstream stamps with the wall clock (a DisruptionTarget
+	// condition's lastTransitionTime): compare Decision.Actions instead.
 	Calls []k8stesting.Action
 }
 
