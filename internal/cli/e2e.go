@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -138,17 +139,10 @@ func e2eWorkloads(perfDir string, opts e2eOptions) ([]e2eRun, error) {
 			}
 		}
 		if len(out) == n {
-			return nil, badf("-workload %s: no workload %s of %s (it has %s)", w, cmpOr(only, prefix+"[_...]"), name, strings.Join(tc.workloads, ", "))
+			return nil, badf("-workload %s: no workload %s of %s (it has %s)", w, cmp.Or(only, prefix+"[_...]"), name, strings.Join(tc.workloads, ", "))
 		}
 	}
 	return out, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // e2eUnits renames scheduler_perf's metrics to the units compare e2e
@@ -288,14 +282,16 @@ func runE2EJob(opts e2eOptions, stderr io.Writer) (*benchcmp.Report, error) {
 			for _, impl := range opts.impls {
 				i++
 				fmt.Fprintf(stderr, "[%d/%d %s] %s, round %d/%d\n", i, total, time.Since(start).Round(time.Second), r.name(impl), round, opts.count)
-				args := []string{"-test.run", "^$", "-test.bench", "^BenchmarkPerfScheduling/" + regexp.QuoteMeta(r.testCase) + "/" + regexp.QuoteMeta(r.workload) + "$",
-					"-test.benchtime", "1x", "-perf-scheduling-label-filter=", "-e2e.impl", impl, "-data-items-dir", filepath.Join(tmp, "data")}
+				data := filepath.Join(tmp, "data")
 				if opts.profiles != "" {
-					dir, err := filepath.Abs(filepath.Join(opts.profiles, fmt.Sprintf("%s_%s_%s_round%d", r.testCase, r.workload, impl, round)))
-					if err != nil {
+					if data, err = filepath.Abs(filepath.Join(opts.profiles, fmt.Sprintf("%s_%s_%s_round%d", r.testCase, r.workload, impl, round))); err != nil {
 						return nil, err
 					}
-					args = append(args, "-perf-cpuprofile", "-data-items-dir", dir)
+				}
+				args := []string{"-test.run", "^$", "-test.bench", "^BenchmarkPerfScheduling/" + regexp.QuoteMeta(r.testCase) + "/" + regexp.QuoteMeta(r.workload) + "$",
+					"-test.benchtime", "1x", "-perf-scheduling-label-filter=", "-e2e.impl", impl, "-data-items-dir", data}
+				if opts.profiles != "" {
+					args = append(args, "-perf-cpuprofile")
 				}
 				cmd := exec.CommandContext(ctx, bin, args...)
 				cmd.Dir, cmd.Env = work[[2]string{impl, r.suite}], env
