@@ -408,3 +408,114 @@ func TestPreemptionWithPDBs(t *testing.T) {
 		})
 	}
 }
+
+func nominatedReads(t *testing.T, impl string) float64 {
+	return value(t, func() (float64, error) {
+		return testutil.GetCounterMetricValue(schedplugin.NominatedReads.WithLabelValues(impl))
+	})
+}
+
+// TestPreemptionStorm: twelve full nodes (two pods of 1 cpu on each of
+// 2 cpu, node i's at priority 5*(i+1)) and ten preemptors asking for a
+// whole node at priority 100, created at once, so that many are
+// nominated at the same time while their victims go. Each preemptor
+// sees the others' nominations (a nominated node is full for it), so
+// every scheduler, stock DefaultPreemption and the plugin with each
+// implementation, ends with the pods of the ten lowest nodes deleted, the
+// two highest untouched and each preemptor bound to one of the ten. The
+// followed cluster is checked against a fresh read of every node at each
+// cycle (checkSyncs), and the plugin reads fewer nodes' nominations than
+// it would reading every node at every cycle.
+func TestPreemptionStorm(t *testing.T) {
+	cp := controlplane.Shared(t)
+	cs, err := cp.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const nodes, preemptors = 12, 10
+	for _, impl := range []string{"", "optimized", "reference", "upstream"} {
+		name := impl
+		if name == "" {
+			name = "default"
+		}
+		t.Run(name, func(t *testing.T) {
+			sched := "sched-storm-" + name
+			e2etest.RunScheduler(t, cp, e2etest.Config(sched, impl))
+			s := e2etest.Empty(t, cs, "storm-"+name, sched)
+			for i := range nodes {
+				n := fmt.Sprintf("storm-%s-%02d", name, i)
+				s.AddNode(t, cs, e2etest.Node(n, 2000, nil))
+				for j := range 2 {
+					s.AddPod(t, cs, e2etest.Pod(s.NS, fmt.Sprintf("v%02d-%d", i, j), sched, n, int32(5*(i+1)), 1000))
+				}
+			}
+			var reads0, succ0 float64
+			if impl != "" {
+				reads0, succ0 = nominatedReads(t, impl), decisions(t, impl, "Success")
+			}
+			ctx := context.Background()
+			for k := range preemptors {
+				if _, err := cs.CoreV1().Pods(s.NS).Create(ctx, e2etest.Pod(s.NS, fmt.Sprintf("p%d", k), sched, "", 100, 2000), metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var pods *v1.PodList
+			deadline := time.Now().Add(90 * time.Second)
+			for {
+				pods, err = cs.CoreV1().Pods(s.NS).List(ctx, metav1.ListOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				bound := 0
+				for _, p := range pods.Items {
+					if p.Name[0] == 'p' && p.Spec.NodeName != "" {
+						bound++
+					}
+				}
+				if bound == preemptors {
+					break
+				}
+				if time.Now().After(deadline) {
+					for _, p := range pods.Items {
+						t.Logf("%s: node %q nominated %q %v", p.Name, p.Spec.NodeName, p.Status.NominatedNodeName, p.Status.Conditions)
+					}
+					t.Fatalf("%d of %d preemptors bound after 90s", bound, preemptors)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			kept, on := map[string]bool{}, map[string]bool{}
+			for _, p := range pods.Items {
+				if p.Name[0] == 'p' {
+					on[p.Spec.NodeName] = true
+				} else {
+					kept[p.Name] = true
+				}
+			}
+			for i := range nodes {
+				n := s.Nodes[i]
+				for j := range 2 {
+					v := fmt.Sprintf("v%02d-%d", i, j)
+					if kept[v] != (i >= preemptors) {
+						t.Errorf("pod %s (node %d) kept: %v, want %v", v, i, kept[v], i >= preemptors)
+					}
+				}
+				if on[n] != (i < preemptors) {
+					t.Errorf("a preemptor on node %d: %v, want %v", i, on[n], i < preemptors)
+				}
+			}
+			if impl == "" {
+				return
+			}
+			checkSyncs(t)
+			succ := decisions(t, impl, "Success") - succ0
+			reads := nominatedReads(t, impl) - reads0
+			t.Logf("%s: %v preemptions decided, %v nodes' nominations read (every node at every cycle: at least %v)", impl, succ, reads, succ*nodes)
+			if succ < preemptors {
+				t.Errorf("%s decided %v preemptions, want at least %d", impl, succ, preemptors)
+			}
+			if reads >= succ*nodes {
+				t.Errorf("%s read %v nodes' nominations in %v cycles of %d nodes: no fewer than every node at every cycle", impl, reads, succ, nodes)
+			}
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 	policylisters "k8s.io/client-go/listers/policy/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -32,10 +33,12 @@ import (
 //     (Change carries pods only); a node whose update changed nothing of
 //     that (a kubelet's status heartbeat, conditions, images) is taken
 //     as it was.
-//   - Nominated pods: the scheduling queue's nominator is asked for every
-//     node (fwk.Handle.NominatedPodsForNode: O(nodes) calls, each a copy
-//     of that node's nominated pods, none for most nodes), and compared
-//     by UID, resourceVersion and node with what the cluster holds.
+//   - Nominated pods: a mirror of the scheduling queue's nominator
+//     (nominations) reads again only the nodes where a nomination may
+//     have changed (fwk.Handle.NominatedPodsForNode deep-copies the
+//     node's nominated pods); O(nominated pods) a cycle otherwise. The
+//     mirror's pods are compared by UID, resourceVersion and node with
+//     what the cluster holds.
 //   - PDBs and namespaces: listed from the informers every cycle
 //     (O(objects)) and compared by pointer; a change builds again.
 //   - The evaluator: the changed pods go to preempt.Follow as a
@@ -49,7 +52,7 @@ import (
 type follower struct {
 	impl       preempt.Implementation
 	nodeLister func() ([]fwk.NodeInfo, error)
-	nominated  func(node string) []fwk.PodInfo
+	nominator  *nominations
 	pdbs       policylisters.PodDisruptionBudgetLister
 	namespaces corelisters.NamespaceLister
 
@@ -84,12 +87,14 @@ func newFollower(impl preempt.Implementation, h fwk.Handle) *follower {
 	f := &follower{
 		impl:       impl,
 		nodeLister: h.SnapshotSharedLister().NodeInfos().List,
-		nominated:  h.NominatedPodsForNode,
 	}
+	var pods cache.SharedIndexInformer
 	if inf := h.SharedInformerFactory(); inf != nil {
 		f.pdbs = inf.Policy().V1().PodDisruptionBudgets().Lister()
 		f.namespaces = inf.Core().V1().Namespaces().Lister()
+		pods = inf.Core().V1().Pods().Informer()
 	}
+	f.nominator = newNominations(h.NominatedPodsForNode, pods)
 	return f
 }
 
@@ -158,13 +163,15 @@ func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind,
 			}
 		}
 	}
-	want := f.nominatedPods(preemptor, func(uid types.UID) bool {
+	isBound := func(uid types.UID) bool {
 		if addedBound[uid] {
 			return true
 		}
 		e := f.pods[uid]
 		return e != nil && e.bound && !removed[uid]
-	})
+	}
+	f.nominator.refresh(f.gen, isBound, false)
+	want := f.nominator.pods(preemptor, isBound)
 	for uid, e := range f.nom {
 		if w, ok := want[uid]; !ok || w.node != e.node || w.src.ResourceVersion != e.src.ResourceVersion {
 			removed[uid] = true
@@ -238,8 +245,12 @@ func (f *follower) check(infos []fwk.NodeInfo, preemptor *v1.Pod) error {
 			bound[p.UID] = true
 		}
 	}
-	for _, e := range f.nominatedPods(preemptor, func(uid types.UID) bool { return bound[uid] }) {
-		want[preempt.Key(e.obj.Namespace, e.obj.Name)] = where(e.obj)
+	// The nodes a pod is nominated to, in either view.
+	nominatedTo := map[string][]string{}
+	for _, e := range readAllNodes(f.nominator.read, f.gen, preemptor, func(uid types.UID) bool { return bound[uid] }) {
+		k := preempt.Key(e.obj.Namespace, e.obj.Name)
+		want[k] = where(e.obj)
+		nominatedTo[k] = append(nominatedTo[k], e.node)
 	}
 	got := map[string]string{}
 	for _, p := range f.c.Pods {
@@ -248,14 +259,30 @@ func (f *follower) check(infos []fwk.NodeInfo, preemptor *v1.Pod) error {
 			return fmt.Errorf("pod %s twice in the followed cluster", k)
 		}
 		got[k] = where(p)
+		if p.Spec.NodeName == "" {
+			nominatedTo[k] = append(nominatedTo[k], p.Status.NominatedNodeName)
+		}
+	}
+	// The queue may change a node's nominations from the informer
+	// between the sync and this check: a node whose store moved since
+	// the sync, or whose nominator and store differed then (the queue
+	// catching up), may differ from the sync's read without a fault.
+	store, _ := f.nominator.storeView()
+	raced := func(k string) bool {
+		for _, n := range nominatedTo[k] {
+			if f.nominator.disagree[n] || !maps.Equal(store[n], f.nominator.store[n]) {
+				return true
+			}
+		}
+		return false
 	}
 	for k, w := range want {
-		if got[k] != w {
+		if got[k] != w && !raced(k) {
 			return fmt.Errorf("pod %s: followed cluster has it %q, the scheduler %q", k, got[k], w)
 		}
 	}
 	for k, g := range got {
-		if _, ok := want[k]; !ok {
+		if _, ok := want[k]; !ok && !raced(k) {
 			return fmt.Errorf("pod %s: followed cluster has it %s, the scheduler does not", k, g)
 		}
 	}
@@ -270,29 +297,6 @@ type errInvalid struct{ err error }
 
 func (e errInvalid) Error() string { return "invalid: " + e.err.Error() }
 func (e errInvalid) Unwrap() error { return e.err }
-
-// nominatedPods is the nominator's pods, the preemptor and the pods
-// bound (isBound) left out, by UID, each as the cluster holds it: not
-// bound, status.nominatedNodeName set to its node (the nominator may
-// hold a nomination the pod object does not show yet).
-func (f *follower) nominatedPods(preemptor *v1.Pod, isBound func(types.UID) bool) map[types.UID]*entry {
-	want := map[types.UID]*entry{}
-	for name := range f.gen {
-		for _, pi := range f.nominated(name) {
-			p := pi.GetPod()
-			if p.UID == preemptor.UID || isBound(p.UID) || p.Spec.NodeName != "" {
-				continue
-			}
-			obj := p
-			if p.Status.NominatedNodeName != name {
-				obj = p.DeepCopy()
-				obj.Status.NominatedNodeName = name
-			}
-			want[p.UID] = &entry{obj: obj, src: p, node: name}
-		}
-	}
-	return want
-}
 
 func (f *follower) remember(e *entry) {
 	f.pods[e.obj.UID] = e
@@ -349,7 +353,9 @@ func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBud
 			c.Pods = append(c.Pods, p)
 		}
 	}
-	want := f.nominatedPods(preemptor, func(uid types.UID) bool { return f.pods[uid] != nil })
+	isBound := func(uid types.UID) bool { return f.pods[uid] != nil }
+	f.nominator.refresh(f.gen, isBound, true)
+	want := f.nominator.pods(preemptor, isBound)
 	uids := make([]types.UID, 0, len(want))
 	for uid := range want {
 		uids = append(uids, uid)

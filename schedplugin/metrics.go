@@ -64,6 +64,16 @@ var (
 		Help:           "Number of times the preemptbench plugin built its evaluator from the whole cluster (kind=build) or followed a change of the scheduler cache (kind=update).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"impl", "kind"})
+	// NominatedReads counts the nodes whose nominated pods the plugin
+	// read from the scheduling queue (fwk.Handle.NominatedPodsForNode,
+	// a deep copy of each): the nodes where a nomination may have
+	// changed since the last cycle, not every node every cycle.
+	NominatedReads = metrics.NewCounterVec(&metrics.CounterOpts{
+		Subsystem:      "scheduler",
+		Name:           "preemptbench_nominated_node_reads_total",
+		Help:           "Number of nodes whose nominated pods the preemptbench plugin read from the scheduling queue.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"impl"})
 )
 
 var registerOnce sync.Once
@@ -72,6 +82,6 @@ var registerOnce sync.Once
 // registry (legacyregistry), once per process.
 func registerMetrics() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(Fallbacks, Decisions, Rebuilds)
+		legacyregistry.MustRegister(Fallbacks, Decisions, Rebuilds, NominatedReads)
 	})
 }

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"math/rand"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -57,10 +59,16 @@ type Plugin struct {
 	chosen chosen
 	codes  []preempt.Code
 	rand   *rand.Rand
+	// preFiltered is the pod of the last PreFilter: a PostFilter of
+	// another pod means PreFilter is not enabled, and the follower reads
+	// every node's nominations (nominations.hintPod).
+	preFiltered    atomic.Value // types.UID
+	noPreFilterLog sync.Once
 }
 
 var (
 	_ fwk.PostFilterPlugin         = (*Plugin)(nil)
+	_ fwk.PreFilterPlugin          = (*Plugin)(nil)
 	_ fwk.PreEnqueuePlugin         = (*Plugin)(nil)
 	_ fwk.EnqueueExtensions        = (*Plugin)(nil)
 	_ fwk.PodGroupPostFilterPlugin = (*Plugin)(nil)
@@ -114,6 +122,26 @@ func (pl *Plugin) PreEnqueue(ctx context.Context, p *v1.Pod) *fwk.Status {
 	return pl.dp.PreEnqueue(ctx, p)
 }
 
+// PreFilter lets nothing through or out: it records that pod runs a
+// scheduling cycle, whose failure handler may change the pod's
+// nomination in the scheduling queue's memory, so that the next
+// PostFilter reads the nodes it was or is nominated to (nominations).
+func (pl *Plugin) PreFilter(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	pl.follow.nominator.hintPod(p)
+	pl.preFiltered.Store(p.UID)
+	return nil, nil
+}
+
+// PreFilterExtensions is nil: the plugin has no Filter.
+func (pl *Plugin) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+// hintResult records the nodes a PostFilter result nominates to.
+func (pl *Plugin) hintResult(res *fwk.PostFilterResult) {
+	if res != nil && res.NominatingInfo != nil && res.Mode() == fwk.ModeOverride {
+		pl.follow.nominator.hintNode(res.NominatedNodeName)
+	}
+}
+
 // EventsToRegister is DefaultPreemption's.
 func (pl *Plugin) EventsToRegister(ctx context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return pl.dp.EventsToRegister(ctx)
@@ -123,7 +151,15 @@ func (pl *Plugin) EventsToRegister(ctx context.Context) ([]fwk.ClusterEventWithH
 // (ReasonPodGroup): gangs are not handed to the implementations yet.
 func (pl *Plugin) PodGroupPostFilter(ctx context.Context, state fwk.PodGroupCycleState, pgInfo fwk.PodGroupInfo, schedule fwk.PodGroupSchedulingFunc) (*fwk.PodGroupPostFilterResult, *fwk.Status) {
 	pl.countFallback(ctx, ReasonPodGroup, "pod group "+pgInfo.GetNamespace()+"/"+pgInfo.GetName())
-	return pl.dp.PodGroupPostFilter(ctx, state, pgInfo, schedule)
+	res, status := pl.dp.PodGroupPostFilter(ctx, state, pgInfo, schedule)
+	if res != nil {
+		for _, ni := range res.NominatingInfos {
+			if ni != nil && ni.Mode() == fwk.ModeOverride {
+				pl.follow.nominator.hintNode(ni.NominatedNodeName)
+			}
+		}
+	}
+	return res, status
 }
 
 // PostFilter decides with the implementation and acts with upstream's
@@ -135,11 +171,18 @@ func (pl *Plugin) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 	}
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
+	if uid, _ := pl.preFiltered.Load().(types.UID); uid != pod.UID {
+		pl.noPreFilterLog.Do(func() {
+			klog.FromContext(ctx).V(2).Info("The plugin's PreFilter is not enabled: every node's nominated pods are read at every cycle", "plugin", Name)
+		})
+		pl.follow.nominator.readAllNodes()
+	}
 	res, status, reason, detail := pl.postFilter(ctx, state, pod, m)
 	if reason != "" {
 		pl.countFallback(ctx, reason, detail)
-		return pl.dp.PostFilter(ctx, state, pod, m)
+		res, status = pl.dp.PostFilter(ctx, state, pod, m)
 	}
+	pl.hintResult(res)
 	return res, status
 }
 
@@ -180,7 +223,9 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 	if err := preempt.ValidatePod(pod); err != nil {
 		return nil, nil, ReasonInvalid, err.Error()
 	}
+	reads := pl.follow.nominator.reads
 	ev, kind, err := pl.follow.sync(pod)
+	NominatedReads.WithLabelValues(pl.impl.Name()).Add(float64(pl.follow.nominator.reads - reads))
 	if err != nil {
 		var inv errInvalid
 		if errors.As(err, &inv) {
