@@ -92,10 +92,12 @@ type Config struct {
 	MinCandidateNodesPercentage int32
 	MinCandidateNodesAbsolute   int32
 	// Extenders are KubeSchedulerConfiguration.extenders in configuration
-	// order. Those with a preempt verb that are interested in the
-	// preemptor are called by CallExtenders. A configuration whose
-	// extenders would change the filter phase (a filter verb, resources
-	// ignored by the scheduler) is the caller's to refuse.
+	// order, in kubescheduler.config.k8s.io/v1's type (kube-scheduler
+	// converts them field for field to its internal one). Those with a
+	// preempt verb that are interested in the preemptor are called by
+	// CallExtenders. A configuration whose extenders would change the
+	// filter phase (a filter verb, resources ignored by the scheduler) is
+	// the caller's to refuse.
 	Extenders []configv1.Extender
 	// Synchronous selects the synchronous actuation of releases before
 	// v1.33 (SchedulerAsyncPreemption off). The zero value is upstream's

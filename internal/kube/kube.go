@@ -13,8 +13,12 @@
 //   - v1helper, podutil: the few helpers of pkg/apis/core/v1/helper and
 //     pkg/api/v1/pod that the resource arithmetic and the actuation use,
 //     ported.
-//   - st: the part of pkg/scheduler/testing's wrappers (st.MakePod()...Obj())
-//     that the suite's ported tables use, ported.
+//
+// The suite's tables build their objects with internal/testobj, not with
+// a copy of pkg/scheduler/testing's wrappers. The extenders' and
+// DefaultPreemptionArgs' validation (pkg/scheduler/apis/config/validation)
+// is ported into preempt (validate.go) on kube-scheduler's config/v1 types
+// (k8s.io/kube-scheduler, a staging module, not k8s.io/kubernetes).
 //
 // What is generated or copied comes from `go generate ./internal/kube`
 // (package gen), and gen's TestGeneratedFilesAreUpToDate fails when a

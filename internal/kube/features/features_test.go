@@ -126,6 +126,7 @@ func TestReleaseGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	features.UseReleaseGate(g)
+	t.Cleanup(func() { features.UseReleaseGate(features.New()) }) // the table again, for -count and -shuffle
 	if err := g.Set("Only=false"); err != nil {
 		t.Fatal(err)
 	}
