@@ -168,11 +168,13 @@ require (
 // k8s.io/kubernetes package (preempttest's
 // TestContractAndSuiteImportNoKubernetes), and its graph, pruned at this
 // go.mod, never reads k8s.io/kubernetes's. The replaces below serve this
-// module's own builds only (replaces do not reach a dependent module; they
-// reach a workspace that uses this module, as examples/ownimpl's go.work
-// does, where they change nothing: every staging module at v0.37.2, those
-// k8s.io/kubernetes requires and no requirement above names included, as
-// upstream's TestVersionIsTheModules checks).
+// module's own builds only: they reach no dependent module, nor
+// examples/ownimpl, whose go.work replaces this module by its directory
+// rather than use it as a workspace module, so that it builds as a module
+// outside would (its go.mod has no replace: preempttest's
+// TestOwnimplNeedsNoReplace). They pin every staging module at v0.37.2,
+// those k8s.io/kubernetes requires and no requirement above names included
+// (upstream's TestVersionIsTheModules).
 replace (
 	k8s.io/api => k8s.io/api v0.37.2
 	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.37.2
