@@ -20,11 +20,12 @@ require (
 	k8s.io/component-helpers v0.37.2
 	k8s.io/dynamic-resource-allocation v0.37.2
 	k8s.io/klog/v2 v2.140.0
-	k8s.io/kube-scheduler v0.0.0
+	k8s.io/kube-scheduler v0.37.2
 	k8s.io/kubernetes v1.37.2
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
 	pgregory.net/rapid v1.3.0
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730
+	sigs.k8s.io/randfill v1.0.0
 	sigs.k8s.io/yaml v1.6.0
 )
 
@@ -137,29 +138,43 @@ require (
 	gopkg.in/go-jose/go-jose.v2 v2.6.3 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
-	k8s.io/apiextensions-apiserver v0.0.0 // indirect
+	k8s.io/apiextensions-apiserver v0.37.2 // indirect
 	k8s.io/cloud-provider v0.37.2 // indirect
-	k8s.io/cluster-bootstrap v0.0.0 // indirect
+	k8s.io/cluster-bootstrap v0.37.2 // indirect
 	k8s.io/controller-manager v0.37.2 // indirect
-	k8s.io/csi-translation-lib v0.0.0 // indirect
-	k8s.io/endpointslice v0.0.0 // indirect
-	k8s.io/externaljwt v0.0.0 // indirect
+	k8s.io/csi-translation-lib v0.37.2 // indirect
+	k8s.io/endpointslice v0.37.2 // indirect
+	k8s.io/externaljwt v0.37.2 // indirect
 	k8s.io/kms v0.37.2 // indirect
-	k8s.io/kube-aggregator v0.0.0 // indirect
-	k8s.io/kube-controller-manager v0.0.0 // indirect
+	k8s.io/kube-aggregator v0.37.2 // indirect
+	k8s.io/kube-controller-manager v0.37.2 // indirect
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
-	k8s.io/kube-proxy v0.0.0 // indirect
-	k8s.io/kubectl v0.0.0 // indirect
+	k8s.io/kube-proxy v0.37.2 // indirect
+	k8s.io/kubectl v0.37.2 // indirect
 	k8s.io/kubelet v0.37.2 // indirect
 	k8s.io/metrics v0.37.2 // indirect
-	k8s.io/mount-utils v0.0.0 // indirect
-	k8s.io/pod-security-admission v0.0.0 // indirect
+	k8s.io/mount-utils v0.37.2 // indirect
+	k8s.io/pod-security-admission v0.37.2 // indirect
 	k8s.io/streaming v0.37.2 // indirect
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.36.0 // indirect
-	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 )
 
+// k8s.io/kubernetes requires its staging modules at v0.0.0, which no proxy
+// serves. The requirements above name them at v0.37.2, so that a module
+// depending on this one (examples/ownimpl, or one outside after `go get`)
+// resolves them without replaces of its own: what it imports (the contract,
+// the suite, the benchmarks, the wire, reference, optimized) imports no
+// k8s.io/kubernetes package (preempttest's
+// TestContractAndSuiteImportNoKubernetes), and its graph, pruned at this
+// go.mod, never reads k8s.io/kubernetes's. The replaces below serve this
+// module's own builds only: they reach no dependent module, nor
+// examples/ownimpl, whose go.work replaces this module by its directory
+// rather than use it as a workspace module, so that it builds as a module
+// outside would (its go.mod has no replace: preempttest's
+// TestOwnimplNeedsNoReplace). They pin every staging module at v0.37.2,
+// those k8s.io/kubernetes requires and no requirement above names included
+// (upstream's TestVersionIsTheModules).
 replace (
 	k8s.io/api => k8s.io/api v0.37.2
 	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.37.2

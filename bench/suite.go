@@ -38,7 +38,7 @@ import (
 	"strings"
 	"testing"
 
-	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/preemptbench/preemptbench/bench/floor"
 	"github.com/preemptbench/preemptbench/internal/extendertest"
@@ -260,7 +260,7 @@ func preemptExtender(b *testing.B, stage string, nodeCache bool, impls []preempt
 		var reqs []*preempt.Request
 		for i := range f.Requests {
 			r := *f.Request(i)
-			r.Config.Extenders = []schedconfig.Extender{extendertest.Config("keep", nodeCache, false)}
+			r.Config.Extenders = []configv1.Extender{extendertest.Config("keep", nodeCache, false)}
 			reqs = append(reqs, &r)
 		}
 		cs := harness.NewAcceptingClientset()

@@ -11,8 +11,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/client-go/kubernetes"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 )
 
 // Code is the outcome of a filter, a stage or a whole decision. The values
@@ -93,11 +92,13 @@ type Config struct {
 	MinCandidateNodesPercentage int32
 	MinCandidateNodesAbsolute   int32
 	// Extenders are KubeSchedulerConfiguration.extenders in configuration
-	// order. Those with a preempt verb that are interested in the
-	// preemptor are called by CallExtenders. A configuration whose
-	// extenders would change the filter phase (a filter verb, resources
-	// ignored by the scheduler) is the caller's to refuse.
-	Extenders []schedconfig.Extender
+	// order, in kubescheduler.config.k8s.io/v1's type (kube-scheduler
+	// converts them field for field to its internal one). Those with a
+	// preempt verb that are interested in the preemptor are called by
+	// CallExtenders. A configuration whose extenders would change the
+	// filter phase (a filter verb, resources ignored by the scheduler) is
+	// the caller's to refuse.
+	Extenders []configv1.Extender
 	// Synchronous selects the synchronous actuation of releases before
 	// v1.33 (SchedulerAsyncPreemption off). The zero value is upstream's
 	// default, asynchronous preemption (see Actuate).
@@ -126,10 +127,7 @@ func DefaultConfig() Config {
 // Validate applies upstream's ValidateDefaultPreemptionArgs, and upstream's
 // validation of the extenders (ValidateKubeSchedulerConfiguration's).
 func (c Config) Validate() error {
-	if err := validation.ValidateDefaultPreemptionArgs(nil, &schedconfig.DefaultPreemptionArgs{
-		MinCandidateNodesPercentage: c.MinCandidateNodesPercentage,
-		MinCandidateNodesAbsolute:   c.MinCandidateNodesAbsolute,
-	}); err != nil {
+	if err := validateDefaultPreemptionArgs(c.MinCandidateNodesPercentage, c.MinCandidateNodesAbsolute); err != nil {
 		return err
 	}
 	if err := validateRelease(c); err != nil {
@@ -682,7 +680,7 @@ func (r *Request) DeepCopy() *Request {
 		out.Codes = append([]Code(nil), r.Codes...)
 	}
 	if r.Config.Extenders != nil {
-		out.Config.Extenders = make([]schedconfig.Extender, len(r.Config.Extenders))
+		out.Config.Extenders = make([]configv1.Extender, len(r.Config.Extenders))
 		for i := range r.Config.Extenders {
 			r.Config.Extenders[i].DeepCopyInto(&out.Config.Extenders[i])
 		}

@@ -9,28 +9,28 @@ import (
 	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 
-	// The Kubernetes features: pkg/features registers them on
-	// utilfeature.DefaultMutableFeatureGate, kube-scheduler's gate.
-	_ "k8s.io/kubernetes/pkg/features"
+	"github.com/preemptbench/preemptbench/internal/kube/features"
 )
 
 // AsyncPreemptionGate is the gate Config.Synchronous stands for.
 const AsyncPreemptionGate = "SchedulerAsyncPreemption"
 
 // pristineGates is kube-scheduler's feature gate
-// (utilfeature.DefaultMutableFeatureGate) as the process starts, copied
-// before anything sets a gate on it (the upstream adapter does, for the
-// duration of a call): the known features, their defaults, locks and
-// dependencies at the release's version. (DeepCopyAndReset would lose the
-// dependencies.)
-var pristineGates = utilfeature.DefaultMutableFeatureGate.DeepCopy()
+// (utilfeature.DefaultMutableFeatureGate) as the process starts, before
+// anything sets a gate on it (the upstream adapter does, for the duration
+// of a call): the known features, their defaults, locks and dependencies
+// at the release's version. It is v1.37.2's, generated from
+// k8s.io/kubernetes/pkg/features (internal/kube/features), unless the
+// process runs an adapter of another release, which gives its own
+// (features.UseReleaseGate, from its init function).
+func pristineGates() featuregate.MutableVersionedFeatureGate { return features.ReleaseGate() }
 
-// defaultGates is a copy of pristineGates to set gates on.
+// defaultGates is a copy of pristineGates to set gates on. (DeepCopyAndReset
+// would lose the dependencies.)
 func defaultGates() featuregate.MutableVersionedFeatureGate {
-	return pristineGates.DeepCopy()
+	return pristineGates().DeepCopy()
 }
 
 // ParseFeatureGates parses value as kube-scheduler's --feature-gates
@@ -99,8 +99,9 @@ func FormatFeatureGates(gates map[string]bool) string {
 // gateDefaults is every known gate's default, computed once.
 var gateDefaults = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
-	for k := range pristineGates.GetAll() {
-		m[string(k)] = pristineGates.Enabled(k)
+	g := pristineGates()
+	for k := range g.GetAll() {
+		m[string(k)] = g.Enabled(k)
 	}
 	return m
 })

@@ -25,8 +25,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	schedulingv1alpha3val "k8s.io/kubernetes/pkg/apis/scheduling/v1alpha3"
-	schedulingv1beta1val "k8s.io/kubernetes/pkg/apis/scheduling/v1beta1"
+
+	schedulingv1alpha3val "github.com/preemptbench/preemptbench/internal/kube/scheduling/v1alpha3"
+	schedulingv1beta1val "github.com/preemptbench/preemptbench/internal/kube/scheduling/v1beta1"
 )
 
 // PodGroupAPI reports whether this build knows the pod-group API types
@@ -213,7 +214,7 @@ var podGroupValidation = operation.Operation{Type: operation.Create, Options: ma
 
 // ValidatePodGroupObject applies the API server's declarative validation
 // of a PodGroup (k8s.io/kubernetes/pkg/apis/scheduling/v1beta1's
-// Validate_PodGroup) to a defaulted copy, as the API server validates
+// Validate_PodGroup, copied into internal/kube/scheduling) to a defaulted copy, as the API server validates
 // after defaulting (disruptionMode Single when unset), so that an object the API server would refuse (a
 // minCount below 1, an unknown disruption mode) is refused here, naming
 // it, rather than decided on.

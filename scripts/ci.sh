@@ -46,6 +46,10 @@ step "race tests: every package (go list ./...), properties shortened by -short"
 go test -race -short -timeout 30m $(go list ./...)
 
 step "the out-of-tree example (examples/ownimpl, a module of its own)"
+# Its go.mod has no replace, as a module outside this repository needs
+# none; its go.work (found from its directory) maps this project's module
+# to the checkout. preempttest's TestOwnimplNeedsNoReplace checks go.mod
+# and go.sum are tidy.
 (cd examples/ownimpl && go vet ./... && go test ./... &&
   go test -run '^$' -bench . -benchtime=1x -bench.nodes=5 ./... | grep -c 'impl=ownimpl')
 

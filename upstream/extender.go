@@ -9,10 +9,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	configconv "k8s.io/kubernetes/pkg/scheduler/apis/config/v1"
 
 	extenderclient "github.com/preemptbench/preemptbench/internal/extender"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,8 +38,9 @@ type extender struct {
 func (e *extender) SupportsPreemption() bool { return !e.skip && e.Extender.SupportsPreemption() }
 
 // newExtenders builds upstream's HTTPExtenders in kube-scheduler's order
-// (buildExtenders: the ignorable ones last).
-func (ev *evaluator) newExtenders(cfgs []config.Extender) ([]*extender, error) {
+// (buildExtenders: the ignorable ones last), from the configuration's
+// extenders converted as kube-scheduler converts its file's.
+func (ev *evaluator) newExtenders(cfgs []configv1.Extender) ([]*extender, error) {
 	if len(cfgs) == 0 {
 		return nil, nil
 	}
@@ -46,7 +49,11 @@ func (ev *evaluator) newExtenders(cfgs []config.Extender) ([]*extender, error) {
 		originals[p.UID] = p
 	}
 	var out []*extender
-	for _, cfg := range extenderclient.Order(cfgs) {
+	for _, v := range extenderclient.Order(cfgs) {
+		var cfg config.Extender
+		if err := configconv.Convert_v1_Extender_To_config_Extender(v.DeepCopy(), &cfg, nil); err != nil {
+			return nil, err
+		}
 		e, err := scheduler.NewHTTPExtender(&cfg)
 		if err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package upstream_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"k8s.io/kubernetes/pkg/features"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	kubefeatures "github.com/preemptbench/preemptbench/internal/kube/features"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/upstream"
 )
@@ -160,5 +162,34 @@ func TestAsyncAPICallsRefused(t *testing.T) {
 	cfg.FeatureGates["SchedulerAsyncAPICalls"] = false
 	if u := (upstream.Impl{}).UnmodelledGateUse(&preempt.Cluster{}, &v1.Pod{}, cfg); u != nil {
 		t.Errorf("gate off: %v", u)
+	}
+}
+
+// TestReleaseGateIsTheTable: the gate this adapter gives preempt
+// (features.UseReleaseGate, kube-scheduler's gate of this process as it
+// started, with every package the adapter links registered) is the
+// generated v1.37.2 table that preempt uses without it, gate for gate.
+func TestReleaseGateIsTheTable(t *testing.T) {
+	got, want := kubefeatures.ReleaseGate(), kubefeatures.New()
+	if g, w := got.GetAllVersioned(), want.GetAllVersioned(); !reflect.DeepEqual(g, w) {
+		for k := range g {
+			if !reflect.DeepEqual(g[k], w[k]) {
+				t.Errorf("gate %s: the release's %v, the table's %v", k, g[k], w[k])
+			}
+		}
+		for k := range w {
+			if _, ok := g[k]; !ok {
+				t.Errorf("gate %s: the table's only", k)
+			}
+		}
+	}
+	if g, w := got.Dependencies(), want.Dependencies(); !reflect.DeepEqual(g, w) {
+		t.Errorf("dependencies: the release's %v, the table's %v", g, w)
+	}
+	if g, w := got.EmulationVersion().String()+"/"+got.MinCompatibilityVersion().String(), want.EmulationVersion().String()+"/"+want.MinCompatibilityVersion().String(); g != w {
+		t.Errorf("versions: the release's %s, the table's %s", g, w)
+	}
+	if upstream.Version != kubefeatures.Release {
+		t.Errorf("the adapter runs %s, the table is %s's", upstream.Version, kubefeatures.Release)
 	}
 }

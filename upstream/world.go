@@ -21,9 +21,9 @@ import (
 	"k8s.io/client-go/tools/events"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -85,7 +85,7 @@ type proxyClient struct {
 type worldKey struct {
 	now       time.Time
 	exclude   types.UID
-	extenders []config.Extender
+	extenders []configv1.Extender
 	// gates are the feature gates set away from their defaults (gateKey).
 	gates string
 	// gateMap is the gates themselves (not compared).

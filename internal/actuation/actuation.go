@@ -20,7 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
-	apipod "k8s.io/kubernetes/pkg/api/v1/pod"
+
+	apipod "github.com/preemptbench/preemptbench/internal/kube/podutil"
 )
 
 // PreemptPod is upstream's Executor.PreemptPod for a pod that is neither

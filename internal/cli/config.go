@@ -8,8 +8,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
+	configconv "k8s.io/kubernetes/pkg/scheduler/apis/config/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 
@@ -121,14 +123,32 @@ func (sc *schedulerConfig) preemptConfig(pod *v1.Pod, synchronous bool) (preempt
 			}
 		}
 	}
-	out.Extenders = sc.cfg.Extenders
+	out.Extenders, err = v1Extenders(sc.cfg.Extenders)
+	if err != nil {
+		return preempt.Config{}, err
+	}
+	return out, nil
+}
+
+// v1Extenders are exts in kubescheduler.config.k8s.io/v1, preempt.Config's
+// type for them: upstream's conversion, the same fields.
+func v1Extenders(exts []config.Extender) ([]configv1.Extender, error) {
+	if exts == nil {
+		return nil, nil
+	}
+	out := make([]configv1.Extender, len(exts))
+	for i := range exts {
+		if err := configconv.Convert_config_Extender_To_v1_Extender(exts[i].DeepCopy(), &out[i], nil); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 
 // filterExtenderFor is the first extender with a filter verb interested in
 // pod, "" for none: kube-scheduler calls it on the nodes the filters let
 // through, which the project does not model.
-func filterExtenderFor(exts []config.Extender, pod *v1.Pod) string {
+func filterExtenderFor(exts []configv1.Extender, pod *v1.Pod) string {
 	for _, e := range exts {
 		if e.FilterVerb == "" {
 			continue
@@ -140,7 +160,7 @@ func filterExtenderFor(exts []config.Extender, pod *v1.Pod) string {
 	return ""
 }
 
-func usesAny(pod *v1.Pod, rs []config.ExtenderManagedResource) bool {
+func usesAny(pod *v1.Pod, rs []configv1.ExtenderManagedResource) bool {
 	for _, cs := range [][]v1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
 		for _, c := range cs {
 			for _, r := range rs {

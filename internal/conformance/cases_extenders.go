@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/preemptbench/preemptbench/internal/extendertest"
 	"github.com/preemptbench/preemptbench/internal/harness"
@@ -36,19 +36,19 @@ func extenderCluster() *preempt.Cluster {
 	}
 }
 
-func ext(behaviour string, mod ...func(*schedconfig.Extender)) schedconfig.Extender {
-	e := schedconfig.Extender{URLPrefix: extendertest.URL() + "/" + behaviour, PreemptVerb: "preempt", HTTPTimeout: metav1.Duration{Duration: 10 * time.Second}}
+func ext(behaviour string, mod ...func(*configv1.Extender)) configv1.Extender {
+	e := configv1.Extender{URLPrefix: extendertest.URL() + "/" + behaviour, PreemptVerb: "preempt", HTTPTimeout: metav1.Duration{Duration: 10 * time.Second}}
 	for _, m := range mod {
 		m(&e)
 	}
 	return e
 }
 
-func ignorable(e *schedconfig.Extender)     { e.Ignorable = true }
-func nodeCache(e *schedconfig.Extender)     { e.NodeCacheCapable = true }
-func noPreemptVerb(e *schedconfig.Extender) { e.PreemptVerb = "" }
-func managing(e *schedconfig.Extender) {
-	e.ManagedResources = []schedconfig.ExtenderManagedResource{{Name: string(ExtendedResource)}}
+func ignorable(e *configv1.Extender)     { e.Ignorable = true }
+func nodeCache(e *configv1.Extender)     { e.NodeCacheCapable = true }
+func noPreemptVerb(e *configv1.Extender) { e.PreemptVerb = "" }
+func managing(e *configv1.Extender) {
+	e.ManagedResources = []configv1.ExtenderManagedResource{{Name: string(ExtendedResource)}}
 }
 
 func testExtenders(t *testing.T, impl preempt.Implementation) {
@@ -73,40 +73,40 @@ func testExtenders(t *testing.T, impl preempt.Implementation) {
 	// node-b, not node-a or node-c.
 	tests := []struct {
 		name      string
-		extenders []schedconfig.Extender
+		extenders []configv1.Extender
 		want      decisionOutcome
 	}{
-		{name: "an extender answering what it was sent changes nothing", extenders: []schedconfig.Extender{ext("keep")},
+		{name: "an extender answering what it was sent changes nothing", extenders: []configv1.Extender{ext("keep")},
 			want: success("node-b", vic("default", "b1", 1))},
-		{name: "an extender that drops a node", extenders: []schedconfig.Extender{ext("drop-nodes")},
+		{name: "an extender that drops a node", extenders: []configv1.Extender{ext("drop-nodes")},
 			want: success("node-a", vic("default", "a2", 2), vic("default", "a1", 1))},
-		{name: "an extender that drops victims", extenders: []schedconfig.Extender{ext("drop-nodes"), ext("trim")},
+		{name: "an extender that drops victims", extenders: []configv1.Extender{ext("drop-nodes"), ext("trim")},
 			want: success("node-a", vic("default", "a2", 2))},
-		{name: "a node-cache-capable extender gets and answers UIDs", extenders: []schedconfig.Extender{ext("drop-nodes", nodeCache)},
+		{name: "a node-cache-capable extender gets and answers UIDs", extenders: []configv1.Extender{ext("drop-nodes", nodeCache)},
 			want: success("node-a", vic("default", "a2", 2), vic("default", "a1", 1))},
-		{name: "a failing extender fails the preemption", extenders: []schedconfig.Extender{ext("fail")},
+		{name: "a failing extender fails the preemption", extenders: []configv1.Extender{ext("fail")},
 			want: failure(fmt.Sprintf("failed preempt with extender at URL %s, code 500", url("fail")))},
-		{name: "a failing ignorable extender is skipped", extenders: []schedconfig.Extender{ext("fail", ignorable), ext("drop-nodes")},
+		{name: "a failing ignorable extender is skipped", extenders: []configv1.Extender{ext("fail", ignorable), ext("drop-nodes")},
 			want: success("node-a", vic("default", "a2", 2), vic("default", "a1", 1))},
-		{name: "ignorable extenders are called last", extenders: []schedconfig.Extender{ext("empty", ignorable), ext("drop-nodes")},
+		{name: "ignorable extenders are called last", extenders: []configv1.Extender{ext("empty", ignorable), ext("drop-nodes")},
 			// drop-nodes first leaves node-a and node-c; empty then empties
 			// node-a, which an ignorable extender's answer drops.
 			want: success("node-c", vic("default", "c1", 5))},
-		{name: "a node answered without victims fails the preemption", extenders: []schedconfig.Extender{ext("empty")},
+		{name: "a node answered without victims fails the preemption", extenders: []configv1.Extender{ext("empty")},
 			want: failure(`expected at least one victim pod on node "node-a"`)},
-		{name: "malformed JSON fails the preemption", extenders: []schedconfig.Extender{ext("garbage")},
+		{name: "malformed JSON fails the preemption", extenders: []configv1.Extender{ext("garbage")},
 			want: failure("unexpected EOF")},
-		{name: "a timeout fails the preemption", extenders: []schedconfig.Extender{ext("slow", func(e *schedconfig.Extender) { e.HTTPTimeout.Duration = 100 * time.Millisecond })},
+		{name: "a timeout fails the preemption", extenders: []configv1.Extender{ext("slow", func(e *configv1.Extender) { e.HTTPTimeout.Duration = 100 * time.Millisecond })},
 			want: failure(fmt.Sprintf("Post %q: context deadline exceeded (Client.Timeout exceeded while awaiting headers)", url("slow")))},
-		{name: "a timeout of an ignorable extender is skipped", extenders: []schedconfig.Extender{ext("slow", ignorable, func(e *schedconfig.Extender) { e.HTTPTimeout.Duration = 100 * time.Millisecond })},
+		{name: "a timeout of an ignorable extender is skipped", extenders: []configv1.Extender{ext("slow", ignorable, func(e *configv1.Extender) { e.HTTPTimeout.Duration = 100 * time.Millisecond })},
 			want: success("node-b", vic("default", "b1", 1))},
-		{name: "a pod the node does not hold fails the preemption", extenders: []schedconfig.Extender{ext("unknown-pod")},
+		{name: "a pod the node does not hold fails the preemption", extenders: []configv1.Extender{ext("unknown-pod")},
 			want: failure(fmt.Sprintf("extender: %s claims to preempt pod (UID: &{no-such-pod}) on node: node-a, but the pod is not found on that node", extendertest.URL()+"/unknown-pod"))},
-		{name: "a node the cluster does not hold fails the preemption", extenders: []schedconfig.Extender{ext("unknown-node")},
+		{name: "a node the cluster does not hold fails the preemption", extenders: []configv1.Extender{ext("unknown-node")},
 			want: failure(`nodeinfo not found for node name "no-such-node"`)},
-		{name: "an extender without a preempt verb is not called", extenders: []schedconfig.Extender{ext("fail", noPreemptVerb)},
+		{name: "an extender without a preempt verb is not called", extenders: []configv1.Extender{ext("fail", noPreemptVerb)},
 			want: success("node-b", vic("default", "b1", 1))},
-		{name: "an extender managing a resource the pod does not use is not called", extenders: []schedconfig.Extender{ext("fail", managing)},
+		{name: "an extender managing a resource the pod does not use is not called", extenders: []configv1.Extender{ext("fail", managing)},
 			want: success("node-b", vic("default", "b1", 1))},
 	}
 	for _, tt := range tests {

@@ -11,7 +11,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
-	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/preemptbench/preemptbench/internal/extendertest"
 	"github.com/preemptbench/preemptbench/internal/harness"
@@ -105,7 +105,7 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 		victims    []preempt.Victim
 		violations int
 		deleted    []string
-		extenders  []schedconfig.Extender
+		extenders  []configv1.Extender
 	}{
 		{
 			// v1.37.2 sends n1's candidate both members, v2 though it is on
@@ -117,7 +117,7 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Taints([]v1.Taint{{Key: "dedicated", Value: "other", Effect: v1.TaintEffectNoSchedule}}).Obj()},
 				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m").Obj(), pgPod("v2", "n2", "pg1", 0, "600m").Obj()},
 				PodGroups: []*preempt.PodGroup{pgGroup("pg1", 0).DisruptionModeAll().Obj()}},
-			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgGates, extenders: []schedconfig.Extender{ext("keep")},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgGates, extenders: []configv1.Extender{ext("keep")},
 			status:  preempt.Error,
 			message: fmt.Sprintf("extender: %s claims to preempt pod (UID: &{uid-v2}) on node: n1, but the pod is not found on that node", extendertest.URL()+"/keep"),
 		},
@@ -126,7 +126,7 @@ func testPodGroupVictims(t *testing.T, impl preempt.Implementation) {
 			c: &preempt.Cluster{Nodes: []*v1.Node{pgNode("n1", "1").Obj(), pgNode("n2", "1").Taints([]v1.Taint{{Key: "dedicated", Value: "other", Effect: v1.TaintEffectNoSchedule}}).Obj()},
 				Pods:      []*v1.Pod{pgPod("v1", "n1", "pg1", 0, "600m").Obj(), pgPod("v2", "n2", "pg1", 0, "600m").Obj()},
 				PodGroups: []*preempt.PodGroup{pgGroup("pg1", 0).DisruptionModeAll().Obj()}},
-			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgGates, extenders: []schedconfig.Extender{ext("keep", ignorable)},
+			pod: pgPod("p", "", "", 10, "600m").Obj(), gates: pgGates, extenders: []configv1.Extender{ext("keep", ignorable)},
 			status: preempt.Success, message: "found a potential placement for pod on node n1, preempting 2 victims", node: "n1",
 			victims: []preempt.Victim{pgVictim("v1", 0, "pg1"), pgVictim("v2", 0, "pg1")},
 			deleted: []string{"v1", "v2"},

@@ -21,7 +21,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/preemptbench/preemptbench/internal/extendertest"
@@ -1514,7 +1514,7 @@ func testInputsUnchanged(t *testing.T, impl preempt.Implementation) {
 			ev := newEvaluator(t, impl, in.cluster)
 			fr := ev.Filter(context.Background(), in.pod)
 			r := &preempt.Request{Pod: in.pod, Filter: fr.Codes(), Config: preempt.Config{MinCandidateNodesPercentage: 50, MinCandidateNodesAbsolute: 1,
-				Extenders: []schedconfig.Extender{extendertest.Config("keep", false, true)}},
+				Extenders: []configv1.Extender{extendertest.Config("keep", false, true)}},
 				Offset: 1, Now: now, Preempting: &preempt.Preempting{LastVictim: &preempt.PodRef{Namespace: "default", Name: "gone"}}}
 			clusterBefore := in.cluster.DeepCopy()
 			reqBefore := r.DeepCopy()

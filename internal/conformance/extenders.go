@@ -1,7 +1,7 @@
 package conformance
 
 import (
-	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/preemptbench/preemptbench/internal/extendertest"
 )
@@ -20,7 +20,7 @@ type ExtenderSpec struct {
 }
 
 // ExtenderConfig is the KubeSchedulerConfiguration extender of e.
-func ExtenderConfig(e ExtenderSpec) schedconfig.Extender {
+func ExtenderConfig(e ExtenderSpec) configv1.Extender {
 	var managed []string
 	if e.Managed {
 		managed = append(managed, string(ExtendedResource))

@@ -23,8 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	restclient "k8s.io/client-go/rest"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
-	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -36,8 +36,8 @@ const DefaultTimeout = 5 * time.Second
 // Order returns the extenders in the order kube-scheduler calls
 // them (its buildExtenders): the configured order, with the ignorable ones
 // moved to the tail.
-func Order(exts []schedconfig.Extender) []schedconfig.Extender {
-	out := make([]schedconfig.Extender, 0, len(exts))
+func Order(exts []configv1.Extender) []configv1.Extender {
+	out := make([]configv1.Extender, 0, len(exts))
 	for _, e := range exts {
 		if !e.Ignorable {
 			out = append(out, e)
@@ -57,7 +57,7 @@ type NodePods func(node string) ([]*v1.Pod, bool)
 
 // extender is upstream's HTTPExtender, preempt verb only.
 type extender struct {
-	cfg     schedconfig.Extender
+	cfg     configv1.Extender
 	client  *http.Client
 	managed sets.Set[string]
 }
@@ -65,7 +65,7 @@ type extender struct {
 // newExtender is upstream's NewHTTPExtender for the preempt verb: the
 // default timeout, the TLS transport of makeTransport, the managed
 // resources.
-func newExtender(cfg schedconfig.Extender) (*extender, error) {
+func newExtender(cfg configv1.Extender) (*extender, error) {
 	if cfg.HTTPTimeout.Duration == 0 {
 		cfg.HTTPTimeout.Duration = DefaultTimeout
 	}
@@ -111,12 +111,12 @@ const cacheSize = 64
 // connections, as kube-scheduler's extenders (built once) do.
 var cache = struct {
 	sync.Mutex
-	byKey map[string]*extender // JSON of schedconfig.Extender
+	byKey map[string]*extender // JSON of configv1.Extender
 	order []string             // least recently used first
 }{byKey: map[string]*extender{}}
 
 // extenderFor returns the cached client of cfg, building it on first use.
-func extenderFor(cfg schedconfig.Extender) (*extender, error) {
+func extenderFor(cfg configv1.Extender) (*extender, error) {
 	k, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, err
@@ -270,7 +270,7 @@ func (e *extender) send(ctx context.Context, action string, args, result any) er
 // only); a pod an extender adds has none. A victim not
 // on its candidate's node (a pod group's member, GenericWorkload) is
 // found with bound.
-func Call(ctx context.Context, exts []schedconfig.Extender, pod *v1.Pod, candidates []preempt.Candidate, nodes NodePods, bound BoundPod) ([]preempt.Candidate, error) {
+func Call(ctx context.Context, exts []configv1.Extender, pod *v1.Pod, candidates []preempt.Candidate, nodes NodePods, bound BoundPod) ([]preempt.Candidate, error) {
 	if len(exts) == 0 || len(candidates) == 0 {
 		return candidates, nil
 	}

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"testing"
 
-	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 )
 
 // The client cache is bounded: past cacheSize configurations the least
 // recently used goes, and one in use is kept and reused.
 func TestClientCacheIsBounded(t *testing.T) {
-	cfg := func(i int) schedconfig.Extender {
-		return schedconfig.Extender{URLPrefix: fmt.Sprintf("http://127.0.0.1:1/%d", i), PreemptVerb: "preempt"}
+	cfg := func(i int) configv1.Extender {
+		return configv1.Extender{URLPrefix: fmt.Sprintf("http://127.0.0.1:1/%d", i), PreemptVerb: "preempt"}
 	}
 	kept, err := extenderFor(cfg(-1))
 	if err != nil {

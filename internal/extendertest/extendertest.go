@@ -15,8 +15,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
-	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 )
 
 // Behaviours names the extenders' behaviours, each a path of the loopback
@@ -39,8 +39,8 @@ func Behaviours() []string {
 // behaviour, one of Behaviours: nodeCacheCapable (sent UIDs instead of
 // pods) and ignorable as given, interested only in pods using one of
 // managed when managed is not empty. Its timeout is 10s, 100ms for "slow".
-func Config(behaviour string, nodeCache, ignorable bool, managed ...string) schedconfig.Extender {
-	cfg := schedconfig.Extender{
+func Config(behaviour string, nodeCache, ignorable bool, managed ...string) configv1.Extender {
+	cfg := configv1.Extender{
 		URLPrefix:        URL() + "/" + behaviour,
 		PreemptVerb:      "preempt",
 		NodeCacheCapable: nodeCache,
@@ -51,7 +51,7 @@ func Config(behaviour string, nodeCache, ignorable bool, managed ...string) sche
 		cfg.HTTPTimeout.Duration = 100 * time.Millisecond
 	}
 	for _, m := range managed {
-		cfg.ManagedResources = append(cfg.ManagedResources, schedconfig.ExtenderManagedResource{Name: m})
+		cfg.ManagedResources = append(cfg.ManagedResources, configv1.ExtenderManagedResource{Name: m})
 	}
 	return cfg
 }

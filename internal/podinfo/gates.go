@@ -1,12 +1,10 @@
 package podinfo
 
-import (
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/kubernetes/pkg/features"
-)
+import "github.com/preemptbench/preemptbench/internal/kube/features"
 
 // defaultGates are the feature gates the resource helpers read, at
-// kube-scheduler's defaults as the process starts (v1.37.2's), read once:
+// kube-scheduler's defaults as the process starts (v1.37.2's, the table
+// internal/kube/features generates from k8s.io/kubernetes), read once:
 // the implementations that call these helpers model the defaults only and
 // refuse a Config that sets one of them otherwise (preempt.GateLimited).
 // They are not read from the process's gate at call time, which the
@@ -18,8 +16,8 @@ var defaultGates = struct {
 	podLevelResources                       bool
 	draNodeAllocatableResources             bool
 }{
-	inPlacePodVerticalScaling:               utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScaling),
-	inPlacePodLevelResourcesVerticalScaling: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodLevelResourcesVerticalScaling),
-	podLevelResources:                       utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
-	draNodeAllocatableResources:             utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources),
+	inPlacePodVerticalScaling:               features.Default("InPlacePodVerticalScaling"),
+	inPlacePodLevelResourcesVerticalScaling: features.Default("InPlacePodLevelResourcesVerticalScaling"),
+	podLevelResources:                       features.Default("PodLevelResources"),
+	draNodeAllocatableResources:             features.Default("DRANodeAllocatableResources"),
 }

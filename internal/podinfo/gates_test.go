@@ -6,6 +6,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+
+	_ "k8s.io/kubernetes/pkg/features" // the gates set below, as a kube-scheduler process has them
 )
 
 // TestHelpersReadTheDefaultGates: the process's gate set away from the

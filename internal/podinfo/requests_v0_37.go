@@ -15,8 +15,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
-	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
-	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
+
+	"github.com/preemptbench/preemptbench/internal/kube/v1helper"
 )
 
 // The requests as k8s.io/component-helpers v0.37.2 (the staging release of
@@ -81,10 +81,10 @@ func PlacedPodRequests(p *v1.Pod) v1.ResourceList {
 func nonMissingContainerRequests(requests v1.ResourceList, podLevelSet bool) v1.ResourceList {
 	out := v1.ResourceList{}
 	if _, ok := requests[v1.ResourceCPU]; !ok || !podLevelSet {
-		out[v1.ResourceCPU] = *resource.NewMilliQuantity(schedutil.DefaultMilliCPURequest, resource.DecimalSI)
+		out[v1.ResourceCPU] = *resource.NewMilliQuantity(v1helper.DefaultMilliCPURequest, resource.DecimalSI)
 	}
 	if _, ok := requests[v1.ResourceMemory]; !ok || !podLevelSet {
-		out[v1.ResourceMemory] = *resource.NewQuantity(schedutil.DefaultMemoryRequest, resource.DecimalSI)
+		out[v1.ResourceMemory] = *resource.NewQuantity(v1helper.DefaultMemoryRequest, resource.DecimalSI)
 	}
 	return out
 }

@@ -6,8 +6,17 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 
+	"github.com/preemptbench/preemptbench/internal/kube/features"
 	"github.com/preemptbench/preemptbench/preempt"
 )
+
+// The gates preempt validates a Config's against (ParseFeatureGates,
+// ValidateFeatureGates, ChangedGates) are this adapter's release's:
+// kube-scheduler's v1.36.3 gate as the process starts, before any
+// evaluator sets one on it (k8s.io/kubernetes/pkg/features, which this
+// package imports, has registered them), not the v1.37.2 table preempt
+// holds.
+func init() { features.UseReleaseGate(utilfeature.DefaultMutableFeatureGate) }
 
 // The process's feature gate is global: kube-scheduler's plugins read it
 // when the framework is built (NewInTreeRegistry, NewSchedulerFeaturesFromGates)
