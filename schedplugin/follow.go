@@ -58,9 +58,11 @@ type follower struct {
 
 	c  *preempt.Cluster
 	ev preempt.Evaluator
-	// nodes are the cluster's nodes' generations and objects, by name.
+	// nodes are the cluster's nodes in the snapshot's order (which is
+	// stable while the set of nodes is: a new order builds again), each
+	// with its generation and object; gen is their generations by name.
+	nodes []nodeState
 	gen   map[string]int64
-	node  map[string]*v1.Node
 	pdbOf []*policyv1.PodDisruptionBudget // as listed, sorted
 	nsOf  []*v1.Namespace                 // as listed, sorted
 	// pods are the cluster's pods by UID; boundOn the UIDs bound to each
@@ -72,6 +74,13 @@ type follower struct {
 	inGroups int
 
 	builds, updates int
+}
+
+// nodeState is one node of the cluster as the last cycle saw it.
+type nodeState struct {
+	name string
+	node *v1.Node
+	gen  int64
 }
 
 // entry is one pod of the cluster: obj is what Cluster.Pods holds, src
@@ -138,12 +147,14 @@ func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind,
 	removed := map[types.UID]bool{}
 	var added []*entry
 	addedBound := map[types.UID]bool{}
-	for _, ni := range infos {
-		name := ni.Node().Name
-		if ni.GetGeneration() == f.gen[name] {
+	for i, ni := range infos {
+		st := &f.nodes[i]
+		if ni.GetGeneration() == st.gen {
 			continue
 		}
-		f.gen[name] = ni.GetGeneration()
+		name := st.name
+		st.gen = ni.GetGeneration()
+		f.gen[name] = st.gen
 		seen := map[types.UID]bool{}
 		for _, pi := range ni.GetPods() {
 			p := pi.GetPod()
@@ -171,17 +182,24 @@ func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind,
 		return e != nil && e.bound && !removed[uid]
 	}
 	f.nominator.refresh(f.gen, isBound, false)
-	want := f.nominator.pods(preemptor, isBound)
+	// The mirror keeps an entry while the nominator's pod is the same
+	// (UID, resourceVersion, node), and the cluster holds the mirror's
+	// entries: the same entry is the same pod.
+	keep := func(uid types.UID, e *entry) bool {
+		return uid != preemptor.UID && !isBound(uid) && e.src.Spec.NodeName == ""
+	}
 	for uid, e := range f.nom {
-		if w, ok := want[uid]; !ok || w.node != e.node || w.src.ResourceVersion != e.src.ResourceVersion {
+		if w := f.nominator.entry(uid); w != e || !keep(uid, w) {
 			removed[uid] = true
 		}
 	}
-	for uid, w := range want {
-		if e := f.nom[uid]; e != nil && !removed[uid] {
-			continue
+	for _, on := range f.nominator.byNode {
+		for uid, w := range on {
+			if e := f.nom[uid]; (e == w && !removed[uid]) || !keep(uid, w) {
+				continue
+			}
+			added = append(added, w)
 		}
-		added = append(added, w)
 	}
 	if len(removed) == 0 && len(added) == 0 {
 		return f.ev, synced, nil
@@ -199,11 +217,7 @@ func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind,
 		}
 		ch.Added = append(ch.Added, e.obj)
 	}
-	pods, err := ch.Apply(f.c.Pods)
-	if err != nil {
-		f.ev = nil
-		return nil, updated, err
-	}
+	pods := f.apply(removed, ch.Added)
 	next := *f.c
 	next.Pods = pods
 	ev, err = preempt.Follow(f.impl, f.ev, &next, ch)
@@ -267,10 +281,11 @@ func (f *follower) check(infos []fwk.NodeInfo, preemptor *v1.Pod) error {
 	// between the sync and this check: a node whose store moved since
 	// the sync, or whose nominator and store differed then (the queue
 	// catching up), may differ from the sync's read without a fault.
-	store, _ := f.nominator.storeView()
+	moved := map[string]bool{}
+	f.nominator.storeView(moved)
 	raced := func(k string) bool {
 		for _, n := range nominatedTo[k] {
-			if f.nominator.disagree[n] || !maps.Equal(store[n], f.nominator.store[n]) {
+			if f.nominator.disagree[n] || moved[n] {
 				return true
 			}
 		}
@@ -335,7 +350,7 @@ func (f *follower) forget(uid types.UID) {
 func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBudget, nss []*v1.Namespace, preemptor *v1.Pod) error {
 	f.ev, f.c = nil, nil
 	f.gen = make(map[string]int64, len(infos))
-	f.node = make(map[string]*v1.Node, len(infos))
+	f.nodes = make([]nodeState, 0, len(infos))
 	f.pods = map[types.UID]*entry{}
 	f.boundOn = make(map[string]map[types.UID]bool, len(infos))
 	f.nom = map[types.UID]*entry{}
@@ -345,7 +360,7 @@ func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBud
 		n := ni.Node()
 		c.Nodes = append(c.Nodes, n)
 		f.gen[n.Name] = ni.GetGeneration()
-		f.node[n.Name] = n
+		f.nodes = append(f.nodes, nodeState{name: n.Name, node: n, gen: ni.GetGeneration()})
 		for _, pi := range ni.GetPods() {
 			p := pi.GetPod()
 			e := &entry{obj: p, src: p, node: n.Name, bound: true}
@@ -355,7 +370,14 @@ func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBud
 	}
 	isBound := func(uid types.UID) bool { return f.pods[uid] != nil }
 	f.nominator.refresh(f.gen, isBound, true)
-	want := f.nominator.pods(preemptor, isBound)
+	want := map[types.UID]*entry{}
+	for _, on := range f.nominator.byNode {
+		for uid, e := range on {
+			if uid != preemptor.UID && !isBound(uid) && e.src.Spec.NodeName == "" {
+				want[uid] = e
+			}
+		}
+	}
 	uids := make([]types.UID, 0, len(want))
 	for uid := range want {
 		uids = append(uids, uid)
@@ -403,24 +425,23 @@ func (f *follower) listObjects() ([]*policyv1.PodDisruptionBudget, []*v1.Namespa
 	return pdbs, nss, nil
 }
 
-// sameObjects reports whether the nodes (their names and what preemption
-// reads of them: samePreemptionView), PDBs and namespaces are those of
-// the cluster.
+// sameObjects reports whether the nodes (their names, in the same order,
+// and what preemption reads of them: samePreemptionView), PDBs and
+// namespaces are those of the cluster.
 func (f *follower) sameObjects(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBudget, nss []*v1.Namespace) bool {
-	if len(infos) != len(f.node) || len(pdbs) != len(f.pdbOf) || len(nss) != len(f.nsOf) {
+	if len(infos) != len(f.nodes) || len(pdbs) != len(f.pdbOf) || len(nss) != len(f.nsOf) {
 		return false
 	}
-	for _, ni := range infos {
-		n := ni.Node()
-		old := f.node[n.Name]
-		if old == n {
+	for i, ni := range infos {
+		n, st := ni.Node(), &f.nodes[i]
+		if st.node == n {
 			continue
 		}
-		if old == nil || !samePreemptionView(old, n) {
+		if n.Name != st.name || !samePreemptionView(st.node, n) {
 			return false
 		}
-		// The cluster keeps old, which preemption reads as n.
-		f.node[n.Name] = n
+		// The cluster keeps the old object, which preemption reads as n.
+		st.node = n
 	}
 	for i := range pdbs {
 		if pdbs[i] != f.pdbOf[i] {
@@ -453,6 +474,30 @@ func samePreemptionView(a, b *v1.Node) bool {
 		}
 	}
 	return true
+}
+
+// apply is preempt.Change.Apply of the cluster's pods for the change
+// sync makes (removed, by UID; added), by pointer: every pod of the
+// cluster is one object, the entry's, and sync removes only pods of the
+// cluster and adds only pods it does not hold. The new list shares the
+// old one's array when nothing is removed (the Updater does not read the
+// old cluster again).
+func (f *follower) apply(removed map[types.UID]bool, added []*v1.Pod) []*v1.Pod {
+	pods := f.c.Pods
+	if len(removed) > 0 {
+		gone := make(map[*v1.Pod]bool, len(removed))
+		for uid := range removed {
+			gone[f.pods[uid].obj] = true
+		}
+		out := make([]*v1.Pod, 0, len(pods)-len(removed)+len(added))
+		for _, p := range pods {
+			if !gone[p] {
+				out = append(out, p)
+			}
+		}
+		pods = out
+	}
+	return append(pods, added...)
 }
 
 // has reports whether uid is a pod of the cluster.

@@ -1,7 +1,6 @@
 package schedplugin
 
 import (
-	"maps"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
@@ -56,10 +55,10 @@ type nominations struct {
 	// each is.
 	byNode map[string]map[types.UID]*entry
 	nodeOf map[types.UID]string
-	// store is the informer's pending pods nominated to each node (UID
-	// to resourceVersion) at the last refresh; disagree the nodes whose
-	// last read differed from the store.
-	store    map[string]map[types.UID]string
+	// store is the informer's pending pods nominated to each node (the
+	// store's objects, which it replaces, never changes) at the last
+	// refresh; disagree the nodes whose last read differed from the store.
+	store    map[string][]any
 	disagree map[string]bool
 
 	// reads counts NominatedPodsForNode calls.
@@ -135,28 +134,18 @@ func (n *nominations) refresh(nodes map[string]int64, bound func(types.UID) bool
 	n.hintNodes, n.hintPods, n.readAll = nil, nil, false
 	n.mu.Unlock()
 
-	store, storeNode := n.storeView()
-	if all {
+	if all || n.index == nil || n.byNode == nil {
+		n.store = n.storeView(nil)
 		n.byNode = map[string]map[types.UID]*entry{}
 		n.nodeOf = map[types.UID]string{}
 		n.disagree = map[string]bool{}
 		for name := range nodes {
-			n.readNode(name, store[name])
+			n.readNode(name, n.store[name])
 		}
-		n.store = store
 		return
 	}
 	dirty := map[string]bool{}
-	for name, s := range store {
-		if !maps.Equal(s, n.store[name]) {
-			dirty[name] = true
-		}
-	}
-	for name := range n.store {
-		if _, ok := store[name]; !ok {
-			dirty[name] = true
-		}
-	}
+	n.store = n.storeView(dirty)
 	for name := range n.disagree {
 		dirty[name] = true
 	}
@@ -167,11 +156,13 @@ func (n *nominations) refresh(nodes map[string]int64, bound func(types.UID) bool
 		if name, ok := n.nodeOf[uid]; ok {
 			dirty[name] = true
 		}
-		if name, ok := storeNode[uid]; ok {
-			dirty[name] = true
-		}
 		if p.Status.NominatedNodeName != "" {
 			dirty[p.Status.NominatedNodeName] = true
+		}
+		if o, ok, err := n.index.GetByKey(p.Namespace + "/" + p.Name); err == nil && ok {
+			if q := o.(*v1.Pod); q.Spec.NodeName == "" && q.Status.NominatedNodeName != "" {
+				dirty[q.Status.NominatedNodeName] = true
+			}
 		}
 	}
 	for uid, name := range n.nodeOf {
@@ -181,41 +172,70 @@ func (n *nominations) refresh(nodes map[string]int64, bound func(types.UID) bool
 	}
 	for name := range dirty {
 		if _, ok := nodes[name]; ok {
-			n.readNode(name, store[name])
+			n.readNode(name, n.store[name])
 		} else {
 			n.dropNode(name)
 		}
 	}
-	n.store = store
 }
 
-// storeView is the informer's pending pods nominated to each node, and
-// the node of each.
-func (n *nominations) storeView() (map[string]map[types.UID]string, map[types.UID]string) {
-	view := map[string]map[types.UID]string{}
-	nodeOf := map[types.UID]string{}
+// storeView is the informer's pending pods nominated to each node. The
+// nodes where it differs from n.store go to changed (when not nil). A
+// node's pods are kept as the index gives them (the same objects in any
+// order): their list is reused when unchanged.
+func (n *nominations) storeView(changed map[string]bool) map[string][]any {
+	view := make(map[string][]any, len(n.store))
 	if n.index == nil {
-		return view, nodeOf
+		return view
 	}
 	for _, name := range n.index.ListIndexFuncValues(nominatedNodeIndex) {
 		objs, err := n.index.ByIndex(nominatedNodeIndex, name)
 		if err != nil || len(objs) == 0 {
 			continue
 		}
-		s := make(map[types.UID]string, len(objs))
-		for _, o := range objs {
-			p := o.(*v1.Pod)
-			s[p.UID] = p.ResourceVersion
-			nodeOf[p.UID] = name
+		if old, ok := n.store[name]; ok && sameObjects(old, objs) {
+			view[name] = old
+			continue
 		}
-		view[name] = s
+		view[name] = objs
+		if changed != nil {
+			changed[name] = true
+		}
 	}
-	return view, nodeOf
+	if changed != nil {
+		for name := range n.store {
+			if _, ok := view[name]; !ok {
+				changed[name] = true
+			}
+		}
+	}
+	return view
+}
+
+// sameObjects reports whether a and b hold the same objects (few: the
+// pods nominated to one node), in any order.
+func sameObjects(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		found := false
+		for _, y := range b {
+			if x == y {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // readNode asks the nominator for name's pods and compares them with the
 // store's (store).
-func (n *nominations) readNode(name string, store map[types.UID]string) {
+func (n *nominations) readNode(name string, store []any) {
 	got := n.read(name)
 	n.reads++
 	old := n.byNode[name]
@@ -223,7 +243,7 @@ func (n *nominations) readNode(name string, store map[types.UID]string) {
 	agree := len(got) == len(store)
 	for _, pi := range got {
 		p := pi.GetPod()
-		if rv, ok := store[p.UID]; !ok || rv != p.ResourceVersion || p.ResourceVersion == "" {
+		if agree && !inStore(store, p) {
 			agree = false
 		}
 		e := old[p.UID]
@@ -259,6 +279,29 @@ func (n *nominations) readNode(name string, store map[types.UID]string) {
 	}
 }
 
+// inStore reports whether store holds p's version (UID and
+// resourceVersion; the nominator's pods are copies).
+func inStore(store []any, p *v1.Pod) bool {
+	if p.ResourceVersion == "" {
+		return false
+	}
+	for _, o := range store {
+		if q := o.(*v1.Pod); q.UID == p.UID && q.ResourceVersion == p.ResourceVersion {
+			return true
+		}
+	}
+	return false
+}
+
+// entry is the mirror's entry of the pod uid, or nil.
+func (n *nominations) entry(uid types.UID) *entry {
+	name, ok := n.nodeOf[uid]
+	if !ok {
+		return nil
+	}
+	return n.byNode[name][uid]
+}
+
 // dropNode forgets a node the cluster does not hold.
 func (n *nominations) dropNode(name string) {
 	for uid := range n.byNode[name] {
@@ -268,23 +311,6 @@ func (n *nominations) dropNode(name string) {
 	}
 	delete(n.byNode, name)
 	delete(n.disagree, name)
-}
-
-// pods is the mirror's pods, the preemptor and the pods bound (isBound)
-// left out, by UID, each as the cluster holds it: not bound,
-// status.nominatedNodeName set to its node (the nominator may hold a
-// nomination the pod object does not show yet).
-func (n *nominations) pods(preemptor *v1.Pod, isBound func(types.UID) bool) map[types.UID]*entry {
-	want := map[types.UID]*entry{}
-	for _, on := range n.byNode {
-		for uid, e := range on {
-			if uid == preemptor.UID || isBound(uid) || e.src.Spec.NodeName != "" {
-				continue
-			}
-			want[uid] = e
-		}
-	}
-	return want
 }
 
 // readAllNodes is what the nominator holds on every node of nodes, as
