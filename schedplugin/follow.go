@@ -72,6 +72,9 @@ type follower struct {
 	nom     map[types.UID]*entry
 	// inGroups counts the cluster's pods that belong to a pod group.
 	inGroups int
+	// lastPreemptor is the last cycle's preemptor, kept out of the
+	// cluster then.
+	lastPreemptor types.UID
 
 	builds, updates int
 }
@@ -181,26 +184,53 @@ func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind,
 		e := f.pods[uid]
 		return e != nil && e.bound && !removed[uid]
 	}
-	f.nominator.refresh(f.gen, isBound, false)
+	changed := f.nominator.refresh(f.gen, addedBound, false)
 	// The mirror keeps an entry while the nominator's pod is the same
 	// (UID, resourceVersion, node), and the cluster holds the mirror's
-	// entries: the same entry is the same pod.
+	// entries: the same entry is the same pod. Only the pods whose entry
+	// changed, the pods whose binding changed and the preemptors of this
+	// cycle and the last can differ from the cluster; when the mirror
+	// read every node (changed nil), every pod.
 	keep := func(uid types.UID, e *entry) bool {
 		return uid != preemptor.UID && !isBound(uid) && e.src.Spec.NodeName == ""
 	}
-	for uid, e := range f.nom {
-		if w := f.nominator.entry(uid); w != e || !keep(uid, w) {
+	diff := func(uid types.UID) {
+		w, e := f.nominator.entry(uid), f.nom[uid]
+		want := w != nil && keep(uid, w)
+		if e != nil && (!want || w != e) {
 			removed[uid] = true
 		}
-	}
-	for _, on := range f.nominator.byNode {
-		for uid, w := range on {
-			if e := f.nom[uid]; (e == w && !removed[uid]) || !keep(uid, w) {
-				continue
-			}
+		if want && (w != e || removed[uid]) {
 			added = append(added, w)
 		}
 	}
+	if changed == nil {
+		for uid := range f.nom {
+			diff(uid)
+		}
+		for _, on := range f.nominator.byNode {
+			for uid := range on {
+				if f.nom[uid] == nil {
+					diff(uid)
+				}
+			}
+		}
+	} else {
+		for uid := range removed {
+			changed[uid] = true
+		}
+		for uid := range addedBound {
+			changed[uid] = true
+		}
+		changed[preemptor.UID] = true
+		if f.lastPreemptor != "" {
+			changed[f.lastPreemptor] = true
+		}
+		for uid := range changed {
+			diff(uid)
+		}
+	}
+	f.lastPreemptor = preemptor.UID
 	if len(removed) == 0 && len(added) == 0 {
 		return f.ev, synced, nil
 	}
@@ -281,8 +311,7 @@ func (f *follower) check(infos []fwk.NodeInfo, preemptor *v1.Pod) error {
 	// between the sync and this check: a node whose store moved since
 	// the sync, or whose nominator and store differed then (the queue
 	// catching up), may differ from the sync's read without a fault.
-	moved := map[string]bool{}
-	f.nominator.storeView(moved)
+	moved := f.nominator.storeMoved()
 	raced := func(k string) bool {
 		for _, n := range nominatedTo[k] {
 			if f.nominator.disagree[n] || moved[n] {
@@ -369,7 +398,8 @@ func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBud
 		}
 	}
 	isBound := func(uid types.UID) bool { return f.pods[uid] != nil }
-	f.nominator.refresh(f.gen, isBound, true)
+	f.nominator.refresh(f.gen, nil, true)
+	f.lastPreemptor = preemptor.UID
 	want := map[types.UID]*entry{}
 	for _, on := range f.nominator.byNode {
 		for uid, e := range on {

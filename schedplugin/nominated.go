@@ -55,26 +55,31 @@ type nominations struct {
 	// each is.
 	byNode map[string]map[types.UID]*entry
 	nodeOf map[types.UID]string
-	// store is the informer's pending pods nominated to each node (the
-	// store's objects, which it replaces, never changes) at the last
-	// refresh; disagree the nodes whose last read differed from the store.
-	store    map[string][]any
-	disagree map[string]bool
+	// store is the informer's nominated pending pods at the last refresh
+	// (the store's objects, which it replaces and never changes), spare
+	// the set the next refresh fills; disagree the nodes whose last read
+	// differed from the store.
+	store, spare map[*v1.Pod]struct{}
+	disagree     map[string]bool
 
 	// reads counts NominatedPodsForNode calls.
 	reads int
 }
 
-// nominatedNodeIndex is the index of the scheduler's pod informer the
-// plugin adds: pending pods by status.nominatedNodeName.
-const nominatedNodeIndex = "preemptbench.dev/nominatedNodeName"
+// nominatedIndex is the index of the scheduler's pod informer the
+// plugin adds: the pending pods with a status.nominatedNodeName, all
+// under one value (nominatedValue), read in one call.
+const (
+	nominatedIndex = "preemptbench.dev/nominated"
+	nominatedValue = "nominated"
+)
 
-func indexNominatedNode(obj any) ([]string, error) {
+func indexNominated(obj any) ([]string, error) {
 	p, ok := obj.(*v1.Pod)
 	if !ok || p.Spec.NodeName != "" || p.Status.NominatedNodeName == "" {
 		return nil, nil
 	}
-	return []string{p.Status.NominatedNodeName}, nil
+	return []string{nominatedValue}, nil
 }
 
 // maxHintPods bounds the pods hinted between two refreshes (a scheduler
@@ -85,9 +90,9 @@ const maxHintPods = 10000
 func newNominations(read func(string) []fwk.PodInfo, pods cache.SharedIndexInformer) *nominations {
 	n := &nominations{read: read}
 	if pods != nil {
-		if _, ok := pods.GetIndexer().GetIndexers()[nominatedNodeIndex]; ok {
+		if _, ok := pods.GetIndexer().GetIndexers()[nominatedIndex]; ok {
 			n.index = pods.GetIndexer()
-		} else if err := pods.AddIndexers(cache.Indexers{nominatedNodeIndex: indexNominatedNode}); err == nil {
+		} else if err := pods.AddIndexers(cache.Indexers{nominatedIndex: indexNominated}); err == nil {
 			n.index = pods.GetIndexer()
 		}
 	}
@@ -125,27 +130,58 @@ func (n *nominations) hintNode(node string) {
 }
 
 // refresh brings the mirror to the nominator's state for the nodes of
-// the cluster (nodes), bound telling the pods the cycle's snapshot has
-// bound. all reads every node.
-func (n *nominations) refresh(nodes map[string]int64, bound func(types.UID) bool, all bool) {
+// the cluster (nodes). newlyBound are the pods the cycle's snapshot
+// binds that the last cycle's did not. all reads every node. It returns
+// the pods whose entry changed (added, replaced or dropped), or nil when
+// it read every node.
+func (n *nominations) refresh(nodes map[string]int64, newlyBound map[types.UID]bool, all bool) map[types.UID]bool {
 	n.mu.Lock()
 	hintNodes, hintPods := n.hintNodes, n.hintPods
 	all = all || n.readAll || n.index == nil || n.byNode == nil
 	n.hintNodes, n.hintPods, n.readAll = nil, nil, false
 	n.mu.Unlock()
 
-	if all || n.index == nil || n.byNode == nil {
-		n.store = n.storeView(nil)
+	objs := n.listStore()
+	if all {
+		n.store = make(map[*v1.Pod]struct{}, len(objs))
+		on := map[string][]*v1.Pod{}
+		for _, o := range objs {
+			p := o.(*v1.Pod)
+			n.store[p] = struct{}{}
+			on[p.Status.NominatedNodeName] = append(on[p.Status.NominatedNodeName], p)
+		}
 		n.byNode = map[string]map[types.UID]*entry{}
 		n.nodeOf = map[types.UID]string{}
 		n.disagree = map[string]bool{}
 		for name := range nodes {
-			n.readNode(name, n.store[name])
+			n.readNode(name, on[name], nil)
 		}
-		return
+		return nil
 	}
+
+	// The nodes where the store's nominations moved.
 	dirty := map[string]bool{}
-	n.store = n.storeView(dirty)
+	cur := n.spare
+	if cur == nil {
+		cur = make(map[*v1.Pod]struct{}, len(objs))
+	}
+	clear(cur)
+	for _, o := range objs {
+		p := o.(*v1.Pod)
+		cur[p] = struct{}{}
+		if _, ok := n.store[p]; !ok {
+			dirty[p.Status.NominatedNodeName] = true
+		}
+	}
+	if len(cur) != len(n.store) || len(dirty) > 0 {
+		for p := range n.store {
+			if _, ok := cur[p]; !ok {
+				dirty[p.Status.NominatedNodeName] = true
+			}
+		}
+	}
+	n.store, n.spare = cur, n.store
+
 	for name := range n.disagree {
 		dirty[name] = true
 	}
@@ -165,77 +201,67 @@ func (n *nominations) refresh(nodes map[string]int64, bound func(types.UID) bool
 			}
 		}
 	}
-	for uid, name := range n.nodeOf {
-		if bound(uid) {
+	for uid := range newlyBound {
+		if name, ok := n.nodeOf[uid]; ok {
 			dirty[name] = true
 		}
 	}
+	changed := map[types.UID]bool{}
+	if len(dirty) == 0 {
+		return changed
+	}
 	for name := range dirty {
-		if _, ok := nodes[name]; ok {
-			n.readNode(name, n.store[name])
-		} else {
-			n.dropNode(name)
+		if _, ok := nodes[name]; !ok {
+			n.dropNode(name, changed)
+			continue
 		}
+		var on []*v1.Pod
+		for _, o := range objs {
+			if p := o.(*v1.Pod); p.Status.NominatedNodeName == name {
+				on = append(on, p)
+			}
+		}
+		n.readNode(name, on, changed)
 	}
+	return changed
 }
 
-// storeView is the informer's pending pods nominated to each node. The
-// nodes where it differs from n.store go to changed (when not nil). A
-// node's pods are kept as the index gives them (the same objects in any
-// order): their list is reused when unchanged.
-func (n *nominations) storeView(changed map[string]bool) map[string][]any {
-	view := make(map[string][]any, len(n.store))
+// listStore is the informer's nominated pending pods.
+func (n *nominations) listStore() []any {
 	if n.index == nil {
-		return view
+		return nil
 	}
-	for _, name := range n.index.ListIndexFuncValues(nominatedNodeIndex) {
-		objs, err := n.index.ByIndex(nominatedNodeIndex, name)
-		if err != nil || len(objs) == 0 {
-			continue
-		}
-		if old, ok := n.store[name]; ok && sameObjects(old, objs) {
-			view[name] = old
-			continue
-		}
-		view[name] = objs
-		if changed != nil {
-			changed[name] = true
-		}
+	objs, err := n.index.ByIndex(nominatedIndex, nominatedValue)
+	if err != nil {
+		return nil
 	}
-	if changed != nil {
-		for name := range n.store {
-			if _, ok := view[name]; !ok {
-				changed[name] = true
-			}
-		}
-	}
-	return view
+	return objs
 }
 
-// sameObjects reports whether a and b hold the same objects (few: the
-// pods nominated to one node), in any order.
-func sameObjects(a, b []any) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for _, x := range a {
-		found := false
-		for _, y := range b {
-			if x == y {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
+// storeMoved is the nodes where the store's nominations differ from
+// those of the last refresh (for check).
+func (n *nominations) storeMoved() map[string]bool {
+	moved := map[string]bool{}
+	cur := map[*v1.Pod]bool{}
+	for _, o := range n.listStore() {
+		p := o.(*v1.Pod)
+		cur[p] = true
+		if _, ok := n.store[p]; !ok {
+			moved[p.Status.NominatedNodeName] = true
 		}
 	}
-	return true
+	for p := range n.store {
+		if !cur[p] {
+			moved[p.Status.NominatedNodeName] = true
+		}
+	}
+	return moved
 }
 
 // readNode asks the nominator for name's pods and compares them with the
-// store's (store).
-func (n *nominations) readNode(name string, store []any) {
+// store's (store). The pods whose entry it adds, replaces or drops go to
+// changed (when not nil).
+func (n *nominations) readNode(name string, store []*v1.Pod, changed map[types.UID]bool) {
 	got := n.read(name)
 	n.reads++
 	old := n.byNode[name]
@@ -254,6 +280,9 @@ func (n *nominations) readNode(name string, store []any) {
 				obj.Status.NominatedNodeName = name
 			}
 			e = &entry{obj: obj, src: p, node: name}
+			if changed != nil {
+				changed[p.UID] = true
+			}
 		}
 		next[p.UID] = e
 		// The nominator holds a pod on one node at most.
@@ -263,8 +292,13 @@ func (n *nominations) readNode(name string, store []any) {
 		n.nodeOf[p.UID] = name
 	}
 	for uid := range old {
-		if _, ok := next[uid]; !ok && n.nodeOf[uid] == name {
-			delete(n.nodeOf, uid)
+		if _, ok := next[uid]; !ok {
+			if n.nodeOf[uid] == name {
+				delete(n.nodeOf, uid)
+			}
+			if changed != nil {
+				changed[uid] = true
+			}
 		}
 	}
 	if len(next) == 0 {
@@ -281,12 +315,12 @@ func (n *nominations) readNode(name string, store []any) {
 
 // inStore reports whether store holds p's version (UID and
 // resourceVersion; the nominator's pods are copies).
-func inStore(store []any, p *v1.Pod) bool {
+func inStore(store []*v1.Pod, p *v1.Pod) bool {
 	if p.ResourceVersion == "" {
 		return false
 	}
-	for _, o := range store {
-		if q := o.(*v1.Pod); q.UID == p.UID && q.ResourceVersion == p.ResourceVersion {
+	for _, q := range store {
+		if q.UID == p.UID && q.ResourceVersion == p.ResourceVersion {
 			return true
 		}
 	}
@@ -302,12 +336,14 @@ func (n *nominations) entry(uid types.UID) *entry {
 	return n.byNode[name][uid]
 }
 
-// dropNode forgets a node the cluster does not hold.
-func (n *nominations) dropNode(name string) {
+// dropNode forgets a node the cluster does not hold; its pods go to
+// changed.
+func (n *nominations) dropNode(name string, changed map[types.UID]bool) {
 	for uid := range n.byNode[name] {
 		if n.nodeOf[uid] == name {
 			delete(n.nodeOf, uid)
 		}
+		changed[uid] = true
 	}
 	delete(n.byNode, name)
 	delete(n.disagree, name)
