@@ -46,7 +46,11 @@
 //
 // The cluster follows the scheduler cache between cycles (follower):
 // nodes whose NodeInfo generation moved have their pods compared, the
-// nominated pods are compared node by node, and the difference is given
+// nominated pods come from a mirror of the queue's nominator that asks
+// again only for the nodes where a nomination may have changed
+// (nominations: an index of the scheduler's pod informer, the plugin's
+// PreFilter recording the pods that run a cycle, the nodes PostFilter
+// results nominate to), and the difference is given
 // to the implementation as a preempt.Change (preempt.Follow): optimized
 // and upstream update their state in place (preempt.Updater), reference
 // is built again. A change of the nodes, PDBs or namespaces builds the

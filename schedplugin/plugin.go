@@ -29,7 +29,9 @@ import (
 // Name is the plugin's name in the scheduler's registry and profiles.
 const Name = "PreemptbenchPreemption"
 
-// Plugin is the PostFilter (and PreEnqueue) plugin: see the package doc.
+// Plugin is the PostFilter plugin (with upstream's PreEnqueue, and a
+// PreFilter that only records the pods that run a cycle): see the package
+// doc.
 type Plugin struct {
 	fh   fwk.Handle
 	impl preempt.Implementation
