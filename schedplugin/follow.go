@@ -191,12 +191,9 @@ func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind,
 	// changed, the pods whose binding changed and the preemptors of this
 	// cycle and the last can differ from the cluster; when the mirror
 	// read every node (changed nil), every pod.
-	keep := func(uid types.UID, e *entry) bool {
-		return uid != preemptor.UID && !isBound(uid) && e.src.Spec.NodeName == ""
-	}
 	diff := func(uid types.UID) {
 		w, e := f.nominator.entry(uid), f.nom[uid]
-		want := w != nil && keep(uid, w)
+		want := w != nil && inCluster(uid, w, preemptor, isBound)
 		if e != nil && (!want || w != e) {
 			removed[uid] = true
 		}
@@ -403,7 +400,7 @@ func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBud
 	want := map[types.UID]*entry{}
 	for _, on := range f.nominator.byNode {
 		for uid, e := range on {
-			if uid != preemptor.UID && !isBound(uid) && e.src.Spec.NodeName == "" {
+			if inCluster(uid, e, preemptor, isBound) {
 				want[uid] = e
 			}
 		}

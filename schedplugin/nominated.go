@@ -210,18 +210,18 @@ func (n *nominations) refresh(nodes map[string]int64, newlyBound map[types.UID]b
 	if len(dirty) == 0 {
 		return changed
 	}
+	on := map[string][]*v1.Pod{}
+	for _, o := range objs {
+		if p := o.(*v1.Pod); dirty[p.Status.NominatedNodeName] {
+			on[p.Status.NominatedNodeName] = append(on[p.Status.NominatedNodeName], p)
+		}
+	}
 	for name := range dirty {
 		if _, ok := nodes[name]; !ok {
 			n.dropNode(name, changed)
 			continue
 		}
-		var on []*v1.Pod
-		for _, o := range objs {
-			if p := o.(*v1.Pod); p.Status.NominatedNodeName == name {
-				on = append(on, p)
-			}
-		}
-		n.readNode(name, on, changed)
+		n.readNode(name, on[name], changed)
 	}
 	return changed
 }
@@ -274,12 +274,7 @@ func (n *nominations) readNode(name string, store []*v1.Pod, changed map[types.U
 		}
 		e := old[p.UID]
 		if e == nil || e.src.ResourceVersion != p.ResourceVersion || p.ResourceVersion == "" {
-			obj := p
-			if p.Status.NominatedNodeName != name {
-				obj = p.DeepCopy()
-				obj.Status.NominatedNodeName = name
-			}
-			e = &entry{obj: obj, src: p, node: name}
+			e = nominatedEntry(p, name)
 			if changed != nil {
 				changed[p.UID] = true
 			}
@@ -356,15 +351,9 @@ func readAllNodes(read func(string) []fwk.PodInfo, nodes map[string]int64, preem
 	for name := range nodes {
 		for _, pi := range read(name) {
 			p := pi.GetPod()
-			if p.UID == preemptor.UID || isBound(p.UID) || p.Spec.NodeName != "" {
-				continue
+			if e := nominatedEntry(p, name); inCluster(p.UID, e, preemptor, isBound) {
+				want[p.UID] = e
 			}
-			obj := p
-			if p.Status.NominatedNodeName != name {
-				obj = p.DeepCopy()
-				obj.Status.NominatedNodeName = name
-			}
-			want[p.UID] = &entry{obj: obj, src: p, node: name}
 		}
 	}
 	return want
@@ -375,4 +364,24 @@ func (n *nominations) readAllNodes() {
 	n.mu.Lock()
 	n.readAll, n.hintPods = true, nil
 	n.mu.Unlock()
+}
+
+// nominatedEntry is the entry of p, nominated to node by the queue: as
+// the cluster holds it, not bound, status.nominatedNodeName set to node
+// (the nominator may hold a nomination the pod object does not show
+// yet).
+func nominatedEntry(p *v1.Pod, node string) *entry {
+	obj := p
+	if p.Status.NominatedNodeName != node {
+		obj = p.DeepCopy()
+		obj.Status.NominatedNodeName = node
+	}
+	return &entry{obj: obj, src: p, node: node}
+}
+
+// inCluster reports whether the nominated pod uid (entry e) belongs in
+// the cluster of preemptor's cycle: not the preemptor, not bound in the
+// snapshot (isBound) nor in the queue's copy.
+func inCluster(uid types.UID, e *entry, preemptor *v1.Pod, isBound func(types.UID) bool) bool {
+	return uid != preemptor.UID && !isBound(uid) && e.src.Spec.NodeName == ""
 }
