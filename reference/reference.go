@@ -22,8 +22,8 @@ import (
 
 // Impl is the reference implementation.
 type Impl struct {
-	// stages replace the reference's own pod-group stages (stages.go),
-	// nil for none.
+	// stages are the pod-group stages (stages.go), nil for the
+	// reference's own.
 	stages *refstages.Stages
 }
 
@@ -37,13 +37,16 @@ func (Impl) Name() string { return "reference" }
 func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	current, _ := preempt.ReleaseBehaviour(preempt.CurrentRelease)
 	ev := &evaluator{
-		stages:     stagesWith(i.stages),
+		stages:     ownStages(),
 		b:          current,
 		cluster:    c,
 		nodeByName: map[string]*v1.Node{},
 		podByKey:   map[string]*v1.Pod{},
 		pdbs:       preempt.SortedPDBs(c.PDBs),
 		namespaces: c.Namespaces,
+	}
+	if i.stages != nil {
+		ev.stages = *i.stages
 	}
 	for _, n := range c.Nodes {
 		ev.nodes = append(ev.nodes, n)

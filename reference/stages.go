@@ -13,13 +13,16 @@ import (
 // refstages.Reference builds the reference with some replaced.
 
 func init() {
-	refstages.Register(func(s refstages.Stages) preempt.Implementation { return Impl{stages: &s} })
+	refstages.Register(func(replace func(*refstages.Stages)) preempt.Implementation {
+		s := ownStages()
+		replace(&s)
+		return Impl{stages: &s}
+	})
 }
 
-// stagesWith is the reference's stages, each replaced by over's field
-// when that is set.
-func stagesWith(over *refstages.Stages) refstages.Stages {
-	s := refstages.Stages{
+// ownStages are the reference's stages, upstream's.
+func ownStages() refstages.Stages {
+	return refstages.Stages{
 		VictimPriority:      (*preempt.PodGroupIndex).VictimPriority,
 		VictimGroup:         (*preempt.PodGroupIndex).GroupKey,
 		MovesPreemptorState: everyVictimPod,
@@ -27,28 +30,6 @@ func stagesWith(over *refstages.Stages) refstages.Stages {
 		ChildOrder:          treeChildOrder,
 		KeepsProposals:      everyGroupsProposals,
 	}
-	if over == nil {
-		return s
-	}
-	if over.VictimPriority != nil {
-		s.VictimPriority = over.VictimPriority
-	}
-	if over.VictimGroup != nil {
-		s.VictimGroup = over.VictimGroup
-	}
-	if over.MovesPreemptorState != nil {
-		s.MovesPreemptorState = over.MovesPreemptorState
-	}
-	if over.OngoingNodes != nil {
-		s.OngoingNodes = over.OngoingNodes
-	}
-	if over.ChildOrder != nil {
-		s.ChildOrder = over.ChildOrder
-	}
-	if over.KeepsProposals != nil {
-		s.KeepsProposals = over.KeepsProposals
-	}
-	return s
 }
 
 // everyVictimPod: every pod of a victim unit goes through the preemptor's

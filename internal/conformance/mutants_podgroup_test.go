@@ -52,13 +52,13 @@ const (
 )
 
 // podGroupMutant is a bug of the pod-group paths: a stage of the
-// reference's replaced (stages) or a step of the cycle around it (step).
+// reference's replaced (stage) or a step of the cycle around it (step).
 type podGroupMutant struct {
 	name, upstream string
 	// gang: the bug is on the gang path; GangDecision is tried first.
-	gang   bool
-	stages refstages.Stages
-	step   cycleStep
+	gang  bool
+	stage func(*refstages.Stages)
+	step  cycleStep
 }
 
 // podGroupMutants are the bugs of the pod-group paths the suite must
@@ -66,25 +66,25 @@ type podGroupMutant struct {
 var podGroupMutants = []podGroupMutant{
 	// Every pod of a PodGroup grouped into one victim whatever its
 	// disruption mode (kubernetes#137981's review).
-	{name: "mode-blind-grouping", upstream: "kubernetes#137981", stages: refstages.Stages{VictimGroup: podGroupOfAnyMode}},
+	{name: "mode-blind-grouping", upstream: "kubernetes#137981", stage: func(s *refstages.Stages) { s.VictimGroup = podGroupOfAnyMode }},
 	// A group's member takes its own priority as a victim, not the
 	// group's (kubernetes#139030).
-	{name: "member-priority", upstream: "kubernetes#139030", stages: refstages.Stages{VictimPriority: ownPriority}},
+	{name: "member-priority", upstream: "kubernetes#139030", stage: func(s *refstages.Stages) { s.VictimPriority = ownPriority }},
 	// A victim unit's members on other nodes are removed from nothing:
 	// the preemptor's inter-pod affinity and spread state still counts
 	// them.
-	{name: "remote-member-kept-in-state", stages: refstages.Stages{MovesPreemptorState: onCandidateNodeOnly}},
+	{name: "remote-member-kept-in-state", stage: func(s *refstages.Stages) { s.MovesPreemptorState = onCandidateNodeOnly }},
 	// A gang's ongoing preemption looked for on the first nominated
 	// member's node only (kubernetes#140398's shape: too few nodes).
-	{name: "ongoing-on-first-nominated-node", upstream: "kubernetes#140398", gang: true, stages: refstages.Stages{OngoingNodes: firstNominatedNode}},
+	{name: "ongoing-on-first-nominated-node", upstream: "kubernetes#140398", gang: true, stage: func(s *refstages.Stages) { s.OngoingNodes = firstNominatedNode }},
 	// The proposals of a CompositePodGroup's child group that failed left
 	// out, which the scheduler's function keeps
 	// (docs/upstream-findings.md): the "fix" a reader might expect, not
 	// what v1.37.2 does.
-	{name: "failed-child-proposals-dropped", gang: true, stages: refstages.Stages{KeepsProposals: succeededOnly}},
+	{name: "failed-child-proposals-dropped", gang: true, stage: func(s *refstages.Stages) { s.KeepsProposals = succeededOnly }},
 	// A composite's children scheduled in name order, not
 	// GetChildGroups' (creation time, then name).
-	{name: "children-by-name", gang: true, stages: refstages.Stages{ChildOrder: byName}},
+	{name: "children-by-name", gang: true, stage: func(s *refstages.Stages) { s.ChildOrder = byName }},
 	// The pod-group cycle around PodGroupPostFilter (issue 28).
 	{name: "preempt-gang-that-fits", gang: true, step: attemptSkipped},
 	{name: "nominate-unplaced", gang: true, step: unplacedNominated},
@@ -128,7 +128,11 @@ type podGroupMutantImpl struct {
 }
 
 func newPodGroupMutant(m podGroupMutant) podGroupMutantImpl {
-	return podGroupMutantImpl{Impl: refstages.Reference(m.stages).(reference.Impl), m: m}
+	replace := m.stage
+	if replace == nil {
+		replace = func(*refstages.Stages) {}
+	}
+	return podGroupMutantImpl{Impl: refstages.Reference(replace).(reference.Impl), m: m}
 }
 
 func (i podGroupMutantImpl) Name() string { return "reference-mutant-" + i.m.name }

@@ -20,8 +20,7 @@ import (
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
-// Stages are the reference's pod-group stages; a nil field is the
-// reference's own.
+// Stages are the reference's pod-group stages.
 type Stages struct {
 	// VictimPriority is a pod's priority as a victim under GenericWorkload
 	// (the reference's: GetPodPriority, PodGroupIndex.VictimPriority).
@@ -50,17 +49,19 @@ type Stages struct {
 	KeepsProposals func(succeeded bool) bool
 }
 
-var newReference func(Stages) preempt.Implementation
+var newReference func(replace func(*Stages)) preempt.Implementation
 
 // Register is package reference's, called once as it initialises: f
-// builds the reference (a reference.Impl) with stages s.
-func Register(f func(s Stages) preempt.Implementation) { newReference = f }
+// builds the reference (a reference.Impl) with its own stages changed by
+// replace.
+func Register(f func(replace func(*Stages)) preempt.Implementation) { newReference = f }
 
 // Reference is the reference (a reference.Impl, named "reference") with
-// the stages s sets in place of its own.
-func Reference(s Stages) preempt.Implementation {
+// the stages replace sets in place of its own: replace is handed the
+// reference's own, every field set.
+func Reference(replace func(*Stages)) preempt.Implementation {
 	if newReference == nil {
 		panic("refstages: package reference is not linked")
 	}
-	return newReference(s)
+	return newReference(replace)
 }
