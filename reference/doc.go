@@ -10,4 +10,10 @@
 // (pod requests, tolerations, node affinity, pod conditions), never the
 // scheduler framework itself, so that comparing it with package upstream
 // compares two independent readings of the algorithm.
+//
+// The pod-group paths take six policy decisions through stages
+// (stages.go, internal/refstages), as upstream's preemption Evaluator
+// takes its policy from an Interface; Impl's are upstream's. Only the
+// conformance suite's tests build the reference with one replaced
+// (refstages.Reference), and nothing outside this module can.
 package reference

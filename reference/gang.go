@@ -3,7 +3,6 @@ package reference
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -57,12 +56,12 @@ func (ev *evaluator) preemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 		return d
 	}
 	// The request's groups replace the cluster's of the same names.
-	g := groupsFor(req.WithGroups(ev.cluster), req.Config.FeatureGates, ev.bug)
+	g := groupsFor(req.WithGroups(ev.cluster), req.Config.FeatureGates, &ev.stages)
 
 	status, msg, placed, victims := ev.preemptGang(ctx, cs, g, req, tree)
 	d.Status, d.Message = status, podGroupPrefix+msg
 	if status == preempt.Success {
-		d.Nominations = nominations(req.Pods, placed, ev.bug == NominateUnplaced)
+		d.Nominations = nominations(req.Pods, placed)
 	}
 	if status == preempt.Success && victims != nil {
 		d.Victims = flatten(g, victims.units)
@@ -103,17 +102,13 @@ func (ev *evaluator) checkGang(req *preempt.PodGroupRequest) (*preempt.GroupNode
 // nominations is PodGroupPostFilterResult's NominatingInfos on Success,
 // in the members' order: every member with a node in placed (the placed
 // members; on an ongoing preemption every member, with its current
-// nomination or ""). With all, the NominateUnplaced mutant, every member.
-func nominations(members []*v1.Pod, placed []*string, all bool) []preempt.Nomination {
+// nomination or "").
+func nominations(members []*v1.Pod, placed []*string) []preempt.Nomination {
 	out := []preempt.Nomination{}
 	for i, p := range members {
-		n := preempt.Nomination{Namespace: p.Namespace, Name: p.Name}
 		if placed != nil && placed[i] != nil {
-			n.Node = *placed[i]
-		} else if !all {
-			continue
+			out = append(out, preempt.Nomination{Namespace: p.Namespace, Name: p.Name, Node: *placed[i]})
 		}
-		out = append(out, n)
 	}
 	return out
 }
@@ -128,9 +123,6 @@ func (g gangEvaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGro
 	tree, err := ev.checkGang(req)
 	if err != nil {
 		return preempt.PodGroupAttempt{Status: preempt.Error, Message: err.Error()}
-	}
-	if ev.bug == PreemptGangThatFits {
-		return preempt.PodGroupAttempt{Status: preempt.Unschedulable}
 	}
 	world := ev.world(map[*v1.Pod]bool{}, req.Pods)
 	s, root, err := world.runGang(ctx, req, tree)
@@ -281,18 +273,11 @@ func preemptionPolicy(req *preempt.PodGroupRequest, groupPolicy bool) scheduling
 // by preemption, below the gang's priority as a victim, on a node some
 // member is nominated to.
 func (ev *evaluator) ongoingPreemption(g *groups, members []*v1.Pod, priority int32) bool {
-	for _, m := range members {
-		node := m.Status.NominatedNodeName
-		if node == "" {
-			continue
-		}
+	for _, node := range ev.stages.OngoingNodes(members) {
 		for _, p := range ev.bound[node] {
 			if g.priority(p) < priority && podinfo.TerminatingByPreemption(p) {
 				return true
 			}
-		}
-		if ev.bug == OngoingOnFirstNominatedNode {
-			return false
 		}
 	}
 	return false
@@ -466,7 +451,7 @@ func (w *evaluator) scheduleGang(ctx context.Context, req *preempt.PodGroupReque
 	}
 	var out []assignment
 	tree.Walk(func(n *preempt.GroupNode) {
-		if r := s.results[n]; r != nil && (w.bug != FailedChildProposalsDropped || r.status.code == preempt.Success) {
+		if r := s.results[n]; r != nil && w.stages.KeepsProposals(r.status.code == preempt.Success) {
 			out = append(out, r.placed...)
 		}
 	})
@@ -582,12 +567,7 @@ func (s *gangScheduler) composite(ctx context.Context, n *preempt.GroupNode, r *
 	if r.status.code == preempt.Unschedulable {
 		return nil
 	}
-	children := n.Children
-	if s.view.w.bug == ChildrenByName {
-		children = append([]*preempt.GroupNode(nil), children...)
-		sort.SliceStable(children, func(i, j int) bool { return children[i].Name() < children[j].Name() })
-	}
-	for _, c := range children {
+	for _, c := range s.view.w.stages.ChildOrder(n.Children) {
 		cr, err := s.group(ctx, c)
 		if err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
+	"github.com/preemptbench/preemptbench/internal/refstages"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -104,26 +105,26 @@ type groups struct {
 	index     *preempt.PodGroupIndex
 	composite bool // CompositePodGroup is on
 	c         *preempt.Cluster
-	bug       Bug
+	stages    *refstages.Stages
 }
 
-// groupsFor is the view under gates of cluster c, nil without
-// GenericWorkload.
-func groupsFor(c *preempt.Cluster, gates map[string]bool, bug Bug) *groups {
+// groupsFor is the view under gates of cluster c with the evaluator's
+// stages, nil without GenericWorkload.
+func groupsFor(c *preempt.Cluster, gates map[string]bool, stages *refstages.Stages) *groups {
 	if !gates[preempt.GenericWorkloadGate] {
 		return nil
 	}
 	composite := gates[compositePodGroupGate]
-	return &groups{index: preempt.NewPodGroupIndex(c, composite), composite: composite, c: c, bug: bug}
+	return &groups{index: preempt.NewPodGroupIndex(c, composite), composite: composite, c: c, stages: stages}
 }
 
 // priority is the pod's priority as a victim: GetPodPriority under the
 // gate, its own without.
 func (g *groups) priority(p *v1.Pod) int32 {
-	if g == nil || g.bug == MemberPriority {
+	if g == nil {
 		return corev1helpers.PodPriority(p)
 	}
-	return g.index.VictimPriority(p)
+	return g.stages.VictimPriority(g.index, p)
 }
 
 // unitOf is the unit p is preempted in (its key, "" for a pod of its own).
@@ -138,10 +139,7 @@ func (g *groups) unitOf(p *v1.Pod, now time.Time) (key string, u func() *unit) {
 	if g == nil {
 		return "", single
 	}
-	kind, ns, name, ok := g.index.GroupKey(p)
-	if pg, in := preempt.PodGroupName(p); in && g.bug == ModeBlindGrouping && g.index.PodGroup(p.Namespace, pg) != nil {
-		kind, ns, name, ok = "PodGroup", p.Namespace, pg, true
-	}
+	kind, ns, name, ok := g.stages.VictimGroup(g.index, p)
 	if !ok {
 		return "", single
 	}

@@ -15,38 +15,38 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/preemptbench/preemptbench/internal/podinfo"
+	"github.com/preemptbench/preemptbench/internal/refstages"
 	"github.com/preemptbench/preemptbench/postfilter"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
 // Impl is the reference implementation.
 type Impl struct {
-	// bug is a mutation (Mutant), none for the reference itself.
-	bug Bug
+	// stages are the pod-group stages (stages.go), nil for the
+	// reference's own.
+	stages *refstages.Stages
 }
 
 var _ preempt.Implementation = Impl{}
 
-// Name is "reference" ("reference-mutant-" and the bug for a Mutant).
-func (i Impl) Name() string {
-	if i.bug != 0 {
-		return "reference-mutant-" + i.bug.String()
-	}
-	return "reference"
-}
+// Name is "reference".
+func (Impl) Name() string { return "reference" }
 
 // NewEvaluator indexes c. It keeps pointers to c's objects and never
 // modifies them.
 func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	current, _ := preempt.ReleaseBehaviour(preempt.CurrentRelease)
 	ev := &evaluator{
-		bug:        i.bug,
+		stages:     ownStages(),
 		b:          current,
 		cluster:    c,
 		nodeByName: map[string]*v1.Node{},
 		podByKey:   map[string]*v1.Pod{},
 		pdbs:       preempt.SortedPDBs(c.PDBs),
 		namespaces: c.Namespaces,
+	}
+	if i.stages != nil {
+		ev.stages = *i.stages
 	}
 	for _, n := range c.Nodes {
 		ev.nodes = append(ev.nodes, n)
@@ -58,14 +58,12 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	for _, p := range c.Pods {
 		ev.podByKey[podKey(p)] = p
 	}
-	if i.bug == PlaceDeletingMembers || i.bug == DecideRefusedGroup {
-		return cycleMutant{gangEvaluator{ev}}, nil
-	}
 	return gangEvaluator{ev}, nil
 }
 
 type evaluator struct {
-	bug Bug
+	// stages are the pod-group paths' policy stages (stages.go).
+	stages refstages.Stages
 	// b is the behaviour of the release the evaluation reproduces
 	// (preempt.Config.Behaviour); at gives a copy for a request's.
 	b preempt.Behaviour
@@ -161,7 +159,7 @@ func (ev *evaluator) PodEligibleToPreemptOthers(req *preempt.Request) (bool, str
 	if code, ok := req.FilterCodes(ev.cluster)[nominated]; !ok || code == preempt.UnschedulableAndUnresolvable {
 		return true, ""
 	}
-	g := groupsFor(ev.cluster, req.Config.FeatureGates, ev.bug)
+	g := groupsFor(ev.cluster, req.Config.FeatureGates, &ev.stages)
 	for _, p := range ev.bound[nominated] {
 		if g.priority(p) < corev1helpers.PodPriority(pod) && podinfo.TerminatingByPreemption(p) {
 			return false, "not eligible due to a terminating pod on the nominated node."
@@ -265,7 +263,7 @@ func (ev *evaluator) selectVictimsOnNode(req *preempt.Request, node string, cycl
 	if ev.nodeByName[node] == nil {
 		return nil, 0, preempt.Status{Code: preempt.Error, Reasons: []string{fmt.Sprintf("nodeinfo not found for node name %q", node)}}
 	}
-	g := groupsFor(ev.cluster, req.Config.FeatureGates, ev.bug)
+	g := groupsFor(ev.cluster, req.Config.FeatureGates, &ev.stages)
 	s, state := ev.nodeState(node), cycle.clone()
 	remote := map[string]*nodeState{}
 	nodeOf := func(p *v1.Pod) *nodeState {
@@ -284,7 +282,7 @@ func (ev *evaluator) selectVictimsOnNode(req *preempt.Request, node string, cycl
 					return err
 				}
 			}
-			if ev.bug != RemoteMemberKeptInState || p.Spec.NodeName == node {
+			if ev.stages.MovesPreemptorState(p, node) {
 				state.removePod(pod, p, nodeOf(p))
 			}
 		}
@@ -295,7 +293,7 @@ func (ev *evaluator) selectVictimsOnNode(req *preempt.Request, node string, cycl
 			if p.Spec.NodeName == node {
 				s.addPod(p)
 			}
-			if ev.bug != RemoteMemberKeptInState || p.Spec.NodeName == node {
+			if ev.stages.MovesPreemptorState(p, node) {
 				state.addPod(pod, p, nodeOf(p))
 			}
 		}

@@ -15,7 +15,10 @@
 //   - the runner (run.go, fuzz.go: Run, RunTables, RunProperties,
 //     Properties, Fuzz, FuzzGang, FuzzVictims, FuzzPick);
 //   - the mutants that prove the suite catches real bugs
-//     (mutants_test.go, with reference.Mutant).
+//     (mutants_test.go: the reference's single-pod stages re-composed
+//     with one bug; mutants_podgroup_test.go: one of its pod-group stages,
+//     internal/refstages, or one step of the pod-group cycle around it
+//     replaced).
 //
 // It stands on the reference alone: it links neither upstream nor
 // optimized.

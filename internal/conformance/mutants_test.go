@@ -3,14 +3,18 @@ package conformance
 // Mutants: proof that the suite's properties catch real preemption bugs.
 //
 // A mutant is the reference's DefaultPreemption with one bug put back.
-// The reference's stages call each other directly, so a mutant cannot
-// swap one of them in place; instead the mutant evaluator below re-composes
-// the stages over the contract (FindCandidates over DryRunPreemption over
-// SelectVictimsOnNode, and SelectCandidate), written as plainly as the
-// reference and checking fit with the reference's own Filter on the node
-// alone. Filter, PodEligibleToPreemptOthers and PrepareCandidate are the
-// reference's. TestMutantBaseline shows that this composition without a bug
-// passes every property, so each mutant is caught for its bug alone.
+// The single-pod mutants (this file): the reference's stages call each
+// other directly, so a mutant cannot swap one of them in place; instead
+// the mutant evaluator below re-composes the stages over the contract
+// (FindCandidates over DryRunPreemption over SelectVictimsOnNode, and
+// SelectCandidate), written as plainly as the reference and checking fit
+// with the reference's own Filter on the node alone. Filter,
+// PodEligibleToPreemptOthers and PrepareCandidate are the reference's.
+// TestMutantBaseline shows that this composition without a bug passes
+// every property, so each mutant is caught for its bug alone. The
+// pod-group mutants (mutants_podgroup_test.go) replace one of the
+// reference's pod-group stages, or one step of the pod-group cycle
+// around its evaluator.
 
 import (
 	"cmp"
@@ -83,33 +87,6 @@ var mutants = []struct {
 	{"update-ignored", "", updateIgnored},
 }
 
-// podGroupMutants are the reference with one bug of the pod-group paths
-// put back (reference.Mutant): the reference's own code, so they need no
-// re-composition.
-var podGroupMutants = []struct {
-	upstream string
-	bug      reference.Bug
-}{
-	{"kubernetes#137981", reference.ModeBlindGrouping},
-	{"kubernetes#139030", reference.MemberPriority},
-	{"", reference.RemoteMemberKeptInState},
-}
-
-// gangMutants are caught by GangDecision.
-var gangMutants = []struct {
-	upstream string
-	bug      reference.Bug
-}{
-	{"kubernetes#140398", reference.OngoingOnFirstNominatedNode},
-	{"", reference.FailedChildProposalsDropped},
-	{"", reference.ChildrenByName},
-	// The pod-group cycle around PodGroupPostFilter (issue 28).
-	{"", reference.PreemptGangThatFits},
-	{"", reference.NominateUnplaced},
-	{"", reference.PlaceDeletingMembers},
-	{"", reference.DecideRefusedGroup},
-}
-
 // mutantChecks is the most checks a property gets per mutant before the
 // mutant is declared a survivor.
 const mutantChecks = 2000
@@ -135,10 +112,11 @@ func TestMutants(t *testing.T) {
 		all = append(all, entry{m.name, m.upstream, mutantImpl{name: "mutant-" + m.name, bug: m.bug}, nil})
 	}
 	for _, m := range podGroupMutants {
-		all = append(all, entry{m.bug.String(), m.upstream, reference.Mutant(m.bug), nil})
-	}
-	for _, m := range gangMutants {
-		all = append(all, entry{m.bug.String(), m.upstream, reference.Mutant(m.bug), []string{"GangDecision"}})
+		var first []string
+		if m.gang {
+			first = []string{"GangDecision"}
+		}
+		all = append(all, entry{m.name, m.upstream, newPodGroupMutant(m), first})
 	}
 	for _, m := range all {
 		by, after, msg := catch(m.impl, m.first...)
