@@ -341,13 +341,17 @@ func (o onlyNode) NodesForStatusCode(lister fwk.NodeInfoLister, code fwk.Code) (
 
 // changedGates is kube-scheduler's feature gates set away from their
 // defaults (the process's gate, as --feature-gates left it, against each
-// feature's default at its version), for preempt.Config. (Not
+// feature's default at its version), for preempt.Config, less the gates
+// only upstream's actuation reads (actuationGates). (Not
 // preempt.ChangedGates: its defaults are a copy of the gate made before
 // the logging and metrics gates of component-base were registered or
 // set, which a kube-scheduler's logging setup changes.)
 func changedGates() map[string]bool {
 	var out map[string]bool
 	for k, spec := range utilfeature.DefaultMutableFeatureGate.GetAll() {
+		if actuationGates[string(k)] {
+			continue
+		}
 		if v := utilfeature.DefaultFeatureGate.Enabled(k); v != spec.Default {
 			if out == nil {
 				out = map[string]bool{}
@@ -357,6 +361,17 @@ func changedGates() map[string]bool {
 	}
 	return out
 }
+
+// actuationGates are the gates v1.37.2's preemption reads only when it
+// acts, never when it decides: in the plugin upstream's own Executor acts
+// on every decision, so the implementations are not asked to model them.
+// SchedulerAsyncAPICalls: pkg/scheduler/framework/preemption reads it only
+// through fh.APICacher() in executor.go's clearNominatedNodeName (the
+// nominations it clears go through the scheduler's API dispatcher); the
+// cluster the decision reads is the scheduler's own cache and queue,
+// whatever sent the calls that made it. (The upstream implementation
+// refuses the gate in `compare decide`, where no dispatcher exists.)
+var actuationGates = map[string]bool{"SchedulerAsyncAPICalls": true}
 
 // gateRefusal is the implementation's refusal of the configuration's
 // gates and release (what harness.GateRefusal checks, minus the uses of

@@ -58,6 +58,13 @@ var (
 	recorder  *metrics.MetricAsyncRecorder
 )
 
+// StartShared starts the package's process-wide state now (the
+// scheduler's metrics and the metrics recorder every framework shares,
+// whose goroutine runs as long as the process) rather than with the first
+// evaluator: for a process that checks for goroutines started after a
+// point, as scheduler_perf's leak check does around each workload.
+func StartShared() { sharedRecorder() }
+
 func sharedRecorder() *metrics.MetricAsyncRecorder {
 	setupOnce.Do(func() {
 		metrics.Register()

@@ -1,0 +1,247 @@
+package e2e
+
+import (
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+)
+
+// TestSchedulerPerfAgreement runs every integration-test workload of
+// scheduler_perf's preemption suites (its own configurations and
+// templates, at the sizes upstream's integration tests run them) with the
+// stock scheduler and with each implementation plugged in, each on its
+// own in-process API server and etcd, and compares what the API server
+// saw: every preemptor's victims (the scheduler's "Preempted" events) and
+// the cluster at the end.
+//
+// scheduler_perf makes a workload's nodes from one template, and
+// upstream breaks ties between equal nodes by map order and between
+// equal scores at random, so runs are compared by class (Record): the
+// preemptions as a multiset of "preemptor class on node class evicts
+// victim classes", and the end state as a multiset of nodes with the
+// classes of their pods. A workload with a churn op creates preemptors
+// on a timer for as long as its measured pods take, so there only the
+// number of preemptions is compared: the victims depend on how many
+// measured pods reached a node before its preemptor, and the end state on
+// the churn's last pods. The plugin's own counts say which cycles the implementation
+// decided and which fell back to DefaultPreemption (logged).
+const agreeBenchDefault = "^BenchmarkPerfScheduling$"
+
+var (
+	agreeFlag      = flag.String("e2e.agree", strings.Join(Plugged, ","), "the implementations TestSchedulerPerfAgreement plugs in")
+	agreeBenchFlag = flag.String("e2e.agree-bench", agreeBenchDefault, "the workloads TestSchedulerPerfAgreement runs (a -test.bench pattern)")
+)
+
+func TestSchedulerPerfAgreement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a kube-apiserver and etcd per workload and implementation (minutes)")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	perfDir, err := SchedulerPerfDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	binDir := filepath.Join(tmp, "bin")
+	build := exec.Command("go", "build", "-o", filepath.Join(binDir, "etcd"), "./internal/e2e/etcd")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./internal/e2e/etcd: %v\n%s", err, out)
+	}
+	env := append(os.Environ(), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	plugged := strings.Split(*agreeFlag, ",")
+	impls := append([]string{Stock}, plugged...)
+	// Every run of a suite and an implementation is a child process (a
+	// fresh process as scheduler_perf wants: its feature gates, klog and
+	// metrics are global), two at a time.
+	type run struct {
+		suite, impl string
+		recs        map[string]*Record
+		err         error
+	}
+	var runs []*run
+	for _, suite := range slices.Sorted(maps.Keys(Suites)) {
+		for _, impl := range impls {
+			runs = append(runs, &run{suite: suite, impl: impl})
+		}
+	}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 2)
+	for _, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			start := time.Now()
+			r.recs, r.err = runRecorded(tmp, perfDir, r.suite, r.impl, env)
+			if r.err == nil {
+				t.Logf("%s, %s: %d workloads in %s", r.suite, r.impl, len(r.recs), time.Since(start).Round(time.Second))
+			}
+		}()
+	}
+	wg.Wait()
+	for _, suite := range slices.Sorted(maps.Keys(Suites)) {
+		churn, err := churnCases(filepath.Join(perfDir, suite, ConfigFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		records := map[string]map[string]*Record{}
+		for _, r := range runs {
+			if r.suite != suite {
+				continue
+			}
+			if r.err != nil {
+				t.Fatalf("%s, %s: %v", suite, r.impl, r.err)
+			}
+			records[r.impl] = r.recs
+		}
+		stock := records[Stock]
+		if len(stock) == 0 && *agreeBenchFlag != agreeBenchDefault {
+			continue
+		}
+		if len(stock) == 0 {
+			t.Fatalf("%s: no integration-test workload ran", suite)
+		}
+		for _, w := range slices.Sorted(maps.Keys(stock)) {
+			want := stock[w]
+			testCase := strings.Split(w, "/")[1]
+			if want.Failed || (want.Unexplained > 0 && !churn[testCase]) {
+				t.Errorf("%s, stock: failed %v, %d victims without a Preempted event", w, want.Failed, want.Unexplained)
+			}
+			for _, impl := range plugged {
+				got := records[impl][w]
+				if got == nil {
+					t.Errorf("%s: %s did not run it", w, impl)
+					continue
+				}
+				t.Logf("%s: stock %d preemptions; %s %d, plugin %v", w, len(want.Preemptions), impl, len(got.Preemptions), got.Plugin)
+				if got.Failed {
+					t.Errorf("%s, %s: the workload failed", w, impl)
+				}
+				if got.Unexplained > 0 && !churn[testCase] {
+					t.Errorf("%s, %s: %d victims without a Preempted event", w, impl, got.Unexplained)
+				}
+				if churn[testCase] {
+					if got.Unexplained > 0 {
+						// Seen once in PreemptionAsync (async preemption under
+						// churn): a pod deleted with the scheduler's
+						// DisruptionTarget whose event never came; not
+						// explained yet.
+						t.Logf("%s, %s: %d victims without a Preempted event", w, impl, got.Unexplained)
+					}
+					// The victims depend on how many measured pods reached
+					// the node before its preemptor, and the end state on
+					// the churn's last pods: only how many preemptions
+					// there were is compared.
+					if len(want.Preemptions) != len(got.Preemptions) {
+						t.Errorf("%s, %s: %d preemptions, stock %d:\nstock:\n\t%s\n%s:\n\t%s", w, impl, len(got.Preemptions), len(want.Preemptions),
+							strings.Join(want.Preemptions, "\n\t"), impl, strings.Join(got.Preemptions, "\n\t"))
+					}
+					continue
+				}
+				if d := cmp.Diff(want.Preemptions, got.Preemptions); d != "" {
+					t.Errorf("%s, %s: preemptions differ from stock's (-stock +%s):\n%s", w, impl, impl, d)
+				}
+				if d := cmp.Diff(want.Final, got.Final); d != "" {
+					t.Errorf("%s, %s: end state differs from stock's (-stock +%s):\n%s", w, impl, impl, d)
+				}
+			}
+		}
+	}
+}
+
+// runRecorded runs suite's integration-test workloads (those
+// -e2e.agree-bench selects) with impl's preemption in a child process,
+// and returns their Records by workload (none when no workload matched).
+func runRecorded(tmp, perfDir, suite, impl string, env []string) (map[string]*Record, error) {
+	cfg, err := SchedulerConfig(impl)
+	if err != nil {
+		return nil, err
+	}
+	work, err := Prepare(filepath.Join(tmp, impl, suite), perfDir, suite, cfg)
+	if err != nil {
+		return nil, err
+	}
+	file := filepath.Join(tmp, impl+"-"+suite+".jsonl")
+	cmd := exec.Command(os.Args[0], "-test.run", "^$", "-test.bench", *agreeBenchFlag, "-test.benchtime", "1x",
+		"-perf-scheduling-label-filter=integration-test", "-e2e.impl", impl, "-e2e.record", file,
+		"-data-items-dir", filepath.Join(tmp, "data-"+impl+"-"+suite))
+	cmd.Dir, cmd.Env = work, env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("%v\n%s", err, tail(out, 80))
+	}
+	recs, err := ReadRecords(file)
+	if os.IsNotExist(err) && *agreeBenchFlag != agreeBenchDefault {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%v\n%s", err, tail(out, 80))
+	}
+	return recs, nil
+}
+
+// churnCases are the test cases of a scheduler_perf configuration with a
+// churn op.
+func churnCases(file string) (map[string]bool, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var cases []struct {
+		Name             string `json:"name"`
+		WorkloadTemplate []struct {
+			Opcode string `json:"opcode"`
+		} `json:"workloadTemplate"`
+	}
+	if err := yaml.Unmarshal(data, &cases); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	out := map[string]bool{}
+	for _, tc := range cases {
+		for _, op := range tc.WorkloadTemplate {
+			if op.Opcode == "churn" {
+				out[tc.Name] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// set is lines without repeats, sorted.
+func set(lines []string) []string {
+	out := slices.Clone(lines)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// tail is the last lines of a run's output that are not klog's.
+func tail(b []byte, lines int) string {
+	var l []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if t := strings.TrimLeft(line, " \t"); len(t) > 5 && strings.ContainsRune("IWE", rune(t[0])) && t[1] >= '0' && t[1] <= '9' {
+			continue
+		}
+		l = append(l, line)
+	}
+	if len(l) > lines {
+		l = l[len(l)-lines:]
+	}
+	return strings.Join(l, "\n")
+}
