@@ -38,3 +38,28 @@ func TestDecideHugePodMemoryIsBounded(t *testing.T) {
 		t.Errorf("allocated %d MiB on a pod of 32 MiB, want at most 24", n>>20)
 	}
 }
+
+// Issue 33: a -cluster whose one object has a huge field (a 250 MB
+// annotation took 2 GB) is refused from its bytes with exit 2, naming
+// the file, the item and the object, having allocated little more than
+// the file.
+func TestDecideHugeClusterObjectRefused(t *testing.T) {
+	cluster := `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"4","pods":"110"}}},` +
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"big","namespace":"ns","annotations":{"big":"` + strings.Repeat("x", 20<<20) + `"}},"spec":{"nodeName":"n1","containers":[{"name":"c","image":"i"}]}}]}`
+	path := filepath.Join(t.TempDir(), "cluster.json")
+	if err := os.WriteFile(path, []byte(cluster), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cluster = ""
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, stderr, code := runCLI(t, "decide", "-cluster", path, "-pod", "testdata/small/pod.yaml", "-impl", "reference", "-now", testNow)
+	runtime.ReadMemStats(&after)
+	if code != ExitBadInput || !strings.Contains(stderr, path+":1: item 1: pod ns/big is ") || !strings.Contains(stderr, "the limit on one object") {
+		t.Errorf("exit %d, stderr %.300q; want 2 and pod ns/big refused", code, stderr)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+		t.Errorf("allocated %d MiB on a cluster of 20 MiB, want at most 32", n>>20)
+	}
+}
