@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -51,7 +52,31 @@ func parseLive(kubeconfig, kubeContext, pod string, pending bool, apply string, 
 		l.namespace, l.pod = ns, name
 	}
 	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig}
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: kubeContext})
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: kubeContext}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	if st, err := os.Stat(kubeconfig); err == nil && !st.Mode().IsRegular() {
+		// client-go reads the file whole, without a bound: a device
+		// (-kubeconfig /dev/zero) would be read on without end. A pipe
+		// (-kubeconfig <(...)) is read here, bounded, as -config is.
+		path := kubeconfig
+		if path == "-" {
+			path = "./-"
+		}
+		data, err := loader.ReadInput(path, loader.Options{MaxBytes: maxConfigBytes})
+		if loader.TooLarge(err) {
+			return nil, badf("-kubeconfig %s: more than the %d bytes a kubeconfig may have", kubeconfig, maxConfigBytes)
+		}
+		if err != nil {
+			return nil, badf("-kubeconfig %v", err)
+		}
+		raw, err := clientcmd.Load(data)
+		if err != nil {
+			return nil, badf("-kubeconfig %s: %v", kubeconfig, err)
+		}
+		cc = clientcmd.NewNonInteractiveClientConfig(*raw, kubeContext, overrides, nil)
+	} else if err == nil && st.Size() > maxConfigBytes {
+		return nil, badf("-kubeconfig %s: %d bytes, more than the %d a kubeconfig may have", kubeconfig, st.Size(), maxConfigBytes)
+	}
 	cfg, err := cc.ClientConfig()
 	if err != nil {
 		return nil, badf("-kubeconfig %s: %v", kubeconfig, err)

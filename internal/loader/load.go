@@ -217,6 +217,12 @@ func tooLarge(name string, max int64) error {
 	return &tooLargeError{name, max}
 }
 
+// TooLarge reports err a refusal of an input over its size limit.
+func TooLarge(err error) bool {
+	var e *tooLargeError
+	return errors.As(err, &e)
+}
+
 type tooLargeError struct {
 	name string
 	max  int64
