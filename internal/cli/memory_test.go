@@ -63,3 +63,17 @@ func TestDecideHugeClusterObjectRefused(t *testing.T) {
 		t.Errorf("allocated %d MiB on a cluster of 20 MiB, want at most 32", n>>20)
 	}
 }
+
+// The same refusal on -pod-group's file, read as -cluster's files are.
+func TestDecidePodGroupHugeObjectRefused(t *testing.T) {
+	gang := `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup","metadata":{"name":"g","namespace":"default"},"spec":{"schedulingPolicy":{"gang":{"minCount":1}}}},` +
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"m","namespace":"default","annotations":{"big":"` + strings.Repeat("x", 17<<20) + `"}},"spec":{"schedulingGroup":{"podGroupName":"g"},"containers":[{"name":"c","image":"i"}]}}]}`
+	path := filepath.Join(t.TempDir(), "gang.json")
+	if err := os.WriteFile(path, []byte(gang), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "decide", "-cluster", "testdata/podgroup/cluster.yaml", "-pod-group", path, "-feature-gates", "GenericWorkload=true", "-impl", "reference", "-now", testNow)
+	if code != ExitBadInput || !strings.Contains(stderr, path+":1: item 1: pod default/m is ") {
+		t.Errorf("exit %d, stderr %.300q; want 2 and pod default/m refused", code, stderr)
+	}
+}

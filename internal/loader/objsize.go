@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -171,10 +172,10 @@ func (s *jsonScan) document() error {
 				if s.peek() == ']' {
 					break
 				}
-				os := s.i
+				itemStart := s.i
 				s.value()
-				if s.i-os > MaxObjectBytes {
-					return objectTooLarge(s.where(os, n), jsonWhat(s.data[os:s.i]), s.i-os)
+				if s.i-itemStart > MaxObjectBytes {
+					return objectTooLarge(s.where(itemStart, n), jsonWhat(s.data[itemStart:s.i]), s.i-itemStart)
 				}
 				s.space()
 				if s.peek() == ',' {
@@ -320,6 +321,10 @@ func checkYAMLSizes(file string, data []byte) error {
 					what = jsonWhat(bytes.TrimLeft(d, " \t\r\n"))
 				} else {
 					what = yamlWhat(d, false)
+				}
+				if strings.HasSuffix(what, "list") {
+					// Its items are in flow style (items: [...]): not split.
+					what += " (its items in flow style, measured with it: write them as a block sequence, as kubectl does, or as JSON)"
 				}
 				return objectTooLarge(fmt.Sprintf("%s:%d: document %d", file, docLine, doc), what, n)
 			}

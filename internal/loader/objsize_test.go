@@ -126,3 +126,18 @@ func TestAnnotationsOverAPIServerLimitRefused(t *testing.T) {
 		t.Errorf("annotations at the limit: %v", err)
 	}
 }
+
+// A YAML List whose items are in flow style is measured whole, and the
+// refusal says how to write it.
+func TestFlowStyleYAMLListOverLimitSaysWhy(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: List\nitems: [")
+	for i := 0; b.Len() < MaxObjectBytes+1<<10; i++ {
+		fmt.Fprintf(&b, "{apiVersion: v1, kind: Pod, metadata: {name: p%d}},\n  ", i)
+	}
+	b.WriteString("]\n")
+	err := checkObjectSizes("f", []byte(b.String()))
+	if err == nil || !strings.Contains(err.Error(), "list (its items in flow style") {
+		t.Errorf("err %v; want the List named, with its items' style", err)
+	}
+}
