@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // -config /dev/zero was read without end (the size check read the
@@ -28,5 +32,34 @@ func TestDecideKubeconfigDeviceRefused(t *testing.T) {
 	_, stderr, code := runCLI(t, "decide", "-kubeconfig", "/dev/zero", "-pod", "default/p", "-now", testNow)
 	if code != ExitBadInput || !strings.Contains(stderr, "-kubeconfig /dev/zero: binary data") {
 		t.Errorf("exit %d, stderr %.300q; want 2 and /dev/zero refused as binary data", code, stderr)
+	}
+}
+
+// An API server that takes the connection and never answers hung
+// decide -kubeconfig: client-go waits without end. Each request is
+// bounded now (liveRequestTimeout, 60 s; 1 s here).
+func TestDecideKubeconfigSilentServerTimesOut(t *testing.T) {
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-done:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(done)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \""+srv.URL+"\"}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\nusers:\n- name: u\n  user: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(d time.Duration) { liveRequestTimeout = d }(liveRequestTimeout)
+	liveRequestTimeout = time.Second
+	start := time.Now()
+	_, stderr, code := runCLI(t, "decide", "-kubeconfig", kubeconfig, "-pod", "default/p", "-now", testNow)
+	if code != ExitBadInput || !strings.Contains(stderr, "Timeout") {
+		t.Errorf("exit %d, stderr %.300q; want 2 and the request timed out", code, stderr)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %v", d)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +30,10 @@ type liveOptions struct {
 	pending             bool
 	serverDryRun        bool // -apply=server-dry-run
 }
+
+// liveRequestTimeout bounds each request to the API server (a page of
+// 500 objects, a dry-run call), as kubectl's --request-timeout would.
+var liveRequestTimeout = 60 * time.Second
 
 func parseLive(kubeconfig, kubeContext, pod string, pending bool, apply string, clusterFiles []string, podGroupFile string) (*liveOptions, error) {
 	switch {
@@ -82,6 +87,11 @@ func parseLive(kubeconfig, kubeContext, pod string, pending bool, apply string, 
 		return nil, badf("-kubeconfig %s: %v", kubeconfig, err)
 	}
 	cfg.UserAgent = "preemptbench-compare"
+	if cfg.Timeout == 0 {
+		// client-go waits for an answer without end: an API server that
+		// takes the connection and never answers would hang decide.
+		cfg.Timeout = liveRequestTimeout
+	}
 	if l.client, err = kubernetes.NewForConfig(cfg); err != nil {
 		return nil, badf("-kubeconfig %s: %v", kubeconfig, err)
 	}
