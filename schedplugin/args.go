@@ -1,11 +1,14 @@
 package schedplugin
 
 import (
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	k8sjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -34,6 +37,24 @@ func decodeArgs(obj runtime.Object) (Args, preempt.Config, error) {
 	case nil:
 	case *Args:
 		a = *o
+	case *runtime.Unknown:
+		// Strictly, as kube-scheduler decodes its in-tree plugins' args:
+		// an unknown field ("implementation", "IMPL") or a duplicate one
+		// is an error, never the default implementation taken silently.
+		raw := o.Raw
+		if o.ContentType == runtime.ContentTypeYAML {
+			var err error
+			if raw, err = yaml.YAMLToJSON(raw); err != nil {
+				return a, preempt.Config{}, fmt.Errorf("%s args: %w", Name, err)
+			}
+		}
+		strictErrs, err := k8sjson.UnmarshalStrict(raw, &a)
+		if err != nil {
+			return a, preempt.Config{}, fmt.Errorf("%s args: %w", Name, err)
+		}
+		if len(strictErrs) > 0 {
+			return a, preempt.Config{}, fmt.Errorf("%s args: %w (the fields are impl, minCandidateNodesPercentage and minCandidateNodesAbsolute)", Name, errors.Join(strictErrs...))
+		}
 	default:
 		if err := frameworkruntime.DecodeInto(obj, &a); err != nil {
 			return a, preempt.Config{}, fmt.Errorf("%s args: %w", Name, err)

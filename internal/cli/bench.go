@@ -247,6 +247,12 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 			return opts, fmt.Errorf("-plot %v", err)
 		}
 	}
+	if err := checkOutputFile("-raw", opts.raw); err != nil { // before the run, not after it
+		return opts, err
+	}
+	if err := checkOutputFile("-plot", opts.plot); err != nil {
+		return opts, err
+	}
 	if *preemptors < 0 {
 		return opts, badf("-preemptors: %d is negative", *preemptors)
 	}

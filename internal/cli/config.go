@@ -15,6 +15,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 
+	"github.com/preemptbench/preemptbench/internal/loader"
 	"github.com/preemptbench/preemptbench/internal/schedulerconfig"
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -38,7 +39,16 @@ func readSchedulerConfig(file string) (*schedulerConfig, error) {
 	if st.Size() > maxConfigBytes {
 		return nil, fmt.Errorf("%s: %d bytes, more than the %d a scheduler configuration may have", file, st.Size(), maxConfigBytes)
 	}
-	data, err := os.ReadFile(file)
+	// Read through the bound whatever the file is: a device or a pipe
+	// has no size (-config /dev/zero read on, without end).
+	path := file
+	if path == "-" {
+		path = "./-" // a file named "-", not standard input
+	}
+	data, err := loader.ReadInput(path, loader.Options{MaxBytes: maxConfigBytes})
+	if loader.TooLarge(err) {
+		return nil, fmt.Errorf("%s: more than the %d bytes a scheduler configuration may have", file, maxConfigBytes)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,13 @@ func parseE2E(args []string, stderr io.Writer) (e2eOptions, error) {
 	case *nodes < 1:
 		return opts, badf("-nodes %d: want a positive node count", *nodes)
 	}
+	// Before the runs, not after them.
+	if err := checkOutputFile("-raw", *raw); err != nil {
+		return opts, err
+	}
+	if err := checkOutputDir("-cpuprofile", *profiles); err != nil {
+		return opts, err
+	}
 	for _, w := range strings.Split(*workload, ",") {
 		if w = strings.TrimSpace(w); w != "" {
 			opts.workloads = append(opts.workloads, w)

@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,6 +30,10 @@ type liveOptions struct {
 	pending             bool
 	serverDryRun        bool // -apply=server-dry-run
 }
+
+// liveRequestTimeout bounds each request to the API server (a page of
+// 500 objects, a dry-run call), as kubectl's --request-timeout would.
+var liveRequestTimeout = 60 * time.Second
 
 func parseLive(kubeconfig, kubeContext, pod string, pending bool, apply string, clusterFiles []string, podGroupFile string) (*liveOptions, error) {
 	switch {
@@ -51,12 +57,41 @@ func parseLive(kubeconfig, kubeContext, pod string, pending bool, apply string, 
 		l.namespace, l.pod = ns, name
 	}
 	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig}
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: kubeContext})
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: kubeContext}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	if st, err := os.Stat(kubeconfig); err == nil && !st.Mode().IsRegular() {
+		// client-go reads the file whole, without a bound: a device
+		// (-kubeconfig /dev/zero) would be read on without end. A pipe
+		// (-kubeconfig <(...)) is read here, bounded, as -config is.
+		path := kubeconfig
+		if path == "-" {
+			path = "./-"
+		}
+		data, err := loader.ReadInput(path, loader.Options{MaxBytes: maxConfigBytes})
+		if loader.TooLarge(err) {
+			return nil, badf("-kubeconfig %s: more than the %d bytes a kubeconfig may have", kubeconfig, maxConfigBytes)
+		}
+		if err != nil {
+			return nil, badf("-kubeconfig %v", err)
+		}
+		raw, err := clientcmd.Load(data)
+		if err != nil {
+			return nil, badf("-kubeconfig %s: %v", kubeconfig, err)
+		}
+		cc = clientcmd.NewNonInteractiveClientConfig(*raw, kubeContext, overrides, nil)
+	} else if err == nil && st.Size() > maxConfigBytes {
+		return nil, badf("-kubeconfig %s: %d bytes, more than the %d a kubeconfig may have", kubeconfig, st.Size(), maxConfigBytes)
+	}
 	cfg, err := cc.ClientConfig()
 	if err != nil {
 		return nil, badf("-kubeconfig %s: %v", kubeconfig, err)
 	}
 	cfg.UserAgent = "preemptbench-compare"
+	if cfg.Timeout == 0 {
+		// client-go waits for an answer without end: an API server that
+		// takes the connection and never answers would hang decide.
+		cfg.Timeout = liveRequestTimeout
+	}
 	if l.client, err = kubernetes.NewForConfig(cfg); err != nil {
 		return nil, badf("-kubeconfig %s: %v", kubeconfig, err)
 	}

@@ -6,7 +6,7 @@
 // every such change said in a note. LoadPaths and LoadPathsWith read
 // files and directories, LoadCluster and LoadClusterWith bytes, LoadPod
 // and LoadPodWith a preemptor; the limits (MaxInputBytes, MaxPodBytes,
-// MaxNesting) bound what any input costs. Big kubectl Lists are split
+// MaxObjectBytes, MaxNesting) bound what any input costs. Big kubectl Lists are split
 // into items and decoded on every core (fast.go); anything else goes
 // through the general reader (load.go, yamldoc.go). Synthetic clusters are
 // package synth's.

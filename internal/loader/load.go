@@ -91,6 +91,10 @@ import (
 // whose aliases would make its JSON form over 16 times its size (plus 64
 // KiB) is refused, as an alias bomb.
 //
+// One object whose text is over MaxObjectBytes is refused from the
+// file's bytes, before decoding, naming it; so is one whose annotations
+// are over the API server's limit (256 KiB).
+//
 // A file larger than Options.MaxBytes (MaxInputBytes by default) is
 // refused naming the file, having read no more than the limit and a byte
 // (a device or a FIFO too: -cluster /dev/zero ends at once, as binary
@@ -211,6 +215,12 @@ func loadClusterWith(name string, data []byte, opts Options, slow bool) (*preemp
 
 func tooLarge(name string, max int64) error {
 	return &tooLargeError{name, max}
+}
+
+// TooLarge reports err a refusal of an input over its size limit.
+func TooLarge(err error) bool {
+	var e *tooLargeError
+	return errors.As(err, &e)
 }
 
 type tooLargeError struct {
@@ -586,6 +596,9 @@ func (r *reader) readFile(file string, data []byte) error {
 		if err := checkNesting(file, data); err != nil {
 			return err
 		}
+		if err := checkObjectSizes(file, data); err != nil {
+			return err
+		}
 	}
 	if !r.slow && r.readFast(file, data) {
 		return nil
@@ -593,6 +606,9 @@ func (r *reader) readFile(file string, data []byte) error {
 	data = normalizeText(data)
 	if utf16 {
 		if err := checkNesting(file, data); err != nil {
+			return err
+		}
+		if err := checkObjectSizes(file, data); err != nil {
 			return err
 		}
 	}
@@ -1093,6 +1109,9 @@ func convertV1alpha3PodGroup(in *schedulingv1alpha3.PodGroup) (*schedulingv1beta
 // admit applies the API server's defaulting and the checks the API server
 // would have made of what the filters read.
 func admit(obj runtime.Object) error {
+	if err := checkAnnotations(obj); err != nil {
+		return err
+	}
 	if p, ok := obj.(*v1.Pod); ok {
 		pullPolicies(p)
 	}
