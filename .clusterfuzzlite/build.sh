@@ -84,8 +84,10 @@ seed FuzzSelectVictimsOnNode fuzz/testdata/fuzz/FuzzSelectVictimsOnNode
 seed FuzzPickOneNode fuzz/testdata/fuzz/FuzzPickOneNode
 seed FuzzGang fuzz/testdata/fuzz/FuzzGang fuzz/testdata/fuzz/FuzzPreempt
 seed FuzzOptimizedParallelDryRun fuzz/testdata/fuzz/FuzzOptimizedParallelDryRun fuzz/testdata/fuzz/FuzzPreempt
-seed FuzzLoadCluster internal/loader/testdata/fuzz/FuzzLoadCluster
-seed FuzzLoadPod internal/loader/testdata/fuzz/FuzzLoadPod internal/loader/testdata/fuzz/FuzzLoadCluster
-seed FuzzYAMLDocument internal/loader/testdata/fuzz/FuzzYAMLDocument
-seed FuzzFastPath internal/loader/testdata/fuzz/FuzzFastPath internal/loader/testdata/fuzz/FuzzLoadCluster
+# The loader's four read YAML: each takes the YAML of all four.
+yaml=(internal/loader/testdata/fuzz/{FuzzLoadCluster,FuzzLoadPod,FuzzYAMLDocument,FuzzFastPath})
+seed FuzzLoadCluster "${yaml[@]}"
+seed FuzzLoadPod "${yaml[@]}"
+seed FuzzYAMLDocument "${yaml[@]}"
+seed FuzzFastPath "${yaml[@]}"
 seed FuzzResults internal/benchcmp/testdata/fuzz/FuzzResults

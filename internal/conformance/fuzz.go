@@ -97,13 +97,7 @@ func FuzzVictimsBody(t FuzzT, data []byte, impls ...preempt.Implementation) {
 	in := Decode(data).Build()
 	ref := newReferenceEvaluator(t, in)
 	ctx := context.Background()
-	compared := false
-	for _, impl := range impls {
-		ev := evaluatorUnlessRefused(t, in, impl)
-		if ev == nil {
-			continue
-		}
-		compared = true
+	compared := forEachEvaluator(t, in, impls, func(impl preempt.Implementation, ev preempt.Evaluator) {
 		for _, n := range in.Cluster.Nodes {
 			vr, nr, sr := ref.SelectVictimsOnNode(ctx, in.Request, n.Name)
 			vo, no, so := ev.SelectVictimsOnNode(ctx, in.Request, n.Name)
@@ -111,7 +105,7 @@ func FuzzVictimsBody(t FuzzT, data []byte, impls ...preempt.Implementation) {
 				t.Fatalf("SelectVictimsOnNode(%s) (-reference +%s):\n%s", n.Name, impl.Name(), diff)
 			}
 		}
-	}
+	})
 	skipUnlessCompared(t, compared)
 }
 
@@ -134,15 +128,9 @@ func FuzzPickBody(t FuzzT, data []byte, impls ...preempt.Implementation) {
 		k := int(data[len(data)-1]) % len(cands)
 		cands = append(slices.Clone(cands[k:]), cands[:k]...)
 	}
-	compared := false
-	for _, impl := range impls {
-		ev := evaluatorUnlessRefused(t, in, impl)
-		if ev == nil {
-			continue
-		}
-		compared = true
+	compared := forEachEvaluator(t, in, impls, func(impl preempt.Implementation, ev preempt.Evaluator) {
 		checkSelectCandidate(t, ref, ev, cands, in.Request, impl)
-	}
+	})
 	skipUnlessCompared(t, compared)
 }
 
@@ -160,6 +148,18 @@ func checkSelectCandidate(t TB, ref, ev preempt.Evaluator, cands []preempt.Candi
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("SelectCandidate (-reference +%s):\n%s", impl.Name(), diff)
 	}
+}
+
+// forEachEvaluator calls check with the evaluator of each of impls that
+// does not refuse in; false when every one refuses.
+func forEachEvaluator(t TB, in Input, impls []preempt.Implementation, check func(preempt.Implementation, preempt.Evaluator)) (compared bool) {
+	for _, impl := range impls {
+		if ev := evaluatorUnlessRefused(t, in, impl); ev != nil {
+			compared = true
+			check(impl, ev)
+		}
+	}
+	return compared
 }
 
 // evaluatorUnlessRefused builds impl's evaluator for in; nil when impl
