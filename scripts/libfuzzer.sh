@@ -31,7 +31,6 @@
 # crashed, 2 when a build failed or build.sh misses a target.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-repo=$PWD
 secs=${1:-20}
 want=${2:-.}
 work=${LIBFUZZER_WORK:-/tmp/preemptbench-libfuzzer}
@@ -89,7 +88,7 @@ chmod +x "$work/bin/compile_native_go_fuzzer"
 
 echo "=== .clusterfuzzlite/build.sh (SRC=$work/src, OUT=$work/out, GOCACHE=$(go env GOCACHE))"
 if ! SRC=$work/src OUT=$work/out CXX=clang++ CXXFLAGS= LIB_FUZZING_ENGINE=-fsanitize=fuzzer SANITIZER=address \
-  bash -eu "$repo/.clusterfuzzlite/build.sh" 2>&1 | tee "$work/build.log"; then
+  bash -eu "$work/src/preemptbench/.clusterfuzzlite/build.sh" 2>&1 | tee "$work/build.log"; then
   echo "libfuzzer: build.sh failed (log: $work/build.log)" >&2
   exit 2
 fi
