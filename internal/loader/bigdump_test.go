@@ -211,7 +211,7 @@ func bigList(t testing.TB, n int, real bool) (list []byte, pod *v1.Pod) {
 }
 
 // jsonDump is a YAML List as `kubectl get -o json` prints it.
-func jsonDump(t testing.TB, yamlList []byte) []byte {
+func jsonDump(t fataler, yamlList []byte) []byte {
 	j, err := yaml.YAMLToJSON(yamlList)
 	if err != nil {
 		t.Fatal(err)

@@ -45,7 +45,7 @@ func checkFast(t *testing.T, name string, data []byte) bool {
 
 // fastSeeds are the loader's seeds, the YAML corpora, and every shape,
 // plain and realistic, as a List in YAML and JSON.
-func fastSeeds(tb testing.TB) [][]byte {
+func fastSeeds(tb fataler) [][]byte {
 	seeds := loadSeeds(tb)
 	for _, doc := range append(append([]string(nil), yamlCorpus...), listItemCorpus...) {
 		// doc as an unknown field of a Node, an item of a List.
@@ -119,9 +119,7 @@ func TestFastPathMatchesGeneral(t *testing.T) {
 // FuzzFastPath: the fast path finds what the general one finds (or gives
 // up), on any input.
 func FuzzFastPath(f *testing.F) {
-	for _, seed := range fastSeeds(f) {
-		f.Add(seed)
-	}
+	addSeeds(f, fastSeeds)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1<<18 {
 			return
@@ -209,7 +207,7 @@ type kubectlList struct {
 }
 
 // kubectlLists are every shape of 3 nodes, plain and realistic.
-func kubectlLists(tb testing.TB) []kubectlList {
+func kubectlLists(tb fataler) []kubectlList {
 	var out []kubectlList
 	for _, shape := range synth.Shapes() {
 		for _, real := range []bool{false, true} {

@@ -18,9 +18,7 @@ import (
 // small one here), go-yaml's bound on aliased nodes, and the loader's on
 // what aliases expand a document to (aliasExpansion).
 func FuzzLoadCluster(f *testing.F) {
-	for _, seed := range loadSeeds(f) {
-		f.Add(seed)
-	}
+	addSeeds(f, loadSeeds)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		start := time.Now()
 		defer func() {
@@ -57,7 +55,7 @@ func FuzzLoadCluster(f *testing.F) {
 }
 
 // loadSeeds are inputs of every form the loader reads or refuses.
-func loadSeeds(tb testing.TB) [][]byte {
+func loadSeeds(tb fataler) [][]byte {
 	var seeds [][]byte
 	for _, seed := range []string{
 		nodeDoc + "---\n" + podA + "---\n" + podB,
