@@ -59,16 +59,6 @@ bash scripts/readme.sh | grep -E '^(=== skipped|readme:)'
 step "fuzz targets, capped by iteration count"
 bash scripts/fuzz.sh 3000x
 
-step "libFuzzer builds: .clusterfuzzlite/build.sh as OSS-Fuzz runs it (go-118-fuzz-build, clang), each target fuzzed 20 s from its committed corpus"
-# The first build on a machine compiles the whole graph (some 1,060
-# packages) with the libFuzzer build's flags: 1,560 CPU-seconds in all,
-# fuzzing included, some 13 minutes on 2 cores. Later ones find it in the
-# build cache ($GOCACHE stays on the machine) and cost mostly the ten
-# links: 440 to 480 CPU-seconds, some 4 minutes (docs/proving.md).
-libfuzzer_start=$SECONDS
-bash scripts/libfuzzer.sh 20
-echo "libfuzzer step: $((SECONDS - libfuzzer_start))s"
-
 step "benchmark smoke run (-benchtime=1x)"
 go test ./bench -run '^$' -bench . -benchtime=1x -bench.preemptors=20 >/tmp/preemptbench-smoke.txt
 tail -n 3 /tmp/preemptbench-smoke.txt

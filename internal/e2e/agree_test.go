@@ -47,14 +47,7 @@ func TestSchedulerPerfAgreement(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a kube-apiserver and etcd per workload and implementation (minutes)")
 	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	perfDir, err := SchedulerPerfDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, perfDir := moduleDirs(t)
 	tmp := t.TempDir()
 	binDir := filepath.Join(tmp, "bin")
 	build := exec.Command("go", "build", "-o", filepath.Join(binDir, "etcd"), "./internal/e2e/etcd")
@@ -222,13 +215,6 @@ func churnCases(file string) (map[string]bool, error) {
 		}
 	}
 	return out, nil
-}
-
-// set is lines without repeats, sorted.
-func set(lines []string) []string {
-	out := slices.Clone(lines)
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // tail is the last lines of a run's output that are not klog's.

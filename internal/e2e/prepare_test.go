@@ -12,14 +12,7 @@ import (
 // Prepare copies a suite and the shared templates from the module, and a
 // plugged run names its scheduler configuration in every test case.
 func TestPrepare(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	perfDir, err := SchedulerPerfDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, perfDir := moduleDirs(t)
 	dir := t.TempDir()
 	work, err := Prepare(filepath.Join(dir, "stock"), perfDir, "default_preemption", nil)
 	if err != nil {
@@ -61,4 +54,19 @@ func TestPrepare(t *testing.T) {
 	if _, err := Prepare(dir, perfDir, "no_such_suite", nil); err == nil || !strings.Contains(err.Error(), "unknown scheduler_perf suite") {
 		t.Errorf("unknown suite: %v", err)
 	}
+}
+
+// moduleDirs are the module's root and the scheduler_perf folder of the
+// kubernetes module it requires.
+func moduleDirs(t *testing.T) (root, perfDir string) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	perfDir, err = SchedulerPerfDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, perfDir
 }
