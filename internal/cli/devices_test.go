@@ -56,7 +56,7 @@ func TestDecideKubeconfigSilentServerTimesOut(t *testing.T) {
 	liveRequestTimeout = time.Second
 	start := time.Now()
 	_, stderr, code := runCLI(t, "decide", "-kubeconfig", kubeconfig, "-pod", "default/p", "-now", testNow)
-	if code != ExitBadInput || !strings.Contains(stderr, "Timeout") {
+	if code != ExitBadInput || !strings.Contains(stderr, "no answer within 1s") {
 		t.Errorf("exit %d, stderr %.300q; want 2 and the request timed out", code, stderr)
 	}
 	if d := time.Since(start); d > 20*time.Second {

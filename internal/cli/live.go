@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -99,6 +100,16 @@ func parseLive(kubeconfig, kubeContext, pod string, pending bool, apply string, 
 	return l, nil
 }
 
+// timedOut says why err is a timeout of a request (the client's Timeout,
+// which client-go reports either as its http.Client's or as a context's
+// deadline), or "".
+func timedOut(err error) string {
+	if !errors.Is(err, context.DeadlineExceeded) && !os.IsTimeout(err) && !strings.Contains(err.Error(), "Client.Timeout") {
+		return ""
+	}
+	return fmt.Sprintf(" (no answer within %v, the bound on each request to the API server)", liveRequestTimeout)
+}
+
 // load reads the cluster and the preemptor -pod names from the API
 // server, with the loader's rules and notes (loader.LoadLive).
 func (l *liveOptions) load(opts loader.Options, stderr io.Writer) (*preempt.Cluster, *v1.Pod, error) {
@@ -110,14 +121,14 @@ func (l *liveOptions) load(opts loader.Options, stderr io.Writer) (*preempt.Clus
 		note(n)
 	}
 	if err != nil {
-		return nil, nil, badf("%v", err)
+		return nil, nil, badf("%v%s", err, timedOut(err))
 	}
 	pod, notes, err := loader.LoadLivePod(ctx, l.client, l.name, l.namespace, l.pod, opts)
 	for _, n := range notes {
 		note(n)
 	}
 	if err != nil {
-		return nil, nil, badf("%v", err)
+		return nil, nil, badf("%v%s", err, timedOut(err))
 	}
 	if pod.Spec.NodeName != "" {
 		return nil, nil, badf("pod %s/%s is bound to node %s: there is nothing to preempt for", l.namespace, l.pod, pod.Spec.NodeName)
@@ -138,7 +149,7 @@ func (l *liveOptions) pendingPods(ctx context.Context) ([]*v1.Pod, error) {
 	for {
 		list, err := l.client.CoreV1().Pods("").List(ctx, opt)
 		if err != nil {
-			return nil, badf("%s: listing pods: %v", l.name, err)
+			return nil, badf("%s: listing pods: %v%s", l.name, err, timedOut(err))
 		}
 		for i := range list.Items {
 			p := &list.Items[i]
