@@ -230,12 +230,7 @@ func (r *Recorder) Finish(ctx context.Context, workload string, wait time.Durati
 	deadline := time.Now().Add(wait)
 	for {
 		r.mu.Lock()
-		missing := 0
-		for uid := range r.disrupted {
-			if _, ok := r.preempted[uid]; !ok {
-				missing++
-			}
-		}
+		missing := r.unexplained()
 		r.mu.Unlock()
 		if missing == 0 || time.Now().After(deadline) {
 			break
@@ -302,12 +297,20 @@ func (r *Recorder) Finish(ctx context.Context, workload string, wait time.Durati
 		rec.Preemptions = append(rec.Preemptions, pre.String())
 	}
 	sort.Strings(rec.Preemptions)
+	rec.Unexplained = r.unexplained()
+	return rec, nil
+}
+
+// unexplained counts the disrupted pods without a Preempted event yet
+// (r.mu held).
+func (r *Recorder) unexplained() int {
+	n := 0
 	for uid := range r.disrupted {
 		if _, ok := r.preempted[uid]; !ok {
-			rec.Unexplained++
+			n++
 		}
 	}
-	return rec, nil
+	return n
 }
 
 // WriteRecord appends rec to file as one JSON line.
