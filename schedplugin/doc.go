@@ -53,8 +53,8 @@
 // results nominate to), and the difference is given
 // to the implementation as a preempt.Change (preempt.Follow): optimized
 // and upstream update their state in place (preempt.Updater), reference
-// is built again. A change of the nodes, PDBs or namespaces builds the
-// evaluator again.
+// is built again. A change of the nodes, PDBs, namespaces or pod groups
+// builds the evaluator again.
 //
 // # Fallback
 //
@@ -64,8 +64,8 @@
 // scheduler_preemptbench_fallbacks_total{impl,reason} of the scheduler's
 // metrics registry (legacyregistry), with a log line at V(2). The
 // reasons are the Reason constants: a filter plugin of the profile that
-// the implementations do not model, extenders with a preempt verb, pod
-// groups, a feature gate or pod the implementation refuses
+// the implementations do not model, extenders with a preempt verb, a
+// preemptor in a pod group, a feature gate or pod the implementation refuses
 // (preempt.Limited, GateLimited), a filter status other than
 // Unschedulable or UnschedulableAndUnresolvable, and an error of the
 // implementation. Gangs (PodGroupPostFilter) always go to upstream's

@@ -300,13 +300,18 @@ func TestPreemptionStream(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(stock) {
 				t.Errorf("%s: %v, stock DefaultPreemption: %v", impl, got, stock)
 			}
-			if d := decisions(t, impl, "Success") - succ0; d != 3 {
-				t.Errorf("%s decided %v preemptions, want 3", impl, d)
+			// One decision a round; under load a round's preemptor may run
+			// a second cycle before the cache has seen its victims go (as
+			// it would under stock), so more is no fault, but each later
+			// cycle follows the cache: one build only.
+			d := decisions(t, impl, "Success") - succ0
+			if d < 3 {
+				t.Errorf("%s decided %v preemptions, want 3 at least", impl, d)
 			}
 			b, u := syncs(t, impl, "build")-builds0, syncs(t, impl, "update")-updates0
-			t.Logf("%s: %v builds, %v updates of its cluster", impl, b, u)
-			if b != 1 || u != 2 {
-				t.Errorf("%s: %v builds and %v updates, want 1 and 2 (the later cycles follow the cache)", impl, b, u)
+			t.Logf("%s: %v decisions, %v builds, %v updates of its cluster", impl, d, b, u)
+			if b != 1 || u < 2 || u > d-1 {
+				t.Errorf("%s: %v builds and %v updates in %v decisions, want 1 and 2 to %v (the later cycles follow the cache)", impl, b, u, d, d-1)
 			}
 			checkSyncs(t)
 		})

@@ -3,10 +3,13 @@ package schedplugin
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -41,6 +44,13 @@ import (
 //     what the cluster holds.
 //   - PDBs and namespaces: listed from the informers every cycle
 //     (O(objects)) and compared by pointer; a change builds again.
+//   - Pod groups: the PodGroups the cluster's pods name, and the
+//     CompositePodGroups above them, got from the scheduler's snapshot
+//     (where upstream's preemption reads them: its PodGroups() and
+//     CompositePodGroups() listers, which answer only under
+//     GenericWorkload and CompositePodGroup) every cycle (O(groups)) and
+//     compared by pointer; a change builds again. A group the snapshot
+//     lacks is left out, as upstream's lookups miss it.
 //   - The evaluator: the changed pods go to preempt.Follow as a
 //     preempt.Change: an Updater (optimized, upstream) updates in time
 //     proportional to the pods changed; reference is built again.
@@ -55,6 +65,7 @@ type follower struct {
 	nominator  *nominations
 	pdbs       policylisters.PodDisruptionBudgetLister
 	namespaces corelisters.NamespaceLister
+	snapshot   func() fwk.SharedLister
 
 	c  *preempt.Cluster
 	ev preempt.Evaluator
@@ -70,8 +81,12 @@ type follower struct {
 	pods    map[types.UID]*entry
 	boundOn map[string]map[types.UID]bool
 	nom     map[types.UID]*entry
-	// inGroups counts the cluster's pods that belong to a pod group.
-	inGroups int
+	// groupPods counts the cluster's pods naming each PodGroup
+	// (namespace/name); pgOf and cpgOf are the groups the cluster holds,
+	// as got from the snapshot, sorted.
+	groupPods map[string]int
+	pgOf      []*preempt.PodGroup
+	cpgOf     []*preempt.CompositePodGroup
 	// lastPreemptor is the last cycle's preemptor, kept out of the
 	// cluster then.
 	lastPreemptor types.UID
@@ -99,6 +114,7 @@ func newFollower(impl preempt.Implementation, h fwk.Handle) *follower {
 	f := &follower{
 		impl:       impl,
 		nodeLister: h.SnapshotSharedLister().NodeInfos().List,
+		snapshot:   h.SnapshotSharedLister,
 	}
 	var pods cache.SharedIndexInformer
 	if inf := h.SharedInformerFactory(); inf != nil {
@@ -229,6 +245,12 @@ func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind,
 	}
 	f.lastPreemptor = preemptor.UID
 	if len(removed) == 0 && len(added) == 0 {
+		if pgs, cpgs := f.listGroups(); !sameGroups(pgs, cpgs, f.pgOf, f.cpgOf) {
+			if err := f.build(infos, pdbs, nss, preemptor); err != nil {
+				return nil, built, err
+			}
+			return f.ev, built, nil
+		}
 		return f.ev, synced, nil
 	}
 
@@ -245,18 +267,26 @@ func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind,
 		ch.Added = append(ch.Added, e.obj)
 	}
 	pods := f.apply(removed, ch.Added)
+	for uid := range removed {
+		f.forget(uid)
+	}
+	for _, e := range added {
+		f.remember(e)
+	}
+	// The indexes now hold the new pods: a failure below leaves f.ev nil,
+	// and the next cycle builds everything again.
+	if pgs, cpgs := f.listGroups(); !sameGroups(pgs, cpgs, f.pgOf, f.cpgOf) {
+		if err := f.build(infos, pdbs, nss, preemptor); err != nil {
+			return nil, built, err
+		}
+		return f.ev, built, nil
+	}
 	next := *f.c
 	next.Pods = pods
 	ev, err = preempt.Follow(f.impl, f.ev, &next, ch)
 	if err != nil {
 		f.ev = nil
 		return nil, updated, err
-	}
-	for uid := range removed {
-		f.forget(uid)
-	}
-	for _, e := range added {
-		f.remember(e)
 	}
 	f.c, f.ev = &next, ev
 	f.updates++
@@ -351,8 +381,8 @@ func (f *follower) remember(e *entry) {
 	} else {
 		f.nom[e.obj.UID] = e
 	}
-	if e.obj.Spec.SchedulingGroup != nil {
-		f.inGroups++
+	if name, ok := preempt.PodGroupName(e.obj); ok {
+		f.groupPods[preempt.Key(e.obj.Namespace, name)]++
 	}
 }
 
@@ -367,8 +397,11 @@ func (f *follower) forget(uid types.UID) {
 	} else {
 		delete(f.nom, uid)
 	}
-	if e.obj.Spec.SchedulingGroup != nil {
-		f.inGroups--
+	if name, ok := preempt.PodGroupName(e.obj); ok {
+		k := preempt.Key(e.obj.Namespace, name)
+		if f.groupPods[k]--; f.groupPods[k] == 0 {
+			delete(f.groupPods, k)
+		}
 	}
 }
 
@@ -380,7 +413,7 @@ func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBud
 	f.pods = map[types.UID]*entry{}
 	f.boundOn = make(map[string]map[types.UID]bool, len(infos))
 	f.nom = map[types.UID]*entry{}
-	f.inGroups = 0
+	f.groupPods = map[string]int{}
 	c := &preempt.Cluster{PDBs: pdbs, Namespaces: nss}
 	for _, ni := range infos {
 		n := ni.Node()
@@ -415,6 +448,8 @@ func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBud
 		c.Pods = append(c.Pods, want[uid].obj)
 	}
 	f.pdbOf, f.nsOf = pdbs, nss
+	f.pgOf, f.cpgOf = f.listGroups()
+	c.PodGroups, c.CompositePodGroups = f.pgOf, f.cpgOf
 	if err := c.Validate(); err != nil {
 		return errInvalid{err}
 	}
@@ -450,6 +485,55 @@ func (f *follower) listObjects() ([]*policyv1.PodDisruptionBudget, []*v1.Namespa
 		sort.Slice(nss, func(i, j int) bool { return nss[i].Name < nss[j].Name })
 	}
 	return pdbs, nss, nil
+}
+
+// listGroups gets from the scheduler's snapshot the PodGroups the
+// cluster's pods name and the CompositePodGroups above them (up to
+// upstream's depth, stopping at a missing parent or a cycle, as its
+// TraverseHierarchyUp does), each sorted by namespace and name. The
+// snapshot's listers fail when their gate is off, and a group it does not
+// hold is left out: upstream's preemption gets nothing either.
+func (f *follower) listGroups() ([]*preempt.PodGroup, []*preempt.CompositePodGroup) {
+	if len(f.groupPods) == 0 || f.snapshot == nil {
+		return nil, nil
+	}
+	snap := f.snapshot()
+	pgl, cpgl := snap.PodGroups(), snap.CompositePodGroups()
+	var pgs []*preempt.PodGroup
+	var cpgs []*preempt.CompositePodGroup
+	seen := map[string]bool{}
+	for k := range f.groupPods {
+		ns, name, _ := strings.Cut(k, "/")
+		pg, err := pgl.Get(ns, name)
+		if err != nil || pg == nil {
+			continue
+		}
+		pgs = append(pgs, pg)
+		parent := preempt.PodGroupParent(pg)
+		for level := 1; level < schedulingv1beta1.WorkloadMaxTreeDepth && parent != "" && !seen[preempt.Key(ns, parent)]; level++ {
+			seen[preempt.Key(ns, parent)] = true
+			cpg, err := cpgl.Get(ns, parent)
+			if err != nil || cpg == nil {
+				break
+			}
+			cpgs = append(cpgs, cpg)
+			parent = preempt.CompositePodGroupParent(cpg)
+		}
+	}
+	sort.Slice(pgs, func(i, j int) bool {
+		return preempt.Key(pgs[i].Namespace, pgs[i].Name) < preempt.Key(pgs[j].Namespace, pgs[j].Name)
+	})
+	sort.Slice(cpgs, func(i, j int) bool {
+		return preempt.Key(cpgs[i].Namespace, cpgs[i].Name) < preempt.Key(cpgs[j].Namespace, cpgs[j].Name)
+	})
+	return pgs, cpgs
+}
+
+// sameGroups reports whether two listGroups answers hold the same
+// objects, by pointer (the snapshot keeps the cache's object until it
+// changes).
+func sameGroups(pgs []*preempt.PodGroup, cpgs []*preempt.CompositePodGroup, pgOf []*preempt.PodGroup, cpgOf []*preempt.CompositePodGroup) bool {
+	return slices.Equal(pgs, pgOf) && slices.Equal(cpgs, cpgOf)
 }
 
 // sameObjects reports whether the nodes (their names, in the same order,

@@ -56,21 +56,27 @@ func (h hooks) PodEligibleToPreemptOthers(context.Context, *v1.Pod, *fwk.Status)
 	return true, ""
 }
 
-func (h hooks) SelectVictimsOnNode(_ context.Context, _ fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo, _ []*preemption.DomainVictim, _ []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
+// SelectVictimsOnNode answers with the decision's victims as upstream's
+// would return them: the pods of the possible victims upstream found for
+// the node (GetVictimsOnNode's DomainVictims), whose pods of a pod group
+// in disruption mode All may be bound to other nodes.
+func (h hooks) SelectVictimsOnNode(_ context.Context, _ fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo, possible []*preemption.DomainVictim, _ []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
 	ch := h.pl.chosen
 	if nodeInfo.Node().Name != ch.node {
 		return nil, 0, fwk.NewStatus(fwk.Unschedulable, notChosen)
 	}
 	byRef := make(map[preempt.PodRef]*v1.Pod, len(nodeInfo.GetPods()))
-	for _, pi := range nodeInfo.GetPods() {
-		p := pi.GetPod()
-		byRef[preempt.PodRef{Namespace: p.Namespace, Name: p.Name}] = p
+	for _, dv := range possible {
+		for _, pi := range dv.Pods() {
+			p := pi.GetPod()
+			byRef[preempt.PodRef{Namespace: p.Namespace, Name: p.Name}] = p
+		}
 	}
 	pods := make([]*v1.Pod, 0, len(ch.victims))
 	for _, r := range ch.victims {
 		p := byRef[r]
 		if p == nil {
-			return nil, 0, fwk.AsStatus(fmt.Errorf("victim %s is not on node %s in the scheduler's snapshot", r, ch.node))
+			return nil, 0, fwk.AsStatus(fmt.Errorf("victim %s is not a possible victim of node %s in the scheduler's snapshot", r, ch.node))
 		}
 		pods = append(pods, p)
 	}

@@ -17,8 +17,10 @@ const (
 	ReasonFilterPlugin Reason = "unmodelled_filter_plugin"
 	// ReasonExtenders: an extender with a preempt verb is configured.
 	ReasonExtenders Reason = "extenders"
-	// ReasonPodGroup: the preemptor or a pod of the cluster belongs to
-	// a pod group, or the cycle is a gang's (PodGroupPostFilter).
+	// ReasonPodGroup: the preemptor belongs to a pod group, or the cycle
+	// is a gang's (PodGroupPostFilter). (Victims in pod groups are the
+	// implementation's: the follower gets their groups from the
+	// scheduler's snapshot.)
 	ReasonPodGroup Reason = "pod_group"
 	// ReasonGate: the implementation does not model a feature gate set
 	// away from its default.

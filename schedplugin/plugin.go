@@ -239,9 +239,6 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 		Rebuilds.WithLabelValues(pl.impl.Name(), string(kind)).Inc()
 	}
 	c := pl.follow.c
-	if pl.follow.inGroups > 0 {
-		return nil, nil, ReasonPodGroup, "a pod of the cluster belongs to a pod group"
-	}
 	if pl.follow.has(pod.UID) {
 		return nil, nil, ReasonInvalid, "the preemptor is bound in the scheduler's cache"
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
+
+	"github.com/preemptbench/preemptbench/schedplugin"
 )
 
 // TestSchedulerPerfAgreement runs every integration-test workload of
@@ -38,9 +40,13 @@ import (
 // decided and which fell back to DefaultPreemption (logged).
 const agreeBenchDefault = "^BenchmarkPerfScheduling$"
 
+// gangSuite is the suite whose preemptors are gangs.
+const gangSuite = "workload_preemption"
+
 var (
 	agreeFlag      = flag.String("e2e.agree", strings.Join(Plugged, ","), "the implementations TestSchedulerPerfAgreement plugs in")
 	agreeBenchFlag = flag.String("e2e.agree-bench", agreeBenchDefault, "the workloads TestSchedulerPerfAgreement runs (a -test.bench pattern)")
+	agreeLogsFlag  = flag.String("e2e.agree-logs", "", "a directory where TestSchedulerPerfAgreement keeps each child's whole output (IMPL-SUITE.log)")
 )
 
 func TestSchedulerPerfAgreement(t *testing.T) {
@@ -127,6 +133,14 @@ func TestSchedulerPerfAgreement(t *testing.T) {
 				if got.Failed {
 					t.Errorf("%s, %s: the workload failed", w, impl)
 				}
+				// Every cycle is the implementation's but a gang's
+				// (PodGroupPostFilter, not plugged yet: counted as
+				// pod_group, and only in the gang suite).
+				for k, n := range got.Plugin {
+					if strings.HasPrefix(k, "fallback to ") && !(suite == gangSuite && k == "fallback to "+string(schedplugin.ReasonPodGroup)) {
+						t.Errorf("%s, %s: %v cycles counted as %s", w, impl, n, k)
+					}
+				}
 				if got.Unexplained > 0 && !churn[testCase] {
 					t.Errorf("%s, %s: %d victims without a Preempted event", w, impl, got.Unexplained)
 				}
@@ -177,6 +191,11 @@ func runRecorded(tmp, perfDir, suite, impl string, env []string) (map[string]*Re
 		"-data-items-dir", filepath.Join(tmp, "data-"+impl+"-"+suite))
 	cmd.Dir, cmd.Env = work, env
 	out, err := cmd.CombinedOutput()
+	if *agreeLogsFlag != "" {
+		if werr := os.WriteFile(filepath.Join(*agreeLogsFlag, impl+"-"+suite+".log"), out, 0o644); werr != nil {
+			return nil, werr
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%v\n%s", err, tail(out, 80))
 	}
