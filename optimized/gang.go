@@ -1098,6 +1098,9 @@ func (w *gangWorld) hasAssignment(n int32) bool {
 // for the candidate "cluster" (the reference's actuateGang): lower are the
 // pods whose nominations it clears.
 func actuateGang(ctx context.Context, cs kubernetes.Interface, victims, lower []*v1.Pod, synchronous bool) error {
+	if cs == nil {
+		return nil // decide without acting (preempt.PodGroupPreempter)
+	}
 	var live []*v1.Pod
 	for _, v := range victims {
 		if v.DeletionTimestamp == nil {

@@ -152,7 +152,10 @@ type PodGroupDecision struct {
 //     victims removed.
 //
 // PreemptPodGroup alone is PodGroupEvaluator.Preempt as called, whatever
-// the attempt would have said.
+// the attempt would have said. It acts through cs (its Executor's API
+// calls); with cs nil it decides without acting: no call is made, and
+// the decision is the one it would make were every call to succeed (the
+// kube-scheduler plugin, whose own Executor acts, asks so).
 type PodGroupPreempter interface {
 	SchedulePodGroup(ctx context.Context, req *PodGroupRequest) PodGroupAttempt
 	PreemptPodGroup(ctx context.Context, cs kubernetes.Interface, req *PodGroupRequest) PodGroupDecision

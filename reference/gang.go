@@ -746,6 +746,9 @@ func (ev *evaluator) lowerNominated(node string, priority int32) []*v1.Pod {
 // (errors are the executor's to log). No member is nominated here (the
 // decision's nominations are the scheduler's to apply).
 func actuateGang(ctx context.Context, cs kubernetes.Interface, victims, lowerNominated []*v1.Pod, synchronous bool) error {
+	if cs == nil {
+		return nil // decide without acting (preempt.PodGroupPreempter)
+	}
 	var live []*v1.Pod
 	for _, v := range victims {
 		if v.DeletionTimestamp == nil {

@@ -60,6 +60,10 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 		return d
 	}
 	if ev.scheduler {
+		if cs == nil {
+			err = errors.New("the scheduler placement acts through a client: it does not decide without acting (a nil client)")
+			return d
+		}
 		err = ev.preemptPodGroupWithScheduler(ctx, cs, req, g.w, req.PodGroup.DeepCopy(), g.members, &d, false)
 		return d
 	}
@@ -76,12 +80,20 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 	preemptPod := dp.Executor.PreemptPod
 	dp.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor, victim *v1.Pod, pluginName string) (bool, error) {
 		rec.candidate(c)
+		if cs == nil {
+			// Deciding without acting: the victim is taken as preempted.
+			// (The nominations the Executor clears go to the world's own
+			// client, which holds none of them: it ignores those errors.)
+			return true, nil
+		}
 		return preemptPod(ctx, c, preemptor, victim, pluginName)
 	}
 	schedule := func(ctx context.Context) (*fwk.PodGroupAssignments, *fwk.Status) {
 		return w.scheduleGang(ctx, g.info, g.placement)
 	}
-	defer w.withClient(cs)()
+	if cs != nil {
+		defer w.withClient(cs)()
+	}
 	w.log.on, w.log.events = true, w.log.events[:0]
 	res, status := dp.PodGroupPostFilter(ctx, framework.NewCycleState(), g.info, schedule)
 	w.log.on = false

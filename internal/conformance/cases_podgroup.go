@@ -917,4 +917,17 @@ func runGangCase(t *testing.T, impl preempt.Implementation, tc gangCase) {
 			t.Errorf("API calls (-want +got):\n%s", diff)
 		}
 	}
+	// Deciding without acting (a nil client, as the kube-scheduler plugin
+	// asks): the same decision, on an evaluator of its own.
+	if len(harness.Actions(cs.Actions())) > 0 && d.Status == preempt.Error {
+		return // a call failed: acting changed the decision
+	}
+	ev2, err := impl.NewEvaluator(tc.c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet := ev2.(preempt.PodGroupPreempter).PreemptPodGroup(context.Background(), nil, req)
+	if diff := cmp.Diff(d, quiet); diff != "" {
+		t.Errorf("deciding without acting (-with a client +nil):\n%s", diff)
+	}
 }
