@@ -68,6 +68,13 @@
 // preemptor in a pod group, a feature gate or pod the implementation refuses
 // (preempt.Limited, GateLimited), a filter status other than
 // Unschedulable or UnschedulableAndUnresolvable, and an error of the
-// implementation. Gangs (PodGroupPostFilter) always go to upstream's
-// DefaultPreemption, counted under ReasonPodGroup.
+// implementation, and a gang's cycle where the implementation's answer
+// does not fit upstream's PodGroupEvaluator.
+//
+// # Gangs
+//
+// PodGroupPostFilter runs upstream's PodGroupEvaluator with the
+// scheduler's own scheduling function; the implementation decides the
+// victims with that placement, and the evaluator's reprieve keeps them
+// (gang.go).
 package schedplugin

@@ -124,7 +124,7 @@ func TestPreemptionAgreement(t *testing.T) {
 func totalFallbacks(t *testing.T, impl string) float64 {
 	var sum float64
 	for _, r := range []schedplugin.Reason{schedplugin.ReasonFilterPlugin, schedplugin.ReasonExtenders, schedplugin.ReasonPodGroup,
-		schedplugin.ReasonGate, schedplugin.ReasonUnmodelled, schedplugin.ReasonFilterStatus, schedplugin.ReasonInvalid, schedplugin.ReasonError} {
+		schedplugin.ReasonGate, schedplugin.ReasonUnmodelled, schedplugin.ReasonFilterStatus, schedplugin.ReasonInvalid, schedplugin.ReasonDisagreement, schedplugin.ReasonError} {
 		sum += fallbacks(t, impl, string(r))
 	}
 	return sum

@@ -87,9 +87,9 @@ type follower struct {
 	groupPods map[string]int
 	pgOf      []*preempt.PodGroup
 	cpgOf     []*preempt.CompositePodGroup
-	// lastPreemptor is the last cycle's preemptor, kept out of the
-	// cluster then.
-	lastPreemptor types.UID
+	// lastOut are the last cycle's preemptors, kept out of the cluster
+	// then.
+	lastOut preemptors
 
 	builds, updates int
 }
@@ -137,10 +137,10 @@ const (
 )
 
 // sync brings the cluster and evaluator to the scheduler's state of this
-// cycle, preemptor being the pod that runs the cycle (kept out of the
-// cluster, as the contract wants). It returns the evaluator and what it
+// cycle, out being the pods the cycle is for (the pod, or the gang's
+// unscheduled members: kept out of the cluster, as the contract wants). It returns the evaluator and what it
 // took.
-func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind, err error) {
+func (f *follower) sync(out preemptors) (ev preempt.Evaluator, kind syncKind, err error) {
 	infos, err := f.nodeLister()
 	if err != nil {
 		return nil, synced, err
@@ -148,7 +148,7 @@ func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind,
 	if checkSync != nil {
 		defer func() {
 			if err == nil {
-				checkSync(f.check(infos, preemptor))
+				checkSync(f.check(infos, out))
 			}
 		}()
 	}
@@ -157,7 +157,7 @@ func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind,
 		return nil, synced, err
 	}
 	if f.ev == nil || !f.sameObjects(infos, pdbs, nss) {
-		if err := f.build(infos, pdbs, nss, preemptor); err != nil {
+		if err := f.build(infos, pdbs, nss, out); err != nil {
 			return nil, built, err
 		}
 		return f.ev, built, nil
@@ -209,7 +209,7 @@ func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind,
 	// read every node (changed nil), every pod.
 	diff := func(uid types.UID) {
 		w, e := f.nominator.entry(uid), f.nom[uid]
-		want := w != nil && inCluster(uid, w, preemptor, isBound)
+		want := w != nil && inCluster(uid, w, out, isBound)
 		if e != nil && (!want || w != e) {
 			removed[uid] = true
 		}
@@ -235,18 +235,20 @@ func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind,
 		for uid := range addedBound {
 			changed[uid] = true
 		}
-		changed[preemptor.UID] = true
-		if f.lastPreemptor != "" {
-			changed[f.lastPreemptor] = true
+		for uid := range out {
+			changed[uid] = true
+		}
+		for uid := range f.lastOut {
+			changed[uid] = true
 		}
 		for uid := range changed {
 			diff(uid)
 		}
 	}
-	f.lastPreemptor = preemptor.UID
+	f.lastOut = out
 	if len(removed) == 0 && len(added) == 0 {
 		if pgs, cpgs := f.listGroups(); !sameGroups(pgs, cpgs, f.pgOf, f.cpgOf) {
-			if err := f.build(infos, pdbs, nss, preemptor); err != nil {
+			if err := f.build(infos, pdbs, nss, out); err != nil {
 				return nil, built, err
 			}
 			return f.ev, built, nil
@@ -276,7 +278,7 @@ func (f *follower) sync(preemptor *v1.Pod) (ev preempt.Evaluator, kind syncKind,
 	// The indexes now hold the new pods: a failure below leaves f.ev nil,
 	// and the next cycle builds everything again.
 	if pgs, cpgs := f.listGroups(); !sameGroups(pgs, cpgs, f.pgOf, f.cpgOf) {
-		if err := f.build(infos, pdbs, nss, preemptor); err != nil {
+		if err := f.build(infos, pdbs, nss, out); err != nil {
 			return nil, built, err
 		}
 		return f.ev, built, nil
@@ -300,7 +302,7 @@ var checkSync func(error)
 
 // check compares the cluster's pods with those a build from infos would
 // hold: the same pods, each bound to or nominated on the same node.
-func (f *follower) check(infos []fwk.NodeInfo, preemptor *v1.Pod) error {
+func (f *follower) check(infos []fwk.NodeInfo, out preemptors) error {
 	where := func(p *v1.Pod) string {
 		if p.Spec.NodeName != "" {
 			return "bound to " + p.Spec.NodeName
@@ -318,7 +320,7 @@ func (f *follower) check(infos []fwk.NodeInfo, preemptor *v1.Pod) error {
 	}
 	// The nodes a pod is nominated to, in either view.
 	nominatedTo := map[string][]string{}
-	for _, e := range readAllNodes(f.nominator.read, f.gen, preemptor, func(uid types.UID) bool { return bound[uid] }) {
+	for _, e := range readAllNodes(f.nominator.read, f.gen, out, func(uid types.UID) bool { return bound[uid] }) {
 		k := preempt.Key(e.obj.Namespace, e.obj.Name)
 		want[k] = where(e.obj)
 		nominatedTo[k] = append(nominatedTo[k], e.node)
@@ -406,7 +408,7 @@ func (f *follower) forget(uid types.UID) {
 }
 
 // build makes the cluster and a new evaluator from scratch.
-func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBudget, nss []*v1.Namespace, preemptor *v1.Pod) error {
+func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBudget, nss []*v1.Namespace, out preemptors) error {
 	f.ev, f.c = nil, nil
 	f.gen = make(map[string]int64, len(infos))
 	f.nodes = make([]nodeState, 0, len(infos))
@@ -429,11 +431,11 @@ func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBud
 	}
 	isBound := func(uid types.UID) bool { return f.pods[uid] != nil }
 	f.nominator.refresh(f.gen, nil, true)
-	f.lastPreemptor = preemptor.UID
+	f.lastOut = out
 	want := map[types.UID]*entry{}
 	for _, on := range f.nominator.byNode {
 		for uid, e := range on {
-			if inCluster(uid, e, preemptor, isBound) {
+			if inCluster(uid, e, out, isBound) {
 				want[uid] = e
 			}
 		}

@@ -17,10 +17,11 @@ const (
 	ReasonFilterPlugin Reason = "unmodelled_filter_plugin"
 	// ReasonExtenders: an extender with a preempt verb is configured.
 	ReasonExtenders Reason = "extenders"
-	// ReasonPodGroup: the preemptor belongs to a pod group, or the cycle
-	// is a gang's (PodGroupPostFilter). (Victims in pod groups are the
-	// implementation's: the follower gets their groups from the
-	// scheduler's snapshot.)
+	// ReasonPodGroup: the preemptor of a PostFilter belongs to a pod
+	// group, or a gang's preemptor is a CompositePodGroup. (Victims in
+	// pod groups are the implementation's: the follower gets their
+	// groups from the scheduler's snapshot; so are the gangs of
+	// PodGroups: gang.go.)
 	ReasonPodGroup Reason = "pod_group"
 	// ReasonGate: the implementation does not model a feature gate set
 	// away from its default.
@@ -34,6 +35,10 @@ const (
 	// ReasonInvalid: the cluster or the preemptor fails the contract's
 	// validation (preempt.Cluster.Validate, preempt.ValidatePod).
 	ReasonInvalid Reason = "invalid"
+	// ReasonDisagreement: a gang's cycle where the implementation's
+	// answer does not fit upstream's PodGroupEvaluator, which acts on it
+	// (gang.go), found before anything was acted on.
+	ReasonDisagreement Reason = "disagreement"
 	// ReasonError: the implementation failed (building or updating its
 	// evaluator, an error without candidates).
 	ReasonError Reason = "error"

@@ -346,12 +346,12 @@ func (n *nominations) dropNode(name string, changed map[types.UID]bool) {
 
 // readAllNodes is what the nominator holds on every node of nodes, as
 // pods gives it, read afresh and leaving the mirror as it is (for check).
-func readAllNodes(read func(string) []fwk.PodInfo, nodes map[string]int64, preemptor *v1.Pod, isBound func(types.UID) bool) map[types.UID]*entry {
+func readAllNodes(read func(string) []fwk.PodInfo, nodes map[string]int64, out preemptors, isBound func(types.UID) bool) map[types.UID]*entry {
 	want := map[types.UID]*entry{}
 	for name := range nodes {
 		for _, pi := range read(name) {
 			p := pi.GetPod()
-			if e := nominatedEntry(p, name); inCluster(p.UID, e, preemptor, isBound) {
+			if e := nominatedEntry(p, name); inCluster(p.UID, e, out, isBound) {
 				want[p.UID] = e
 			}
 		}
@@ -380,8 +380,21 @@ func nominatedEntry(p *v1.Pod, node string) *entry {
 }
 
 // inCluster reports whether the nominated pod uid (entry e) belongs in
-// the cluster of preemptor's cycle: not the preemptor, not bound in the
-// snapshot (isBound) nor in the queue's copy.
-func inCluster(uid types.UID, e *entry, preemptor *v1.Pod, isBound func(types.UID) bool) bool {
-	return uid != preemptor.UID && !isBound(uid) && e.src.Spec.NodeName == ""
+// the cluster of the cycle of preemptors out: not one of them, not bound
+// in the snapshot (isBound) nor in the queue's copy.
+func inCluster(uid types.UID, e *entry, out preemptors, isBound func(types.UID) bool) bool {
+	return !out[uid] && !isBound(uid) && e.src.Spec.NodeName == ""
+}
+
+// preemptors are the pods a cycle is for (the pod, or a gang's
+// unscheduled members), kept out of the cluster, by UID.
+type preemptors map[types.UID]bool
+
+// preemptorsOf is the set of pods' UIDs.
+func preemptorsOf(pods ...*v1.Pod) preemptors {
+	out := make(preemptors, len(pods))
+	for _, p := range pods {
+		out[p.UID] = true
+	}
+	return out
 }

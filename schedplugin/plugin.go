@@ -43,6 +43,11 @@ type Plugin struct {
 	// asynchronous preemption.
 	dp *defaultpreemption.DefaultPreemption
 	ev *preemption.Evaluator
+	// pgev is upstream's PodGroupEvaluator on the same Executor, with a
+	// handle that answers the reprieve from the implementation's gang
+	// decision (gang.go); gang is that cycle's state.
+	pgev *preemption.PodGroupEvaluator
+	gang gangCycle
 	// refusal is the configuration's reason to fall back on every cycle
 	// (a gate the implementation does not model), found once.
 	refusal     Reason
@@ -103,6 +108,7 @@ func New(ctx context.Context, obj runtime.Object, fh fwk.Handle) (fwk.Plugin, er
 	cfg.FeatureGates = changedGates()
 	pl := &Plugin{fh: fh, impl: impl, cfg: cfg, dp: dp, rand: rand.New(rand.NewSource(time.Now().UnixNano()))}
 	pl.ev = preemption.NewEvaluator(Name, fh, hooks{pl}, dp.Executor)
+	pl.pgev = preemption.NewPodGroupEvaluator(reprieveHandle{Handle: fh, pl: pl}, dp.Executor, fts)
 	pl.follow = newFollower(impl, fh)
 	if u := gateRefusal(impl, cfg); u != nil {
 		pl.refusal, pl.refusalText = ReasonGate, u.Error()
@@ -147,21 +153,6 @@ func (pl *Plugin) hintResult(res *fwk.PostFilterResult) {
 // EventsToRegister is DefaultPreemption's.
 func (pl *Plugin) EventsToRegister(ctx context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return pl.dp.EventsToRegister(ctx)
-}
-
-// PodGroupPostFilter is DefaultPreemption's, counted as a fallback
-// (ReasonPodGroup): gangs are not handed to the implementations yet.
-func (pl *Plugin) PodGroupPostFilter(ctx context.Context, state fwk.PodGroupCycleState, pgInfo fwk.PodGroupInfo, schedule fwk.PodGroupSchedulingFunc) (*fwk.PodGroupPostFilterResult, *fwk.Status) {
-	pl.countFallback(ctx, ReasonPodGroup, "pod group "+pgInfo.GetNamespace()+"/"+pgInfo.GetName())
-	res, status := pl.dp.PodGroupPostFilter(ctx, state, pgInfo, schedule)
-	if res != nil {
-		for _, ni := range res.NominatingInfos {
-			if ni != nil && ni.Mode() == fwk.ModeOverride {
-				pl.follow.nominator.hintNode(ni.NominatedNodeName)
-			}
-		}
-	}
-	return res, status
 }
 
 // PostFilter decides with the implementation and acts with upstream's
@@ -225,18 +216,9 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 	if err := preempt.ValidatePod(pod); err != nil {
 		return nil, nil, ReasonInvalid, err.Error()
 	}
-	reads := pl.follow.nominator.reads
-	ev, kind, err := pl.follow.sync(pod)
-	NominatedReads.WithLabelValues(pl.impl.Name()).Add(float64(pl.follow.nominator.reads - reads))
-	if err != nil {
-		var inv errInvalid
-		if errors.As(err, &inv) {
-			return nil, nil, ReasonInvalid, err.Error()
-		}
-		return nil, nil, ReasonError, err.Error()
-	}
-	if kind != synced {
-		Rebuilds.WithLabelValues(pl.impl.Name(), string(kind)).Inc()
+	ev, reason, detail := pl.syncFor(preemptorsOf(pod))
+	if reason != "" {
+		return nil, nil, reason, detail
 	}
 	c := pl.follow.c
 	if pl.follow.has(pod.UID) {
@@ -312,6 +294,25 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 		status = fwk.NewStatus(status.Code(), "preemption: "+msg)
 	}
 	return res, status, "", ""
+}
+
+// syncFor brings the follower to this cycle, whose preemptors are out,
+// and counts what it took: the evaluator, or a reason to fall back.
+func (pl *Plugin) syncFor(out preemptors) (preempt.Evaluator, Reason, string) {
+	reads := pl.follow.nominator.reads
+	ev, kind, err := pl.follow.sync(out)
+	NominatedReads.WithLabelValues(pl.impl.Name()).Add(float64(pl.follow.nominator.reads - reads))
+	if err != nil {
+		var inv errInvalid
+		if errors.As(err, &inv) {
+			return nil, ReasonInvalid, err.Error()
+		}
+		return nil, ReasonError, err.Error()
+	}
+	if kind != synced {
+		Rebuilds.WithLabelValues(pl.impl.Name(), string(kind)).Inc()
+	}
+	return ev, "", ""
 }
 
 // onlyNode is the cycle's NodeToStatus for upstream's Evaluator once the

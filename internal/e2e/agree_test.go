@@ -15,8 +15,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
-
-	"github.com/preemptbench/preemptbench/schedplugin"
 )
 
 // TestSchedulerPerfAgreement runs every integration-test workload of
@@ -39,9 +37,6 @@ import (
 // the churn's last pods. The plugin's own counts say which cycles the implementation
 // decided and which fell back to DefaultPreemption (logged).
 const agreeBenchDefault = "^BenchmarkPerfScheduling$"
-
-// gangSuite is the suite whose preemptors are gangs.
-const gangSuite = "workload_preemption"
 
 var (
 	agreeFlag      = flag.String("e2e.agree", strings.Join(Plugged, ","), "the implementations TestSchedulerPerfAgreement plugs in")
@@ -133,11 +128,9 @@ func TestSchedulerPerfAgreement(t *testing.T) {
 				if got.Failed {
 					t.Errorf("%s, %s: the workload failed", w, impl)
 				}
-				// Every cycle is the implementation's but a gang's
-				// (PodGroupPostFilter, not plugged yet: counted as
-				// pod_group, and only in the gang suite).
+				// Every cycle is the implementation's, the gangs' too.
 				for k, n := range got.Plugin {
-					if strings.HasPrefix(k, "fallback to ") && !(suite == gangSuite && k == "fallback to "+string(schedplugin.ReasonPodGroup)) {
+					if strings.HasPrefix(k, "fallback to ") {
 						t.Errorf("%s, %s: %v cycles counted as %s", w, impl, n, k)
 					}
 				}

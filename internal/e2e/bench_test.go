@@ -96,7 +96,7 @@ func pluginCounts(errorf func(string, ...any)) map[string]float64 {
 	out := map[string]float64{}
 	counters := map[string][]string{
 		"decided ":     {"Success", "Unschedulable", "Error"},
-		"fallback to ": {string(schedplugin.ReasonFilterPlugin), string(schedplugin.ReasonExtenders), string(schedplugin.ReasonPodGroup), string(schedplugin.ReasonGate), string(schedplugin.ReasonUnmodelled), string(schedplugin.ReasonFilterStatus), string(schedplugin.ReasonInvalid), string(schedplugin.ReasonError)},
+		"fallback to ": {string(schedplugin.ReasonFilterPlugin), string(schedplugin.ReasonExtenders), string(schedplugin.ReasonPodGroup), string(schedplugin.ReasonGate), string(schedplugin.ReasonUnmodelled), string(schedplugin.ReasonFilterStatus), string(schedplugin.ReasonInvalid), string(schedplugin.ReasonDisagreement), string(schedplugin.ReasonError)},
 	}
 	for prefix, labels := range counters {
 		vec := schedplugin.Decisions
