@@ -19,22 +19,18 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
-	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
-	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -271,23 +267,10 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 
 	w.nodeObjects = ev.nodes
 	w.initial = bound
-	if w.fts.EnableGenericWorkload {
-		// With GenericWorkload, DefaultPreemption lists pod groups and
-		// their members from the snapshot: kube-scheduler's snapshot is
-		// its scheduler cache's, which holds the PodGroup and
-		// CompositePodGroup objects and every member pod.
-		if err := w.ensureCache(ev.podGroups, ev.composites, nominated); err != nil {
-			return nil, err
-		}
-		w.snapshot = internalcache.NewEmptySnapshot()
-		if err := w.cache.UpdateSnapshot(logger, w.snapshot); err != nil {
-			return nil, err
-		}
-	} else {
-		w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
+	listers, err := w.newSnapshot(logger, ev, bound, nominated)
+	if err != nil {
+		return nil, err
 	}
-	w.log = &snapshotLog{}
-	lister := orderedSnapshot{Snapshot: w.snapshot, log: w.log}
 	exts, err := ev.newExtenders(key.extenders)
 	if err != nil {
 		return nil, err
@@ -316,10 +299,6 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithPodNominator(queue),
-		frameworkruntime.WithSnapshotSharedLister(lister),
-		// From v1.37 the evaluator lists nodes and victims from the
-		// mutable snapshot lister: the same snapshot, as kube-scheduler.
-		frameworkruntime.WithMutableSnapshotLister(lister),
 		frameworkruntime.WithSharedDRAManager(dra),
 		// NodeVolumeLimits reads CSINodes through the CSI manager.
 		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())),
@@ -330,37 +309,12 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
 		frameworkruntime.WithPodActivator(w.activated),
 		frameworkruntime.WithExtenders(fexts),
-	}, pgm...)...)
+	}, append(listers, pgm...)...)...)
 	if err != nil {
 		return nil, fmt.Errorf("building the framework: %w", err)
 	}
 	w.fh = f
 	return w, nil
-}
-
-// newDRAManager is the DRA manager as kube-scheduler's scheduler.New builds
-// it: with DynamicResourceAllocation on, over a ResourceClaim assume cache
-// and a ResourceSlice tracker, otherwise none. Its caches stay empty, which
-// is right for pods without resource claims (a pod with claims is refused:
-// Unmodelled). The tracker gets no client: it would only record events.
-func newDRAManager(ctx context.Context, f informers.SharedInformerFactory) (fwk.SharedDRAManager, error) {
-	if !utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
-		return nil, nil
-	}
-	claims := assumecache.NewAssumeCache(klog.FromContext(ctx), f.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
-	opts := resourceslicetracker.Options{
-		EnableDeviceTaintRules:   utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules),
-		EnableConsumableCapacity: utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
-		SliceInformer:            f.Resource().V1().ResourceSlices(),
-	}
-	if opts.EnableDeviceTaintRules {
-		opts.TaintInformer = f.Resource().V1().DeviceTaintRules()
-	}
-	slices, err := resourceslicetracker.StartTracker(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("starting the resource slice tracker: %w", err)
-	}
-	return dynamicresources.NewDRAManager(ctx, claims, slices, f), nil
 }
 
 // world returns the world for key, rebuilding it when key changed.
@@ -447,6 +401,44 @@ func (w *world) nodeInfo(node string) (fwk.NodeInfo, error) {
 func (w *world) withClient(cs kubernetes.Interface) func() {
 	w.proxy.Interface = cs
 	return func() { w.proxy.Interface = w.internal }
+}
+
+// snapshotLog is the mutable snapshot's AddPod and RemovePod calls, in
+// order, while on.
+type snapshotLog struct {
+	on     bool
+	events []snapshotEvent
+}
+
+type snapshotEvent struct {
+	pod *v1.Pod
+	add bool
+}
+
+func (l *snapshotLog) note(p *v1.Pod, add bool) {
+	if l != nil && l.on {
+		l.events = append(l.events, snapshotEvent{pod: p, add: add})
+	}
+}
+
+// annotate names each victim's PodGroup ("namespace/name") from the
+// cluster's pod, whatever the gates (the pod names it).
+func (w *world) annotate(vs []preempt.Victim) {
+	for i := range vs {
+		if p := w.podByKey[preempt.Key(vs[i].Namespace, vs[i].Name)]; p != nil {
+			if name, ok := preempt.PodGroupName(p); ok {
+				vs[i].PodGroup = preempt.Key(p.Namespace, name)
+			}
+		}
+	}
+}
+
+// annotateDecision is annotate on every victim of d.
+func (w *world) annotateDecision(d *preempt.Decision) {
+	w.annotate(d.Victims)
+	for i := range d.Candidates {
+		w.annotate(d.Candidates[i].Victims)
+	}
 }
 
 func klogFrom(ctx context.Context) klog.Logger { return klog.FromContext(ctx) }
