@@ -2,6 +2,7 @@ package preempt
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -206,6 +207,30 @@ func (c Config) Behaviour() Behaviour {
 		b = b.With(s, c.Switches[s])
 	}
 	return b
+}
+
+// releaseMention is a release written out, v1.X.Y.
+var releaseMention = regexp.MustCompile(`\bv1\.([0-9]+)\.([0-9]+)\b`)
+
+// StaleReleaseMentions are the mentions of a release in text (v1.X.Y)
+// whose minor version is one of ReleaseTable's but which are not that
+// release: a patch release other than the table's, left behind by a bump.
+// Other minors (an unknown release a test names) are not checked. Tests
+// run it on the sources, the docs and the command's help.
+func StaleReleaseMentions(text string) []string {
+	minors := map[string]string{}
+	for _, r := range Releases {
+		if m := releaseMention.FindStringSubmatch(r); m != nil {
+			minors[m[1]] = r
+		}
+	}
+	var out []string
+	for _, m := range releaseMention.FindAllStringSubmatch(text, -1) {
+		if r, ok := minors[m[1]]; ok && r != m[0] {
+			out = append(out, m[0]+" (the table's is "+r+")")
+		}
+	}
+	return out
 }
 
 // PodGroupAPISince is the first release of Releases whose API has

@@ -385,7 +385,7 @@ func TestBuildAndServe(t *testing.T) {
 		t.Errorf("v1.36.3: %s %q, want a Success without a message", got.Decision.Status, got.Decision.Message)
 	}
 	if got.Decision.NominatedNode != want.Decision.NominatedNode || len(got.Decision.Victims) != len(want.Decision.Victims) {
-		t.Errorf("v1.36.3 nominates %s with %v, v1.37.2 %s with %v", got.Decision.NominatedNode, got.Decision.Victims, want.Decision.NominatedNode, want.Decision.Victims)
+		t.Errorf("v1.36.3 nominates %s with %v, %s %s with %v", got.Decision.NominatedNode, got.Decision.Victims, upstream.Version, want.Decision.NominatedNode, want.Decision.Victims)
 	}
 }
 
@@ -481,15 +481,15 @@ func TestNamespaceSelectorChange(t *testing.T) {
 	}).Obj()
 	old := decide(t, impl, c, p)
 	cur := decide(t, upstream.Impl{}, c, p)
-	t.Logf("v1.36.3: %s on %q, victims %s; v1.37.2: %s", old.Status, old.NominatedNode, victims(old), cur.Status)
+	t.Logf("v1.36.3: %s on %q, victims %s; %s: %s", old.Status, old.NominatedNode, victims(old), upstream.Version, cur.Status)
 	if old.Status != preempt.Success || old.NominatedNode != "n1" || victims(old) != "other/a" {
 		t.Errorf("v1.36.3: %s on %q, victims %s; want other/a preempted on n1", old.Status, old.NominatedNode, victims(old))
 	}
 	if cur.Status != preempt.Schedulable {
-		t.Errorf("v1.37.2: %s, want Schedulable", cur.Status)
+		t.Errorf("%s: %s, want Schedulable", upstream.Version, cur.Status)
 	}
 	if ref := decide(t, reference.Impl{}, c, p); ref.Status != cur.Status {
-		t.Errorf("the reference: %s, v1.37.2: %s", ref.Status, cur.Status)
+		t.Errorf("the reference: %s, %s: %s", ref.Status, upstream.Version, cur.Status)
 	}
 }
 
@@ -528,7 +528,7 @@ func TestOverlappingPDBsChange(t *testing.T) {
 		return m
 	}
 	t.Logf("v1.36.3: %s on %s, victims %s, candidates' violations %v", old.Status, old.NominatedNode, victims(old), violations(old))
-	t.Logf("v1.37.2: %s on %s, victims %s, candidates' violations %v", cur.Status, cur.NominatedNode, victims(cur), violations(cur))
+	t.Logf("%s: %s on %s, victims %s, candidates' violations %v", upstream.Version, cur.Status, cur.NominatedNode, victims(cur), violations(cur))
 	if old.NominatedNode != "n2" || old.NumPDBViolations != 1 || victims(old) != "default/r1,default/r2" {
 		t.Errorf("v1.36.3: %s on %q with %d violation(s), victims %s; want n2 with 1, r1 and r2", old.Status, old.NominatedNode, old.NumPDBViolations, victims(old))
 	}
@@ -536,10 +536,10 @@ func TestOverlappingPDBsChange(t *testing.T) {
 		t.Errorf("v1.36.3 counts violations %v, want n1:2 n2:1", v)
 	}
 	if cur.NominatedNode != "n1" || cur.NumPDBViolations != 1 {
-		t.Errorf("v1.37.2: %s on %q with %d violation(s); want n1 with 1", cur.Status, cur.NominatedNode, cur.NumPDBViolations)
+		t.Errorf("%s: %s on %q with %d violation(s); want n1 with 1", upstream.Version, cur.Status, cur.NominatedNode, cur.NumPDBViolations)
 	}
 	if v := violations(cur); v["n1"] != 1 || v["n2"] != 1 {
-		t.Errorf("v1.37.2 counts violations %v, want n1:1 n2:1", v)
+		t.Errorf("%s counts violations %v, want n1:1 n2:1", upstream.Version, v)
 	}
 }
 
@@ -643,7 +643,7 @@ const SuiteEnv = "PREEMPTBENCH_RELEASE_SUITE"
 
 func TestSuiteAgainstV1363(t *testing.T) {
 	if os.Getenv(SuiteEnv) == "" {
-		t.Skipf("set %s=1 to run the suite (v1.37.2's expectations) against upstream@v1.36.3", SuiteEnv)
+		t.Skipf("set %s=1 to run the suite (%s's expectations) against upstream@v1.36.3", SuiteEnv, upstream.Version)
 	}
 	preempttest.Run(t, release(t))
 }
