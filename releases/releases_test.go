@@ -2,6 +2,7 @@ package releases_test
 
 import (
 	"context"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,11 +102,9 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-// The hash covers the module's sources and the main module's packages it
-// imports (upstream, the adapter, with every file whatever its build tags;
-// preempt, wire and theirs), and nothing else.
-func TestSources(t *testing.T) {
-	r := registry.Releases()[0]
+// sources is r.Sources(), and the set of them.
+func sources(t *testing.T, r releases.Release) ([]string, map[string]bool) {
+	t.Helper()
 	files, err := r.Sources()
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +113,15 @@ func TestSources(t *testing.T) {
 	for _, f := range files {
 		has[f] = true
 	}
+	return files, has
+}
+
+// The hash covers the module's sources and the main module's packages it
+// imports (upstream, the adapter, with every file whatever its build tags;
+// preempt, wire and theirs), and nothing else.
+func TestSources(t *testing.T) {
+	r := registry.Releases()[0]
+	files, has := sources(t, r)
 	dir := "releases/" + r.Version + "/"
 	for _, want := range []string{"go.mod", dir + "go.mod", dir + "go.sum", dir + "main.go",
 		"upstream/upstream.go", "upstream/seams.go", "upstream/seams_v1_36.go", "upstream/serve/serve.go",
@@ -132,26 +140,32 @@ func TestSources(t *testing.T) {
 	}
 }
 
+// releaseModules yields each release of the registry and its module's
+// directory, for a test that asks the go command about it (skipped
+// without one).
+func releaseModules(t *testing.T) iter.Seq2[releases.Release, string] {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to ask")
+	}
+	return func(yield func(releases.Release, string) bool) {
+		for _, r := range registry.Releases() {
+			dir, err := r.Dir()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !yield(r, dir) {
+				return
+			}
+		}
+	}
+}
+
 // Every Go file the release's build compiles from the main module (go
 // list -deps with the release's tags, in its module) is in Sources: an
 // edit of any of them builds the child again.
 func TestSourcesCoverTheBuild(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command to ask")
-	}
-	for _, r := range registry.Releases() {
-		dir, err := r.Dir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		files, err := r.Sources()
-		if err != nil {
-			t.Fatal(err)
-		}
-		has := map[string]bool{}
-		for _, f := range files {
-			has[f] = true
-		}
+	for r, dir := range releaseModules(t) {
+		_, has := sources(t, r)
 		cmd := exec.Command("go", "list", "-deps", "-tags", strings.Join(r.Tags, ","), "-f", "{{.ImportPath}} {{.Dir}} {{join .GoFiles \",\"}}", ".")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
@@ -192,24 +206,13 @@ func TestSourcesCoverTheBuild(t *testing.T) {
 // or of a package it does not import. The checkout is a stand-in
 // ($PREEMPTBENCH_SOURCE).
 func TestHashFollowsTheMainModule(t *testing.T) {
-	src := t.TempDir()
-	write := func(rel, content string) {
-		p := filepath.Join(src, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", "module "+releases.Module+"\n\ngo 1.22\n")
+	write := standInCheckout(t)
 	write("adapter/adapter.go", "package adapter\n\nimport _ \""+releases.Module+"/adapter/dep\"\n\nconst Version = \"v0.0.1\"\n")
 	write("adapter/adapter_test.go", "package adapter\n")
 	write("adapter/dep/dep.go", "package dep\n")
 	write("other/other.go", "package other\n")
 	write("releases/v0.0.1/go.mod", "module "+releases.Module+"/releases/v0.0.1\n\ngo 1.22\n")
 	write("releases/v0.0.1/main.go", "package main\n\nimport \""+releases.Module+"/adapter\"\n\nfunc main() { println(adapter.Version) }\n")
-	t.Setenv(releases.SourceEnv, src)
 	r := releases.Release{Version: "v0.0.1"}
 	hash := func() string {
 		t.Helper()
@@ -245,14 +248,7 @@ var stagingVersion = regexp.MustCompile(`^v0\.[1-9][0-9]*\.[0-9]+$`)
 // staging module it replaces at the matching v0 version (MVS would lift
 // them to the main module's), and uses this checkout (../..).
 func TestModulesPinTheirRelease(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command to ask")
-	}
-	for _, r := range registry.Releases() {
-		dir, err := r.Dir()
-		if err != nil {
-			t.Fatal(err)
-		}
+	for r, dir := range releaseModules(t) {
 		cmd := exec.Command("go", "list", "-m", "-e", "-f", "{{.Path}} {{.Version}} {{with .Replace}}{{.Path}}@{{.Version}}{{end}}", "all")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOWORK=off")
