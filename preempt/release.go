@@ -39,10 +39,14 @@ type ReleaseInfo struct {
 	Version string
 	// Tags are the build tags an earlier release is built with (in its
 	// module, releases/Version, which pins k8s.io/kubernetes at Version;
-	// its go.mod says them too): the files of package upstream (seams_*.go)
-	// and of this package (podgroup_types_*.go) that give that release's
-	// side of an API that changed. None for CurrentRelease, built in
-	// process.
+	// its go.mod says them too): they select the files of package upstream
+	// (seams_*.go) and of this package (podgroup_types_*.go) that give that
+	// release's side of an API that changed. They are cumulative: a
+	// release has the tag of its minor and of every later minor before the
+	// current one (a v1.35 would be preemptbench_v1_35,preemptbench_v1_36),
+	// so that a file tagged preemptbench_v1_36 is for v1.36 and before,
+	// and one tagged !preemptbench_v1_36 for the current release only.
+	// None for CurrentRelease, built in process.
 	Tags []string
 	// UnknownGates are the feature gates of CurrentRelease's kube-scheduler
 	// that this release does not have: a configuration setting one is

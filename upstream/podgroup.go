@@ -37,6 +37,24 @@ func (s orderedSnapshot) RemovePod(logger klog.Logger, pod *v1.Pod, nodeName str
 	return s.Snapshot.RemovePod(logger, pod, nodeName)
 }
 
+// snapshotLog is the mutable snapshot's AddPod and RemovePod calls, in
+// order, while on.
+type snapshotLog struct {
+	on     bool
+	events []snapshotEvent
+}
+
+type snapshotEvent struct {
+	pod *v1.Pod
+	add bool
+}
+
+func (l *snapshotLog) note(p *v1.Pod, add bool) {
+	if l != nil && l.on {
+		l.events = append(l.events, snapshotEvent{pod: p, add: add})
+	}
+}
+
 var _ fwk.MutableSnapshotSharedLister = orderedSnapshot{}
 
 // PodGroupStates is the snapshot's, members in (namespace, name) order.

@@ -33,6 +33,10 @@ import (
 // Version is the release this build runs: the current one.
 const Version = preempt.CurrentRelease
 
+// snapshotLister is the framework's snapshot lister: the snapshot in
+// pinned order, its mutations logged (podgroup.go).
+type snapshotLister = orderedSnapshot
+
 // setVictimOrder gives dp upstream's preemption.MoreImportantVictim with
 // the contract's final key (tieByKey of the first pods) for victims
 // neither of which is more important than the other. Without
@@ -148,13 +152,12 @@ func (w *world) newSnapshot(logger klog.Logger, ev *evaluator, bound, nominated 
 	} else {
 		w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
 	}
-	w.log = &snapshotLog{}
-	lister := orderedSnapshot{Snapshot: w.snapshot, log: w.log}
+	w.lister = orderedSnapshot{Snapshot: w.snapshot, log: &snapshotLog{}}
 	return []frameworkruntime.Option{
-		frameworkruntime.WithSnapshotSharedLister(lister),
+		frameworkruntime.WithSnapshotSharedLister(w.lister),
 		// From v1.37 the evaluator lists nodes and victims from the
 		// mutable snapshot lister: the same snapshot, as kube-scheduler.
-		frameworkruntime.WithMutableSnapshotLister(lister),
+		frameworkruntime.WithMutableSnapshotLister(w.lister),
 	}, nil
 }
 

@@ -31,6 +31,9 @@ import (
 // Version is the release this build runs.
 const Version = "v1.36.3"
 
+// snapshotLister is the framework's snapshot lister: the snapshot.
+type snapshotLister = *internalcache.Snapshot
+
 // setVictimOrder gives dp upstream's util.MoreImportantPod with the
 // contract's final key (tieByKey): v1.36's DefaultPreemption sorts pods,
 // not v1.37's victims.
@@ -115,7 +118,8 @@ func (w *world) newSnapshot(_ klog.Logger, ev *evaluator, bound, _ []*v1.Pod) ([
 			return nil, err
 		}
 	}
-	return []frameworkruntime.Option{frameworkruntime.WithSnapshotSharedLister(w.snapshot)}, nil
+	w.lister = w.snapshot
+	return []frameworkruntime.Option{frameworkruntime.WithSnapshotSharedLister(w.lister)}, nil
 }
 
 // schedulerPlacement refuses Impl.SchedulerPlacement: v1.36 has no

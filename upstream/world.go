@@ -102,12 +102,13 @@ func (k worldKey) equal(o worldKey) bool {
 // world is a scheduler framework over one prepared copy of the cluster, the
 // way upstream's default_preemption_test.go builds it.
 type world struct {
-	// log is the mutable snapshot's log (orderedSnapshot), on during a
-	// gang's PodGroupPostFilter.
-	log      *snapshotLog
 	key      worldKey
 	fh       framework.Framework
 	snapshot *internalcache.Snapshot
+	// lister is the framework's view of the snapshot (newSnapshot); its
+	// log (the current release's orderedSnapshot) is on during a gang's
+	// PodGroupPostFilter.
+	lister   snapshotLister
 	podStore cache.Store
 	proxy    *proxyClient
 	internal kubernetes.Interface
@@ -403,24 +404,6 @@ func (w *world) withClient(cs kubernetes.Interface) func() {
 	return func() { w.proxy.Interface = w.internal }
 }
 
-// snapshotLog is the mutable snapshot's AddPod and RemovePod calls, in
-// order, while on.
-type snapshotLog struct {
-	on     bool
-	events []snapshotEvent
-}
-
-type snapshotEvent struct {
-	pod *v1.Pod
-	add bool
-}
-
-func (l *snapshotLog) note(p *v1.Pod, add bool) {
-	if l != nil && l.on {
-		l.events = append(l.events, snapshotEvent{pod: p, add: add})
-	}
-}
-
 // annotate names each victim's PodGroup ("namespace/name") from the
 // cluster's pod, whatever the gates (the pod names it).
 func (w *world) annotate(vs []preempt.Victim) {
@@ -442,5 +425,3 @@ func (w *world) annotateDecision(d *preempt.Decision) {
 }
 
 func klogFrom(ctx context.Context) klog.Logger { return klog.FromContext(ctx) }
-
-type klogLogger = klog.Logger
