@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/loader"
 	"github.com/preemptbench/preemptbench/internal/registry"
 	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/internal/testobj"
@@ -382,6 +383,35 @@ func TestBuildAndServe(t *testing.T) {
 	}
 	if got.Decision.NominatedNode != want.Decision.NominatedNode || len(got.Decision.Victims) != len(want.Decision.Victims) {
 		t.Errorf("v1.36.3 nominates %s with %v, %s %s with %v", got.Decision.NominatedNode, got.Decision.Victims, upstream.Version, want.Decision.NominatedNode, want.Decision.Victims)
+	}
+}
+
+// Volumes at v1.36.3: the adapter's fixes reach every release, built
+// once. Its copy for v1.36.3 had neither the CSI manager NodeVolumeLimits
+// reads (its child crashed on a CSI volume) nor the CSIDrivers,
+// VolumeAttachments and sorted PersistentVolume lister (a
+// WaitForFirstConsumer claim found no node); now the release decides the
+// cluster of cli's TestDecideUpstreamVolumes as the current one does
+// (PVC volume limits, ReadWriteOncePod, binding did not change between
+// them).
+func TestVolumesAtV1363(t *testing.T) {
+	impl := release(t)
+	data, err := os.ReadFile(filepath.Join("..", "internal", "cli", "testdata", "volumes", "cluster.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := loader.LoadCluster("cluster.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, claim := range []string{"data", "once", "local", "pinned"} {
+		p := pod("default", "p", "", 10, "2").Obj()
+		p.Spec.Volumes = []v1.Volume{{Name: "v", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}}}
+		got, cur := decide(t, impl, c, p), decide(t, upstream.Impl{ListOrderTie: true}, c, p)
+		if got.Status != preempt.Success || got.NominatedNode != cur.NominatedNode || victims(got) != victims(cur) {
+			t.Errorf("claim %s: v1.36.3 %s on %q, victims %s (%s); %s %s on %q, victims %s",
+				claim, got.Status, got.NominatedNode, victims(got), got.Message, upstream.Version, cur.Status, cur.NominatedNode, victims(cur))
+		}
 	}
 }
 
