@@ -203,7 +203,7 @@ func GateGaps(cfg Config, modelled []string) *Unmodelled {
 		return &Unmodelled{
 			Feature: "feature gate " + k,
 			Object:  "the configuration",
-			Detail:  fmt.Sprintf("sets %s=%t (v1.37.2's default is %t)", k, v, !v),
+			Detail:  fmt.Sprintf("sets %s=%t (%s's default is %t)", k, v, CurrentRelease, !v),
 		}
 	}
 	return nil

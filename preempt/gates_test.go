@@ -52,7 +52,7 @@ func TestGateGaps(t *testing.T) {
 	}
 	cfg.FeatureGates = map[string]bool{"GenericWorkload": true}
 	u := preempt.GateGaps(cfg, nil)
-	if u == nil || u.Error() != "feature gate GenericWorkload is not modelled: the configuration sets GenericWorkload=true (v1.37.2's default is false)" {
+	if u == nil || u.Error() != "feature gate GenericWorkload is not modelled: the configuration sets GenericWorkload=true ("+preempt.CurrentRelease+"'s default is false)" {
 		t.Errorf("GateGaps = %v", u)
 	}
 	if u := preempt.GateGaps(cfg, []string{"GenericWorkload"}); u != nil {

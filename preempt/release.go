@@ -2,6 +2,7 @@ package preempt
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -13,15 +14,73 @@ import (
 // and answers as that release's code does; upstream's own code of each
 // release is the proof (the properties, and the cross-release check that
 // turns switches off one at a time until the reference reproduces both
-// releases' answers). A new release is one more entry in Releases and a
-// SwitchInfo per change it made.
+// releases' answers).
+//
+// This file is the one table of what differs between releases: the
+// releases (ReleaseTable: version, build tags, the gates an earlier one
+// lacks), the behaviour switches with the upstream change behind each
+// (Switches), and the first release of the pod-group API
+// (PodGroupAPISince). Everything else derives from it: upstream.Version,
+// the releases package's registry (internal/registry), the command's
+// usage and messages. docs/releases.md, "Adding a release", lists the
+// files a new release touches.
 
 // CurrentRelease is the release Config's zero value means: the one the
-// in-process upstream adapter runs (upstream.Version).
+// in-process upstream adapter runs (upstream.Version), and the one the
+// main module's go.mod pins. The only Go file that writes it is this one
+// (TestCurrentReleaseWrittenOnce checks the others, and the command's
+// help, against it).
 const CurrentRelease = "v1.37.2"
 
-// Releases are the releases a Config may name, oldest first.
-var Releases = []string{"v1.36.3", "v1.37.2"}
+// A ReleaseInfo is one row of ReleaseTable: what the project knows of an
+// upstream release.
+type ReleaseInfo struct {
+	// Version is the k8s.io/kubernetes release, "v1.36.3".
+	Version string
+	// Tags are the build tags an earlier release is built with (in its
+	// module, releases/Version, which pins k8s.io/kubernetes at Version;
+	// its go.mod says them too): they select the files of package upstream
+	// (seams_*.go) and of this package (podgroup_types_*.go) that give that
+	// release's side of an API that changed. They are cumulative: a
+	// release has the tag of its minor and of every later minor before the
+	// current one (a v1.35 would be preemptbench_v1_35,preemptbench_v1_36),
+	// so that a file tagged preemptbench_v1_36 is for v1.36 and before,
+	// and one tagged !preemptbench_v1_36 for the current release only.
+	// None for CurrentRelease, built in process.
+	Tags []string
+	// UnknownGates are the feature gates of CurrentRelease's kube-scheduler
+	// that this release does not have: a configuration setting one is
+	// refused (its code would panic on an unregistered gate).
+	// releases.TestUnknownGates checks the list against both releases'
+	// pkg/features.
+	UnknownGates []string
+}
+
+// ReleaseTable lists the releases, oldest first; CurrentRelease is last.
+var ReleaseTable = []ReleaseInfo{
+	{Version: "v1.36.3", Tags: []string{"preemptbench_v1_36"}, UnknownGates: []string{
+		"AtomicWriteVolumeUserFields", "CompositePodGroup", "DRADerivedAttributes", "DRADeviceCompatibilityGroups",
+		"DRAFractionalCapacityRange", "DRAOptionalNodeOperations", "DRAPartitionableDevicesType", "DefaultPodSysctls",
+		"EmptyDirVolumeMode", "EvictionRequestAPI", "GRPCContainerProbeTLS", "H2CContainerProbe", "HPAGeneration",
+		"HPAOptimizedSelectorStore", "HugepageAwareEviction", "InPlacePodVerticalScalingMemoryBackedVolumes",
+		"InPlacePodVerticalScalingSchedulerPreemption", "InterPodAffinityHostnameFastPath", "KubeProxyIPVS",
+		"KubeProxyNFTablesLocalhostNodePorts", "KubeletAllocatedPodsEndpoint", "NFTablesNetlink",
+		"NodeControllerLeaseCircuitBreaker", "NodeLifecycleConditions", "PodGroupPreemptionPolicy",
+		"PodLevelResourcesFixDefaulting", "PodLevelResourcesFixKubeletQOSClass", "SchedulerPreQueueingHints",
+		"StaleControllerConsistencyHPA", "StatefulSetRecreateStrategy", "VolumeBindMountOptions",
+	}},
+	{Version: CurrentRelease},
+}
+
+// Releases are the releases a Config may name, oldest first: ReleaseTable's
+// versions.
+var Releases = func() []string {
+	out := make([]string, len(ReleaseTable))
+	for i, r := range ReleaseTable {
+		out[i] = r.Version
+	}
+	return out
+}()
 
 // Switch names one behaviour change between supported releases.
 type Switch string
@@ -154,7 +213,30 @@ func (c Config) Behaviour() Behaviour {
 	return b
 }
 
-// ReleaseName is c's release, CurrentRelease when unset.
+// releaseMention is a release written out, v1.X.Y.
+var releaseMention = regexp.MustCompile(`\bv1\.([0-9]+)\.([0-9]+)\b`)
+
+// StaleReleaseMentions are the mentions of a release in text (v1.X.Y)
+// whose minor version is one of ReleaseTable's but which are not that
+// release: a patch release other than the table's, left behind by a bump.
+// Other minors (an unknown release a test names) are not checked. Tests
+// run it on the sources, the docs and the command's help.
+func StaleReleaseMentions(text string) []string {
+	minors := map[string]string{}
+	for _, r := range Releases {
+		if m := releaseMention.FindStringSubmatch(r); m != nil {
+			minors[m[1]] = r
+		}
+	}
+	var out []string
+	for _, m := range releaseMention.FindAllStringSubmatch(text, -1) {
+		if r, ok := minors[m[1]]; ok && r != m[0] {
+			out = append(out, m[0]+" (the table's is "+r+")")
+		}
+	}
+	return out
+}
+
 // PodGroupAPISince is the first release of Releases whose API has
 // spec.schedulingGroup and scheduling.k8s.io PodGroups (v1.36's
 // workload API had neither).
@@ -174,6 +256,7 @@ func PodGroupGap(cfg Config, what string) *Unmodelled {
 		Detail: "uses them, and release " + cfg.ReleaseName() + "'s API has no spec.schedulingGroup and no PodGroup (they came in " + PodGroupAPISince + ")"}
 }
 
+// ReleaseName is c's release, CurrentRelease when unset.
 func (c Config) ReleaseName() string {
 	if c.Release == "" {
 		return CurrentRelease

@@ -11,16 +11,13 @@ import (
 	"github.com/preemptbench/preemptbench/releases"
 )
 
-// Issue 33: a cached binary changed since it was built (here overwritten
-// with garbage: "exec format error" on every run) is built again on the
-// next use, not run forever. The release is a stand-in module, in a
-// stand-in checkout ($PREEMPTBENCH_SOURCE), that builds in a second.
-func TestCorruptedCachedBinaryIsRebuilt(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command to build the release with")
-	}
+// standInCheckout makes a stand-in checkout of the main module (its
+// go.mod) in a temporary directory, the source root of the test
+// ($PREEMPTBENCH_SOURCE), and returns a function writing a file into it.
+func standInCheckout(t *testing.T) (write func(rel, content string)) {
+	t.Helper()
 	src := t.TempDir()
-	write := func(rel, content string) {
+	write = func(rel, content string) {
 		p := filepath.Join(src, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -30,9 +27,21 @@ func TestCorruptedCachedBinaryIsRebuilt(t *testing.T) {
 		}
 	}
 	write("go.mod", "module "+releases.Module+"\n\ngo 1.22\n")
+	t.Setenv(releases.SourceEnv, src)
+	return write
+}
+
+// Issue 33: a cached binary changed since it was built (here overwritten
+// with garbage: "exec format error" on every run) is built again on the
+// next use, not run forever. The release is a stand-in module, in a
+// stand-in checkout ($PREEMPTBENCH_SOURCE), that builds in a second.
+func TestCorruptedCachedBinaryIsRebuilt(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to build the release with")
+	}
+	write := standInCheckout(t)
 	write("releases/v0.0.1/go.mod", "module "+releases.Module+"/releases/v0.0.1\n\ngo 1.22\n")
 	write("releases/v0.0.1/main.go", "package main\n\nfunc main() { println(\"v0.0.1\") }\n")
-	t.Setenv(releases.SourceEnv, src)
 	t.Setenv(releases.CacheEnv, t.TempDir())
 	r := releases.Release{Version: "v0.0.1"}
 

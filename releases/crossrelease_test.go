@@ -35,7 +35,7 @@ func TestCrossRelease(t *testing.T) {
 	counts := map[string]int{}
 	rapid.Check(t, func(rt *rapid.T) {
 		in := conformance.Gen(conformance.MaxNodes).Draw(rt, "input")
-		r := conformance.CheckCrossRelease(rt, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", nil)
+		r := conformance.CheckCrossRelease(rt, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", upstream.Version, nil)
 		counts[r.String()]++
 	})
 	t.Logf("cross-release outcomes: %v", counts)
@@ -75,7 +75,7 @@ func FuzzCrossRelease(f *testing.F) {
 		s := conformance.Decode(data)
 		s.Groups, s.Composites, s.GenericWorkload, s.Composite = nil, nil, false, false
 		in := s.Build()
-		conformance.CheckCrossRelease(t, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", nil)
+		conformance.CheckCrossRelease(t, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", upstream.Version, nil)
 	})
 }
 
@@ -143,7 +143,7 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 				t.Fatal(err)
 			}
 			res, rec := checkRecorded(t, func(tb conformance.TB) conformance.CrossRelease {
-				return conformance.CheckCrossRelease(tb, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", nil)
+				return conformance.CheckCrossRelease(tb, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", upstream.Version, nil)
 			})
 			if rec.failed || res.Same || res.String() != "explained by "+tc.explain {
 				t.Fatalf("with every switch: %v (failed %v: %s), want explained by %s", res, rec.failed, rec.msg, tc.explain)
@@ -155,7 +155,7 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 				}
 			}
 			_, rec = checkRecorded(t, func(tb conformance.TB) conformance.CrossRelease {
-				return conformance.CheckCrossRelease(tb, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", "v1.37.2", without)
+				return conformance.CheckCrossRelease(tb, in, old, upstream.Impl{ListOrderTie: true}, "v1.36.3", upstream.Version, without)
 			})
 			if !rec.failed {
 				t.Errorf("without %s the cross-release check passes; want it to fail", tc.sw)

@@ -37,14 +37,10 @@ const CacheEnv = "PREEMPTBENCH_CACHE"
 type Release struct {
 	// Version is the k8s.io/kubernetes release, "v1.36.3".
 	Version string
-	// Tags are the build tags the module is built with (the contract's
-	// stand-ins for API types the release's k8s.io/api lacks).
-	Tags []string
-	// UnknownGates are the feature gates of the current release's
-	// kube-scheduler (upstream.Version) that this release does not have:
-	// a configuration setting one is refused (its code would panic on an
-	// unregistered gate). releases.TestUnknownGates checks the list
-	// against both releases' pkg/features.
+	// Tags are the build tags the module is built with, and UnknownGates
+	// the current release's feature gates this release lacks: the
+	// release's row of preempt.ReleaseTable, which says more.
+	Tags         []string
 	UnknownGates []string
 }
 

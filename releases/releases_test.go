@@ -2,9 +2,11 @@ package releases_test
 
 import (
 	"context"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -18,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/loader"
 	"github.com/preemptbench/preemptbench/internal/registry"
 	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/internal/testobj"
@@ -100,10 +103,9 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-// The hash covers the module's sources and the main module's packages it
-// imports (preempt, wire and theirs), and nothing else.
-func TestSources(t *testing.T) {
-	r := registry.Releases()[0]
+// sources is r.Sources(), and the set of them.
+func sources(t *testing.T, r releases.Release) ([]string, map[string]bool) {
+	t.Helper()
 	files, err := r.Sources()
 	if err != nil {
 		t.Fatal(err)
@@ -112,19 +114,217 @@ func TestSources(t *testing.T) {
 	for _, f := range files {
 		has[f] = true
 	}
-	for _, want := range []string{"go.mod", "releases/v1.36.3/go.mod", "releases/v1.36.3/go.sum", "releases/v1.36.3/main.go",
-		"releases/v1.36.3/internal/upstream/upstream.go", "preempt/contract.go", "wire/client.go", "wire/server.go"} {
+	return files, has
+}
+
+// The hash covers the module's sources and the main module's packages it
+// imports (upstream, the adapter, with every file whatever its build tags;
+// preempt, wire and theirs), and nothing else.
+func TestSources(t *testing.T) {
+	r := registry.Releases()[0]
+	files, has := sources(t, r)
+	dir := "releases/" + r.Version + "/"
+	for _, want := range []string{"go.mod", dir + "go.mod", dir + "go.sum", dir + "main.go",
+		"upstream/upstream.go", "upstream/seams.go", "upstream/seams_v1_36.go", "upstream/serve/serve.go",
+		"preempt/contract.go", "wire/client.go", "wire/server.go"} {
 		if !has[want] {
 			t.Errorf("Sources() lacks %s", want)
 		}
 	}
 	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") || strings.HasPrefix(f, "upstream/") || strings.HasPrefix(f, "reference/") || strings.HasPrefix(f, "internal/cli/") {
+		if strings.HasSuffix(f, "_test.go") || strings.HasPrefix(f, "reference/") || strings.HasPrefix(f, "internal/cli/") || strings.HasPrefix(f, "upstream/testdata/") {
 			t.Errorf("Sources() has %s", f)
 		}
 	}
 	if h, err := r.Hash(); err != nil || len(h) != 16 {
 		t.Errorf("Hash() = %q, %v", h, err)
+	}
+}
+
+// releaseModules yields each release of the registry and its module's
+// directory, for a test that asks the go command about it (skipped
+// without one).
+func releaseModules(t *testing.T) iter.Seq2[releases.Release, string] {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to ask")
+	}
+	return func(yield func(releases.Release, string) bool) {
+		for _, r := range registry.Releases() {
+			dir, err := r.Dir()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !yield(r, dir) {
+				return
+			}
+		}
+	}
+}
+
+// Every Go file the release's build compiles from the main module (go
+// list -deps with the release's tags, in its module) is in Sources: an
+// edit of any of them builds the child again.
+func TestSourcesCoverTheBuild(t *testing.T) {
+	for r, dir := range releaseModules(t) {
+		_, has := sources(t, r)
+		cmd := exec.Command("go", "list", "-deps", "-tags", strings.Join(r.Tags, ","), "-f", "{{.ImportPath}} {{.Dir}} {{join .GoFiles \",\"}}", ".")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: go list -deps: %v", r.Name(), err)
+		}
+		root := filepath.Dir(filepath.Dir(dir))
+		n := 0
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 2 || !strings.HasPrefix(f[0], releases.Module+"/") {
+				continue
+			}
+			n++
+			if len(f) < 3 {
+				continue
+			}
+			for _, name := range strings.Split(f[2], ",") {
+				rel, err := filepath.Rel(root, filepath.Join(f[1], name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !has[filepath.ToSlash(rel)] {
+					t.Errorf("%s compiles %s, which its Sources (its cache key) leave out", r.Name(), filepath.ToSlash(rel))
+				}
+			}
+		}
+		if n < 4 {
+			t.Errorf("%s: %d packages of this repository in its build, want upstream, preempt, wire and more", r.Name(), n)
+		}
+	}
+}
+
+// The cache key (Hash) changes with an edit of a file of the main module
+// that the release compiles (here a package its main imports, as
+// releases/v1.36.3 imports upstream/serve), and not with an edit of a test
+// or of a package it does not import. The checkout is a stand-in
+// ($PREEMPTBENCH_SOURCE).
+func TestHashFollowsTheMainModule(t *testing.T) {
+	write := standInCheckout(t)
+	write("adapter/adapter.go", "package adapter\n\nimport _ \""+releases.Module+"/adapter/dep\"\n\nconst Version = \"v0.0.1\"\n")
+	write("adapter/adapter_test.go", "package adapter\n")
+	write("adapter/dep/dep.go", "package dep\n")
+	write("other/other.go", "package other\n")
+	write("releases/v0.0.1/go.mod", "module "+releases.Module+"/releases/v0.0.1\n\ngo 1.22\n")
+	write("releases/v0.0.1/main.go", "package main\n\nimport \""+releases.Module+"/adapter\"\n\nfunc main() { println(adapter.Version) }\n")
+	r := releases.Release{Version: "v0.0.1"}
+	hash := func() string {
+		t.Helper()
+		h, err := r.Hash()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	base := hash()
+	for _, tt := range []struct {
+		file, content string
+		changes       bool
+	}{
+		{"other/other.go", "package other // edited\n", false},
+		{"adapter/adapter_test.go", "package adapter // edited\n", false},
+		{"adapter/dep/dep.go", "package dep // edited\n", true},
+		{"adapter/seams_v0.go", "//go:build never\n\npackage adapter\n", true},
+	} {
+		write(tt.file, tt.content)
+		h := hash()
+		if changed := h != base; changed != tt.changes {
+			t.Errorf("edit of %s: key changed %t, want %t", tt.file, changed, tt.changes)
+		}
+		base = h
+	}
+}
+
+// stagingVersion matches a staging module's version, v0.X.Y.
+var stagingVersion = regexp.MustCompile(`^v0\.[1-9][0-9]*\.[0-9]+$`)
+
+// Each release module pins k8s.io/kubernetes at its release and every
+// staging module it replaces at the matching v0 version (MVS would lift
+// them to the main module's), and uses this checkout (../..).
+func TestModulesPinTheirRelease(t *testing.T) {
+	for r, dir := range releaseModules(t) {
+		cmd := exec.Command("go", "list", "-m", "-e", "-f", "{{.Path}} {{.Version}} {{with .Replace}}{{.Path}}@{{.Version}}{{end}}", "all")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOWORK=off")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: go list -m all: %v", r.Name(), err)
+		}
+		staging := "v0" + r.Version[2:]
+		kubernetes, n := false, 0
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			f := strings.Fields(line)
+			switch {
+			case len(f) < 2:
+			case f[0] == releases.Module:
+				if len(f) != 3 || f[2] != "../..@" {
+					t.Errorf("%s: %s is %v, want replaced by ../..", r.Name(), f[0], f[1:])
+				}
+			case f[0] == "k8s.io/kubernetes":
+				kubernetes = true
+				if len(f) != 3 || f[2] != "k8s.io/kubernetes@"+r.Version {
+					t.Errorf("%s: k8s.io/kubernetes is %v, want replaced by %s", r.Name(), f[1:], r.Version)
+				}
+			case len(f) == 3 && strings.HasPrefix(f[0], "k8s.io/"):
+				n++
+				if f[2] != f[0]+"@"+staging {
+					t.Errorf("%s: %s is replaced by %s, want %s", r.Name(), f[0], f[2], staging)
+				}
+			case strings.HasPrefix(f[0], "k8s.io/") && stagingVersion.MatchString(f[1]):
+				// A staging module (v0.X.Y; klog, utils and kube-openapi
+				// are not versioned so) left to MVS.
+				t.Errorf("%s: staging module %s at %s, not replaced", r.Name(), f[0], f[1])
+			}
+		}
+		// go.mod replaces the staging modules v1.36.3's go.mod lists; the
+		// build's graph holds some 30 of them.
+		if !kubernetes || n < 25 {
+			t.Errorf("%s: k8s.io/kubernetes found %t, %d staging modules replaced", r.Name(), kubernetes, n)
+		}
+	}
+}
+
+// The child validates feature gates against its release's gate (package
+// upstream's init gives preempt the process's, v1.36.3's kube-scheduler
+// gate), not the current release's table: a gate only the current
+// release has is an error from the child itself (asked directly, past
+// releases.Impl's refusal of its UnknownGates).
+func TestChildValidatesItsGates(t *testing.T) {
+	impl := release(t)
+	cl, err := impl.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(impl.Release().UnknownGates) == 0 {
+		t.Fatal("no gate the release lacks")
+	}
+	s, err := synth.Build("basic", 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := impl.Release().UnknownGates[0]
+	cfg := preempt.DefaultConfig()
+	cfg.FeatureGates = map[string]bool{gate: true}
+	res, err := harness.Decide(context.Background(), cl, s.Cluster, s.Pod, cfg, 0, synth.Base())
+	if err != nil && !strings.Contains(err.Error(), gate) {
+		t.Errorf("%s=true through the child: %v, want an error naming the gate", gate, err)
+	}
+	if err == nil && (res.Decision.Status != preempt.Error || !strings.Contains(res.Decision.Message, gate) || strings.Contains(res.Decision.Message, "panicked")) {
+		t.Errorf("%s=true through the child: %s %q, want an Error naming the gate (not a panic)", gate, res.Decision.Status, res.Decision.Message)
+	}
+	// The child is still whole: the next call answers (a panic holding
+	// the gates' lock made it hang).
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if res, err := harness.Decide(ctx, cl, s.Cluster, s.Pod, preempt.DefaultConfig(), 0, synth.Base()); err != nil || res.Decision.Status == preempt.Error {
+		t.Errorf("default gates through the child, next: %v %q", err, res.Decision.Message)
 	}
 }
 
@@ -182,7 +382,36 @@ func TestBuildAndServe(t *testing.T) {
 		t.Errorf("v1.36.3: %s %q, want a Success without a message", got.Decision.Status, got.Decision.Message)
 	}
 	if got.Decision.NominatedNode != want.Decision.NominatedNode || len(got.Decision.Victims) != len(want.Decision.Victims) {
-		t.Errorf("v1.36.3 nominates %s with %v, v1.37.2 %s with %v", got.Decision.NominatedNode, got.Decision.Victims, want.Decision.NominatedNode, want.Decision.Victims)
+		t.Errorf("v1.36.3 nominates %s with %v, %s %s with %v", got.Decision.NominatedNode, got.Decision.Victims, upstream.Version, want.Decision.NominatedNode, want.Decision.Victims)
+	}
+}
+
+// Volumes at v1.36.3: the adapter's fixes reach every release, built
+// once. Its copy for v1.36.3 had neither the CSI manager NodeVolumeLimits
+// reads (its child crashed on a CSI volume) nor the CSIDrivers,
+// VolumeAttachments and sorted PersistentVolume lister (a
+// WaitForFirstConsumer claim found no node); now the release decides the
+// cluster of cli's TestDecideUpstreamVolumes as the current one does
+// (PVC volume limits, ReadWriteOncePod, binding did not change between
+// them).
+func TestVolumesAtV1363(t *testing.T) {
+	impl := release(t)
+	data, err := os.ReadFile(filepath.Join("..", "internal", "cli", "testdata", "volumes", "cluster.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := loader.LoadCluster("cluster.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, claim := range []string{"data", "once", "local", "pinned"} {
+		p := pod("default", "p", "", 10, "2").Obj()
+		p.Spec.Volumes = []v1.Volume{{Name: "v", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}}}
+		got, cur := decide(t, impl, c, p), decide(t, upstream.Impl{ListOrderTie: true}, c, p)
+		if got.Status != preempt.Success || got.NominatedNode != cur.NominatedNode || victims(got) != victims(cur) {
+			t.Errorf("claim %s: v1.36.3 %s on %q, victims %s (%s); %s %s on %q, victims %s",
+				claim, got.Status, got.NominatedNode, victims(got), got.Message, upstream.Version, cur.Status, cur.NominatedNode, victims(cur))
+		}
 	}
 }
 
@@ -278,15 +507,15 @@ func TestNamespaceSelectorChange(t *testing.T) {
 	}).Obj()
 	old := decide(t, impl, c, p)
 	cur := decide(t, upstream.Impl{}, c, p)
-	t.Logf("v1.36.3: %s on %q, victims %s; v1.37.2: %s", old.Status, old.NominatedNode, victims(old), cur.Status)
+	t.Logf("v1.36.3: %s on %q, victims %s; %s: %s", old.Status, old.NominatedNode, victims(old), upstream.Version, cur.Status)
 	if old.Status != preempt.Success || old.NominatedNode != "n1" || victims(old) != "other/a" {
 		t.Errorf("v1.36.3: %s on %q, victims %s; want other/a preempted on n1", old.Status, old.NominatedNode, victims(old))
 	}
 	if cur.Status != preempt.Schedulable {
-		t.Errorf("v1.37.2: %s, want Schedulable", cur.Status)
+		t.Errorf("%s: %s, want Schedulable", upstream.Version, cur.Status)
 	}
 	if ref := decide(t, reference.Impl{}, c, p); ref.Status != cur.Status {
-		t.Errorf("the reference: %s, v1.37.2: %s", ref.Status, cur.Status)
+		t.Errorf("the reference: %s, %s: %s", ref.Status, upstream.Version, cur.Status)
 	}
 }
 
@@ -325,7 +554,7 @@ func TestOverlappingPDBsChange(t *testing.T) {
 		return m
 	}
 	t.Logf("v1.36.3: %s on %s, victims %s, candidates' violations %v", old.Status, old.NominatedNode, victims(old), violations(old))
-	t.Logf("v1.37.2: %s on %s, victims %s, candidates' violations %v", cur.Status, cur.NominatedNode, victims(cur), violations(cur))
+	t.Logf("%s: %s on %s, victims %s, candidates' violations %v", upstream.Version, cur.Status, cur.NominatedNode, victims(cur), violations(cur))
 	if old.NominatedNode != "n2" || old.NumPDBViolations != 1 || victims(old) != "default/r1,default/r2" {
 		t.Errorf("v1.36.3: %s on %q with %d violation(s), victims %s; want n2 with 1, r1 and r2", old.Status, old.NominatedNode, old.NumPDBViolations, victims(old))
 	}
@@ -333,10 +562,10 @@ func TestOverlappingPDBsChange(t *testing.T) {
 		t.Errorf("v1.36.3 counts violations %v, want n1:2 n2:1", v)
 	}
 	if cur.NominatedNode != "n1" || cur.NumPDBViolations != 1 {
-		t.Errorf("v1.37.2: %s on %q with %d violation(s); want n1 with 1", cur.Status, cur.NominatedNode, cur.NumPDBViolations)
+		t.Errorf("%s: %s on %q with %d violation(s); want n1 with 1", upstream.Version, cur.Status, cur.NominatedNode, cur.NumPDBViolations)
 	}
 	if v := violations(cur); v["n1"] != 1 || v["n2"] != 1 {
-		t.Errorf("v1.37.2 counts violations %v, want n1:1 n2:1", v)
+		t.Errorf("%s counts violations %v, want n1:1 n2:1", upstream.Version, v)
 	}
 }
 
@@ -440,7 +669,7 @@ const SuiteEnv = "PREEMPTBENCH_RELEASE_SUITE"
 
 func TestSuiteAgainstV1363(t *testing.T) {
 	if os.Getenv(SuiteEnv) == "" {
-		t.Skipf("set %s=1 to run the suite (v1.37.2's expectations) against upstream@v1.36.3", SuiteEnv)
+		t.Skipf("set %s=1 to run the suite (%s's expectations) against upstream@v1.36.3", SuiteEnv, upstream.Version)
 	}
 	preempttest.Run(t, release(t))
 }

@@ -25,9 +25,9 @@ for dir in releases/*/; do
   [ -f "$dir/go.mod" ] || continue
   tags=$(sed -n 's/^\/\/ *build-tags: *//p' "$dir/go.mod")
   # tidy reads every file whatever its build tags, so it also sees the
-  # main module's files for the current release (preempt's pod-group types
-  # behind !preemptbench_v1_36), whose imports this release's k8s.io/api
-  # lacks: -e reports those and still diffs go.mod and go.sum; the tagged
+  # main module's files for the current release (upstream's seams.go and
+  # gang files, preempt's pod-group types, behind !preemptbench_v1_36),
+  # whose imports this release's k8s.io/api lacks: -e reports those and still diffs go.mod and go.sum; the tagged
   # build, vet and tests then run with -mod=readonly, so go.sum is complete
   # for what the release builds.
   (cd "$dir" && go mod tidy -e -diff && go mod verify && go vet -mod=readonly -tags "$tags" ./... && go test -mod=readonly -tags "$tags" ./...)

@@ -12,8 +12,8 @@
 //   - potential nodes in name order: the NodeToStatusReader given to
 //     Evaluator.Preempt sorts the nodes it returns;
 //   - the dry run: the framework runs with parallelism 1 (Impl.Parallelism);
-//   - victim ties: the plugin's MoreImportantPod adds namespace, name and UID
-//     after upstream's MoreImportantPod;
+//   - victim ties: the plugin's MoreImportantVictim (v1.36:
+//     MoreImportantPod) adds namespace, name and UID after upstream's;
 //   - the clock: pods without status.startTime get Request.Now (on copies).
 //
 // Upstream's answers are read back through the same hooks: every
@@ -22,8 +22,14 @@
 //
 // # Index
 //
-//   - [Impl]: the implementation; [Version] is the release, written once
-//     (version.go).
+//   - [Impl]: the implementation; [Version] is the release it is built
+//     against: preempt.CurrentRelease, or an earlier release of
+//     preempt.ReleaseTable under that release's build tags (in the module
+//     releases/VERSION, whose main is package upstream/serve).
+//   - Releases: seams.go holds every call of a scheduler API that changed
+//     since an earlier release, seams_v1_36.go v1.36's side of each; the
+//     gang files below are the current release's only. The rest is the
+//     same for every release.
 //   - The gang path: Impl's PreemptPodGroup runs upstream's
 //     PodGroupEvaluator (gang.go, gang_victims.go); SchedulerPlacement
 //     (placer_scheduler.go) asks a real kube-scheduler's pod-group cycle.

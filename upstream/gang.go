@@ -1,3 +1,5 @@
+//go:build !preemptbench_v1_36
+
 package upstream
 
 import (
@@ -11,6 +13,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -94,9 +97,9 @@ func (ev *evaluator) PreemptPodGroup(ctx context.Context, cs kubernetes.Interfac
 	if cs != nil {
 		defer w.withClient(cs)()
 	}
-	w.log.on, w.log.events = true, w.log.events[:0]
+	w.lister.log.on, w.lister.log.events = true, w.lister.log.events[:0]
 	res, status := dp.PodGroupPostFilter(ctx, framework.NewCycleState(), g.info, schedule)
-	w.log.on = false
+	w.lister.log.on = false
 	if !req.Config.Synchronous {
 		deadline := time.Now().Add(asyncWait)
 		uid := g.groups[0].UID
@@ -675,7 +678,7 @@ func (v *gangView) Place(ctx context.Context, pod *v1.Pod, node string) (bool, e
 	return true, nil
 }
 
-func (v *gangView) renominate(logger klogLogger, pod *v1.Pod, pi *framework.PodInfo) {
+func (v *gangView) renominate(logger klog.Logger, pod *v1.Pod, pi *framework.PodInfo) {
 	if pod.Status.NominatedNodeName != "" {
 		v.w.queue.AddNominatedPod(logger, pi, &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: pod.Status.NominatedNodeName})
 	}

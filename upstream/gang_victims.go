@@ -1,3 +1,5 @@
+//go:build !preemptbench_v1_36
+
 package upstream
 
 import (
@@ -46,7 +48,7 @@ func (w *world) logVictims(members []*v1.Pod, x *preempt.PodGroupIndex) ([]*v1.P
 	for _, m := range members {
 		isMember[m.UID] = true
 	}
-	events := w.log.events
+	events := w.lister.log.events
 	// The domain's order: the first run of removals.
 	var initial []*v1.Pod
 	i := 0

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"fmt"
 	"sync"
 
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -14,8 +15,9 @@ import (
 // ValidateFeatureGates, ChangedGates) are this adapter's release's:
 // kube-scheduler's gate as the process starts, before any evaluator sets
 // one on it (k8s.io/kubernetes/pkg/features, which this package imports,
-// has registered them). At the module's release, v1.37.2, it is the table
-// preempt would use anyway (TestReleaseGateIsTheTable).
+// has registered them). At the current release it is the table preempt
+// would use anyway (TestReleaseGateIsTheTable); at an earlier one it is
+// that release's, not the table (releases' TestChildValidatesItsGates).
 func init() { features.UseReleaseGate(utilfeature.DefaultMutableFeatureGate) }
 
 // The process's feature gate is global: kube-scheduler's plugins read it
@@ -33,6 +35,15 @@ func useGates(gates map[string]bool) (restore func(), err error) {
 	if len(gates) == 0 {
 		gateMu.RLock()
 		return gateMu.RUnlock, nil
+	}
+	// A gate the process does not register would panic in Enabled below,
+	// gateMu held (an earlier release's child asked directly for a gate of
+	// a later one): refused first.
+	known := utilfeature.DefaultMutableFeatureGate.GetAll()
+	for k := range gates {
+		if _, ok := known[featuregate.Feature(k)]; !ok {
+			return nil, fmt.Errorf("unrecognized feature gate: %s (kube-scheduler %s has no such gate)", k, Version)
+		}
 	}
 	gateMu.Lock()
 	prev := make(map[string]bool, len(gates))

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	policy "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -72,14 +71,13 @@ func (r *request) preEnqueue(ctx context.Context, req *preempt.Request) (*fwk.St
 			close(release)
 		}
 	}()
-	executor.PreemptPod = func(ctx context.Context, _ preemption.Candidate, _ preemption.ExecutorPreemptor, victim *v1.Pod, _ string) (bool, error) {
+	holdPreemptPod(executor, func(victim *v1.Pod) {
 		if victim == holdAt {
 			close(reached)
 			<-release
 			close(returned)
 		}
-		return false, nil
-	}
+	})
 	for _, e := range r.w.extenders {
 		e.skip = true
 	}
@@ -128,10 +126,6 @@ func (s *standInPreemption) CandidatesToVictimsMap(c []preemption.Candidate) map
 
 func (s *standInPreemption) PodEligibleToPreemptOthers(context.Context, *v1.Pod, *fwk.Status) (bool, string) {
 	return true, ""
-}
-
-func (s *standInPreemption) SelectVictimsOnNode(context.Context, fwk.CycleState, *v1.Pod, fwk.NodeInfo, []*preemption.DomainVictim, []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
-	return s.victims, 0, nil
 }
 
 func (s *standInPreemption) OrderedScoreFuncs(context.Context, map[string]*extenderv1.Victims) []func(string) int64 {

@@ -1,3 +1,5 @@
+//go:build !preemptbench_v1_36
+
 package upstream
 
 import (

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
-	policy "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -22,22 +21,9 @@ import (
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
-// moreImportantVictim is upstream's preemption.MoreImportantVictim with the
-// contract's final key (namespace, name, UID of the first pod) for victims
-// neither of which is more important than the other. Without
-// GenericWorkload every victim is one pod.
-func moreImportantVictim(va, vb preemption.Victim) bool {
-	if preemption.MoreImportantVictim(va, vb) {
-		return true
-	}
-	if preemption.MoreImportantVictim(vb, va) {
-		return false
-	}
-	pa, pb := va.Pods(), vb.Pods()
-	if len(pa) == 0 || len(pb) == 0 {
-		return len(pa) > len(pb)
-	}
-	a, b := pa[0].GetPod(), pb[0].GetPod()
+// tieByKey is the contract's final key (namespace, name, UID) for two
+// pods neither of which upstream finds more important than the other.
+func tieByKey(a, b *v1.Pod) bool {
 	if a.Namespace != b.Namespace {
 		return a.Namespace < b.Namespace
 	}
@@ -127,9 +113,9 @@ func (p *plugin) GetOffsetAndNumCandidates(n int32) (int32, int32) {
 	return p.offset, num
 }
 
-// SelectVictimsOnNode is upstream's, recorded.
-func (p *plugin) SelectVictimsOnNode(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo, all []*preemption.DomainVictim, pdbs []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
-	victims, n, status := p.DefaultPreemption.SelectVictimsOnNode(ctx, state, pod, nodeInfo, all, pdbs)
+// record notes a SelectVictimsOnNode call (the method, whose signature is
+// the release's, is in seams.go) and returns its result.
+func (p *plugin) record(nodeInfo fwk.NodeInfo, victims []*v1.Pod, n int, status *fwk.Status) ([]*v1.Pod, int, *fwk.Status) {
 	p.mu.Lock()
 	p.calls = append(p.calls, selectCall{node: nodeInfo.Node().Name, victims: victims, violations: n, status: status})
 	p.mu.Unlock()
@@ -179,18 +165,13 @@ func (ev *evaluator) newPlugin(ctx context.Context, w *world, req *preempt.Reque
 	if err != nil {
 		return nil, nil, err
 	}
-	dp.MoreImportantVictim = moreImportantVictim
+	setVictimOrder(dp)
 	p := &plugin{DefaultPreemption: dp, offset: req.Offset, cfg: req.Config, args: *args, fts: fts, listOrderTie: ev.listOrderTie}
-	preemptPod := dp.Executor.PreemptPod
-	dp.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor, victim *v1.Pod, pluginName string) (bool, error) {
-		inMemory, err := preemptPod(ctx, c, preemptor, victim, pluginName)
-		if err != nil {
-			p.mu.Lock()
-			p.errs = append(p.errs, err.Error())
-			p.mu.Unlock()
-		}
-		return inMemory, err
-	}
+	recordPreemptPodErrors(dp.Executor, func(err error) {
+		p.mu.Lock()
+		p.errs = append(p.errs, err.Error())
+		p.mu.Unlock()
+	})
 	// PostFilter runs the plugin's Evaluator: this one, with the hooks,
 	// listing the PodDisruptionBudgets in the contract's order.
 	dp.Evaluator = preemption.NewEvaluator(names.DefaultPreemption, w.fh, p, dp.Executor)

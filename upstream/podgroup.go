@@ -1,3 +1,5 @@
+//go:build !preemptbench_v1_36
+
 package upstream
 
 import (
@@ -7,8 +9,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
-
-	"github.com/preemptbench/preemptbench/preempt"
 )
 
 // orderedSnapshot is the world's snapshot as the framework's listers, with
@@ -119,24 +119,4 @@ func (s orderedCompositeState) GetChildren() []fwk.EntityKey {
 		return a.Name < b.Name
 	})
 	return keys
-}
-
-// annotate names each victim's PodGroup ("namespace/name") from the
-// cluster's pod, whatever the gates (the pod names it).
-func (w *world) annotate(vs []preempt.Victim) {
-	for i := range vs {
-		if p := w.podByKey[preempt.Key(vs[i].Namespace, vs[i].Name)]; p != nil {
-			if name, ok := preempt.PodGroupName(p); ok {
-				vs[i].PodGroup = preempt.Key(p.Namespace, name)
-			}
-		}
-	}
-}
-
-// annotateDecision is annotate on every victim of d.
-func (w *world) annotateDecision(d *preempt.Decision) {
-	w.annotate(d.Victims)
-	for i := range d.Candidates {
-		w.annotate(d.Candidates[i].Victims)
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
-	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 
 	"github.com/preemptbench/preemptbench/internal/podinfo"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -91,7 +90,7 @@ func (w *world) ensureCache(groups []*preempt.PodGroup, composites []*preempt.Co
 	// The cache's metrics goroutine stops with its context; the cache
 	// itself works on.
 	cctx, cancel := context.WithCancel(ctx)
-	cache := internalcache.New(cctx, nil, w.fts.EnableGenericWorkload, w.fts.EnableCompositePodGroup)
+	cache := newSchedulerCache(cctx, w.fts)
 	cancel()
 	for _, n := range w.nodeObjects {
 		cache.AddNode(logger, n)
@@ -102,19 +101,7 @@ func (w *world) ensureCache(groups []*preempt.PodGroup, composites []*preempt.Co
 		}
 	}
 	if w.fts.EnableGenericWorkload {
-		for _, pg := range groups {
-			cache.AddPodGroup(pg)
-		}
-		if w.fts.EnableCompositePodGroup {
-			for _, cpg := range composites {
-				cache.AddCompositePodGroup(logger, cpg)
-			}
-		}
-		for _, p := range unbound {
-			// The scheduler's informer adds a pending member to its
-			// group (AddPodGroupMember) when it queues it.
-			cache.AddPodGroupMember(p)
-		}
+		addPodGroups(logger, cache, w.fts, groups, composites, unbound)
 	}
 	w.cache = cache
 	return nil

@@ -51,8 +51,14 @@ type Impl struct {
 
 var _ preempt.Implementation = Impl{}
 
-// Name is "upstream".
-func (Impl) Name() string { return "upstream" }
+// Name is "upstream" at the current release, "upstream@" + Version (the
+// name package releases registers) at an earlier one.
+func (Impl) Name() string {
+	if Version == preempt.CurrentRelease {
+		return "upstream"
+	}
+	return "upstream@" + Version
+}
 
 // NewEvaluator keeps deep copies of c's objects. The framework is built on
 // first use and rebuilt when a request's Now differs from the last one.
@@ -92,7 +98,7 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	ev.volumeObjects = volumeObjects(c)
 	ev.cluster = &preempt.Cluster{Nodes: ev.nodes} // node order, for Request.Codes
 	if i.SchedulerPlacement {
-		return schedulerCycle{ev}, nil
+		return schedulerPlacement(ev)
 	}
 	return ev, nil
 }
@@ -365,13 +371,10 @@ func (ev *evaluator) SelectVictimsOnNode(ctx context.Context, req *preempt.Reque
 	if err != nil {
 		return nil, 0, status
 	}
-	// As DryRunPreemption's checkNode: the victims are listed from the
-	// snapshot's NodeInfo, the node is a copy of it.
-	all, err := r.pe.GetVictimsOnNode(ctx, ni)
+	pods, n, st, err := r.selectVictims(ctx, ni, pdbs)
 	if err != nil {
 		return nil, 0, status
 	}
-	pods, n, st := r.pl.DefaultPreemption.SelectVictimsOnNode(ctx, r.state.Clone(), r.pod, ni.Snapshot(), all, pdbs)
 	if !st.IsSuccess() {
 		return nil, n, convStatus(st)
 	}
@@ -478,8 +481,7 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 	// PreemptPod never preempts one in memory only (which would make the
 	// asynchronous executor activate the preemptor).
 	preemptPod := func(ctx context.Context, victim *v1.Pod) error {
-		_, err := r.pl.Executor.PreemptPod(ctx, cand, preemptor, victim, names.DefaultPreemption)
-		return err
+		return preemptVictim(ctx, r.pl.Executor, cand, preemptor, victim, names.DefaultPreemption)
 	}
 	var lower []*v1.Pod
 	for _, pi := range r.w.fh.NominatedPodsForNode(c.Node) {

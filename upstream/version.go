@@ -1,10 +1,12 @@
 package upstream
 
-// Version is the release of k8s.io/kubernetes this package runs, the one
-// go.mod pins (TestVersionIsTheModules checks the two agree): the only
-// place the project writes it. Everything that prints or checks the
-// upstream release reads it; scripts ask `go list -m k8s.io/kubernetes`.
-const Version = "v1.37.2"
+// Version (seams.go, seams_v1_36.go) is the release of k8s.io/kubernetes
+// this package is built against: preempt.CurrentRelease by default, an
+// earlier release under that release's build tag (preempt.ReleaseTable),
+// in the module releases/VERSION that pins it. TestVersionIsTheModules and
+// package releases' TestModulesPinTheirRelease check the go.mod files
+// agree. Everything that prints or checks the upstream release reads it;
+// scripts ask `go list -m k8s.io/kubernetes`.
 
 // StagingVersion is the version of the k8s.io staging modules (k8s.io/api,
 // apimachinery, client-go, ...) that match Version: v1.X.Y is v0.X.Y.

@@ -19,22 +19,18 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
-	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
-	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -106,12 +102,13 @@ func (k worldKey) equal(o worldKey) bool {
 // world is a scheduler framework over one prepared copy of the cluster, the
 // way upstream's default_preemption_test.go builds it.
 type world struct {
-	// log is the mutable snapshot's log (orderedSnapshot), on during a
-	// gang's PodGroupPostFilter.
-	log      *snapshotLog
 	key      worldKey
 	fh       framework.Framework
 	snapshot *internalcache.Snapshot
+	// lister is the framework's view of the snapshot (newSnapshot); its
+	// log (the current release's orderedSnapshot) is on during a gang's
+	// PodGroupPostFilter.
+	lister   snapshotLister
 	podStore cache.Store
 	proxy    *proxyClient
 	internal kubernetes.Interface
@@ -271,23 +268,10 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 
 	w.nodeObjects = ev.nodes
 	w.initial = bound
-	if w.fts.EnableGenericWorkload {
-		// With GenericWorkload, DefaultPreemption lists pod groups and
-		// their members from the snapshot: kube-scheduler's snapshot is
-		// its scheduler cache's, which holds the PodGroup and
-		// CompositePodGroup objects and every member pod.
-		if err := w.ensureCache(ev.podGroups, ev.composites, nominated); err != nil {
-			return nil, err
-		}
-		w.snapshot = internalcache.NewEmptySnapshot()
-		if err := w.cache.UpdateSnapshot(logger, w.snapshot); err != nil {
-			return nil, err
-		}
-	} else {
-		w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
+	listers, err := w.newSnapshot(logger, ev, bound, nominated)
+	if err != nil {
+		return nil, err
 	}
-	w.log = &snapshotLog{}
-	lister := orderedSnapshot{Snapshot: w.snapshot, log: w.log}
 	exts, err := ev.newExtenders(key.extenders)
 	if err != nil {
 		return nil, err
@@ -316,10 +300,6 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithPodNominator(queue),
-		frameworkruntime.WithSnapshotSharedLister(lister),
-		// From v1.37 the evaluator lists nodes and victims from the
-		// mutable snapshot lister: the same snapshot, as kube-scheduler.
-		frameworkruntime.WithMutableSnapshotLister(lister),
 		frameworkruntime.WithSharedDRAManager(dra),
 		// NodeVolumeLimits reads CSINodes through the CSI manager.
 		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())),
@@ -330,37 +310,12 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
 		frameworkruntime.WithPodActivator(w.activated),
 		frameworkruntime.WithExtenders(fexts),
-	}, pgm...)...)
+	}, append(listers, pgm...)...)...)
 	if err != nil {
 		return nil, fmt.Errorf("building the framework: %w", err)
 	}
 	w.fh = f
 	return w, nil
-}
-
-// newDRAManager is the DRA manager as kube-scheduler's scheduler.New builds
-// it: with DynamicResourceAllocation on, over a ResourceClaim assume cache
-// and a ResourceSlice tracker, otherwise none. Its caches stay empty, which
-// is right for pods without resource claims (a pod with claims is refused:
-// Unmodelled). The tracker gets no client: it would only record events.
-func newDRAManager(ctx context.Context, f informers.SharedInformerFactory) (fwk.SharedDRAManager, error) {
-	if !utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
-		return nil, nil
-	}
-	claims := assumecache.NewAssumeCache(klog.FromContext(ctx), f.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
-	opts := resourceslicetracker.Options{
-		EnableDeviceTaintRules:   utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules),
-		EnableConsumableCapacity: utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
-		SliceInformer:            f.Resource().V1().ResourceSlices(),
-	}
-	if opts.EnableDeviceTaintRules {
-		opts.TaintInformer = f.Resource().V1().DeviceTaintRules()
-	}
-	slices, err := resourceslicetracker.StartTracker(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("starting the resource slice tracker: %w", err)
-	}
-	return dynamicresources.NewDRAManager(ctx, claims, slices, f), nil
 }
 
 // world returns the world for key, rebuilding it when key changed.
@@ -449,6 +404,24 @@ func (w *world) withClient(cs kubernetes.Interface) func() {
 	return func() { w.proxy.Interface = w.internal }
 }
 
-func klogFrom(ctx context.Context) klog.Logger { return klog.FromContext(ctx) }
+// annotate names each victim's PodGroup ("namespace/name") from the
+// cluster's pod, whatever the gates (the pod names it).
+func (w *world) annotate(vs []preempt.Victim) {
+	for i := range vs {
+		if p := w.podByKey[preempt.Key(vs[i].Namespace, vs[i].Name)]; p != nil {
+			if name, ok := preempt.PodGroupName(p); ok {
+				vs[i].PodGroup = preempt.Key(p.Namespace, name)
+			}
+		}
+	}
+}
 
-type klogLogger = klog.Logger
+// annotateDecision is annotate on every victim of d.
+func (w *world) annotateDecision(d *preempt.Decision) {
+	w.annotate(d.Victims)
+	for i := range d.Candidates {
+		w.annotate(d.Candidates[i].Victims)
+	}
+}
+
+func klogFrom(ctx context.Context) klog.Logger { return klog.FromContext(ctx) }

@@ -284,7 +284,7 @@ func TestFilterConfigReachesTheChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v137, err := preempt.ReleaseBehaviour("v1.37.2")
+	v137, err := preempt.ReleaseBehaviour(preempt.CurrentRelease)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/preemptbench/preemptbench/internal/registry"
 	"github.com/preemptbench/preemptbench/internal/synth"
+	"github.com/preemptbench/preemptbench/preempt"
 
 	"github.com/preemptbench/preemptbench/upstream"
 )
@@ -48,7 +49,7 @@ commands:
   scenario -shape NAME -nodes N (1 to 20000) [-seed S] [-dir DIR]
           write a built cluster as DIR/cluster.yaml and DIR/pod.yaml; shapes:
 ` + wrap(synth.Shapes(), "          ", 78) + `
-  upgrade -cluster FILE -pod FILE [-from v1.36.3] [-to v1.37.2] [-now RFC3339] [-offset N] [-feature-gates K=V,...] [-o text|json]
+  upgrade -cluster FILE -pod FILE [-from ` + defaultFrom + `] [-to ` + preempt.CurrentRelease + `] [-now RFC3339] [-offset N] [-feature-gates K=V,...] [-o text|json]
           decide with upstream's own code at both releases; say whether the
           decision changes and which named behaviour change causes it
           (exit 1 when the decision changes, 0 when only its message does)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/preemptbench/preemptbench/internal/synth"
+	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/upstream"
 )
 
@@ -78,6 +79,39 @@ func TestVersion(t *testing.T) {
 	var out, errb strings.Builder
 	if code := Run([]string{"version"}, &out, &errb); code != ExitOK || !strings.Contains(out.String(), "k8s.io/kubernetes "+upstream.Version) {
 		t.Errorf("compare version: exit %d, output %q", code, out.String())
+	}
+}
+
+// The help names the current release where it says which release the
+// command models (usage, decide's -feature-gates, upgrade's -to), and no
+// mention of a release in it disagrees with preempt.ReleaseTable
+// (preempt.TestCurrentReleaseWrittenOnce checks the sources).
+func TestHelpNamesTheTablesReleases(t *testing.T) {
+	help := map[string]string{}
+	for _, cmd := range []string{"", "decide", "bench", "stat", "gate", "plot", "scenario", "upgrade", "e2e", "version"} {
+		args := []string{"-h"}
+		if cmd == "version" {
+			args = []string{"version"}
+		} else if cmd != "" {
+			args = []string{cmd, "-h"}
+		}
+		var out, errb strings.Builder
+		Run(args, &out, &errb)
+		help[cmd] = out.String() + errb.String()
+		for _, m := range preempt.StaleReleaseMentions(help[cmd]) {
+			t.Errorf("compare %s: the help mentions %s", strings.Join(args, " "), m)
+		}
+	}
+	for _, want := range []struct{ cmd, text string }{
+		{"", "\n          " + preempt.CurrentRelease + " would"},
+		{"", "[-to " + preempt.CurrentRelease + "]"},
+		{"decide", preempt.CurrentRelease + "'s defaults"},
+		{"upgrade", `(default "` + preempt.CurrentRelease + `")`},
+		{"version", "k8s.io/kubernetes " + preempt.CurrentRelease},
+	} {
+		if !strings.Contains(help[want.cmd], want.text) {
+			t.Errorf("compare %s -h does not say %q:\n%s", want.cmd, want.text, help[want.cmd])
+		}
 	}
 }
 

@@ -210,7 +210,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	configFile := fs.String("config", "", "a KubeSchedulerConfiguration `file` (kube-scheduler's --config): its extenders and the DefaultPreemption args of the pod's profile")
 	async := fs.Bool("async", true, "asynchronous preemption (SchedulerAsyncPreemption, on by default since v1.33); -async=false is the synchronous path of earlier releases")
 	var gates featureGatesFlag
-	fs.Var(&gates, "feature-gates", "kube-scheduler's --feature-gates: `K=V,...` set on top of v1.37.2's defaults (unknown gates, bad values and gates locked to their default are errors; repeated, the flags merge, later keys overriding); an implementation that does not model a gate set away from its default refuses")
+	fs.Var(&gates, "feature-gates", "kube-scheduler's --feature-gates: `K=V,...` set on top of "+preempt.CurrentRelease+"'s defaults (unknown gates, bad values and gates locked to their default are errors; repeated, the flags merge, later keys overriding); an implementation that does not model a gate set away from its default refuses")
 	var faults stringList
 	fs.Var(&faults, "fail", "make one API call fail: `VERB:NAMESPACE/NAME[/status]` (delete, or patch of the status); repeatable")
 	actions := fs.Bool("actions", false, "report the API calls in the output (always with -fail)")

@@ -76,7 +76,7 @@ func TestDecideGenericWorkload(t *testing.T) {
 func TestDecideRefusesUnmodelledGates(t *testing.T) {
 	off := "PodLevelResources=false,InPlacePodLevelResourcesVerticalScaling=false,PodLevelResourcesFixDefaulting=false,PodLevelResourcesFixKubeletQOSClass=false"
 	stdout, stderr, code := runCLI(t, append(slices.Clone(smallDecide), "-impl", "reference", "-feature-gates", off)...)
-	want := "reference: feature gate InPlacePodLevelResourcesVerticalScaling is not modelled: the configuration sets InPlacePodLevelResourcesVerticalScaling=false (v1.37.2's default is true)"
+	want := "reference: feature gate InPlacePodLevelResourcesVerticalScaling is not modelled: the configuration sets InPlacePodLevelResourcesVerticalScaling=false (" + preempt.CurrentRelease + "'s default is true)"
 	if code != ExitBadInput || stdout != "" || !strings.Contains(stderr, want) {
 		t.Errorf("-impl reference: exit %d, stdout %q, stderr %q; want exit 2 and %q", code, stdout, stderr, want)
 	}

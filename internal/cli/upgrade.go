@@ -57,6 +57,9 @@ type UpgradeCause struct {
 	Explains string `json:"explains"`
 }
 
+// defaultFrom is upgrade's -from default: the oldest release.
+var defaultFrom = preempt.Releases[0]
+
 func runUpgrade(args []string, stdout, stderr io.Writer) int {
 	quietKlog()
 	fs := flag.NewFlagSet("upgrade", flag.ContinueOnError)
@@ -64,7 +67,7 @@ func runUpgrade(args []string, stdout, stderr io.Writer) int {
 	var clusterFiles stringList
 	fs.Var(&clusterFiles, "cluster", "cluster `file or directory`, as decide reads it; repeatable")
 	podFile := fs.String("pod", "", "the preemptor pod (YAML or JSON)")
-	from := fs.String("from", preempt.Releases[0], "the release running now")
+	from := fs.String("from", defaultFrom, "the release running now")
 	to := fs.String("to", preempt.CurrentRelease, "the release to upgrade to")
 	offset := fs.Int("offset", 0, "dry-run offset into the potential nodes (upstream draws it at random)")
 	nowFlag := fs.String("now", "", "RFC3339 time used as start time of pods without one (default: the current time)")

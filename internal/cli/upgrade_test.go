@@ -46,7 +46,7 @@ func runUpgradeJSON(t *testing.T, c *preempt.Cluster, p *v1.Pod) (UpgradeJSON, i
 		t.Skip("no go command to build upstream@v1.36.3 with")
 	}
 	cf, pf := writeProblem(t, c, p)
-	stdout, stderr, code := runCLI(t, "upgrade", "-cluster", cf, "-pod", pf, "-from", "v1.36.3", "-to", "v1.37.2", "-now", "2026-01-01T01:00:00Z", "-o", "json")
+	stdout, stderr, code := runCLI(t, "upgrade", "-cluster", cf, "-pod", pf, "-from", "v1.36.3", "-to", preempt.CurrentRelease, "-now", "2026-01-01T01:00:00Z", "-o", "json")
 	var res UpgradeJSON
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("exit %d: %v\n%s\n%s", code, err, stdout, stderr)
@@ -102,7 +102,7 @@ func TestUpgradeSameDecision(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, "the same decision, a different message") || !strings.Contains(stdout, "cause (message): SuccessMessage") {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	_, stderr, code = runCLI(t, "upgrade", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-from", "v1.37.2", "-to", "v1.36.3")
+	_, stderr, code = runCLI(t, "upgrade", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-from", preempt.CurrentRelease, "-to", "v1.36.3")
 	if code != ExitBadInput || !strings.Contains(stderr, "must be an earlier release") {
 		t.Errorf("backwards: exit %d, %s", code, stderr)
 	}

@@ -39,7 +39,7 @@ func TestGateRefusals(t *testing.T) {
 		{"GenericWorkload, single pods", map[string]bool{"GenericWorkload": true}, []*v1.Pod{victim}, "", ""},
 		{"GenericWorkload, a pod group", map[string]bool{"GenericWorkload": true}, []*v1.Pod{grouped}, "", ""},
 		{"an unmodelled gate", map[string]bool{"DynamicResourceAllocation": true, "DRANodeAllocatableResources": true}, []*v1.Pod{victim},
-			"feature gate DRANodeAllocatableResources is not modelled: the configuration sets DRANodeAllocatableResources=true (v1.37.2's default is false)", ""},
+			"feature gate DRANodeAllocatableResources is not modelled: the configuration sets DRANodeAllocatableResources=true (" + preempt.CurrentRelease + "'s default is false)", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &preempt.Cluster{Nodes: []*v1.Node{node}, Pods: tc.pods}

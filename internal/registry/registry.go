@@ -5,8 +5,8 @@
 // All.
 //
 // Earlier upstream releases run out of process, each from a module of its
-// own (package releases): Releases lists them, one line each, and
-// LookupRelease names them upstream@VERSION.
+// own (package releases): Releases lists them, from preempt.ReleaseTable,
+// and LookupRelease names them upstream@VERSION.
 package registry
 
 import (
@@ -89,21 +89,17 @@ func Others() []preempt.Implementation {
 }
 
 // releaseList are the upstream releases run from modules of their own,
-// releases/VERSION, oldest first. Adding one (v1.38.x) is its module
-// directory and one line here.
-var releaseList = []releases.Release{
-	{Version: "v1.36.3", Tags: []string{"preemptbench_v1_36"}, UnknownGates: []string{
-		"AtomicWriteVolumeUserFields", "CompositePodGroup", "DRADerivedAttributes", "DRADeviceCompatibilityGroups",
-		"DRAFractionalCapacityRange", "DRAOptionalNodeOperations", "DRAPartitionableDevicesType", "DefaultPodSysctls",
-		"EmptyDirVolumeMode", "EvictionRequestAPI", "GRPCContainerProbeTLS", "H2CContainerProbe", "HPAGeneration",
-		"HPAOptimizedSelectorStore", "HugepageAwareEviction", "InPlacePodVerticalScalingMemoryBackedVolumes",
-		"InPlacePodVerticalScalingSchedulerPreemption", "InterPodAffinityHostnameFastPath", "KubeProxyIPVS",
-		"KubeProxyNFTablesLocalhostNodePorts", "KubeletAllocatedPodsEndpoint", "NFTablesNetlink",
-		"NodeControllerLeaseCircuitBreaker", "NodeLifecycleConditions", "PodGroupPreemptionPolicy",
-		"PodLevelResourcesFixDefaulting", "PodLevelResourcesFixKubeletQOSClass", "SchedulerPreQueueingHints",
-		"StaleControllerConsistencyHPA", "StatefulSetRecreateStrategy", "VolumeBindMountOptions",
-	}},
-}
+// releases/VERSION, oldest first: preempt.ReleaseTable's rows before the
+// current release's (docs/releases.md, "Adding a release").
+var releaseList = func() []releases.Release {
+	var out []releases.Release
+	for _, r := range preempt.ReleaseTable {
+		if r.Version != upstream.Version {
+			out = append(out, releases.Release{Version: r.Version, Tags: r.Tags, UnknownGates: r.UnknownGates})
+		}
+	}
+	return out
+}()
 
 // Releases returns the upstream releases run from modules of their own,
 // oldest first (the in-process upstream, upstream.Version, is not one).

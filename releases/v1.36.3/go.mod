@@ -1,33 +1,23 @@
-// Module releases/v1.36.3 is the upstream adapter at k8s.io/kubernetes
-// v1.36.3, served over package wire's protocol (preemptbench-wire/2). It
-// uses this repository's preempt and wire packages (the replace of
-// github.com/preemptbench/preemptbench), built with the build tag
-// preemptbench_v1_36. Package releases builds it on first use of
+// Module releases/v1.36.3 is upstream@v1.36.3: this repository's upstream
+// adapter (package upstream, and the preempt and wire packages it uses;
+// the replace of github.com/preemptbench/preemptbench) built at
+// k8s.io/kubernetes v1.36.3 with the build tag preemptbench_v1_36, and
+// served over package wire's protocol (package upstream/serve). Its
+// main.go is one call. Package releases builds it on first use of
 // upstream@v1.36.3.
 //
 // build-tags: preemptbench_v1_36
 //
-// The requirements below say the main module's release (v1.37.2, as MVS
-// takes the highest required): the replaces pin v1.36.3 and every staging
-// module at v0.36.3 (`go list -m k8s.io/kubernetes` says
-// "v1.37.2 => v1.36.3"; TestVersionIsTheModules checks it).
+// The requirements below say the main module's release (MVS takes the
+// highest required, and the main module requires its own): the replaces
+// pin k8s.io/kubernetes at v1.36.3 and every staging module at v0.36.3
+// (`go list -m k8s.io/kubernetes` says "v1.37.2 => v1.36.3";
+// releases.TestModulesPinTheirRelease checks it).
 module github.com/preemptbench/preemptbench/releases/v1.36.3
 
 go 1.26.0
 
-require (
-	github.com/go-logr/logr v1.4.3
-	github.com/preemptbench/preemptbench v0.0.0
-	k8s.io/api v0.37.2
-	k8s.io/apimachinery v0.37.2
-	k8s.io/apiserver v0.37.2
-	k8s.io/client-go v0.37.2
-	k8s.io/component-base v0.37.2
-	k8s.io/component-helpers v0.37.2
-	k8s.io/klog/v2 v2.140.0
-	k8s.io/kube-scheduler v0.37.2
-	k8s.io/kubernetes v1.37.2
-)
+require github.com/preemptbench/preemptbench v0.0.0
 
 require (
 	cel.dev/expr v0.25.1 // indirect
@@ -39,6 +29,7 @@ require (
 	github.com/distribution/reference v0.6.0 // indirect
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
+	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
 	github.com/go-openapi/jsonreference v1.0.0 // indirect
 	github.com/go-openapi/swag v0.27.1 // indirect
@@ -89,13 +80,22 @@ require (
 	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
+	k8s.io/api v0.37.2 // indirect
 	k8s.io/apiextensions-apiserver v0.37.2 // indirect
+	k8s.io/apimachinery v0.37.2 // indirect
+	k8s.io/apiserver v0.37.2 // indirect
+	k8s.io/client-go v0.37.2 // indirect
 	k8s.io/cloud-provider v0.37.2 // indirect
+	k8s.io/component-base v0.37.2 // indirect
+	k8s.io/component-helpers v0.37.2 // indirect
 	k8s.io/controller-manager v0.37.2 // indirect
 	k8s.io/csi-translation-lib v0.37.2 // indirect
 	k8s.io/dynamic-resource-allocation v0.37.2 // indirect
+	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
+	k8s.io/kube-scheduler v0.37.2 // indirect
 	k8s.io/kubelet v0.37.2 // indirect
+	k8s.io/kubernetes v1.37.2 // indirect
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect

@@ -8,8 +8,8 @@
 // ReleaseGate is the gate preempt validates Config.FeatureGates against:
 // this table, unless the process runs an implementation built against
 // another release, whose adapter gives its own gate to UseReleaseGate as
-// the process starts (upstream does, and releases/v1.36.3's adapter with
-// v1.36.3's gates). Default is Release's default, which the ported helpers
+// the process starts (upstream does, built at the current release or, in
+// releases/v1.36.3, with v1.36.3's gates). Default is Release's default, which the ported helpers
 // reproducing Release (podinfo, actuation, the pod-group defaulting) read.
 package features
 

@@ -13,6 +13,7 @@ import (
 	"k8s.io/component-base/featuregate"
 
 	"github.com/preemptbench/preemptbench/internal/kube/features"
+	"github.com/preemptbench/preemptbench/preempt"
 
 	_ "k8s.io/kubernetes/pkg/features" // kube-scheduler's gates, to compare with
 )
@@ -50,8 +51,8 @@ func TestTableIsUpstreams(t *testing.T) {
 	if g, w := got.Dependencies(), want.Dependencies(); !reflect.DeepEqual(g, w) {
 		t.Errorf("dependencies %v, upstream's %v", g, w)
 	}
-	if features.Release != "v1.37.2" {
-		t.Errorf("Release = %s", features.Release)
+	if features.Release != preempt.CurrentRelease {
+		t.Errorf("Release = %s, the current release is %s: regenerate (go generate ./internal/kube)", features.Release, preempt.CurrentRelease)
 	}
 }
 

@@ -1,0 +1,137 @@
+//go:build preemptbench_v1_36
+
+package upstream
+
+// v1.36's side of the seams (seams.go has the current release's): the
+// scheduler APIs this package calls that v1.37 changed. Built with the
+// tag preemptbench_v1_36, in the module releases/v1.36.3, which pins
+// k8s.io/kubernetes v1.36.3.
+
+import (
+	"context"
+	"errors"
+
+	v1 "k8s.io/api/core/v1"
+	policy "k8s.io/api/policy/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/util"
+	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// Version is the release this build runs.
+const Version = "v1.36.3"
+
+// snapshotLister is the framework's snapshot lister: the snapshot.
+type snapshotLister = *internalcache.Snapshot
+
+// setVictimOrder gives dp upstream's util.MoreImportantPod with the
+// contract's final key (tieByKey): v1.36's DefaultPreemption sorts pods,
+// not v1.37's victims.
+func setVictimOrder(dp *defaultpreemption.DefaultPreemption) {
+	dp.MoreImportantPod = moreImportantPod
+}
+
+func moreImportantPod(a, b *v1.Pod) bool {
+	if util.MoreImportantPod(a, b) {
+		return true
+	}
+	if util.MoreImportantPod(b, a) {
+		return false
+	}
+	return tieByKey(a, b)
+}
+
+// SelectVictimsOnNode is upstream's, recorded.
+func (p *plugin) SelectVictimsOnNode(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo, pdbs []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
+	victims, n, status := p.DefaultPreemption.SelectVictimsOnNode(ctx, state, pod, nodeInfo, pdbs)
+	return p.record(nodeInfo, victims, n, status)
+}
+
+func (s *standInPreemption) SelectVictimsOnNode(context.Context, fwk.CycleState, *v1.Pod, fwk.NodeInfo, []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
+	return s.victims, 0, nil
+}
+
+// selectVictims is the plugin's SelectVictimsOnNode on a copy of ni (v1.36
+// lists the victims itself).
+func (r *request) selectVictims(ctx context.Context, ni fwk.NodeInfo, pdbs []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status, error) {
+	pods, n, st := r.pl.DefaultPreemption.SelectVictimsOnNode(ctx, r.state.Clone(), r.pod, ni.Snapshot(), pdbs)
+	return pods, n, st, nil
+}
+
+// recordPreemptPodErrors makes e's PreemptPod give record every error it
+// returns.
+func recordPreemptPodErrors(e *preemption.Executor, record func(error)) {
+	preemptPod := e.PreemptPod
+	e.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor, victim *v1.Pod, pluginName string) error {
+		err := preemptPod(ctx, c, preemptor, victim, pluginName)
+		if err != nil {
+			record(err)
+		}
+		return err
+	}
+}
+
+// holdPreemptPod makes e's PreemptPod call hold instead of preempting.
+func holdPreemptPod(e *preemption.Executor, hold func(victim *v1.Pod)) {
+	e.PreemptPod = func(_ context.Context, _ preemption.Candidate, _ preemption.ExecutorPreemptor, victim *v1.Pod, _ string) error {
+		hold(victim)
+		return nil
+	}
+}
+
+// preemptVictim is e's PreemptPod of victim (v1.36's has no in-memory
+// preemption).
+func preemptVictim(ctx context.Context, e *preemption.Executor, c preemption.Candidate, preemptor preemption.ExecutorPreemptor, victim *v1.Pod, pluginName string) error {
+	return e.PreemptPod(ctx, c, preemptor, victim, pluginName)
+}
+
+// newSchedulerCache is kube-scheduler's scheduler cache under fts.
+func newSchedulerCache(ctx context.Context, fts feature.Features) internalcache.Cache {
+	return internalcache.New(ctx, nil, fts.EnableGenericWorkload)
+}
+
+// addPodGroups adds nothing: v1.36's cache holds no PodGroup objects (its
+// API has none; preempt.PodGroupGap refuses clusters using them), and
+// newSnapshot gives none.
+func addPodGroups(klog.Logger, internalcache.Cache, feature.Features, []*preempt.PodGroup, []*preempt.CompositePodGroup, []*v1.Pod) {
+}
+
+// newSnapshot builds w.snapshot of the bound pods on ev's nodes, and
+// returns the framework options that list from it. With GenericWorkload,
+// DefaultPreemption lists pod groups from the framework's
+// PodGroupManager, the scheduler cache, built here; v1.36's evaluator
+// has no mutable snapshot lister.
+func (w *world) newSnapshot(_ klog.Logger, ev *evaluator, bound, _ []*v1.Pod) ([]frameworkruntime.Option, error) {
+	w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
+	if w.fts.EnableGenericWorkload {
+		if err := w.ensureCache(nil, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	w.lister = w.snapshot
+	return []frameworkruntime.Option{frameworkruntime.WithSnapshotSharedLister(w.lister)}, nil
+}
+
+// schedulerPlacement refuses Impl.SchedulerPlacement: v1.36 has no
+// pod-group scheduling cycle.
+func schedulerPlacement(*evaluator) (preempt.Evaluator, error) {
+	return nil, errors.New("upstream: SchedulerPlacement needs the pod-group scheduling cycle of v1.37 or later")
+}
+
+// newDRAManager is the DRA manager over a ResourceClaim assume cache and
+// no ResourceSlice tracker. Its caches stay empty, which is right for pods
+// without resource claims (a pod with claims is refused: Unmodelled).
+func newDRAManager(ctx context.Context, f informers.SharedInformerFactory) (fwk.SharedDRAManager, error) {
+	claims := assumecache.NewAssumeCache(klog.FromContext(ctx), f.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
+	return dynamicresources.NewDRAManager(ctx, claims, nil, f), nil
+}
