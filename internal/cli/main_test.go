@@ -9,10 +9,15 @@ import (
 )
 
 // With PREEMPTBENCH_CLI_CHILD set, the test binary is a child serving an
-// implementation over package wire's protocol (TestDecideExecImplementation).
+// implementation over package wire's protocol (TestDecideExecImplementation),
+// or the command itself (cli, whose memory TestDecideMemoryBoundedByDecodedSize
+// measures).
 func TestMain(m *testing.M) {
-	if os.Getenv("PREEMPTBENCH_CLI_CHILD") == "optimized" {
+	switch os.Getenv("PREEMPTBENCH_CLI_CHILD") {
+	case "optimized":
 		os.Exit(wire.Main(optimized.Impl{}))
+	case "cli":
+		os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
