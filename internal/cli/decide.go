@@ -226,7 +226,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	fs.Var(&faults, "fail", "make one API call fail: `VERB:NAMESPACE/NAME[/status]` (delete, or patch of the status); repeatable")
 	actions := fs.Bool("actions", false, "report the API calls in the output (always with -fail)")
 	strict := fs.Bool("strict", false, "refuse unknown and duplicate fields (by default each is named in a note on stderr), as the API server's strict field validation")
-	maxInput := fs.Int64("max-input-bytes", loader.MaxInputBytes, "the largest input file read, in bytes")
+	maxInput := fs.Int64("max-input-bytes", loader.MaxInputBytes, "the largest input file read, in bytes (what bounds memory is -max-decoded-bytes)")
 	maxDecoded := fs.Int64("max-decoded-bytes", loader.MaxDecodedBytes, "the most memory the cluster's objects may take once decoded, in bytes: what bounds decide's memory (under the default, 1 GB whatever the input), where the bytes of text do not (an object takes 1 to 30 times its text)")
 	release := fs.String("release", "", "the release whose behaviour reference and optimized reproduce ("+strings.Join(preempt.Releases, ", ")+"; default: each upstream@VERSION its own, the others "+preempt.CurrentRelease+"); an upstream adapter of another release refuses")
 	kubeconfig := fs.String("kubeconfig", "", "read the cluster from the API server this kubeconfig `file` names, instead of -cluster; -pod is then NAMESPACE/NAME of a pod it holds (or -pending); nothing is changed")

@@ -188,11 +188,17 @@ type itemBatch struct {
 	st         *itemStream
 	first      int
 	raws       [][]byte
+	bytes      int // the items' text
 	start, end int // of the YAML items' text in st.text
 	out        []streamedItem
 }
 
 const itemBatchSize = 32
+
+// itemBatchBytes ends a batch before itemBatchSize items: a batch started
+// is decoded whole, and 256 KiB of text may take 8 MiB decoded (empty
+// tolerations), which the decoded-size budget may be passed by.
+const itemBatchBytes = 256 << 10
 
 func newItemStream(file string, yamlItems bool, budget int64) *itemStream {
 	st := &itemStream{file: file, yaml: yamlItems, budget: budget, work: make(chan *itemBatch, 2*runtime.GOMAXPROCS(0))}
@@ -215,7 +221,8 @@ func (st *itemStream) add(i int, raw []byte) {
 		st.batch = &itemBatch{st: st, first: i}
 	}
 	st.batch.raws = append(st.batch.raws, raw)
-	if len(st.batch.raws) == itemBatchSize {
+	st.batch.bytes += len(raw)
+	if len(st.batch.raws) == itemBatchSize || st.batch.bytes >= itemBatchBytes {
 		st.flush()
 	}
 }

@@ -95,6 +95,11 @@ import (
 // file's bytes, before decoding, naming it; so is one whose annotations
 // are over the API server's limit (256 KiB).
 //
+// The objects read, summed over every file in input order, take at most
+// Options.MaxDecodedBytes (MaxDecodedBytes by default) once decoded, as
+// decodedSize estimates it: the object that takes them over it is
+// refused, naming it.
+//
 // A file larger than Options.MaxBytes (MaxInputBytes by default) is
 // refused naming the file, having read no more than the limit and a byte
 // (a device or a FIFO too: -cluster /dev/zero ends at once, as binary
