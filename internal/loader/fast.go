@@ -237,10 +237,14 @@ func (st *itemStream) addYAML(i, start, end int) {
 	st.add(i, st.text[start:end])
 }
 
+// flush sends the batch to the workers; once the items decoded take more
+// than the budget, or one is broken, it keeps it undecoded.
 func (st *itemStream) flush() {
 	if st.batch != nil {
 		st.batches = append(st.batches, st.batch)
-		st.work <- st.batch
+		if !st.failed.Load() {
+			st.work <- st.batch
+		}
 		st.batch = nil
 	}
 }
@@ -266,11 +270,13 @@ func (st *itemStream) wait() []streamedItem {
 // lines, one after the other in the file): one go-yaml parser for them
 // all.
 //
-// A batch once started is decoded whole, and none is started once the
-// items decoded take more than the budget: the batches decoded are the
-// first ones, and hold the item that takes the objects over it.
+// Every batch sent is decoded whole (but after a broken one), and none is
+// sent once the items decoded take more than the budget: the batches
+// decoded are the first ones, and hold the item that takes the objects
+// over it. (A worker skipping a batch sent could leave one undecoded
+// before it.)
 func (b *itemBatch) decode() {
-	if b.st.failed.Load() {
+	if b.st.broken.Load() {
 		return
 	}
 	b.out = make([]streamedItem, len(b.raws))
