@@ -22,7 +22,7 @@ for f in "$dir"/*.json "$dir"/*.yaml; do
 			-offset 0 -now 2026-01-01T00:00:00Z >"$dir/out" 2>"$dir/err"
 		code=$?
 		set -e
-		read -r kb wall <"$dir/time" || { kb=0; wall=0; }
+		read -r kb wall < <(tail -n 1 "$dir/time") || { kb=0; wall=0; }
 		printf '%-22s %-10s %4s %9d %8s\n' "$(basename "$f")" "$impl" "$code" $((kb / 1024)) "$wall"
 		if [ "$code" != 0 ] && [ "$code" != 2 ] || grep -q '^panic\|goroutine [0-9]* \[' "$dir/err" ||
 			[ "$kb" -gt 976562 ] || awk -v w="$wall" 'BEGIN { exit !(w > 60) }'; then
