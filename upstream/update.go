@@ -132,7 +132,7 @@ func (w *world) follow(removed, added []*v1.Pod) error {
 		delete(w.podByKey, key)
 	}
 	for _, p := range added {
-		wp := ownObject(withStartTime(p, w.key.now))
+		wp := worldPod(p, w.key.now)
 		key := preempt.Key(p.Namespace, p.Name)
 		w.podByKey[key] = wp
 		if err := w.podStore.Add(wp); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -60,8 +61,9 @@ func (Impl) Name() string {
 	return "upstream@" + Version
 }
 
-// NewEvaluator keeps deep copies of c's objects. The framework is built on
-// first use and rebuilt when a request's Now differs from the last one.
+// NewEvaluator keeps deep copies of c's objects but its pods, which it
+// and the framework only read (worldPod). The framework is built on first
+// use and rebuilt when a request's Now differs from the last one.
 func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	if c == nil {
 		return nil, errors.New("upstream: nil cluster")
@@ -79,9 +81,8 @@ func (i Impl) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
 	for _, n := range c.Nodes {
 		ev.nodes = append(ev.nodes, n.DeepCopy())
 	}
-	for _, p := range c.Pods {
-		p = p.DeepCopy()
-		ev.pods = append(ev.pods, p)
+	ev.pods = slices.Clone(c.Pods)
+	for _, p := range ev.pods {
 		if preempt.IsNominated(p) {
 			ev.nominatedUIDs[p.UID] = true
 		}

@@ -142,8 +142,19 @@ func (e badInput) Error() string { return e.msg }
 
 func badf(format string, a ...any) error { return badInput{fmt.Sprintf(format, a...)} }
 
+// decideMemoryLimit is the garbage collector's soft limit while decide
+// runs (debug.SetMemoryLimit): a decision's garbage (go-yaml's while
+// loading, the API calls of a decision with many victims, kube-scheduler's
+// own) would otherwise take the process to twice what it keeps, past 1 GB
+// on inputs well within -max-input-bytes. GOMEMLIMIT set by the user is
+// left as it is.
+const decideMemoryLimit = 768 << 20
+
 func runDecide(args []string, stdout, stderr io.Writer) int {
 	quietKlog()
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(decideMemoryLimit))
+	}
 	opts, err := parseDecide(args, stderr)
 	defer closeImpls(opts.impls)
 	if err == nil && opts.live != nil && opts.live.pending {
@@ -215,7 +226,8 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	fs.Var(&faults, "fail", "make one API call fail: `VERB:NAMESPACE/NAME[/status]` (delete, or patch of the status); repeatable")
 	actions := fs.Bool("actions", false, "report the API calls in the output (always with -fail)")
 	strict := fs.Bool("strict", false, "refuse unknown and duplicate fields (by default each is named in a note on stderr), as the API server's strict field validation")
-	maxInput := fs.Int64("max-input-bytes", loader.MaxInputBytes, "the largest input file read, in bytes")
+	maxInput := fs.Int64("max-input-bytes", loader.MaxInputBytes, "the largest input file read, in bytes (what bounds memory is -max-decoded-bytes)")
+	maxDecoded := fs.Int64("max-decoded-bytes", loader.MaxDecodedBytes, "the most memory the cluster's objects may take once decoded, in bytes: what bounds decide's memory (under the default, 1 GB whatever the input), where the bytes of text do not (an object takes 1 to 30 times its text)")
 	release := fs.String("release", "", "the release whose behaviour reference and optimized reproduce ("+strings.Join(preempt.Releases, ", ")+"; default: each upstream@VERSION its own, the others "+preempt.CurrentRelease+"); an upstream adapter of another release refuses")
 	kubeconfig := fs.String("kubeconfig", "", "read the cluster from the API server this kubeconfig `file` names, instead of -cluster; -pod is then NAMESPACE/NAME of a pod it holds (or -pending); nothing is changed")
 	kubeContext := fs.String("context", "", "with -kubeconfig: the kubeconfig context to use (default: its current context)")
@@ -292,7 +304,10 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	if *maxInput <= 0 {
 		return opts, badf("-max-input-bytes %d: want a positive size", *maxInput)
 	}
-	opts.loadOpts = loader.Options{Strict: *strict, MaxBytes: *maxInput}
+	if *maxDecoded <= 0 {
+		return opts, badf("-max-decoded-bytes %d: want a positive size", *maxDecoded)
+	}
+	opts.loadOpts = loader.Options{Strict: *strict, MaxBytes: *maxInput, MaxDecodedBytes: *maxDecoded}
 	if *podFile == "-" && slices.Contains(clusterFiles, "-") {
 		return opts, badf("-cluster - and -pod - cannot both read standard input")
 	}

@@ -6,7 +6,8 @@
 // every such change said in a note. LoadPaths and LoadPathsWith read
 // files and directories, LoadCluster and LoadClusterWith bytes, LoadPod
 // and LoadPodWith a preemptor; the limits (MaxInputBytes, MaxPodBytes,
-// MaxObjectBytes, MaxNesting) bound what any input costs. Big kubectl Lists are split
+// MaxObjectBytes, MaxNesting, and MaxDecodedBytes on what the objects
+// take decoded, memsize.go) bound what any input costs. Big kubectl Lists are split
 // into items and decoded on every core (fast.go); anything else goes
 // through the general reader (load.go, yamldoc.go). Synthetic clusters are
 // package synth's.

@@ -3,6 +3,7 @@ package loader
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -45,12 +46,20 @@ const maxItemBrackets = 9000
 // readFast reads a file as readFile would, or reports false having
 // changed nothing.
 func (r *reader) readFast(file string, data []byte) bool {
+	taken, err := r.readFastOrRefuse(file, data)
+	return taken && err == nil
+}
+
+// readFastOrRefuse is readFast, which refuses the file itself when its
+// objects take more than Options.MaxDecodedBytes: reading it again the
+// general way would take as much again.
+func (r *reader) readFastOrRefuse(file string, data []byte) (bool, error) {
 	data = normalizeText(data)
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 || trimmed[0] == '[' {
-		return false
+		return false, nil
 	}
-	st := newItemStream(file, trimmed[0] != '{')
+	st := newItemStream(file, trimmed[0] != '{', r.opts.maxDecoded()-r.decoded)
 	var skel []byte
 	var ok bool
 	if trimmed[0] == '{' {
@@ -59,25 +68,26 @@ func (r *reader) readFast(file string, data []byte) bool {
 		skel, ok = st.splitYAML(data)
 	}
 	results := st.wait()
-	if !ok || st.failed.Load() || !st.streamed {
-		return false
+	if !ok || st.broken.Load() || !st.streamed {
+		return false, nil
 	}
 	if st.yaml {
 		// The rest of the document, read as the general reader reads a
 		// document; with the items, within the document's alias budget.
 		doc, err := readYAMLDocument(skel, 1)
 		if err != nil || len(doc.dups) > 0 || doc.json == nil {
-			return false
+			return false, nil
 		}
 		if doc.spent+st.spent.Load() > aliasExpansion*int64(len(data))+aliasSlack {
-			return false
+			return false, nil
 		}
 		skel = doc.json
 	}
-	s := reader{opts: r.opts}
-	if !s.fastDocument(file, skel, results) {
-		return false
+	s := reader{opts: r.opts, decoded: r.decoded}
+	if ok, err := s.fastDocument(file, skel, results); !ok {
+		return false, err
 	}
+	r.decoded = s.decoded
 	r.warnings = append(r.warnings, s.warnings...)
 	r.objects = append(r.objects, s.objects...)
 	r.skipped = append(r.skipped, s.skipped...)
@@ -87,7 +97,7 @@ func (r *reader) readFast(file string, data []byte) bool {
 			r.inferred = append(r.inferred, f)
 		}
 	}
-	return true
+	return true, nil
 }
 
 func containsString(list []string, s string) bool {
@@ -101,43 +111,52 @@ func containsString(list []string, s string) bool {
 
 // fastDocument is readDocument on a document whose items were split out
 // (where is the file): skel is the document with "items":[] in their
-// place, and items what decoding them found.
-func (r *reader) fastDocument(file string, skel []byte, items []streamedItem) bool {
+// place, and items what decoding them found. Its error is the refusal of
+// the item that takes the objects over Options.MaxDecodedBytes, which
+// the general reader would give too.
+func (r *reader) fastDocument(file string, skel []byte, items []streamedItem) (bool, error) {
 	where := file
 	var fields map[string]json.RawMessage
 	if k8sjson.UnmarshalCaseSensitivePreserveInts(skel, &fields) != nil {
-		return false
+		return false, nil
 	}
 	// The items taken out must be the document's "items", and it must
 	// hold no other.
 	if v, ok := fields["items"]; !ok || string(bytes.TrimSpace(v)) != "[]" {
-		return false
+		return false, nil
 	}
 	var tm typeMeta
 	if k8sjson.UnmarshalCaseSensitivePreserveInts(skel, &tm) != nil || !strings.HasSuffix(tm.Kind, "List") {
-		return false
+		return false, nil
 	}
 	var list listEnvelope
 	strictErrs, err := decodeStrict(skel, &list)
 	if err != nil || len(list.Items) != 0 {
-		return false
+		return false, nil
 	}
 	for _, e := range strictErrs {
 		if r.strictf("%s: %s: %s", where, describe(tm.Kind, "", ""), e) != nil {
-			return false
+			return false, nil
 		}
 	}
 	itemKind := strings.TrimSuffix(tm.Kind, "List")
 	for j, it := range items {
+		if !it.done {
+			return false, nil // not decoded: the budget was spent before it
+		}
 		d := it.d
 		if it.deferred != nil {
 			d = decodeObject(fmt.Sprintf("%s: item %d", where, j), it.deferred, tm.APIVersion, itemKind, nil)
 		}
-		if r.apply(file, d) != nil {
-			return false
+		if err := r.apply(file, d); err != nil {
+			var over *decodedTooLargeError
+			if errors.As(err, &over) {
+				return false, err
+			}
+			return false, nil
 		}
 	}
-	return true
+	return true, nil
 }
 
 // streamedItem is an item decoded, or kept to be decoded when the list's
@@ -145,6 +164,7 @@ func (r *reader) fastDocument(file string, skel []byte, items []streamedItem) bo
 type streamedItem struct {
 	d        decoded
 	deferred []byte
+	done     bool // decoded, or deferred
 }
 
 // itemStream decodes the items of a list on every core, as they come.
@@ -152,8 +172,11 @@ type itemStream struct {
 	file     string
 	yaml     bool // items are YAML text, converted by the workers
 	streamed bool
-	failed   atomic.Bool  // an item the fast path does not take
+	failed   atomic.Bool  // broken, or the budget spent: decode no more
+	broken   atomic.Bool  // an item the fast path does not take
 	spent    atomic.Int64 // the YAML items' conversion budget spent
+	budget   int64        // what the items may take decoded (Options.MaxDecodedBytes less what was read)
+	decoded  atomic.Int64 // what the items decoded so far take
 	text     []byte       // the YAML document the items are in
 	batch    *itemBatch
 	batches  []*itemBatch
@@ -165,14 +188,20 @@ type itemBatch struct {
 	st         *itemStream
 	first      int
 	raws       [][]byte
+	bytes      int // the items' text
 	start, end int // of the YAML items' text in st.text
 	out        []streamedItem
 }
 
 const itemBatchSize = 32
 
-func newItemStream(file string, yamlItems bool) *itemStream {
-	st := &itemStream{file: file, yaml: yamlItems, work: make(chan *itemBatch, 2*runtime.GOMAXPROCS(0))}
+// itemBatchBytes ends a batch before itemBatchSize items: a batch started
+// is decoded whole, and 256 KiB of text may take 8 MiB decoded (empty
+// tolerations), which the decoded-size budget may be passed by.
+const itemBatchBytes = 256 << 10
+
+func newItemStream(file string, yamlItems bool, budget int64) *itemStream {
+	st := &itemStream{file: file, yaml: yamlItems, budget: budget, work: make(chan *itemBatch, 2*runtime.GOMAXPROCS(0))}
 	for range runtime.GOMAXPROCS(0) {
 		st.wg.Add(1)
 		go func() {
@@ -192,7 +221,8 @@ func (st *itemStream) add(i int, raw []byte) {
 		st.batch = &itemBatch{st: st, first: i}
 	}
 	st.batch.raws = append(st.batch.raws, raw)
-	if len(st.batch.raws) == itemBatchSize {
+	st.batch.bytes += len(raw)
+	if len(st.batch.raws) == itemBatchSize || st.batch.bytes >= itemBatchBytes {
 		st.flush()
 	}
 }
@@ -207,10 +237,14 @@ func (st *itemStream) addYAML(i, start, end int) {
 	st.add(i, st.text[start:end])
 }
 
+// flush sends the batch to the workers; once the items decoded take more
+// than the budget, or one is broken, it keeps it undecoded.
 func (st *itemStream) flush() {
 	if st.batch != nil {
 		st.batches = append(st.batches, st.batch)
-		st.work <- st.batch
+		if !st.failed.Load() {
+			st.work <- st.batch
+		}
 		st.batch = nil
 	}
 }
@@ -222,6 +256,10 @@ func (st *itemStream) wait() []streamedItem {
 	st.wg.Wait()
 	var out []streamedItem
 	for _, b := range st.batches {
+		if b.out == nil {
+			// Never decoded (the budget was spent): not done.
+			b.out = make([]streamedItem, len(b.raws))
+		}
 		out = append(out, b.out...)
 	}
 	return out
@@ -231,25 +269,37 @@ func (st *itemStream) wait() []streamedItem {
 // list's. A batch of YAML items is read as one block sequence (its items'
 // lines, one after the other in the file): one go-yaml parser for them
 // all.
+//
+// Every batch sent is decoded whole (but after a broken one), and none is
+// sent once the items decoded take more than the budget: the batches
+// decoded are the first ones, and hold the item that takes the objects
+// over it. (A worker skipping a batch sent could leave one undecoded
+// before it.)
 func (b *itemBatch) decode() {
-	if b.st.failed.Load() {
+	if b.st.broken.Load() {
 		return
 	}
 	b.out = make([]streamedItem, len(b.raws))
+	defer func() {
+		if b.st.decoded.Load() > b.st.budget {
+			b.st.failed.Store(true)
+		}
+	}()
 	if !b.st.yaml {
 		for k, raw := range b.raws {
 			if !b.decodeItem(k, raw, nil, false) {
+				b.st.broken.Store(true)
 				b.st.failed.Store(true)
 				return
 			}
 		}
-		b.raws = nil
 		return
 	}
 	text := b.st.text[b.start:b.end]
 	if nodeStart(text, '&') && nodeStart(text, '*') {
 		// Maybe an anchor and its aliases: go-yaml bounds their ratio to
 		// all nodes over the whole document.
+		b.st.broken.Store(true)
 		b.st.failed.Store(true)
 		return
 	}
@@ -257,11 +307,11 @@ func (b *itemBatch) decode() {
 		return b.decodeItem(k, raw, tm, true)
 	})
 	if !ok {
+		b.st.broken.Store(true)
 		b.st.failed.Store(true)
 		return
 	}
 	b.st.spent.Add(spent)
-	b.raws = nil
 }
 
 // decodeItem decodes item k of the batch, its JSON raw (lent when lent:
@@ -281,9 +331,12 @@ func (b *itemBatch) decodeItem(k int, raw []byte, tm *typeMeta, lent bool) bool 
 			raw = bytes.Clone(raw)
 		}
 		b.out[k].deferred = raw
+		b.out[k].done = true
 		return true
 	}
 	b.out[k].d = decodeObject(fmt.Sprintf("%s: item %d", b.st.file, b.first+k), raw, "", "", tm)
+	b.out[k].done = true
+	b.st.decoded.Add(b.out[k].d.size)
 	return true
 }
 

@@ -95,6 +95,11 @@ import (
 // file's bytes, before decoding, naming it; so is one whose annotations
 // are over the API server's limit (256 KiB).
 //
+// The objects read, summed over every file in input order, take at most
+// Options.MaxDecodedBytes (MaxDecodedBytes by default) once decoded, as
+// decodedSize estimates it: the object that takes them over it is
+// refused, naming it.
+//
 // A file larger than Options.MaxBytes (MaxInputBytes by default) is
 // refused naming the file, having read no more than the limit and a byte
 // (a device or a FIFO too: -cluster /dev/zero ends at once, as binary
@@ -128,12 +133,22 @@ type Options struct {
 	// KeepNominated keeps the pending pods nominated to nodes the input
 	// does not hold (a gang's members, whose nodes are another file's).
 	KeepNominated bool
+	// MaxDecodedBytes bounds what the objects read take once decoded
+	// (decodedSize, summed over every file); 0 is MaxDecodedBytes.
+	MaxDecodedBytes int64
 }
 
 func (o Options) notify(format string, a ...any) {
 	if o.Notify != nil {
 		o.Notify(fmt.Sprintf(format, a...))
 	}
+}
+
+func (o Options) maxDecoded() int64 {
+	if o.MaxDecodedBytes > 0 {
+		return o.MaxDecodedBytes
+	}
+	return MaxDecodedBytes
 }
 
 func (o Options) maxBytes() int64 {
@@ -516,6 +531,7 @@ type reader struct {
 	ignored  []string // objects of a kind in the wrong case, why
 	notes    []string // about the inputs: files skipped
 	inferred []string // files whose kind-less objects got their kind from their fields
+	decoded  int64    // what objects take once decoded (decodedSize)
 }
 
 func (r *reader) readPath(path string) error {
@@ -600,8 +616,10 @@ func (r *reader) readFile(file string, data []byte) error {
 			return err
 		}
 	}
-	if !r.slow && r.readFast(file, data) {
-		return nil
+	if !r.slow {
+		if taken, err := r.readFastOrRefuse(file, data); err != nil || taken {
+			return err
+		}
 	}
 	data = normalizeText(data)
 	if utf16 {
@@ -882,6 +900,9 @@ type decoded struct {
 	ignored  string   // why it is ignored: its kind in the wrong case
 	findings []string // unknown and duplicate fields, named
 	err      error    // after the findings
+	size     int64    // what obj takes (decodedSize)
+	where    string   // obj's file, document or item
+	what     string   // obj named ("pod default/a")
 }
 
 // apply adds what decoding an object of file found to the reader, as
@@ -905,6 +926,10 @@ func (r *reader) apply(file string, d decoded) error {
 	}
 	if d.err != nil {
 		return d.err
+	}
+	r.decoded += d.size
+	if max := r.opts.maxDecoded(); r.decoded > max {
+		return decodedTooLarge(d.where, d.what, r.decoded, max)
 	}
 	r.objects = append(r.objects, d.obj)
 	return nil
@@ -1016,6 +1041,8 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 		return d
 	}
 	d.obj = obj
+	d.size = decodedSize(obj)
+	d.where, d.what = where, what
 	return d
 }
 

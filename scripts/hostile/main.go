@@ -13,11 +13,17 @@
 //	c-deep.yaml          200 MB of YAML: pods nested 900 levels deep
 //	d-huge-string.json   a List: a node, a pod whose image is 250 MB
 //	e-labels.json        a List: a node, 1,500 pods of 10,000 labels each
+//	f-tolerations.json   a List: a node, 100 pods of 50,000 empty tolerations
+//	                     each ("{}": 3 bytes of text, some 90 decoded)
 //	pod.yaml             a preemptor for all of them
 //
 // Time and memory of each, as the table in docs/input.md:
 //
 //	/usr/bin/time -v compare decide -cluster DIR/a-annotation.json -pod DIR/pod.yaml -offset 0 -now 2026-01-01T00:00:00Z
+//
+// scripts/hostile-memory.sh runs every one with every implementation and
+// fails on any over 1 GB or 60 s, or ending otherwise than with a
+// decision or a refusal (exit 0 or 2).
 package main
 
 import (
@@ -95,6 +101,14 @@ func main() {
 	write(dir, "d-huge-string.json", func(w *bufio.Writer) {
 		list(w, func(item func(string)) {
 			item(strings.Replace(pod(0, ""), `"image":"i"`, `"image":"`+big+`"`, 1))
+		})
+	})
+	write(dir, "f-tolerations.json", func(w *bufio.Writer) {
+		tolerations := `"tolerations":[` + strings.TrimSuffix(strings.Repeat("{},", 50_000), ",") + `],`
+		list(w, func(item func(string)) {
+			for i := range 100 {
+				item(strings.Replace(pod(i, ""), `"spec":{`, `"spec":{`+tolerations, 1))
+			}
 		})
 	})
 	write(dir, "e-labels.json", func(w *bufio.Writer) {
