@@ -138,8 +138,8 @@ const (
 
 // sync brings the cluster and evaluator to the scheduler's state of this
 // cycle, out being the pods the cycle is for (the pod, or the gang's
-// unscheduled members: kept out of the cluster, as the contract wants). It returns the evaluator and what it
-// took.
+// unscheduled members: kept out of the cluster, as the contract wants).
+// It returns the evaluator and what it took.
 func (f *follower) sync(out preemptors) (ev preempt.Evaluator, kind syncKind, err error) {
 	infos, err := f.nodeLister()
 	if err != nil {
@@ -247,7 +247,7 @@ func (f *follower) sync(out preemptors) (ev preempt.Evaluator, kind syncKind, er
 	}
 	f.lastOut = out
 	if len(removed) == 0 && len(added) == 0 {
-		if pgs, cpgs := f.listGroups(); !sameGroups(pgs, cpgs, f.pgOf, f.cpgOf) {
+		if f.groupsMoved() {
 			if err := f.build(infos, pdbs, nss, out); err != nil {
 				return nil, built, err
 			}
@@ -277,7 +277,7 @@ func (f *follower) sync(out preemptors) (ev preempt.Evaluator, kind syncKind, er
 	}
 	// The indexes now hold the new pods: a failure below leaves f.ev nil,
 	// and the next cycle builds everything again.
-	if pgs, cpgs := f.listGroups(); !sameGroups(pgs, cpgs, f.pgOf, f.cpgOf) {
+	if f.groupsMoved() {
 		if err := f.build(infos, pdbs, nss, out); err != nil {
 			return nil, built, err
 		}
@@ -531,11 +531,12 @@ func (f *follower) listGroups() ([]*preempt.PodGroup, []*preempt.CompositePodGro
 	return pgs, cpgs
 }
 
-// sameGroups reports whether two listGroups answers hold the same
-// objects, by pointer (the snapshot keeps the cache's object until it
-// changes).
-func sameGroups(pgs []*preempt.PodGroup, cpgs []*preempt.CompositePodGroup, pgOf []*preempt.PodGroup, cpgOf []*preempt.CompositePodGroup) bool {
-	return slices.Equal(pgs, pgOf) && slices.Equal(cpgs, cpgOf)
+// groupsMoved reports whether the snapshot's groups of the cluster's
+// pods (listGroups) are other objects than those the cluster holds, by
+// pointer (the snapshot keeps the cache's object until it changes).
+func (f *follower) groupsMoved() bool {
+	pgs, cpgs := f.listGroups()
+	return !slices.Equal(pgs, f.pgOf) || !slices.Equal(cpgs, f.cpgOf)
 }
 
 // sameObjects reports whether the nodes (their names, in the same order,
