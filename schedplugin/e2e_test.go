@@ -66,6 +66,18 @@ func decisions(t *testing.T, impl, result string) float64 {
 	})
 }
 
+// flushed is how many pods this process's schedulers have moved out of
+// the unschedulable pool because they stayed there too long.
+func flushed(t *testing.T) float64 {
+	n := 0.0
+	for _, q := range []string{"active", "backoff"} {
+		n += value(t, func() (float64, error) {
+			return testutil.GetCounterMetricValue(metrics.SchedulerQueueIncomingPods.WithLabelValues(q, "UnschedulableTimeout"))
+		})
+	}
+	return n
+}
+
 func attempts(t *testing.T) float64 {
 	return value(t, func() (float64, error) { return testutil.GetCounterMetricValue(metrics.PreemptionAttempts) })
 }
@@ -431,6 +443,14 @@ func nominatedReads(t *testing.T, impl string) float64 {
 // followed cluster is checked against a fresh read of every node at each
 // cycle (checkSyncs), and the plugin reads fewer nodes' nominations than
 // it would reading every node at every cycle.
+//
+// v1.37.2's asynchronous preemption can leave a preemptor in the
+// unschedulable pool until the queue's flush (kubernetes/kubernetes#141694:
+// a second preemption of a victim already deleted emits no deletion event,
+// and the first's event arrived while the pod was held by PreEnqueue). In
+// a storm this happens now and then, to stock as to the plugin. The
+// schedulers here flush a pod that stayed 20s (the flush runs every 30s), not 5 minutes, and the test allows one
+// preemptor so rescued per run (counted by the queue's metric), not more.
 func TestPreemptionStorm(t *testing.T) {
 	cp := controlplane.Shared(t)
 	cs, err := cp.Client()
@@ -445,7 +465,8 @@ func TestPreemptionStorm(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			sched := "sched-storm-" + name
-			e2etest.RunScheduler(t, cp, e2etest.Config(sched, impl))
+			e2etest.RunSchedulerFlags(t, cp, e2etest.Config(sched, impl), []string{"--pod-max-in-unschedulable-pods-duration=20s"})
+			flushed0 := flushed(t) // the scheduler's metrics are registered now
 			s := e2etest.Empty(t, cs, "storm-"+name, sched)
 			for i := range nodes {
 				n := fmt.Sprintf("storm-%s-%02d", name, i)
@@ -487,6 +508,11 @@ func TestPreemptionStorm(t *testing.T) {
 					t.Fatalf("%d of %d preemptors bound after 90s", bound, preemptors)
 				}
 				time.Sleep(100 * time.Millisecond)
+			}
+			if n := flushed(t) - flushed0; n > 1 {
+				t.Errorf("%v pods left the unschedulable pool only by the queue's flush (one is allowed: kubernetes/kubernetes#141694)", n)
+			} else if n == 1 {
+				t.Logf("one pod left the unschedulable pool by the queue's flush (kubernetes/kubernetes#141694)")
 			}
 			kept, on := map[string]bool{}, map[string]bool{}
 			for _, p := range pods.Items {

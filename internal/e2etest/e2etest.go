@@ -43,13 +43,19 @@ const RejectLabel = "preemptbench.test/reject"
 // end of the test.
 func RunScheduler(t *testing.T, cp *controlplane.ControlPlane, configYAML string, extra ...app.Option) {
 	t.Helper()
+	RunSchedulerFlags(t, cp, configYAML, nil, extra...)
+}
+
+// RunSchedulerFlags is RunScheduler with more of kube-scheduler's flags.
+func RunSchedulerFlags(t *testing.T, cp *controlplane.ControlPlane, configYAML string, flags []string, extra ...app.Option) {
+	t.Helper()
 	config := WriteConfig(t, cp, configYAML)
 	opts := options.NewOptions()
 	fs := pflag.NewFlagSet("kube-scheduler", pflag.ContinueOnError)
 	for _, f := range opts.Flags.FlagSets {
 		fs.AddFlagSet(f)
 	}
-	if err := fs.Parse([]string{"--config", config, "--secure-port=0"}); err != nil {
+	if err := fs.Parse(append([]string{"--config", config, "--secure-port=0"}, flags...)); err != nil {
 		t.Fatal(err)
 	}
 	if err := opts.ComponentGlobalsRegistry.Set(); err != nil {
