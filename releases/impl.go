@@ -16,7 +16,8 @@ import (
 // first use, served as a child process (wire.Command). Its answers are
 // upstream's at the release, with pickOneNodeForPreemption's final tie
 // broken in list order (the child's default), so they are a function of
-// the problem.
+// the problem; a tree's (upstream@DIR) break it by map order, as upstream
+// does (RandomFinalTie), so that its own node pick runs.
 type Impl struct {
 	rel      Release
 	timeout  time.Duration
@@ -63,9 +64,24 @@ func (i *Impl) Client() (*wire.Client, error) {
 		i.err = err
 		return nil, err
 	}
-	i.client = wire.Command(i.timeout, bin)
+	args := []string{bin}
+	if i.rel.Tree != nil {
+		// A tree runs its own pickOneNodeForPreemption, final tie and
+		// all: ListOrderTie would restate the five criteria (the
+		// adapter's copy of them), and a tree's change of them would not
+		// show.
+		args = append(args, "-random-final-tie")
+	}
+	i.client = wire.Command(i.timeout, args...)
 	return i.client, nil
 }
+
+var _ interface{ RandomFinalTie() bool } = (*Impl)(nil)
+
+// RandomFinalTie: a tree (upstream@DIR) breaks pickOneNodeForPreemption's
+// final tie by map order, as upstream does; a release's child in list
+// order (its default).
+func (i *Impl) RandomFinalTie() bool { return i.rel.Tree != nil }
 
 // NewEvaluator builds the release on first use, then prepares c in its
 // child.

@@ -42,10 +42,20 @@ type Release struct {
 	// release's row of preempt.ReleaseTable, which says more.
 	Tags         []string
 	UnknownGates []string
+	// Tree, when set, is a kubernetes source tree built in place of the
+	// release's k8s.io/kubernetes: upstream@DIR, whose base release (the
+	// nearest at or below its version) the rest of Release describes.
+	Tree *Tree
 }
 
-// Name is the implementation's name, "upstream@" + Version.
-func (r Release) Name() string { return "upstream@" + r.Version }
+// Name is the implementation's name, "upstream@" + Version, or
+// "upstream@" + DIR for a tree.
+func (r Release) Name() string {
+	if r.Tree != nil {
+		return "upstream@" + r.Tree.Given
+	}
+	return "upstream@" + r.Version
+}
 
 // named prefixes err with r's name. The exported methods' errors name the
 // release; the unexported ones' do not, for Impl, whose errors are named
@@ -67,6 +77,17 @@ func (r Release) dir() (string, error) {
 	root, err := SourceRoot()
 	if err != nil {
 		return "", err
+	}
+	if r.Tree != nil {
+		cache, err := CacheDir()
+		if err != nil {
+			return "", fmt.Errorf("no cache directory for its module: %w", err)
+		}
+		dir := r.Tree.moduleDir(cache)
+		if err := r.Tree.writeModule(dir, root, r); err != nil {
+			return "", fmt.Errorf("writing its module in %s: %w", dir, err)
+		}
+		return dir, nil
 	}
 	dir := filepath.Join(root, "releases", r.Version)
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
@@ -144,20 +165,26 @@ func (r Release) Sources() ([]string, error) {
 	return files, r.named(err)
 }
 
-// sources is Sources and the source root.
+// sources is Sources and the source root. A tree's generated module's
+// files, outside the source root, are named by their absolute paths.
 func (r Release) sources() (root string, _ []string, _ error) {
 	dir, err := r.dir()
 	if err != nil {
 		return "", nil, err
 	}
-	root = filepath.Dir(filepath.Dir(dir))
+	if root, err = SourceRoot(); err != nil {
+		return "", nil, err
+	}
 	modPath := Module + "/releases/" + r.Version
+	if r.Tree != nil {
+		modPath = treeModule
+	}
 	files := map[string]bool{"go.mod": true}
 	var queue []string
 	visit := func(path string) error {
 		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
+		if err != nil || strings.HasPrefix(rel, "..") {
+			rel = path
 		}
 		files[filepath.ToSlash(rel)] = true
 		if !strings.HasSuffix(path, ".go") {
@@ -238,12 +265,22 @@ func (r Release) hash() (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "tags %q\n", r.Tags)
 	for _, f := range files {
-		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+		path := filepath.FromSlash(f)
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(root, path)
+		}
+		b, err := os.ReadFile(path)
 		if err != nil {
 			return "", err
 		}
 		fmt.Fprintf(h, "%s %d\n", f, len(b))
 		h.Write(b)
+	}
+	if r.Tree != nil {
+		fmt.Fprintf(h, "tree %s\n", r.Tree.Dir)
+		if err := r.Tree.hashTree(h); err != nil {
+			return "", fmt.Errorf("reading the tree %s: %w", r.Tree.Dir, err)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
@@ -257,8 +294,14 @@ func (r Release) binaryPath(cache, hash string) string {
 	return bin
 }
 
-// binaryPrefix is the name of every binary of r, before the hash.
-func (r Release) binaryPrefix() string { return "upstream-" + r.Version + "-" }
+// binaryPrefix is the name of every binary of r, before the hash: a
+// tree's names its directory by a hash of its path.
+func (r Release) binaryPrefix() string {
+	if r.Tree != nil {
+		return "upstream-" + filepath.Base(r.Tree.moduleDir("")) + "-"
+	}
+	return "upstream-" + r.Version + "-"
+}
 
 // buildMu serialises the builds of this process (another process may
 // build the same binary at once: each writes its own file and renames it).
@@ -282,9 +325,13 @@ func (r Release) binary(progress io.Writer) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	start := time.Now()
 	hash, err := r.hash()
 	if err != nil {
 		return "", err
+	}
+	if r.Tree != nil {
+		treeBuildNote(progress, *r.Tree, start)
 	}
 	cache, err := CacheDir()
 	if err != nil {
@@ -313,6 +360,14 @@ func (r Release) binary(progress io.Writer) (string, error) {
 	}
 	tmp := fmt.Sprintf("%s.tmp-%d", bin, os.Getpid())
 	args := []string{"build", "-buildvcs=false"}
+	if r.Tree != nil {
+		// -trimpath: the build cache keys a package of the tree by its
+		// module's path and version, not its directory, so that copies
+		// of a tree (worktrees, a tree and the same with one change)
+		// share what they compile alike. -mod=mod: a tree may require
+		// other versions than its base release, whose sums go.sum lacks.
+		args = append(args, "-trimpath", "-mod=mod")
+	}
 	if len(r.Tags) > 0 {
 		args = append(args, "-tags", strings.Join(r.Tags, ","))
 	}
@@ -323,9 +378,13 @@ func (r Release) binary(progress io.Writer) (string, error) {
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	fmt.Fprintf(progress, "building %s (first use): go %s in %s (a few minutes the first time, while Go compiles k8s.io/kubernetes %s) …\n",
-		r.Name(), strings.Join(args, " "), dir, r.Version)
-	start := time.Now()
+	what := "k8s.io/kubernetes " + r.Version
+	if r.Tree != nil {
+		what = "the kubernetes tree " + r.Tree.Dir
+	}
+	fmt.Fprintf(progress, "building %s (first use): go %s in %s (a few minutes the first time, while Go compiles %s) …\n",
+		r.Name(), strings.Join(args, " "), dir, what)
+	start = time.Now()
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("starting go build: %w", err)
 	}

@@ -2,6 +2,7 @@ package releases_test
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"os"
 	"os/exec"
@@ -37,12 +38,12 @@ import (
 // first build of a clean machine compiles k8s.io/kubernetes v1.36.3: some
 // minutes; later ones find the binary in the cache).
 var v1363 = sync.OnceValues(func() (*releases.Impl, error) {
-	impl, ok := registry.LookupRelease("upstream@v1.36.3", 0, os.Stderr)
-	if !ok {
-		return nil, os.ErrNotExist
+	impl, ok, err := registry.LookupRelease("upstream@v1.36.3", 0, os.Stderr)
+	if err != nil || !ok {
+		return nil, errors.Join(err, os.ErrNotExist)
 	}
 	r := impl.(*releases.Impl)
-	_, err := r.Client()
+	_, err = r.Client()
 	return r, err
 })
 
@@ -69,11 +70,11 @@ func TestRegistry(t *testing.T) {
 	if len(names) < 2 || names[0] != "upstream@v1.36.3" || names[len(names)-1] != "upstream@"+upstream.Version {
 		t.Errorf("ReleaseNames() = %v", names)
 	}
-	if impl, ok := registry.LookupRelease("upstream@"+upstream.Version, 0, nil); !ok || impl.Name() != "upstream" {
+	if impl, ok, err := registry.LookupRelease("upstream@"+upstream.Version, 0, nil); err != nil || !ok || impl.Name() != "upstream" {
 		t.Errorf("upstream@%s: %v %v, want the in-process upstream", upstream.Version, impl, ok)
 	}
 	for _, name := range []string{"upstream@v1.30.0", "upstream", "reference"} {
-		if _, ok := registry.LookupRelease(name, 0, nil); ok {
+		if _, ok, _ := registry.LookupRelease(name, 0, nil); ok {
 			t.Errorf("LookupRelease(%q) found one", name)
 		}
 	}

@@ -339,7 +339,10 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 			opts.impls = append(opts.impls, wire.Command(*execTimeout, args...))
 			continue
 		}
-		if impl, ok := registry.LookupRelease(name, *execTimeout, stderr); ok {
+		if impl, ok, err := registry.LookupRelease(name, *execTimeout, stderr); ok {
+			if err != nil {
+				return opts, badf("-impl %v", err)
+			}
 			opts.impls = append(opts.impls, impl)
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -13,11 +14,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/preemptbench/preemptbench/internal/agreement"
+	"github.com/preemptbench/preemptbench/internal/conformance"
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/loader"
 	"github.com/preemptbench/preemptbench/internal/registry"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
+	"github.com/preemptbench/preemptbench/releases"
 
 	"github.com/preemptbench/preemptbench/wire"
 )
@@ -60,6 +64,35 @@ type UpgradeCause struct {
 // defaultFrom is upgrade's -from default: the oldest release.
 var defaultFrom = preempt.Releases[0]
 
+// upgradeSide is one side of an upgrade: a release, or a kubernetes
+// source tree (upstream@DIR) answering as its base release.
+type upgradeSide struct {
+	given string // as -from or -to says it: v1.36.3, or DIR
+	name  string // the implementation: upstream@v1.36.3, upstream@DIR
+	rel   string // the release whose behaviour switches it has
+	tree  string // the tree's absolute directory, "" for a release
+}
+
+// resolveSide reads -from or -to: a release of preempt.Releases, or a
+// kubernetes source tree (a directory, with or without "upstream@").
+func resolveSide(flagName, v string) (upgradeSide, error) {
+	given := strings.TrimPrefix(v, "upstream@")
+	if slices.Contains(preempt.Releases, given) {
+		return upgradeSide{given: given, name: "upstream@" + given, rel: given}, nil
+	}
+	if fi, err := os.Stat(given); releases.TreeRef(given) || (err == nil && fi.IsDir()) {
+		r, err := registry.Tree(given, nil) // LookupRelease notes the base release
+		if err != nil {
+			return upgradeSide{}, fmt.Errorf("-%s %v", flagName, err)
+		}
+		return upgradeSide{given: given, name: r.Name(), rel: r.Version, tree: r.Tree.Dir}, nil
+	}
+	if _, err := preempt.ReleaseBehaviour(given); err != nil {
+		return upgradeSide{}, fmt.Errorf("-%s: %v (or a kubernetes source tree: a directory)", flagName, err)
+	}
+	return upgradeSide{given: given, name: "upstream@" + given, rel: given}, nil
+}
+
 func runUpgrade(args []string, stdout, stderr io.Writer) int {
 	quietKlog()
 	fs := flag.NewFlagSet("upgrade", flag.ContinueOnError)
@@ -67,9 +100,13 @@ func runUpgrade(args []string, stdout, stderr io.Writer) int {
 	var clusterFiles stringList
 	fs.Var(&clusterFiles, "cluster", "cluster `file or directory`, as decide reads it; repeatable")
 	podFile := fs.String("pod", "", "the preemptor pod (YAML or JSON)")
-	from := fs.String("from", defaultFrom, "the release running now")
-	to := fs.String("to", preempt.CurrentRelease, "the release to upgrade to")
+	from := fs.String("from", defaultFrom, "the release running now, or a kubernetes source `tree` (a directory: a git checkout, or an unpacked module directory)")
+	to := fs.String("to", preempt.CurrentRelease, "the release to upgrade to, or a kubernetes source `tree`")
+	fuzztime := fs.Duration("fuzztime", 0, "instead of -cluster and -pod: draw problems for this long, and print the smallest one whose decision changes in a way no named behaviour change explains (exit 1), written as files decide reads")
+	outDir := fs.String("out", "", "with -fuzztime: the `directory` the smallest problem found is written to (default: a new temporary directory)")
 	offset := fs.Int("offset", 0, "dry-run offset into the potential nodes (upstream draws it at random)")
+	pct := fs.Int("min-candidate-nodes-percentage", int(preempt.DefaultConfig().MinCandidateNodesPercentage), "DefaultPreemptionArgs.minCandidateNodesPercentage")
+	abs := fs.Int("min-candidate-nodes-absolute", int(preempt.DefaultConfig().MinCandidateNodesAbsolute), "DefaultPreemptionArgs.minCandidateNodesAbsolute")
 	nowFlag := fs.String("now", "", "RFC3339 time used as start time of pods without one (default: the current time)")
 	var gates featureGatesFlag
 	fs.Var(&gates, "feature-gates", "kube-scheduler's --feature-gates, `K=V,...`, the same in both releases (repeated, the flags merge, later keys overriding)")
@@ -86,18 +123,33 @@ func runUpgrade(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case fs.NArg() > 0:
 		return bad("unexpected arguments %q", fs.Args())
-	case len(clusterFiles) == 0 || *podFile == "":
-		return bad("-cluster and -pod are required")
+	case *fuzztime < 0:
+		return bad("-fuzztime %v: want a positive duration", *fuzztime)
+	case *fuzztime > 0 && (len(clusterFiles) > 0 || *podFile != ""):
+		return bad("-fuzztime draws its own problems: no -cluster or -pod with it")
+	case *fuzztime == 0 && *outDir != "":
+		return bad("-out goes with -fuzztime")
+	case *fuzztime == 0 && (len(clusterFiles) == 0 || *podFile == ""):
+		return bad("-cluster and -pod are required (or -fuzztime)")
 	case *output != "text" && *output != "json":
 		return bad("-o %q: want text or json", *output)
 	}
-	for _, r := range []string{*from, *to} {
-		if _, err := preempt.ReleaseBehaviour(r); err != nil {
-			return bad("%v", err)
-		}
+	fromSide, err := resolveSide("from", *from)
+	if err != nil {
+		return bad("%v", err)
 	}
-	if slices.Index(preempt.Releases, *from) >= slices.Index(preempt.Releases, *to) {
+	toSide, err := resolveSide("to", *to)
+	if err != nil {
+		return bad("%v", err)
+	}
+	fi, ti := slices.Index(preempt.Releases, fromSide.rel), slices.Index(preempt.Releases, toSide.rel)
+	switch {
+	case fromSide.tree == "" && toSide.tree == "" && fi >= ti:
 		return bad("-from %s must be an earlier release than -to %s", *from, *to)
+	case fi > ti:
+		return bad("-from %s (%s) must not be a later release than -to %s (%s)", *from, fromSide.rel, *to, toSide.rel)
+	case fromSide.name == toSide.name || (fromSide.tree != "" && fromSide.tree == toSide.tree):
+		return bad("-from %s and -to %s are the same", *from, *to)
 	}
 	now := time.Now()
 	if *nowFlag != "" {
@@ -113,8 +165,12 @@ func runUpgrade(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := preempt.DefaultConfig()
 	cfg.Synchronous, cfg.FeatureGates = !*async, fg
+	cfg.MinCandidateNodesPercentage, cfg.MinCandidateNodesAbsolute = int32(*pct), int32(*abs)
 	if err := cfg.Validate(); err != nil {
 		return bad("%v", err)
+	}
+	if *fuzztime > 0 {
+		return fuzzUpgrade(fromSide, toSide, cfg, *fuzztime, *outDir, *execTimeout, *output, stdout, stderr)
 	}
 	opts := decideOptions{clusterFiles: clusterFiles, podFile: *podFile}
 	opts.loadOpts = loader.Options{MaxBytes: loader.MaxInputBytes}
@@ -122,7 +178,7 @@ func runUpgrade(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bad("%v", err)
 	}
-	res, err := upgrade(cluster, pod, cfg, int32(*offset), now, *from, *to, *execTimeout, stderr)
+	res, err := upgrade(cluster, pod, cfg, int32(*offset), now, fromSide, toSide, *execTimeout, stderr)
 	if err != nil {
 		return bad("%v", err)
 	}
@@ -142,20 +198,46 @@ func runUpgrade(args []string, stdout, stderr io.Writer) int {
 // the answers differ, finds the switches that explain it with the
 // reference: each switch made after from, set back to from's behaviour
 // alone (the others at to's), and then all of them together.
-func upgrade(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, offset int32, now time.Time, from, to string, timeout time.Duration, progress io.Writer) (UpgradeJSON, error) {
-	res := UpgradeJSON{From: from, To: to, Causes: []UpgradeCause{}}
-	var answers []DecisionJSON
-	for _, r := range []string{from, to} {
-		impl, ok := registry.LookupRelease("upstream@"+r, timeout, progress)
-		if !ok {
-			return res, fmt.Errorf("no upstream implementation of release %s", r)
+func upgrade(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, offset int32, now time.Time, fromSide, toSide upgradeSide, timeout time.Duration, progress io.Writer) (UpgradeJSON, error) {
+	impls, err := upgradeImpls(fromSide, toSide, timeout, progress)
+	if err != nil {
+		return UpgradeJSON{From: fromSide.given, To: toSide.given}, err
+	}
+	defer closeImpls(impls[:])
+	return upgradeWith(c, pod, cfg, offset, now, fromSide, toSide, impls)
+}
+
+// upgradeImpls are the implementations of both sides, each breaking the
+// final tie of the node pick in list order (the children do; the
+// in-process upstream would draw it from a map's order), so that a
+// difference is never a tie drawn two ways.
+func upgradeImpls(fromSide, toSide upgradeSide, timeout time.Duration, progress io.Writer) ([2]preempt.Implementation, error) {
+	var impls [2]preempt.Implementation
+	for i, side := range []upgradeSide{fromSide, toSide} {
+		impl, ok, err := registry.LookupRelease(side.name, timeout, progress)
+		if err == nil && !ok {
+			err = fmt.Errorf("no upstream implementation of %s", side.given)
 		}
-		j, err := decideAt(impl, c, pod, cfg, r, offset, now)
-		closeImpls([]preempt.Implementation{impl})
+		if err != nil {
+			closeImpls(impls[:i])
+			return impls, err
+		}
+		impls[i] = harness.Deterministic(impl)
+	}
+	return impls, nil
+}
+
+// upgradeWith is upgrade with both sides' implementations.
+func upgradeWith(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, offset int32, now time.Time, fromSide, toSide upgradeSide, impls [2]preempt.Implementation) (UpgradeJSON, error) {
+	from, to := fromSide.rel, toSide.rel
+	res := UpgradeJSON{From: fromSide.given, To: toSide.given, Causes: []UpgradeCause{}}
+	var answers []DecisionJSON
+	for i, side := range []upgradeSide{fromSide, toSide} {
+		j, err := decideAt(impls[i], c, pod, cfg, side.rel, offset, now)
 		if err != nil {
 			return res, err
 		}
-		j.Implementation = "upstream@" + r
+		j.Implementation = side.name
 		answers = append(answers, j)
 	}
 	res.Decisions = answers
@@ -169,13 +251,13 @@ func upgrade(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, offset int32, 
 	}
 	// The reference must give both releases' answers first.
 	ref := reference.Impl{}
-	for i, r := range []string{from, to} {
-		j, err := decideAt(ref, c, pod, cfg, r, offset, now)
+	for i, side := range []upgradeSide{fromSide, toSide} {
+		j, err := decideAt(ref, c, pod, cfg, side.rel, offset, now)
 		if err != nil {
 			return res, err
 		}
 		if !sameDecision(j, answers[i]) || j.Message != answers[i].Message {
-			res.Note = fmt.Sprintf("the reference at %s does not give upstream %s's answer: the difference is not one of the named changes", r, r)
+			res.Note = fmt.Sprintf("the reference at %s does not give %s's answer: the difference is not one of the named changes", side.rel, side.name)
 			return res, nil
 		}
 	}
@@ -205,7 +287,9 @@ func upgrade(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, offset int32, 
 			res.Causes = append(res.Causes, cause)
 		}
 	}
-	if !decisionExplained {
+	if !decisionExplained && len(changed) == 0 {
+		res.Note = fmt.Sprintf("no named change lies between %s and %s", from, to)
+	} else if !decisionExplained {
 		// Several changes together: every switch back is from's answer
 		// (checked above); name them all.
 		for _, si := range changed {
@@ -228,10 +312,17 @@ func sameDecision(a, b DecisionJSON) bool {
 	return cmp.Equal(a, b)
 }
 
-// decideAt is impl's decision at release r.
+// decideAt is impl's decision at release r; for an implementation that
+// breaks the node pick's final tie at random (a tree), the reference's
+// choice among the equal-best nodes when it chose another
+// (conformance.Untie), so that a draw is not a change.
 func decideAt(impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, r string, offset int32, now time.Time) (DecisionJSON, error) {
 	cfg.Release = r
-	res, err := harness.DecideValid(context.Background(), impl, c, pod, cfg, offset, now)
+	ctx := context.Background()
+	res, err := harness.DecideValid(ctx, impl, c, pod, cfg, offset, now)
+	if err == nil && agreement.TieIsRandom(impl) {
+		res.Decision, err = conformance.Untie(ctx, c, pod, cfg, offset, now, impl, res)
+	}
 	if err != nil {
 		return DecisionJSON{}, fmt.Errorf("%s at %s: %w", impl.Name(), r, err)
 	}

@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/preemptbench/preemptbench/internal/agreement"
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
@@ -54,6 +58,9 @@ func CheckCrossRelease(t TB, in Input, oldImpl, newImpl preempt.Implementation, 
 		r, err := harness.Decide(ctx, impl, in.Cluster, pod, cfg, in.Request.Offset, in.Request.Now, in.Faults...)
 		if err != nil {
 			t.Fatalf("%s at %s: %v", impl.Name(), rel, err)
+		}
+		if agreement.TieIsRandom(impl) {
+			r.Decision = untie(ctx, t, in, cfg, impl, r)
 		}
 		return answer{r.Filter, r.Decision}, true
 	}
@@ -118,4 +125,37 @@ func (r CrossRelease) String() string {
 		return "same"
 	}
 	return fmt.Sprintf("explained by %s", strings.Join(r.Explained, ", "))
+}
+
+// untie is Untie, failing t when the reference fails.
+func untie(ctx context.Context, t TB, in Input, cfg preempt.Config, impl preempt.Implementation, r harness.Result) preempt.Decision {
+	t.Helper()
+	d, err := Untie(ctx, in.Cluster, in.Request.Pod, cfg, in.Request.Offset, in.Request.Now, impl, r, in.Faults...)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	return d
+}
+
+// Untie is r's decision, or, when impl broke the final tie of the node
+// pick at random (a tree, upstream@DIR, runs its own pick) and chose
+// another of the nodes the reference at the same release ranks equal-best
+// (agreement.Expected), the reference's decision: the same decision but
+// for the tie, so that releases compare decisions, not draws. A node the
+// reference does not rank equal-best is impl's own answer, kept.
+func Untie(ctx context.Context, c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, offset int32, now time.Time, impl preempt.Implementation, r harness.Result, fs ...harness.Fault) (preempt.Decision, error) {
+	ref, err := harness.Decide(ctx, reference.Impl{}, c, pod, cfg, offset, now, fs...)
+	if err != nil || ref.Request == nil || cmp.Equal(ref.Decision, r.Decision) {
+		return r.Decision, nil
+	}
+	refEv, err := reference.Impl{}.NewEvaluator(c)
+	if err != nil {
+		return r.Decision, fmt.Errorf("reference: %w", err)
+	}
+	preempt.SetFilterConfig(refEv, cfg)
+	want, note, err := agreement.Expected(ctx, refEv, c, ref.Request, ref.Decision, r.Decision, impl, fs...)
+	if err == nil && note != "" && cmp.Equal(want, r.Decision) {
+		return ref.Decision, nil
+	}
+	return r.Decision, nil
 }

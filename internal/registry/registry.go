@@ -121,19 +121,56 @@ func ReleaseNames() []string {
 // LookupRelease returns the implementation called name if it is
 // upstream@VERSION: a release of Releases, built on first use with notes
 // on progress and run as a child that may take timeout per call; or, for
-// upstream.Version, the in-process upstream.
-func LookupRelease(name string, timeout time.Duration, progress io.Writer) (preempt.Implementation, bool) {
+// upstream.Version, the in-process upstream; or upstream@DIR, a
+// kubernetes source tree (Tree). ok is false when name is none of these;
+// err says why a tree cannot be used (not a kubernetes tree, a version
+// older than every release). A tree answers as its base release, the
+// newest at or below its version: when that is not the tree's own
+// version, a note on progress says so.
+func LookupRelease(name string, timeout time.Duration, progress io.Writer) (_ preempt.Implementation, ok bool, _ error) {
 	v, ok := strings.CutPrefix(name, "upstream@")
 	if !ok {
-		return nil, false
+		return nil, false, nil
 	}
 	if v == upstream.Version {
-		return upstream.Impl{}, true
+		return upstream.Impl{}, true, nil
 	}
 	for _, r := range releaseList {
 		if r.Version == v {
-			return releases.New(r, timeout, progress), true
+			return releases.New(r, timeout, progress), true, nil
 		}
 	}
-	return nil, false
+	if !releases.TreeRef(v) {
+		return nil, false, nil
+	}
+	r, err := Tree(v, progress)
+	if err != nil {
+		return nil, true, err
+	}
+	return releases.New(r, timeout, progress), true, nil
+}
+
+// Tree is the release that builds the kubernetes source tree at dir
+// (upstream@DIR): its base release's row of preempt.ReleaseTable, the
+// newest at or below the tree's version, with the tree. A note on
+// progress (nil: none) says when the base is not the tree's own version.
+func Tree(dir string, progress io.Writer) (releases.Release, error) {
+	t, err := releases.OpenTree(dir)
+	if err != nil {
+		return releases.Release{}, err
+	}
+	base, err := t.Base(preempt.Releases)
+	if err != nil {
+		return releases.Release{}, err
+	}
+	r := releases.Release{Version: base, Tree: &t}
+	for _, row := range preempt.ReleaseTable {
+		if row.Version == base {
+			r.Tags, r.UnknownGates = row.Tags, row.UnknownGates
+		}
+	}
+	if base != t.Version && progress != nil {
+		fmt.Fprintf(progress, "upstream@%s: the tree is %s (%s); it is built and answers as %s, the newest release at or below it (its build tags, behaviour switches and feature gates)\n", t.Given, t.Version, t.Found, base)
+	}
+	return r, nil
 }
