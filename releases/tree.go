@@ -302,3 +302,9 @@ func treeBuildNote(progress io.Writer, t Tree, start time.Time) {
 		fmt.Fprintf(progress, "upstream@%s: read the tree's Go sources in %v\n", t.Given, d.Round(100*time.Millisecond))
 	}
 }
+
+// TreeSuiteEnv, set, runs the tests that build kubernetes trees copied
+// from the module cache (minutes the first time: Go compiles
+// k8s.io/kubernetes with -trimpath) and fuzz them
+// (cli.TestUpgradeFindsAPlantedChange); CI sets it in a step of its own.
+const TreeSuiteEnv = "PREEMPTBENCH_TREE_SUITE"

@@ -52,7 +52,10 @@ commands:
   upgrade -cluster FILE -pod FILE [-from ` + defaultFrom + `] [-to ` + preempt.CurrentRelease + `] [-now RFC3339] [-offset N] [-feature-gates K=V,...] [-o text|json]
           decide with upstream's own code at both releases; say whether the
           decision changes and which named behaviour change causes it
-          (exit 1 when the decision changes, 0 when only its message does)
+          (exit 1 when the decision changes, 0 when only its message does);
+          -from/-to may be a kubernetes source tree (a directory), and
+          -fuzztime D [-out DIR] draws problems instead of -cluster/-pod and
+          writes the smallest whose decision changes unexplained (exit 1)
   e2e     [-workload W[,W...]] [-nodes N] [-impl default,optimized[,...]] [-count K] [-raw FILE] [-cpuprofile DIR] [-o text|markdown]
           run upstream's scheduler_perf (its preemption workloads, a real
           kube-apiserver, etcd and kube-scheduler in process) with the stock

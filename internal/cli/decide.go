@@ -211,7 +211,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	podFile := fs.String("pod", "", "the preemptor pod (YAML or JSON)")
 	podGroupFile := fs.String("pod-group", "", "a gang preemptor instead of -pod (needs -feature-gates GenericWorkload=true): a `file` holding one PodGroup and its unscheduled member pods in queue order; runs PodGroupPostFilter with the placement -placer names")
 	placer := fs.String("placer", placerFirstFit, "with -pod-group, how the members are placed once the potential victims are gone: "+placerFirstFit+" (the contract's first fit, every implementation) or "+placerScheduler+" (kube-scheduler's own pod-group scheduling cycle: filter, score, one of the best nodes at random; -impl upstream only)")
-	implName := fs.String("impl", "reference", "implementation: "+implNames()+", "+strings.Join(registry.ReleaseNames(), ", ")+" (upstream at that release: an earlier one is its module releases/VERSION, built on first use and run as a child process), exec:COMMAND (an implementation served over package wire's protocol by a child process), a comma-separated list of those (compared with the first), or all")
+	implName := fs.String("impl", "reference", "implementation: "+implNames()+", "+strings.Join(registry.ReleaseNames(), ", ")+" (upstream at that release: an earlier one is its module releases/VERSION, built on first use and run as a child process), upstream@DIR (a kubernetes source tree, built the same way, answering as the newest release at or below its version), exec:COMMAND (an implementation served over package wire's protocol by a child process), a comma-separated list of those (compared with the first), or all")
 	execTimeout := fs.Duration("exec-timeout", wire.DefaultTimeout, "how long an exec: implementation, or an earlier release, may take to answer one call before it is killed")
 	offset := fs.Int("offset", 0, "dry-run offset into the potential nodes (upstream draws it at random)")
 	nowFlag := fs.String("now", "", "RFC3339 time used as start time of pods without one (default: the current time)")
@@ -348,7 +348,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 		}
 		impl, ok := implByName(name)
 		if !ok {
-			return opts, badf("unknown implementation %q (known: %s, %s, exec:COMMAND, all)", name, implNames(), strings.Join(registry.ReleaseNames(), ", "))
+			return opts, badf("unknown implementation %q (known: %s, %s, upstream@DIR, exec:COMMAND, all)", name, implNames(), strings.Join(registry.ReleaseNames(), ", "))
 		}
 		opts.impls = append(opts.impls, impl)
 	}

@@ -142,8 +142,7 @@ func fuzzUpgradeFind(impls [2]preempt.Implementation, fromSide, toSide upgradeSi
 	for name, v := range map[string]string{
 		"rapid.nofailfile": "true",
 		"rapid.checks":     "20",
-		// Shrinking gets half the search's time, at least 30 s.
-		"rapid.shrinktime": max(fuzztime/2, 30*time.Second).String(),
+		"rapid.shrinktime": "30s", // set again before each round
 	} {
 		f := flag.Lookup(name)
 		if f == nil {
@@ -177,7 +176,48 @@ func fuzzUpgradeFind(impls [2]preempt.Implementation, fromSide, toSide upgradeSi
 		}}
 		conformance.CheckCrossRelease(rec, in, impls[0], impls[1], fromSide.rel, toSide.rel, nil)
 	}
-	for time.Now().Before(deadline) {
+	// Edge cases first: the suite's seeds, and one problem per pair of
+	// adjacent criteria of the node pick.
+	seeds := conformance.Seeds()
+	picks := conformance.PickSeeds()
+	for _, name := range slices.Sorted(maps.Keys(picks)) {
+		seeds = append(seeds, picks[name])
+	}
+	for _, spec := range seeds {
+		in := spec.Build()
+		in.Request.Config.FeatureGates = mergeGates(in.Request.Config.FeatureGates, cfg.FeatureGates)
+		tried++
+		tb := &quietTB{}
+		func() {
+			defer func() {
+				if r := recover(); r != nil && r != tb {
+					panic(r)
+				}
+			}()
+			conformance.CheckCrossRelease(tb, in, impls[0], impls[1], fromSide.rel, toSide.rel, nil)
+		}()
+		if tb.failed && (last == nil || size(in) < size(last.in)) {
+			last = &upgradeFinding{in: in, msg: tb.log.String()}
+		}
+	}
+	if last != nil {
+		return last, tried, nil
+	}
+	// Once a problem fails, rounds go on at smaller sizes only, for at
+	// most 20 s more (within fuzztime), keeping the smallest failure.
+	var found time.Time
+	for time.Now().Before(deadline) && (found.IsZero() || time.Since(found) < 20*time.Second) {
+		if last != nil {
+			smaller := slices.IndexFunc(sizes, func(n int) bool { return n >= len(last.in.Cluster.Nodes) })
+			if smaller <= 0 {
+				break // nothing smaller to draw
+			}
+			round %= smaller
+		}
+		// Shrinking stops at the deadline (a few seconds past it at most).
+		if err := flag.Set("rapid.shrinktime", max(time.Until(deadline), 3*time.Second).String()); err != nil {
+			return nil, tried, err
+		}
 		tb := &quietTB{}
 		func() {
 			defer func() {
@@ -188,14 +228,14 @@ func fuzzUpgradeFind(impls [2]preempt.Implementation, fromSide, toSide upgradeSi
 			rapid.Check(tb, prop)
 		}()
 		round++
-		if tb.failed {
-			if last == nil {
-				return nil, tried, fmt.Errorf("the check failed without a problem: %s", tb.log.String())
-			}
-			return last, tried, nil
+		if tb.failed && last == nil {
+			return nil, tried, fmt.Errorf("the check failed without a problem: %s", tb.log.String())
+		}
+		if tb.failed && found.IsZero() {
+			found = time.Now()
 		}
 	}
-	return nil, tried, nil
+	return last, tried, nil
 }
 
 // size orders problems for keeping the smallest: nodes, then pods and
