@@ -55,6 +55,9 @@ func plant(t *testing.T, tree, file, old, new string) {
 // highest priority) is caught (exit 1) with a problem of a few nodes,
 // written as files on which decide and upgrade show the difference.
 func TestUpgradeFindsAPlantedChange(t *testing.T) {
+	// The trees' modules and binaries (some 100 MB each, under names
+	// that hash the trees' temporary paths) go with the test.
+	t.Setenv(releases.CacheEnv, t.TempDir())
 	unchanged := currentTree(t, "kubernetes")
 	stdout, stderr, code := runCLI(t, "upgrade", "-from", preempt.CurrentRelease, "-to", unchanged, "-fuzztime", "60s")
 	if code != ExitOK || !strings.Contains(stdout, "every decision the same or explained") {
