@@ -22,6 +22,7 @@ type Impl struct {
 	rel      Release
 	timeout  time.Duration
 	progress io.Writer
+	label    string // Name, when set (Labelled)
 
 	mu     sync.Mutex
 	client *wire.Client
@@ -43,8 +44,20 @@ func New(r Release, timeout time.Duration, progress io.Writer) *Impl {
 	return &Impl{rel: r, timeout: timeout, progress: progress}
 }
 
-// Name is the release's, "upstream@VERSION", without building it.
-func (i *Impl) Name() string { return i.rel.Name() }
+// Name is the release's, "upstream@VERSION" or "upstream@DIR", without
+// building it, unless Labelled gave it another.
+func (i *Impl) Name() string {
+	if i.label != "" {
+		return i.label
+	}
+	return i.rel.Name()
+}
+
+// Labelled returns a new Impl of the same release (its own child) named
+// label: a benchmark's name level cannot hold a tree's path.
+func (i *Impl) Labelled(label string) *Impl {
+	return &Impl{rel: i.rel, timeout: i.timeout, progress: i.progress, label: label}
+}
 
 // Release is the release i runs.
 func (i *Impl) Release() Release { return i.rel }

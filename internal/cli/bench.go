@@ -22,6 +22,7 @@ import (
 	"github.com/preemptbench/preemptbench/internal/registry"
 	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/releases"
 )
 
 // benchRunner builds and runs the bench test binary; tests replace it.
@@ -97,6 +98,8 @@ type benchRun struct {
 	Gangs int
 	// FeatureGates is -feature-gates as given ("" for none).
 	FeatureGates string
+	// Extra is -bench.impls: LABEL=NAME of the children ("" for none).
+	Extra string
 }
 
 func (r benchRun) name() string {
@@ -126,6 +129,9 @@ func (r benchRun) args(benchtime string) []string {
 	}
 	if r.FeatureGates != "" {
 		args = append(args, "-bench.feature-gates="+r.FeatureGates)
+	}
+	if r.Extra != "" {
+		args = append(args, "-bench.impls="+r.Extra)
 	}
 	return args
 }
@@ -185,14 +191,18 @@ func splitList(flagName, v string, known []string) ([]string, error) {
 // benchOptions are the default job's flags, checked.
 type benchOptions struct {
 	stages, shapes, impls []string
-	nodes                 []int
-	count                 int
-	benchtime, raw        string
-	preemptors            int    // -preemptors
-	gangs                 int    // -gangs
-	featureGates          string // -feature-gates, checked
-	markdown              bool
-	plot                  string // -plot: an SVG of the results
+	// extra are the implementations run as children (-impl
+	// upstream@VERSION, upstream@DIR): their labels in impls and the
+	// results, and what the bench binary's -bench.impls resolves.
+	extra          []benchExtra
+	nodes          []int
+	count          int
+	benchtime, raw string
+	preemptors     int    // -preemptors
+	gangs          int    // -gangs
+	featureGates   string // -feature-gates, checked
+	markdown       bool
+	plot           string // -plot: an SVG of the results
 }
 
 // runBench is the default job: build the bench test binary once, run the
@@ -282,8 +292,37 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	}
 	if *implFlag == "all" {
 		opts.impls = benchImplNames()
-	} else if opts.impls, err = splitList("impl", *implFlag, append(benchImplNames(), bench.FloorName)); err != nil {
-		return opts, err
+	} else {
+		var inProcess []string
+		for _, name := range strings.Split(*implFlag, ",") {
+			name = strings.TrimSpace(name)
+			if !strings.HasPrefix(name, "upstream@") {
+				inProcess = append(inProcess, name)
+				continue
+			}
+			x, err := resolveBenchExtra(name, stderr)
+			if err != nil {
+				return opts, err
+			}
+			if x.name == "" { // upstream@ the current release: upstream itself
+				inProcess = append(inProcess, x.label)
+				continue
+			}
+			for _, y := range opts.extra {
+				if y.label == x.label && y.name != x.name {
+					return opts, badf("-impl: %s and %s would both be named %s in the results: rename a tree's directory", y.name, x.name, x.label)
+				}
+			}
+			if !slices.ContainsFunc(opts.extra, func(y benchExtra) bool { return y.label == x.label }) {
+				opts.extra = append(opts.extra, x)
+			}
+		}
+		if opts.impls, err = splitList("impl", strings.Join(inProcess, ","), append(benchImplNames(), bench.FloorName)); err != nil && len(inProcess) > 0 {
+			return opts, err
+		}
+		for _, x := range opts.extra {
+			opts.impls = append(opts.impls, x.label)
+		}
 	}
 	if slices.Contains(opts.impls, bench.FloorName) && !slices.Contains(opts.stages, "Decide") {
 		return opts, badf("-impl %s: the floor of a decision runs only in -bench Decide", bench.FloorName)
@@ -337,6 +376,37 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	return opts, nil
 }
 
+// benchExtra is an implementation compare bench runs as a child: an
+// earlier release or a kubernetes tree.
+type benchExtra struct {
+	label string // its name in the results: upstream@VERSION, upstream@ + the tree's directory name
+	name  string // upstream@VERSION or upstream@DIR ("" for the in-process upstream)
+	impl  *releases.Impl
+}
+
+// benchLabelChars are what a tree's label keeps of its directory's name.
+var benchLabelChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// resolveBenchExtra reads -impl upstream@VERSION or upstream@DIR.
+func resolveBenchExtra(name string, stderr io.Writer) (benchExtra, error) {
+	impl, ok, err := registry.LookupRelease(name, 0, stderr)
+	if err != nil {
+		return benchExtra{}, badf("-impl %v", err)
+	}
+	if !ok {
+		return benchExtra{}, badf("-impl: unknown %q (known: %s, %s, upstream@DIR, all)", name, strings.Join(benchImplNames(), ", "), strings.Join(registry.ReleaseNames(), ", "))
+	}
+	r, ok := impl.(*releases.Impl)
+	if !ok {
+		return benchExtra{label: impl.Name()}, nil
+	}
+	label := r.Name()
+	if t := r.Release().Tree; t != nil {
+		label = "upstream@" + benchLabelChars.ReplaceAllString(filepath.Base(t.Dir), "-")
+	}
+	return benchExtra{label: label, name: name, impl: r}, nil
+}
+
 // runBenchJob builds the bench binary, runs the plan, writes the raw
 // results and computes the comparison tables.
 func runBenchJob(opts benchOptions, stderr io.Writer) (*benchcmp.Report, error) {
@@ -361,10 +431,21 @@ func runBenchJob(opts benchOptions, stderr io.Writer) (*benchcmp.Report, error) 
 	if err := runner.Build(ctx, bin); err != nil {
 		return nil, err
 	}
+	// The children are built (and started once) before the runs: a run
+	// must not time a build.
+	var extras []string
+	for _, x := range opts.extra {
+		if _, err := x.impl.NewEvaluator(&preempt.Cluster{}); err != nil {
+			return nil, fmt.Errorf("%s: %w", x.name, err)
+		}
+		x.impl.Close()
+		extras = append(extras, x.label+"="+x.name)
+	}
 	plan := benchPlan(opts.stages, opts.shapes, opts.nodes, opts.impls, opts.count, opts.gangs)
 	for i := range plan {
 		plan[i].Preemptors = opts.preemptors
 		plan[i].FeatureGates = opts.featureGates
+		plan[i].Extra = strings.Join(extras, ",")
 	}
 	fmt.Fprintf(stderr, "compare: built in %s; %d runs: %d rounds of %d benchmarks x %d implementations, interleaved\n",
 		elapsed(), len(plan), opts.count, len(opts.stages)*len(opts.shapes)*len(opts.nodes), len(opts.impls))

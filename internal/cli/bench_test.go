@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,6 +19,7 @@ import (
 	"github.com/preemptbench/preemptbench/bench"
 	"github.com/preemptbench/preemptbench/internal/benchcmp"
 	"github.com/preemptbench/preemptbench/internal/registry"
+	"github.com/preemptbench/preemptbench/preempt"
 )
 
 // fakeRunner stands for the bench test binary: each run prints one result
@@ -330,5 +333,52 @@ func TestBenchSkipped(t *testing.T) {
 func TestVerdictWithoutResult(t *testing.T) {
 	if got, want := verdict(&benchcmp.Report{}, "Decide/shape=basic/nodes=5"), "verdict: no sec/op result for Decide/shape=basic/nodes=5"; got != want {
 		t.Errorf("verdict = %q, want %q", got, want)
+	}
+}
+
+// fakeK8sTree is a directory upstream@DIR takes for a kubernetes tree of
+// the current release (nothing is built from it here).
+func fakeK8sTree(t *testing.T, parent, name string) string {
+	t.Helper()
+	dir := filepath.Join(parent, name)
+	minor := preempt.CurrentRelease[1:strings.LastIndex(preempt.CurrentRelease, ".")]
+	if err := os.MkdirAll(filepath.Join(dir, "CHANGELOG"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module k8s.io/kubernetes\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "CHANGELOG", "CHANGELOG-"+minor+".md"), nil, 0o644)
+	return dir
+}
+
+// compare bench -impl takes earlier releases and trees: each runs as a
+// child, named in the results by a label without a path
+// (upstream@VERSION, upstream@ + the tree's directory name), passed to
+// the bench binary as -bench.impls; two trees of one name are refused.
+func TestBenchTakesReleasesAndTrees(t *testing.T) {
+	tree := fakeK8sTree(t, t.TempDir(), "my tree")
+	opts, err := parseBench([]string{"-nodes", "5", "-impl", "upstream,upstream@" + tree + ",upstream@v1.36.3,upstream@" + preempt.CurrentRelease}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(opts.impls, ","), "upstream,upstream@my-tree,upstream@v1.36.3"; got != want {
+		t.Errorf("impls %s, want %s", got, want)
+	}
+	var extra []string
+	for _, x := range opts.extra {
+		extra = append(extra, x.label+"="+x.name)
+	}
+	if got, want := strings.Join(extra, ","), "upstream@my-tree=upstream@"+tree+",upstream@v1.36.3=upstream@v1.36.3"; got != want {
+		t.Errorf("extra %s, want %s", got, want)
+	}
+	args := benchRun{Stage: "Decide", Shape: "basic", Impl: "upstream@my-tree", Nodes: 5, Extra: strings.Join(extra, ",")}.args("1x")
+	if !slices.Contains(args, "-bench.impls="+strings.Join(extra, ",")) || !slices.Contains(args, `-test.bench=^BenchmarkDecide$/^shape=basic$/^nodes=5$/^impl=upstream@my-tree$`) {
+		t.Errorf("args %q", args)
+	}
+	other := fakeK8sTree(t, t.TempDir(), "my tree")
+	if _, err := parseBench([]string{"-impl", "upstream@" + tree + ",upstream@" + other}, io.Discard); err == nil || !strings.Contains(err.Error(), "would both be named upstream@my-tree") {
+		t.Errorf("two trees of one name: %v", err)
+	}
+	if _, err := parseBench([]string{"-impl", "upstream@v1.1.1"}, io.Discard); err == nil || !strings.Contains(err.Error(), `unknown "upstream@v1.1.1"`) {
+		t.Errorf("an unknown release: %v", err)
 	}
 }
