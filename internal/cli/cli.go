@@ -39,7 +39,7 @@ commands:
   stat    [-table P] [-row P] [-col P] [-ignore P] [-filter F] [-alpha A] [-confidence C] [-o text|markdown|csv|json] FILE...
           benchstat-style tables of benchmark results: a column per
           implementation, ratios and p-values against reference and upstream
-  gate    -base FILE -head FILE [-max-time 5%] [-max-bytes 0%] [-max-allocs 0%] [-alpha 0.05] [-o text|markdown]
+  gate    -base FILE -head FILE [-base-impl A -head-impl B] [-max-time 5%] [-max-bytes 0%] [-max-allocs 0%] [-alpha 0.05] [-o text|markdown]
           fail (exit 1) on a significant regression of head against base
   decide  -cluster FILE -pod FILE [-impl NAME|all] [-offset N] [-now RFC3339] [-config FILE] [-async=false] [-fail CALL] [-actions] [-explain] [-o json|text]
           run the filter phase and preemption on a cluster, as kube-scheduler

@@ -38,6 +38,8 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	maxAllocs := fs.String("max-allocs", "0%", "allowed worsening of allocs/op, a finite percentage >= 0")
 	alpha := fs.Float64("alpha", def.Alpha, "a change is significant when p < alpha, in (0, 1)")
 	output := fs.String("o", "text", "output: text or markdown")
+	baseImpl := fs.String("base-impl", "", "gate only the base's results of this `implementation` (their name's impl=NAME), against the head's of -head-impl: two implementations of one run, say upstream@v1.37.2 and upstream@DIR")
+	headImpl := fs.String("head-impl", "", "with -base-impl: the head's `implementation`")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: compare gate -base FILE -head FILE [flags]\n\n%s", gateHelp)
 		fs.PrintDefaults()
@@ -57,6 +59,9 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	}
 	if *output != "text" && *output != "markdown" {
 		return bad("-o must be text or markdown, not %q", *output)
+	}
+	if (*baseImpl == "") != (*headImpl == "") {
+		return bad("-base-impl and -head-impl go together")
 	}
 	opts := def
 	opts.Alpha = *alpha
@@ -88,7 +93,13 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	// result lines take the memory of their values, not of their lines.
 	// An invalid value (a time of 0 or below, NaN) is a problem naming
 	// the file, the line and the benchmark.
-	g := benchcmp.Gate(*base, baseRes, *head, headRes, opts)
+	var baseSrc, headSrc benchcmp.Source = baseRes, headRes
+	baseName, headName := *base, *head
+	if *baseImpl != "" {
+		baseSrc, headSrc = benchcmp.ImplSource(baseRes, *baseImpl), benchcmp.ImplSource(headRes, *headImpl)
+		baseName, headName = *base+" (impl="+*baseImpl+")", *head+" (impl="+*headImpl+")"
+	}
+	g := benchcmp.Gate(baseName, baseSrc, headName, headSrc, opts)
 	for _, w := range append(baseRes.Warnings, headRes.Warnings...) {
 		fmt.Fprintf(stderr, "compare gate: warning: %s\n", w)
 	}
@@ -127,5 +138,9 @@ negative or not finite). BenchmarkX-2 and BenchmarkX-8 are one benchmark (the
 GOMAXPROCS suffix is not part of the name): samples of different GOMAXPROCS,
 or of another "key: value" line within a file, are compared with a warning.
 The report and its verdict go to stdout, errors and warnings to stderr.
+-base-impl A -head-impl B gate implementation B's results against A's
+(their names' impl= level), from one run's file or two: a kubernetes tree
+against its release, as compare bench -impl upstream@vX,upstream@DIR ran
+them.
 
 `

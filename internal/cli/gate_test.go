@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -160,5 +161,28 @@ func TestGateBadOptions(t *testing.T) {
 		if code != ExitBadInput || stderr != tc.want || stdout != "" {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, stdout, stderr, tc.want)
 		}
+	}
+}
+
+// -base-impl and -head-impl gate one implementation against another, from
+// one run's file: a tree three times slower than its release fails, the
+// release against itself passes, and the flags go together.
+func TestGateImplementations(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(amd64Header)
+	for i := range 6 {
+		fmt.Fprintf(&b, "BenchmarkDecide/shape=basic/nodes=500/impl=upstream@v1.37.2-2 \t 100\t %d ns/op\t 10 B/op\t 1 allocs/op\n", 1000+i)
+		fmt.Fprintf(&b, "BenchmarkDecide/shape=basic/nodes=500/impl=upstream@my-tree-2 \t 100\t %d ns/op\t 10 B/op\t 1 allocs/op\n", 3000+i)
+	}
+	file := writeFile(t, t.TempDir(), "results.txt", b.String())
+	stdout, stderr, code := runCLI(t, "gate", "-base", file, "-head", file, "-base-impl", "upstream@v1.37.2", "-head-impl", "upstream@my-tree")
+	if code != ExitRegression || !strings.Contains(stdout, "Decide/shape=basic/nodes=500/impl=*") {
+		t.Errorf("the slower tree: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, _, code := runCLI(t, "gate", "-base", file, "-head", file, "-base-impl", "upstream@v1.37.2", "-head-impl", "upstream@v1.37.2"); code != ExitPass {
+		t.Errorf("the release against itself: exit %d", code)
+	}
+	if _, stderr, code := runCLI(t, "gate", "-base", file, "-head", file, "-base-impl", "upstream@v1.37.2"); code != ExitBadInput || !strings.Contains(stderr, "go together") {
+		t.Errorf("-base-impl alone: exit %d, %s", code, stderr)
 	}
 }
