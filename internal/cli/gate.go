@@ -38,7 +38,7 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	maxAllocs := fs.String("max-allocs", "0%", "allowed worsening of allocs/op, a finite percentage >= 0")
 	alpha := fs.Float64("alpha", def.Alpha, "a change is significant when p < alpha, in (0, 1)")
 	output := fs.String("o", "text", "output: text or markdown")
-	baseImpl := fs.String("base-impl", "", "gate only the base's results of this `implementation` (their name's impl=NAME), against the head's of -head-impl: two implementations of one run, say upstream@v1.37.2 and upstream@DIR")
+	baseImpl := fs.String("base-impl", "", "gate only the base's results of this `implementation` (their name's impl=NAME), against the head's of -head-impl: two implementations of one run, say upstream@VERSION and upstream@DIR")
 	headImpl := fs.String("head-impl", "", "with -base-impl: the head's `implementation`")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: compare gate -base FILE -head FILE [flags]\n\n%s", gateHelp)

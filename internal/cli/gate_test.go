@@ -171,18 +171,18 @@ func TestGateImplementations(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(amd64Header)
 	for i := range 6 {
-		fmt.Fprintf(&b, "BenchmarkDecide/shape=basic/nodes=500/impl=upstream@v1.37.2-2 \t 100\t %d ns/op\t 10 B/op\t 1 allocs/op\n", 1000+i)
+		fmt.Fprintf(&b, "BenchmarkDecide/shape=basic/nodes=500/impl=upstream@base-tree-2 \t 100\t %d ns/op\t 10 B/op\t 1 allocs/op\n", 1000+i)
 		fmt.Fprintf(&b, "BenchmarkDecide/shape=basic/nodes=500/impl=upstream@my-tree-2 \t 100\t %d ns/op\t 10 B/op\t 1 allocs/op\n", 3000+i)
 	}
 	file := writeFile(t, t.TempDir(), "results.txt", b.String())
-	stdout, stderr, code := runCLI(t, "gate", "-base", file, "-head", file, "-base-impl", "upstream@v1.37.2", "-head-impl", "upstream@my-tree")
+	stdout, stderr, code := runCLI(t, "gate", "-base", file, "-head", file, "-base-impl", "upstream@base-tree", "-head-impl", "upstream@my-tree")
 	if code != ExitRegression || !strings.Contains(stdout, "Decide/shape=basic/nodes=500/impl=*") {
 		t.Errorf("the slower tree: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if _, _, code := runCLI(t, "gate", "-base", file, "-head", file, "-base-impl", "upstream@v1.37.2", "-head-impl", "upstream@v1.37.2"); code != ExitPass {
+	if _, _, code := runCLI(t, "gate", "-base", file, "-head", file, "-base-impl", "upstream@base-tree", "-head-impl", "upstream@base-tree"); code != ExitPass {
 		t.Errorf("the release against itself: exit %d", code)
 	}
-	if _, stderr, code := runCLI(t, "gate", "-base", file, "-head", file, "-base-impl", "upstream@v1.37.2"); code != ExitBadInput || !strings.Contains(stderr, "go together") {
+	if _, stderr, code := runCLI(t, "gate", "-base", file, "-head", file, "-base-impl", "upstream@base-tree"); code != ExitBadInput || !strings.Contains(stderr, "go together") {
 		t.Errorf("-base-impl alone: exit %d, %s", code, stderr)
 	}
 }
