@@ -188,14 +188,7 @@ func fuzzUpgradeFind(impls [2]preempt.Implementation, fromSide, toSide upgradeSi
 		in.Request.Config.FeatureGates = mergeGates(in.Request.Config.FeatureGates, cfg.FeatureGates)
 		tried++
 		tb := &quietTB{}
-		func() {
-			defer func() {
-				if r := recover(); r != nil && r != tb {
-					panic(r)
-				}
-			}()
-			conformance.CheckCrossRelease(tb, in, impls[0], impls[1], fromSide.rel, toSide.rel, nil)
-		}()
+		tb.run(func() { conformance.CheckCrossRelease(tb, in, impls[0], impls[1], fromSide.rel, toSide.rel, nil) })
 		if tb.failed && (last == nil || size(in) < size(last.in)) {
 			last = &upgradeFinding{in: in, msg: tb.log.String()}
 		}
@@ -219,14 +212,7 @@ func fuzzUpgradeFind(impls [2]preempt.Implementation, fromSide, toSide upgradeSi
 			return nil, tried, err
 		}
 		tb := &quietTB{}
-		func() {
-			defer func() {
-				if r := recover(); r != nil && r != tb {
-					panic(r)
-				}
-			}()
-			rapid.Check(tb, prop)
-		}()
+		tb.run(func() { rapid.Check(tb, prop) })
 		round++
 		if tb.failed && last == nil {
 			return nil, tried, fmt.Errorf("the check failed without a problem: %s", tb.log.String())
@@ -276,6 +262,16 @@ func (r *fatalRecorder) Fatalf(format string, a ...any) {
 type quietTB struct {
 	log    bytes.Buffer
 	failed bool
+}
+
+// run calls f, which may stop on t's failure (a panic of t).
+func (t *quietTB) run(f func()) {
+	defer func() {
+		if r := recover(); r != nil && r != t {
+			panic(r)
+		}
+	}()
+	f()
 }
 
 func (t *quietTB) Helper()                   {}
