@@ -58,6 +58,26 @@ type ReleaseInfo struct {
 
 // ReleaseTable lists the releases, oldest first; CurrentRelease is last.
 var ReleaseTable = []ReleaseInfo{
+	{Version: "v1.35.4", Tags: []string{"preemptbench_v1_35", "preemptbench_v1_36"}, UnknownGates: []string{
+		"AllowServiceExternalIPs", "AtomicWriteVolumeUserFields", "CRIListStreaming",
+		"ChangeContainerStatusOnKubeletRestart", "CompositePodGroup", "DRADerivedAttributes",
+		"DRADeviceCompatibilityGroups", "DRAFractionalCapacityRange", "DRAListTypeAttributes",
+		"DRANodeAllocatableResources", "DRAOptionalNodeOperations", "DRAPartitionableDevicesType",
+		"DRAResourceClaimGranularStatusAuthorization", "DRAResourcePoolStatus", "DRAWorkloadResourceClaims",
+		"DefaultPodSysctls", "EmptyDirVolumeMode", "EvictionRequestAPI", "ExtendWebSocketsToKubelet",
+		"GRPCContainerProbeTLS", "H2CContainerProbe", "HPAGeneration", "HPAOptimizedSelectorStore",
+		"HugepageAwareEviction", "ImageVolumeWithDigest", "InPlacePodVerticalScalingInitContainers",
+		"InPlacePodVerticalScalingMemoryBackedVolumes", "InPlacePodVerticalScalingSchedulerPreemption",
+		"InterPodAffinityHostnameFastPath", "KubeProxyIPVS", "KubeProxyNFTablesLocalhostNodePorts",
+		"KubeletAllocatedPodsEndpoint", "NFTablesNetlink", "NodeControllerLeaseCircuitBreaker", "NodeLifecycleConditions",
+		"PLEGOnDemandRelist", "PersistentVolumeClaimUnusedSinceTime", "PodGroupPreemptionPolicy",
+		"PodLevelResourceManagers", "PodLevelResourcesFixDefaulting", "PodLevelResourcesFixKubeletQOSClass", "PodsAPI",
+		"ResourceHealthStatusMessage", "SchedulerPreQueueingHints", "ServiceCIDRStatusFieldWiping",
+		"StaleControllerConsistencyDaemonSet", "StaleControllerConsistencyHPA", "StaleControllerConsistencyJob",
+		"StaleControllerConsistencyReplicaSet", "StaleControllerConsistencyStatefulSet", "StatefulSetRecreateStrategy",
+		"StatefulSetSemanticRevisionComparison", "TopologyAwareWorkloadScheduling", "VolumeBindMountOptions",
+		"WorkloadWithJob",
+	}},
 	{Version: "v1.36.3", Tags: []string{"preemptbench_v1_36"}, UnknownGates: []string{
 		"AtomicWriteVolumeUserFields", "CompositePodGroup", "DRADerivedAttributes", "DRADeviceCompatibilityGroups",
 		"DRAFractionalCapacityRange", "DRAOptionalNodeOperations", "DRAPartitionableDevicesType", "DefaultPodSysctls",

@@ -59,7 +59,11 @@ func PlacedPodRequests(p *v1.Pod) v1.ResourceList {
 		UseStatusResources: defaultGates.inPlacePodVerticalScaling,
 		InPlacePodLevelResourcesVerticalScalingEnabled: defaultGates.inPlacePodLevelResourcesVerticalScaling,
 		SkipPodLevelResources:                          !defaultGates.podLevelResources,
-		UseDRANodeAllocatableResourceClaimStatus:       defaultGates.draNodeAllocatableResources,
+		// UseDRANodeAllocatableResourceClaimStatus stays false, as
+		// DRANodeAllocatableResources (alpha, off) leaves it: a Config
+		// setting the gate is refused (preempt.GateLimited), and
+		// component-helpers v0.35, which package preempt is also built
+		// against (releases/v1.35.4), has no such option.
 	}
 	requests := resourcehelper.PodRequests(q, opts)
 	// Without pod-level requests every quantity of the first call's result
