@@ -33,26 +33,38 @@ import (
 	"github.com/preemptbench/preemptbench/upstream"
 )
 
-// v1363 is upstream@v1.36.3, built once for the package's tests (the
-// first build of a clean machine compiles k8s.io/kubernetes v1.36.3: some
-// minutes; later ones find the binary in the cache).
-var v1363 = sync.OnceValues(func() (*releases.Impl, error) {
-	impl, ok := registry.LookupRelease("upstream@v1.36.3", 0, os.Stderr)
-	if !ok {
-		return nil, os.ErrNotExist
+// builtReleases are the earlier releases' implementations, each built
+// once for the package's tests (the first build of a clean machine
+// compiles that k8s.io/kubernetes: some minutes; later ones find the
+// binary in the cache) and its child started.
+var builtReleases = func() map[string]func() (*releases.Impl, error) {
+	m := map[string]func() (*releases.Impl, error){}
+	for _, r := range registry.Releases() {
+		m[r.Version] = sync.OnceValues(func() (*releases.Impl, error) {
+			impl, ok := registry.LookupRelease(r.Name(), 0, os.Stderr)
+			if !ok {
+				return nil, os.ErrNotExist
+			}
+			ri := impl.(*releases.Impl)
+			_, err := ri.Client()
+			return ri, err
+		})
 	}
-	r := impl.(*releases.Impl)
-	_, err := r.Client()
-	return r, err
-})
+	return m
+}()
 
-func release(t testing.TB) *releases.Impl {
+// releaseAt is upstream@version, an earlier release, built once.
+func releaseAt(t testing.TB, version string) *releases.Impl {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command to build the release with")
 	}
+	build, ok := builtReleases[version]
+	if !ok {
+		t.Fatalf("no release %s in the registry", version)
+	}
 	start := time.Now()
-	impl, err := v1363()
+	impl, err := build()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +72,12 @@ func release(t testing.TB) *releases.Impl {
 		t.Logf("built %s in %v", impl.Name(), d.Round(time.Second))
 	}
 	return impl
+}
+
+// release is upstream@v1.36.3, for the tests of one earlier release.
+func release(t testing.TB) *releases.Impl {
+	t.Helper()
+	return releaseAt(t, "v1.36.3")
 }
 
 // The registry knows upstream@v1.36.3 and upstream@upstream.Version (the

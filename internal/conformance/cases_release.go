@@ -52,6 +52,28 @@ func releaseCases() []releaseCase {
 			fitsOrPreempts("other/a", "the NotIn selector matches no namespace without Namespace objects")},
 		{"ResizedInPlace", preempt.SwitchResizedPodRequests, ResizedInPlace,
 			fitsOrPreempts("default/other", "v0.37 counts the resized pod 400m, v0.36 600m")},
+		{"NodeDeclared", preempt.SwitchNodeDeclaredFeatures, NodeDeclared, func(t *testing.T, res harness.Result, on bool) {
+			if on {
+				if d := res.Decision; d.Status != preempt.Unschedulable || len(d.Victims) != 0 {
+					t.Errorf("%v, victims %v; want Unschedulable (n1 declares no feature)", d.Status, victimKeys(d))
+				}
+				return
+			}
+			if got := victimKeys(res.Decision); !slices.Equal(got, []string{"default/low"}) {
+				t.Errorf("victims %v, want [default/low] (no NodeDeclaredFeatures filter)", got)
+			}
+		}},
+		{"PodLevelResized", preempt.SwitchPodLevelResizeRequests, PodLevelResized, func(t *testing.T, res harness.Result, on bool) {
+			if on {
+				if got := victimKeys(res.Decision); len(res.Feasible) != 0 || !slices.Equal(got, []string{"default/low"}) {
+					t.Errorf("feasible %v, victims %v; want none feasible and default/low preempted (the resized pod counts 2 cpu)", res.Feasible, got)
+				}
+				return
+			}
+			if !slices.Equal(res.Feasible, []string{"n1"}) {
+				t.Errorf("feasible %v, want [n1] (the resized pod counts its spec's 1 cpu)", res.Feasible)
+			}
+		}},
 		{"OnePodFull", preempt.SwitchSuccessMessage, OnePodFull, func(t *testing.T, res harness.Result, on bool) {
 			want := ""
 			if on {

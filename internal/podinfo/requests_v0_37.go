@@ -54,10 +54,17 @@ func IsScalarResource(name v1.ResourceName) bool {
 // runs the same code on every pod it adds; docs/divergences.md ("Pod-level
 // requests with overhead") has the details and the test.
 func PlacedPodRequests(p *v1.Pod) v1.ResourceList {
+	return PlacedPodRequestsGated(p, defaultGates.inPlacePodLevelResourcesVerticalScaling)
+}
+
+// PlacedPodRequestsGated is PlacedPodRequests with
+// InPlacePodLevelResourcesVerticalScaling podLevelResize (off: pod-level
+// requests are the spec's; preempt.SwitchPodLevelResizeRequests).
+func PlacedPodRequestsGated(p *v1.Pod, podLevelResize bool) v1.ResourceList {
 	q := Unaliased(p)
 	opts := resourcehelper.PodResourcesOptions{
 		UseStatusResources: defaultGates.inPlacePodVerticalScaling,
-		InPlacePodLevelResourcesVerticalScalingEnabled: defaultGates.inPlacePodLevelResourcesVerticalScaling,
+		InPlacePodLevelResourcesVerticalScalingEnabled: podLevelResize,
 		SkipPodLevelResources:                          !defaultGates.podLevelResources,
 		// UseDRANodeAllocatableResourceClaimStatus stays false, as
 		// DRANodeAllocatableResources (alpha, off) leaves it: a Config
