@@ -499,7 +499,7 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 			}
 		}
 	}
-	return actuation.Actuate(ctx, cs, pod, c.Node, victims, lower, req.Config.Synchronous)
+	return actuation.Actuate(ctx, cs, pod, c.Node, victims, lower, req.Config.Synchronous, req.Config.Behaviour().AsyncSkipsLastVictim)
 }
 
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {

@@ -106,7 +106,8 @@ var Releases = func() []string {
 type Switch string
 
 // The changes from v1.35.4 to v1.36.3 (docs/divergences.md, "v1.35.4 →
-// v1.36.3"): two feature gates turned on by default.
+// v1.36.3"): two feature gates turned on by default, and the asynchronous
+// executor's last victim.
 const (
 	// SwitchNodeDeclaredFeatures: the default profile runs the
 	// NodeDeclaredFeatures filter (its gate on by default): a pod whose
@@ -119,6 +120,11 @@ const (
 	// allocated values (InPlacePodLevelResourcesVerticalScaling on by
 	// default); v1.35 counted the spec's.
 	SwitchPodLevelResizeRequests Switch = "PodLevelResizeRequests"
+	// SwitchAsyncSkipsLastVictim: the asynchronous executor preempts the
+	// last victim only if every victim before it was preempted (v1.35
+	// preempted it after a failure too, on the context the failure had
+	// cancelled, which the contract's API does not check).
+	SwitchAsyncSkipsLastVictim Switch = "AsyncSkipsLastVictim"
 )
 
 // The changes from v1.36.3 to v1.37.2 (docs/divergences.md, "v1.36.3 →
@@ -171,6 +177,8 @@ var Switches = []SwitchInfo{
 		"pods needing a node-declared feature (hostNetwork with hostUsers false, a RestartAllContainers rule) fit only nodes declaring it"},
 	{SwitchPodLevelResizeRequests, "v1.36.3", "kubernetes#137684 (InPlacePodLevelResourcesVerticalScaling to beta, on by default)",
 		"a placed pod's pod-level requests are the largest of spec, actuated and allocated"},
+	{SwitchAsyncSkipsLastVictim, "v1.36.3", "framework/preemption executor.go prepareCandidateAsync (preemptLastVictim), with the Executor split out of the Evaluator; PR not identified",
+		"after a victim fails to be preempted asynchronously the last victim is left alone"},
 }
 
 // SwitchInfoOf is s's entry of Switches.
@@ -187,6 +195,7 @@ func SwitchInfoOf(s Switch) (SwitchInfo, bool) {
 type Behaviour struct {
 	NodeDeclaredFeatures      bool
 	PodLevelResizeRequests    bool
+	AsyncSkipsLastVictim      bool
 	PDBStopAtFirstViolation   bool
 	NamespaceSelectorResolved bool
 	ResizedPodRequests        bool
@@ -200,6 +209,8 @@ func (b Behaviour) On(s Switch) bool {
 		return b.NodeDeclaredFeatures
 	case SwitchPodLevelResizeRequests:
 		return b.PodLevelResizeRequests
+	case SwitchAsyncSkipsLastVictim:
+		return b.AsyncSkipsLastVictim
 	case SwitchPDBStopAtFirstViolation:
 		return b.PDBStopAtFirstViolation
 	case SwitchNamespaceSelectorResolved:
@@ -219,6 +230,8 @@ func (b Behaviour) With(s Switch, on bool) Behaviour {
 		b.NodeDeclaredFeatures = on
 	case SwitchPodLevelResizeRequests:
 		b.PodLevelResizeRequests = on
+	case SwitchAsyncSkipsLastVictim:
+		b.AsyncSkipsLastVictim = on
 	case SwitchPDBStopAtFirstViolation:
 		b.PDBStopAtFirstViolation = on
 	case SwitchNamespaceSelectorResolved:

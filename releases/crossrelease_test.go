@@ -16,6 +16,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/preemptbench/preemptbench/internal/conformance"
+	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/registry"
 	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -193,19 +194,22 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 		sw      preempt.Switch
 		problem problem
 		explain string
+		faults  []harness.Fault
 	}{
-		{preempt.SwitchPDBStopAtFirstViolation, conformance.OverlappingPDBs, "PDBStopAtFirstViolation+SuccessMessage"},
-		{preempt.SwitchNamespaceSelectorResolved, conformance.NamespaceLess, "NamespaceSelectorResolved+SuccessMessage"},
-		{preempt.SwitchSuccessMessage, conformance.OnePodFull, "SuccessMessage"},
-		{preempt.SwitchResizedPodRequests, conformance.ResizedInPlace, "ResizedPodRequests+SuccessMessage"},
-		{preempt.SwitchNodeDeclaredFeatures, conformance.NodeDeclared, "NodeDeclaredFeatures"},
-		{preempt.SwitchPodLevelResizeRequests, conformance.PodLevelResized, "PodLevelResizeRequests"},
+		{preempt.SwitchPDBStopAtFirstViolation, conformance.OverlappingPDBs, "PDBStopAtFirstViolation+SuccessMessage", nil},
+		{preempt.SwitchNamespaceSelectorResolved, conformance.NamespaceLess, "NamespaceSelectorResolved+SuccessMessage", nil},
+		{preempt.SwitchSuccessMessage, conformance.OnePodFull, "SuccessMessage", nil},
+		{preempt.SwitchResizedPodRequests, conformance.ResizedInPlace, "ResizedPodRequests+SuccessMessage", nil},
+		{preempt.SwitchNodeDeclaredFeatures, conformance.NodeDeclared, "NodeDeclaredFeatures", nil},
+		{preempt.SwitchPodLevelResizeRequests, conformance.PodLevelResized, "PodLevelResizeRequests", nil},
+		{preempt.SwitchAsyncSkipsLastVictim, conformance.AsyncVictimFault, "AsyncSkipsLastVictim", conformance.AsyncVictimFaults},
 	}
 	for _, si := range preempt.Switches {
 		if !slices.ContainsFunc(cases, func(tc struct {
 			sw      preempt.Switch
 			problem problem
 			explain string
+			faults  []harness.Fault
 		}) bool {
 			return tc.sw == si.Switch
 		}) {
@@ -215,7 +219,7 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(string(tc.sw), func(t *testing.T) {
 			c, p := tc.problem(base)
-			in := conformance.Input{Cluster: c, Request: &preempt.Request{Pod: p, Config: preempt.DefaultConfig(), Now: base}}
+			in := conformance.Input{Cluster: c, Request: &preempt.Request{Pod: p, Config: preempt.DefaultConfig(), Now: base}, Faults: tc.faults}
 			if err := in.Cluster.Validate(); err != nil {
 				t.Fatal(err)
 			}

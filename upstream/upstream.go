@@ -490,7 +490,8 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 			lower = append(lower, p)
 		}
 	}
-	return actuation.ActuateWith(ctx, cs, preemptPod, req.Pod, c.Node, victims, lower, req.Config.Synchronous)
+	own, _ := preempt.ReleaseBehaviour(Version)
+	return actuation.ActuateWith(ctx, cs, preemptPod, req.Pod, c.Node, victims, lower, req.Config.Synchronous, own.AsyncSkipsLastVictim)
 }
 
 // nominate sets the preemptor's status.nominatedNodeName, as the scheduler

@@ -9,6 +9,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -118,3 +119,21 @@ func PodLevelResized(now time.Time) (*preempt.Cluster, *v1.Pod) {
 		Pods:  []*v1.Pod{resized, releasePod("default", "low", "n1", 0, "1").Phase(v1.PodRunning).StartTime(now.Add(-time.Hour)).Obj()},
 	}, releasePod("default", "preemptor", "", 10, "1").Obj()
 }
+
+// AsyncVictimFault is a 2-cpu node full with two pods of priority 0, p1
+// started first, and a 2-cpu preemptor (switch AsyncSkipsLastVictim,
+// with AsyncVictimFaults): both are victims, p2 the last; p1's deletion
+// fails, and the asynchronous executor of v1.35.4 still preempts p2,
+// v1.36.3's leaves it.
+func AsyncVictimFault(now time.Time) (*preempt.Cluster, *v1.Pod) {
+	return &preempt.Cluster{
+		Nodes: []*v1.Node{releaseNode("n1", "2")},
+		Pods: []*v1.Pod{
+			releasePod("default", "p1", "n1", 0, "1").Phase(v1.PodRunning).StartTime(now.Add(-2 * time.Hour)).Obj(),
+			releasePod("default", "p2", "n1", 0, "1").Phase(v1.PodRunning).StartTime(now.Add(-time.Hour)).Obj(),
+		},
+	}, releasePod("default", "preemptor", "", 10, "2").Obj()
+}
+
+// AsyncVictimFaults are AsyncVictimFault's API faults: p1's deletion.
+var AsyncVictimFaults = []harness.Fault{{Verb: "delete", Namespace: "default", Name: "p1"}}
