@@ -11,13 +11,10 @@ import (
 	"context"
 
 	v1 "k8s.io/api/core/v1"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
-	"k8s.io/kubernetes/pkg/scheduler/backend/workloadmanager"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
@@ -58,9 +55,7 @@ func newSchedulerCache(ctx context.Context, _ feature.Features) internalcache.Ca
 
 // newSnapshot builds w.snapshot of the bound pods on ev's nodes, and
 // returns the framework options that list from it: v1.35's preemption
-// lists no pod groups (GenericWorkload gives the scheduler a
-// WorkloadManager instead, releaseOptions), and its evaluator has no
-// mutable snapshot lister.
+// lists no pod groups, and its evaluator has no mutable snapshot lister.
 func (w *world) newSnapshot(_ klog.Logger, ev *evaluator, bound, _ []*v1.Pod) ([]frameworkruntime.Option, error) {
 	w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
 	w.lister = w.snapshot
@@ -68,16 +63,13 @@ func (w *world) newSnapshot(_ klog.Logger, ev *evaluator, bound, _ []*v1.Pod) ([
 }
 
 // releaseOptions are the framework options of kube-scheduler v1.35
-// beyond the world's: with GenericWorkload a WorkloadManager, as
-// scheduler.New gives (only GangScheduling reads it, for pods with
-// spec.workloadRef, which the contract does not carry). v1.35 has no
-// pods-in-PreBind map.
-func (w *world) releaseOptions() []frameworkruntime.Option {
-	if !utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
-		return nil
-	}
-	return []frameworkruntime.Option{frameworkruntime.WithWorkloadManager(workloadmanager.New())}
-}
+// beyond the world's: none. (Its scheduler.New gives a WorkloadManager
+// under GenericWorkload, which only GangScheduling reads, for pods with
+// spec.workloadRef: the contract carries none, so the framework needs
+// none; and its package, absent at the current release, would break `go
+// mod tidy` of every module that requires this one. v1.35 has no
+// pods-in-PreBind map.)
+func (w *world) releaseOptions() []frameworkruntime.Option { return nil }
 
 // addToQueue adds p to the scheduling queue q (v1.35's Add takes a
 // logger).
