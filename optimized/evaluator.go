@@ -90,12 +90,13 @@ type evaluator struct {
 	// filterB is the behaviour Filter reproduces (SetBehaviour).
 	b, filterB preempt.Behaviour
 	// siblings are the evaluators of other behaviours, made on first use
-	// and dropped by Update; alt is the snapshot with v0.36's placed
-	// requests they share when the cluster holds a pod whose requests
-	// differ (altState: 0 not looked at, 1 none differs, 2 alt is built).
+	// and dropped by Update; alt[m] is the snapshot with the placed
+	// requests of mode m (reqMode) they share when the cluster holds a pod
+	// whose requests differ (altState[m]: 0 not looked at, 1 none
+	// differs, 2 alt[m] is built).
 	siblings []*evaluator
-	alt      *Snapshot
-	altState int8
+	alt      [reqModes]*Snapshot
+	altState [reqModes]int8
 
 	dec       *decision // for decPod (its now set per request)
 	decPod    *v1.Pod
@@ -161,18 +162,18 @@ func (ev *evaluator) with(b preempt.Behaviour) *evaluator {
 		}
 	}
 	s := ev.s
-	if !b.ResizedPodRequests {
-		if ev.altState == 0 {
-			ev.altState = 1
-			if resizedDiffer(ev.s.cluster) {
-				alt, err := prepare(ev.s.cluster, true)
+	if m := reqModeOf(b); m != 0 {
+		if ev.altState[m] == 0 {
+			ev.altState[m] = 1
+			if resizedDiffer(ev.s.cluster, m) {
+				alt, err := prepare(ev.s.cluster, m)
 				if err == nil { // the cluster prepared once: it prepares again
-					ev.alt, ev.altState = alt, 2
+					ev.alt[m], ev.altState[m] = alt, 2
 				}
 			}
 		}
-		if ev.altState == 2 {
-			s = ev.alt
+		if ev.altState[m] == 2 {
+			s = ev.alt[m]
 		}
 	}
 	sib := &evaluator{s: s, workers: ev.workers, parallelFrom: ev.parallelFrom, b: b, filterB: b}
@@ -498,7 +499,7 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 			}
 		}
 	}
-	return actuation.Actuate(ctx, cs, pod, c.Node, victims, lower, req.Config.Synchronous)
+	return actuation.Actuate(ctx, cs, pod, c.Node, victims, lower, req.Config.Synchronous, req.Config.Behaviour().AsyncSkipsLastVictim)
 }
 
 func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *preempt.Request) preempt.Decision {

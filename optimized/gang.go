@@ -510,7 +510,7 @@ func (w *gangWorld) setMembers(ev *evaluator, members []*v1.Pod, now int64) {
 		maxWants = max(maxWants, len(d.fit.wants))
 		row := resize(w.req[i], s.dims)
 		clear(row)
-		if !s.v036 && ev.b.ResizedPodRequests && placedIsIncoming(m) {
+		if s.reqs == 0 && reqModeOf(ev.b) == 0 && placedIsIncoming(m) {
 			// The requests the member's PreFilter computed, without a
 			// second PodRequests.
 			for _, want := range d.fit.wants {
@@ -519,7 +519,7 @@ func (w *gangWorld) setMembers(ev *evaluator, members []*v1.Pod, now int64) {
 				}
 			}
 		} else {
-			s.addList(row, placedRequests(m, s.v036), 1)
+			s.addList(row, placedRequests(m, s.reqs), 1)
 		}
 		w.req[i] = row
 		w.ports[i] = podinfo.AppendHostPorts(w.ports[i][:0], m)

@@ -2,6 +2,9 @@ package optimized
 
 import (
 	v1 "k8s.io/api/core/v1"
+	versionutil "k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/component-base/version"
+	ndf "k8s.io/component-helpers/nodedeclaredfeatures"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -33,11 +36,29 @@ func (Impl) UnmodelledPodGroup(c *preempt.Cluster, req *preempt.PodGroupRequest)
 
 // UnmodelledGateUse refuses, under GenericWorkload=true, a preemptor in
 // a pod group and pod groups spanning nodes beside a DoNotSchedule spread
-// (groupGaps, podgroup.go). Every release's behaviour is modelled
-// (preempt.Config.Behaviour; the evaluator answers with it).
+// (groupGaps, podgroup.go), and a preemptor that needs node-declared
+// features under a behaviour with the NodeDeclaredFeatures filter
+// (preempt.SwitchNodeDeclaredFeatures: the reference models it; here no
+// filter reads status.declaredFeatures). Every release's behaviour is
+// modelled otherwise (preempt.Config.Behaviour; the evaluator answers
+// with it).
 func (Impl) UnmodelledGateUse(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
-	return groupGaps(c, pod, cfg)
+	if u := groupGaps(c, pod, cfg); u != nil {
+		return u
+	}
+	if pod == nil || !cfg.Behaviour().NodeDeclaredFeatures {
+		return nil
+	}
+	if reqs, err := ndf.DefaultFramework.InferForPodScheduling(&ndf.PodInfo{Spec: &pod.Spec}, declaredFeaturesVersion); err != nil || !reqs.IsEmpty() {
+		return &preempt.Unmodelled{Feature: "node-declared features", Object: "pod " + preempt.Key(pod.Namespace, pod.Name),
+			Detail: "needs features a node must declare (hostNetwork with hostUsers false, a RestartAllContainers rule), which NodeDeclaredFeatures checks"}
+	}
+	return nil
 }
+
+// declaredFeaturesVersion is the version upstream's NodeDeclaredFeatures
+// infers a pod's requirements at (component-base's version.Get()).
+var declaredFeaturesVersion, _ = versionutil.Parse(version.Get().String())
 
 var _ preempt.ReleaseModeller = Impl{}
 

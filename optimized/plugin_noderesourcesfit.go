@@ -24,11 +24,40 @@ func incomingRequests(pod *v1.Pod, b preempt.Behaviour) v1.ResourceList {
 	return podinfo.IncomingPodRequestsV036(pod)
 }
 
+// reqMode is how a snapshot computes the placed pods' requests: its
+// zero value as the current release does.
+type reqMode uint8
+
+const (
+	// reqV036: component-helpers v0.36's arithmetic
+	// (preempt.SwitchResizedPodRequests off).
+	reqV036 reqMode = 1 << iota
+	// reqNoPodLevelResize: pod-level requests are the spec's
+	// (preempt.SwitchPodLevelResizeRequests off).
+	reqNoPodLevelResize
+	reqModes = 4
+)
+
+// reqModeOf is b's reqMode.
+func reqModeOf(b preempt.Behaviour) reqMode {
+	var m reqMode
+	if !b.ResizedPodRequests {
+		m |= reqV036
+	}
+	if !b.PodLevelResizeRequests {
+		m |= reqNoPodLevelResize
+	}
+	return m
+}
+
 // placedRequests are a placed pod's requests as the release computes
-// them: v036 is the snapshot's Snapshot.v036.
-func placedRequests(p *v1.Pod, v036 bool) v1.ResourceList {
-	if v036 {
-		return podinfo.PlacedPodRequestsV036(p)
+// them: m is the snapshot's Snapshot.reqs.
+func placedRequests(p *v1.Pod, m reqMode) v1.ResourceList {
+	switch podLevel := m&reqNoPodLevelResize == 0; {
+	case m&reqV036 != 0:
+		return podinfo.PlacedPodRequestsV036Gated(p, podLevel)
+	case !podLevel:
+		return podinfo.PlacedPodRequestsGated(p, false)
 	}
 	return podinfo.PlacedPodRequests(p)
 }

@@ -18,15 +18,15 @@ func singleContainerRequests(pod *v1.Pod) (v1.ResourceList, bool) {
 	return sp.Containers[0].Resources.Requests, true
 }
 
-// placedRequestsFast is placedRequests(p, v036), for reading only:
+// placedRequestsFast is placedRequests(p, m), for reading only:
 // without PodRequests for a one-container pod whose status says nothing
 // PlacedPodRequests reads (placedIsIncoming: its placed requests are then
 // its incoming ones, as setMembers takes them).
-func placedRequestsFast(p *v1.Pod, v036 bool) v1.ResourceList {
-	if !v036 && placedIsIncoming(p) {
+func placedRequestsFast(p *v1.Pod, m reqMode) v1.ResourceList {
+	if m == 0 && placedIsIncoming(p) {
 		if l, ok := singleContainerRequests(p); ok {
 			return l
 		}
 	}
-	return placedRequests(p, v036)
+	return placedRequests(p, m)
 }

@@ -57,12 +57,12 @@ func TestSingleContainerRequests(t *testing.T) {
 	// the same; one with a container status: PodRequests.
 	for _, p := range []*v1.Pod{pod(list("cpu", "40m", "memory", "100Mi")), pod(list("cpu", "1"))} {
 		p.Status.Phase = v1.PodRunning
-		got, want := placedRequestsFast(p, false), podinfo.PlacedPodRequests(p)
+		got, want := placedRequestsFast(p, 0), podinfo.PlacedPodRequests(p)
 		if len(got) != len(want) || got.Cpu().Cmp(*want.Cpu()) != 0 || got.Memory().Cmp(*want.Memory()) != 0 {
 			t.Errorf("placed: got %v, want %v", got, want)
 		}
 		p.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "c", AllocatedResources: list("cpu", "2")}}
-		got, want = placedRequestsFast(p, false), podinfo.PlacedPodRequests(p)
+		got, want = placedRequestsFast(p, 0), podinfo.PlacedPodRequests(p)
 		if got.Cpu().Cmp(*want.Cpu()) != 0 {
 			t.Errorf("placed with a status: got %v, want %v", got, want)
 		}

@@ -89,20 +89,19 @@ type Snapshot struct {
 	groupMu    sync.Mutex
 	groupViews [2]*groupView
 
-	// v036: the placed pods' requests are component-helpers v0.36's
-	// (preempt.SwitchResizedPodRequests off); the evaluator prepares such
-	// a snapshot beside its own only when some pod's requests differ
-	// between the two (resizedDiffer).
-	v036 bool
+	// reqs: how the placed pods' requests are computed (reqMode: v0.36's
+	// component-helpers, pod-level resize off); the evaluator prepares a
+	// snapshot of another mode beside its own only when some pod's
+	// requests differ between the two (resizedDiffer).
+	reqs reqMode
 }
 
 // resizedDiffer reports whether some pod of c has other requests under
-// component-helpers v0.36 than under v0.37 (a pod resized in place): only
-// then does a decision without preempt.SwitchResizedPodRequests need a
-// snapshot of its own.
-func resizedDiffer(c *preempt.Cluster) bool {
+// mode m than under the current release's (a pod resized in place): only
+// then does a decision of mode m need a snapshot of its own.
+func resizedDiffer(c *preempt.Cluster, m reqMode) bool {
 	for _, p := range c.Pods {
-		if !sameList(podinfo.PlacedPodRequests(p), podinfo.PlacedPodRequestsV036(p)) {
+		if !sameList(podinfo.PlacedPodRequests(p), placedRequests(p, m)) {
 			return true
 		}
 	}
@@ -123,12 +122,11 @@ func sameList(a, b v1.ResourceList) bool {
 }
 
 // Prepare builds the snapshot of c, which must have passed Validate.
-func Prepare(c *preempt.Cluster) (*Snapshot, error) { return prepare(c, false) }
+func Prepare(c *preempt.Cluster) (*Snapshot, error) { return prepare(c, 0) }
 
-// prepare builds the snapshot of c, with v0.36's placed requests when
-// v036.
-func prepare(c *preempt.Cluster, v036 bool) (*Snapshot, error) {
-	s := &Snapshot{cluster: c, nodeIndex: make(map[string]int32, len(c.Nodes)), scalarDims: map[v1.ResourceName]int32{}, v036: v036}
+// prepare builds the snapshot of c, with the placed requests of mode m.
+func prepare(c *preempt.Cluster, m reqMode) (*Snapshot, error) {
+	s := &Snapshot{cluster: c, nodeIndex: make(map[string]int32, len(c.Nodes)), scalarDims: map[v1.ResourceName]int32{}, reqs: m}
 	s.clusterIdx = make([]int32, len(c.Nodes))
 	for i := range s.clusterIdx {
 		s.clusterIdx[i] = int32(i)
@@ -154,7 +152,7 @@ func prepare(c *preempt.Cluster, v036 bool) (*Snapshot, error) {
 		}
 	}
 	for i, p := range c.Pods {
-		podReqs[i] = placedRequests(p, v036)
+		podReqs[i] = placedRequests(p, m)
 		for name := range podReqs[i] {
 			if podinfo.IsScalarResource(name) {
 				seen[name] = true

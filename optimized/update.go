@@ -23,9 +23,9 @@ var errRebuild = errors.New("rebuild")
 // shares its snapshot and prepares a new one of c instead.
 func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
 	ev.dec, ev.decPod = nil, nil // per-preemptor work is of the old cluster
-	// The other behaviours' evaluators and the v0.36 snapshot are of the
-	// old cluster: made again on their next use.
-	ev.siblings, ev.alt, ev.altState = nil, nil, 0
+	// The other behaviours' evaluators and snapshots are of the old
+	// cluster: made again on their next use.
+	ev.siblings, ev.alt, ev.altState = nil, [reqModes]*Snapshot{}, [reqModes]int8{}
 	// The start-time cache is of the old cluster: its key (lastCands)
 	// goes; its lists keep their arrays for the next output.
 	ev.lastCands, ev.last, ev.lastLent = nil, ev.last[:0], false
@@ -50,7 +50,7 @@ func (ev *evaluator) Update(c *preempt.Cluster, ch preempt.Change) error {
 func (s *Snapshot) update(c *preempt.Cluster, ch preempt.Change) error {
 	reqs := make([]v1.ResourceList, len(ch.Added)) // each added pod's, computed once
 	for i, p := range ch.Added {
-		reqs[i] = placedRequestsFast(p, s.v036)
+		reqs[i] = placedRequestsFast(p, s.reqs)
 		for name := range reqs[i] {
 			if _, ok := s.scalarDims[name]; podinfo.IsScalarResource(name) && !ok {
 				return errRebuild

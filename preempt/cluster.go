@@ -131,8 +131,8 @@ func (c *Cluster) Validate() error {
 // podGroupName, in p's namespace), as v1.37 reads it; ok is false for a
 // pod in no group.
 func PodGroupName(p *v1.Pod) (name string, ok bool) {
-	if g := p.Spec.SchedulingGroup; g != nil && g.PodGroupName != nil {
-		return *g.PodGroupName, true
+	if name, _ := schedulingGroup(p); name != nil {
+		return *name, true
 	}
 	return "", false
 }
@@ -141,11 +141,11 @@ func PodGroupName(p *v1.Pod) (name string, ok bool) {
 // read: without a podGroupName (the API server requires one; upstream
 // dereferences it) or an empty one.
 func checkSchedulingGroup(p *v1.Pod) error {
-	g := p.Spec.SchedulingGroup
-	if g == nil {
+	name, set := schedulingGroup(p)
+	if !set {
 		return nil
 	}
-	if g.PodGroupName == nil || *g.PodGroupName == "" {
+	if name == nil || *name == "" {
 		return fmt.Errorf("pod %s: spec.schedulingGroup has no podGroupName", Key(p.Namespace, p.Name))
 	}
 	return nil

@@ -173,7 +173,7 @@ func PodGroupGaps(c *Cluster, pod *v1.Pod, cfg Config) *Unmodelled {
 		return nil
 	}
 	inGroup := func(p *v1.Pod) *Unmodelled {
-		if p.Spec.SchedulingGroup == nil {
+		if _, set := schedulingGroup(p); !set {
 			return nil
 		}
 		return &Unmodelled{"pod groups (GenericWorkload=true)", "pod " + Key(p.Namespace, p.Name), "belongs to a pod group (spec.schedulingGroup)"}

@@ -58,6 +58,26 @@ type ReleaseInfo struct {
 
 // ReleaseTable lists the releases, oldest first; CurrentRelease is last.
 var ReleaseTable = []ReleaseInfo{
+	{Version: "v1.35.4", Tags: []string{"preemptbench_v1_35", "preemptbench_v1_36"}, UnknownGates: []string{
+		"AllowServiceExternalIPs", "AtomicWriteVolumeUserFields", "CRIListStreaming",
+		"ChangeContainerStatusOnKubeletRestart", "CompositePodGroup", "DRADerivedAttributes",
+		"DRADeviceCompatibilityGroups", "DRAFractionalCapacityRange", "DRAListTypeAttributes",
+		"DRANodeAllocatableResources", "DRAOptionalNodeOperations", "DRAPartitionableDevicesType",
+		"DRAResourceClaimGranularStatusAuthorization", "DRAResourcePoolStatus", "DRAWorkloadResourceClaims",
+		"DefaultPodSysctls", "EmptyDirVolumeMode", "EvictionRequestAPI", "ExtendWebSocketsToKubelet",
+		"GRPCContainerProbeTLS", "H2CContainerProbe", "HPAGeneration", "HPAOptimizedSelectorStore",
+		"HugepageAwareEviction", "ImageVolumeWithDigest", "InPlacePodVerticalScalingInitContainers",
+		"InPlacePodVerticalScalingMemoryBackedVolumes", "InPlacePodVerticalScalingSchedulerPreemption",
+		"InterPodAffinityHostnameFastPath", "KubeProxyIPVS", "KubeProxyNFTablesLocalhostNodePorts",
+		"KubeletAllocatedPodsEndpoint", "NFTablesNetlink", "NodeControllerLeaseCircuitBreaker", "NodeLifecycleConditions",
+		"PLEGOnDemandRelist", "PersistentVolumeClaimUnusedSinceTime", "PodGroupPreemptionPolicy",
+		"PodLevelResourceManagers", "PodLevelResourcesFixDefaulting", "PodLevelResourcesFixKubeletQOSClass", "PodsAPI",
+		"ResourceHealthStatusMessage", "SchedulerPreQueueingHints", "ServiceCIDRStatusFieldWiping",
+		"StaleControllerConsistencyDaemonSet", "StaleControllerConsistencyHPA", "StaleControllerConsistencyJob",
+		"StaleControllerConsistencyReplicaSet", "StaleControllerConsistencyStatefulSet", "StatefulSetRecreateStrategy",
+		"StatefulSetSemanticRevisionComparison", "TopologyAwareWorkloadScheduling", "VolumeBindMountOptions",
+		"WorkloadWithJob",
+	}},
 	{Version: "v1.36.3", Tags: []string{"preemptbench_v1_36"}, UnknownGates: []string{
 		"AtomicWriteVolumeUserFields", "CompositePodGroup", "DRADerivedAttributes", "DRADeviceCompatibilityGroups",
 		"DRAFractionalCapacityRange", "DRAOptionalNodeOperations", "DRAPartitionableDevicesType", "DefaultPodSysctls",
@@ -84,6 +104,28 @@ var Releases = func() []string {
 
 // Switch names one behaviour change between supported releases.
 type Switch string
+
+// The changes from v1.35.4 to v1.36.3 (docs/divergences.md, "v1.35.4 →
+// v1.36.3"): two feature gates turned on by default, and the asynchronous
+// executor's last victim.
+const (
+	// SwitchNodeDeclaredFeatures: the default profile runs the
+	// NodeDeclaredFeatures filter (its gate on by default): a pod whose
+	// spec needs a node-declared feature (hostNetwork with hostUsers
+	// false, a RestartAllContainers restart rule) fits only nodes whose
+	// status.declaredFeatures list it (v1.35: the gate off, no filter).
+	SwitchNodeDeclaredFeatures Switch = "NodeDeclaredFeatures"
+	// SwitchPodLevelResizeRequests: a placed pod with pod-level requests
+	// counts the largest of their spec, actuated (status.resources) and
+	// allocated values (InPlacePodLevelResourcesVerticalScaling on by
+	// default); v1.35 counted the spec's.
+	SwitchPodLevelResizeRequests Switch = "PodLevelResizeRequests"
+	// SwitchAsyncSkipsLastVictim: the asynchronous executor preempts the
+	// last victim only if every victim before it was preempted (v1.35
+	// preempted it after a failure too, on the context the failure had
+	// cancelled, which the contract's API does not check).
+	SwitchAsyncSkipsLastVictim Switch = "AsyncSkipsLastVictim"
+)
 
 // The changes from v1.36.3 to v1.37.2 (docs/divergences.md, "v1.36.3 →
 // v1.37.2"). The default profile's new filter order (NodeName before
@@ -120,7 +162,8 @@ type SwitchInfo struct {
 }
 
 // Switches are the behaviour changes, in the order a cross-release check
-// tries them.
+// tries them (a new one is appended: the generators draw a bitmask over
+// this list, and the fuzz corpora keep theirs).
 var Switches = []SwitchInfo{
 	{SwitchPDBStopAtFirstViolation, "v1.37.2", "framework/preemption/util.go FilterVictimsWithPDBViolation (v1.36: defaultpreemption's filterPodsWithPDBViolation), with the pod-group-as-victim work; most likely kubernetes#137981, not confirmed from its diff",
 		"a victim stops lowering PodDisruptionBudgets at the first it takes below zero, so overlapping budgets count fewer violations, in the PDB lister's order"},
@@ -130,6 +173,12 @@ var Switches = []SwitchInfo{
 		"requests of in-place resized pods are the largest of spec, actuated and allocated, summed over the whole pod"},
 	{SwitchSuccessMessage, "v1.37.2", "framework/preemption Evaluator.Preempt; PR not identified",
 		`Success carries "found a potential placement for pod on node N, preempting K victims"`},
+	{SwitchNodeDeclaredFeatures, "v1.36.3", "kubernetes#136042 (NodeDeclaredFeatures to beta, on by default)",
+		"pods needing a node-declared feature (hostNetwork with hostUsers false, a RestartAllContainers rule) fit only nodes declaring it"},
+	{SwitchPodLevelResizeRequests, "v1.36.3", "kubernetes#137684 (InPlacePodLevelResourcesVerticalScaling to beta, on by default)",
+		"a placed pod's pod-level requests are the largest of spec, actuated and allocated"},
+	{SwitchAsyncSkipsLastVictim, "v1.36.3", "framework/preemption executor.go prepareCandidateAsync (preemptLastVictim), with the Executor split out of the Evaluator; PR not identified",
+		"after a victim fails to be preempted asynchronously the last victim is left alone"},
 }
 
 // SwitchInfoOf is s's entry of Switches.
@@ -144,6 +193,9 @@ func SwitchInfoOf(s Switch) (SwitchInfo, bool) {
 // Behaviour is the set of switches a decision runs with; the zero value
 // is the oldest release's behaviour.
 type Behaviour struct {
+	NodeDeclaredFeatures      bool
+	PodLevelResizeRequests    bool
+	AsyncSkipsLastVictim      bool
 	PDBStopAtFirstViolation   bool
 	NamespaceSelectorResolved bool
 	ResizedPodRequests        bool
@@ -153,6 +205,12 @@ type Behaviour struct {
 // On reports whether s is on in b.
 func (b Behaviour) On(s Switch) bool {
 	switch s {
+	case SwitchNodeDeclaredFeatures:
+		return b.NodeDeclaredFeatures
+	case SwitchPodLevelResizeRequests:
+		return b.PodLevelResizeRequests
+	case SwitchAsyncSkipsLastVictim:
+		return b.AsyncSkipsLastVictim
 	case SwitchPDBStopAtFirstViolation:
 		return b.PDBStopAtFirstViolation
 	case SwitchNamespaceSelectorResolved:
@@ -168,6 +226,12 @@ func (b Behaviour) On(s Switch) bool {
 // With is b with s set to on.
 func (b Behaviour) With(s Switch, on bool) Behaviour {
 	switch s {
+	case SwitchNodeDeclaredFeatures:
+		b.NodeDeclaredFeatures = on
+	case SwitchPodLevelResizeRequests:
+		b.PodLevelResizeRequests = on
+	case SwitchAsyncSkipsLastVictim:
+		b.AsyncSkipsLastVictim = on
 	case SwitchPDBStopAtFirstViolation:
 		b.PDBStopAtFirstViolation = on
 	case SwitchNamespaceSelectorResolved:
@@ -242,13 +306,24 @@ func StaleReleaseMentions(text string) []string {
 // workload API had neither).
 const PodGroupAPISince = "v1.37.2"
 
-// PodGroupGap is the refusal of pod groups under cfg when its release
-// predates the pod-group API (PodGroupAPISince) and GenericWorkload is
-// on: that release's API server keeps no spec.schedulingGroup and no
+// SchedulingGroupSince is the first release of Releases whose Pod has
+// spec.schedulingGroup (k8s.io/api v0.35's has spec.workloadRef instead,
+// which the contract does not carry).
+const SchedulingGroupSince = "v1.36.3"
+
+// PodGroupGap is the refusal of pod groups under cfg: whatever the gates
+// when its release predates spec.schedulingGroup (SchedulingGroupSince:
+// that release's API server drops the field, and its code sees no group
+// to report a victim in), and when its release predates the pod-group API
+// (PodGroupAPISince) and GenericWorkload is on: that release's API server keeps no spec.schedulingGroup and no
 // PodGroup, and its scheduler has no gang to schedule or group to evict,
 // so no answer "as that release" exists for them. what names the pod
 // group or pod that uses them.
 func PodGroupGap(cfg Config, what string) *Unmodelled {
+	if slices.Index(Releases, cfg.ReleaseName()) < slices.Index(Releases, SchedulingGroupSince) {
+		return &Unmodelled{Feature: "pod groups", Object: what,
+			Detail: "uses them, and release " + cfg.ReleaseName() + "'s Pod has no spec.schedulingGroup (it came in " + SchedulingGroupSince + "; v1.35 named a Workload, spec.workloadRef) and its API no PodGroup"}
+	}
 	if !cfg.FeatureGates[GenericWorkloadGate] || slices.Index(Releases, cfg.ReleaseName()) >= slices.Index(Releases, PodGroupAPISince) {
 		return nil
 	}

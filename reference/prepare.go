@@ -32,5 +32,5 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 			lower = append(lower, np)
 		}
 	}
-	return actuation.Actuate(ctx, cs, pod, c.Node, victims, lower, req.Config.Synchronous)
+	return actuation.Actuate(ctx, cs, pod, c.Node, victims, lower, req.Config.Synchronous, req.Config.Behaviour().AsyncSkipsLastVictim)
 }

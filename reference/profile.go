@@ -14,4 +14,7 @@ var defaultProfile = []filterPlugin{
 	nodeResourcesFit{},
 	podTopologySpread{},
 	interPodAffinity{},
+	// Appended to the profile while its gate is on (default from v1.36;
+	// the plugin skips every pod without preempt.SwitchNodeDeclaredFeatures).
+	nodeDeclaredFeatures{},
 }

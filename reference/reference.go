@@ -104,12 +104,13 @@ func (ev *evaluator) at(req *preempt.Request) *evaluator {
 }
 
 // placedRequests and incomingRequests are a pod's requests as the
-// release's component-helpers compute them (ResizedPodRequests).
+// release's component-helpers compute them (ResizedPodRequests;
+// PodLevelResizeRequests for the placed pods' pod-level requests).
 func (ev *evaluator) placedRequests(p *v1.Pod) v1.ResourceList {
 	if ev.b.ResizedPodRequests {
-		return podinfo.PlacedPodRequests(p)
+		return podinfo.PlacedPodRequestsGated(p, ev.b.PodLevelResizeRequests)
 	}
-	return podinfo.PlacedPodRequestsV036(p)
+	return podinfo.PlacedPodRequestsV036Gated(p, ev.b.PodLevelResizeRequests)
 }
 
 func (ev *evaluator) incomingRequests(p *v1.Pod) v1.ResourceList {

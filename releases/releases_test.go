@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,26 +35,38 @@ import (
 	"github.com/preemptbench/preemptbench/upstream"
 )
 
-// v1363 is upstream@v1.36.3, built once for the package's tests (the
-// first build of a clean machine compiles k8s.io/kubernetes v1.36.3: some
-// minutes; later ones find the binary in the cache).
-var v1363 = sync.OnceValues(func() (*releases.Impl, error) {
-	impl, ok, err := registry.LookupRelease("upstream@v1.36.3", 0, os.Stderr)
-	if err != nil || !ok {
-		return nil, errors.Join(err, os.ErrNotExist)
+// builtReleases are the earlier releases' implementations, each built
+// once for the package's tests (the first build of a clean machine
+// compiles that k8s.io/kubernetes: some minutes; later ones find the
+// binary in the cache) and its child started.
+var builtReleases = func() map[string]func() (*releases.Impl, error) {
+	m := map[string]func() (*releases.Impl, error){}
+	for _, r := range registry.Releases() {
+		m[r.Version] = sync.OnceValues(func() (*releases.Impl, error) {
+			impl, ok, err := registry.LookupRelease(r.Name(), 0, os.Stderr)
+			if err != nil || !ok {
+				return nil, errors.Join(err, os.ErrNotExist)
+			}
+			ri := impl.(*releases.Impl)
+			_, err = ri.Client()
+			return ri, err
+		})
 	}
-	r := impl.(*releases.Impl)
-	_, err = r.Client()
-	return r, err
-})
+	return m
+}()
 
-func release(t testing.TB) *releases.Impl {
+// releaseAt is upstream@version, an earlier release, built once.
+func releaseAt(t testing.TB, version string) *releases.Impl {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command to build the release with")
 	}
+	build, ok := builtReleases[version]
+	if !ok {
+		t.Fatalf("no release %s in the registry", version)
+	}
 	start := time.Now()
-	impl, err := v1363()
+	impl, err := build()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,11 +76,22 @@ func release(t testing.TB) *releases.Impl {
 	return impl
 }
 
-// The registry knows upstream@v1.36.3 and upstream@upstream.Version (the
-// in-process upstream), and nothing else of the form.
+// release is upstream@v1.36.3, for the tests of one earlier release.
+func release(t testing.TB) *releases.Impl {
+	t.Helper()
+	return releaseAt(t, "v1.36.3")
+}
+
+// The registry knows upstream@ every release of preempt.Releases, oldest
+// first, the last being upstream.Version (the in-process upstream), and
+// nothing else of the form.
 func TestRegistry(t *testing.T) {
 	names := registry.ReleaseNames()
-	if len(names) < 2 || names[0] != "upstream@v1.36.3" || names[len(names)-1] != "upstream@"+upstream.Version {
+	var want []string
+	for _, r := range preempt.Releases {
+		want = append(want, "upstream@"+r)
+	}
+	if !slices.Equal(names, want) || names[0] != "upstream@v1.35.4" || names[len(names)-1] != "upstream@"+upstream.Version {
 		t.Errorf("ReleaseNames() = %v", names)
 	}
 	if impl, ok, err := registry.LookupRelease("upstream@"+upstream.Version, 0, nil); err != nil || !ok || impl.Name() != "upstream" {
@@ -278,9 +302,12 @@ func TestModulesPinTheirRelease(t *testing.T) {
 				if f[2] != f[0]+"@"+staging {
 					t.Errorf("%s: %s is replaced by %s, want %s", r.Name(), f[0], f[2], staging)
 				}
-			case strings.HasPrefix(f[0], "k8s.io/") && stagingVersion.MatchString(f[1]):
+			case strings.HasPrefix(f[0], "k8s.io/") && stagingVersion.MatchString(f[1]) && !unneeded(t, dir, f[0]):
 				// A staging module (v0.X.Y; klog, utils and kube-openapi
-				// are not versioned so) left to MVS.
+				// are not versioned so) left to MVS. One the release does
+				// not have (v1.35 has no k8s.io/streaming: only the main
+				// module's requirements name it) is in the graph, needed
+				// by no package of the build.
 				t.Errorf("%s: staging module %s at %s, not replaced", r.Name(), f[0], f[1])
 			}
 		}
@@ -290,6 +317,20 @@ func TestModulesPinTheirRelease(t *testing.T) {
 			t.Errorf("%s: k8s.io/kubernetes found %t, %d staging modules replaced", r.Name(), kubernetes, n)
 		}
 	}
+}
+
+// unneeded reports whether the module of the release module in dir needs
+// no package of module mod (go mod why -m).
+func unneeded(t *testing.T, dir, mod string) bool {
+	t.Helper()
+	cmd := exec.Command("go", "mod", "why", "-m", mod)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go mod why -m %s: %v", mod, err)
+	}
+	return strings.Contains(string(out), "does not need module "+mod)
 }
 
 // The child validates feature gates against its release's gate (package
@@ -341,7 +382,7 @@ func TestBuildFailure(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "built on first use, it needs the Go toolchain") {
 		t.Errorf("NewEvaluator without go: %v", err)
 	}
-	if _, err := impl.Release().Binary(nil); err == nil || !strings.HasPrefix(err.Error(), "upstream@v1.36.3: built on first use, it needs the Go toolchain") {
+	if _, err := impl.Release().Binary(nil); err == nil || !strings.HasPrefix(err.Error(), impl.Name()+": built on first use, it needs the Go toolchain") {
 		t.Errorf("Binary without go: %v", err)
 	}
 	missing := releases.New(releases.Release{Version: "v1.0.0"}, 0, nil)
@@ -647,7 +688,7 @@ func TestChildKilledOrHanging(t *testing.T) {
 			for _, w := range tt.want {
 				said = said || strings.Contains(d.Message, w)
 			}
-			if d.Status != preempt.Error || !said || !strings.Contains(d.Message, "upstream-v1.36.3-") {
+			if d.Status != preempt.Error || !said || !strings.Contains(d.Message, "upstream-"+impl.Release().Version+"-") {
 				t.Errorf("decision %s %q, want an Error naming the binary and saying one of %q", d.Status, d.Message, tt.want)
 			}
 			if took := time.Since(start); took > 10*time.Second {

@@ -34,7 +34,11 @@ for dir in releases/*/; do
 done
 
 step "the earlier releases' children, built once (tests in several packages use them; none then waits on a build inside its test timeout)"
-go run ./compare decide -cluster internal/cli/testdata/small/cluster.yaml -pod internal/cli/testdata/small/pod.yaml -impl upstream@v1.36.3 >/dev/null
+impls=""
+for dir in releases/*/; do
+  [ -f "$dir/go.mod" ] && impls="$impls,upstream@$(basename "$dir")"
+done
+go run ./compare decide -cluster internal/cli/testdata/small/cluster.yaml -pod internal/cli/testdata/small/pod.yaml -impl "${impls#,}" >/dev/null
 
 step "tests: go test -timeout 30m ./... (the README's test command)"
 go test -timeout 30m ./...
@@ -65,6 +69,7 @@ step "the README's examples, as written (scripts/readme.sh)"
 bash scripts/readme.sh | grep -E '^(=== skipped|readme:)'
 
 step "fuzz targets, capped by iteration count"
+# FuzzCrossRelease splits its inputs across the pairs of releases.
 bash scripts/fuzz.sh 1000x
 
 step "benchmark smoke run (-benchtime=1x)"

@@ -9,6 +9,9 @@
 # Every target for DURATION takes the target count (scripts/fuzz.sh
 # -list) times DURATION: choose TARGETS to fuzz one.
 #
+# $FUZZTIME_<Target> (FUZZTIME_FuzzPreempt=1500x) runs that target for
+# its own duration instead: CI caps its slowest target so.
+#
 # $FUZZMINIMIZETIME (default 5s) caps the minimizing of each new
 # interesting input (go test's default, 60s, is most of a run for a
 # target whose input takes milliseconds, FuzzCrossRelease's child calls).
@@ -39,10 +42,14 @@ for pkg in $(go list ./...); do
       continue
     fi
     found=$((found + 1))
-    echo "=== fuzz $pkg $target for $dur"
-    if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$dur" -fuzzminimizetime "${FUZZMINIMIZETIME:-5s}" "$pkg"; then
+    own="FUZZTIME_$target"
+    tdur=${!own:-$dur}
+    echo "=== fuzz $pkg $target for $tdur"
+    start=$SECONDS
+    if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$tdur" -fuzzminimizetime "${FUZZMINIMIZETIME:-5s}" "$pkg"; then
       failed+=("$pkg $target")
     fi
+    echo "=== fuzz $target took $((SECONDS - start))s"
   done
 done
 if $list_only; then exit 0; fi

@@ -61,7 +61,7 @@ func (r *request) preEnqueue(ctx context.Context, req *preempt.Request) (*fwk.St
 	if err != nil {
 		return nil, err
 	}
-	executor := dp.Executor
+	executor := executorOf(dp)
 	defer r.w.withClient(acceptAll())()
 	reached, release, returned := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	defer func() {
@@ -87,7 +87,7 @@ func (r *request) preEnqueue(ctx context.Context, req *preempt.Request) (*fwk.St
 		}
 	}()
 	stub := &standInPreemption{DefaultPreemption: dp.CandidatesToVictimsMap, victims: victims}
-	ev := preemption.NewEvaluator(names.DefaultPreemption, r.w.fh, stub, executor)
+	ev := newEvaluator(names.DefaultPreemption, r.w.fh, stub, executor)
 	m := framework.NewDefaultNodeToStatus()
 	m.Set(node, fwk.NewStatus(fwk.Unschedulable))
 	result, status := ev.Preempt(ctx, r.state.Clone(), r.pod, m)

@@ -167,14 +167,14 @@ func (ev *evaluator) newPlugin(ctx context.Context, w *world, req *preempt.Reque
 	}
 	setVictimOrder(dp)
 	p := &plugin{DefaultPreemption: dp, offset: req.Offset, cfg: req.Config, args: *args, fts: fts, listOrderTie: ev.listOrderTie}
-	recordPreemptPodErrors(dp.Executor, func(err error) {
+	recordPreemptPodErrors(executorOf(dp), func(err error) {
 		p.mu.Lock()
 		p.errs = append(p.errs, err.Error())
 		p.mu.Unlock()
 	})
 	// PostFilter runs the plugin's Evaluator: this one, with the hooks,
 	// listing the PodDisruptionBudgets in the contract's order.
-	dp.Evaluator = preemption.NewEvaluator(names.DefaultPreemption, w.fh, p, dp.Executor)
+	dp.Evaluator = newEvaluator(names.DefaultPreemption, w.fh, p, executorOf(dp))
 	dp.Evaluator.PdbLister = sortedPDBLister{dp.Evaluator.PdbLister}
 	return p, dp.Evaluator, nil
 }
@@ -229,12 +229,11 @@ func (c *candidate) Name() string                 { return c.name }
 func (c *candidate) NumPodGroupDisruptions() int { return 0 }
 
 // podPreemptor is a preemption.ExecutorPreemptor for a pod (upstream's
-// podExecutorPreemptor is unexported).
+// podExecutorPreemptor is unexported); asPreemptor gives the executor's
+// preemptor of each release (v1.35's is the pod).
 type podPreemptor struct {
 	*v1.Pod
 }
-
-var _ preemption.ExecutorPreemptor = &podPreemptor{}
 
 func (p *podPreemptor) UID() types.UID           { return p.Pod.UID }
 func (p *podPreemptor) SchedulerName() string    { return p.Spec.SchedulerName }

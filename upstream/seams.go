@@ -20,6 +20,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
@@ -81,11 +82,29 @@ func (r *request) selectVictims(ctx context.Context, ni fwk.NodeInfo, pdbs []*po
 	return pods, n, st, nil
 }
 
+// executor is what actuates a preemption: since v1.36 the plugin's
+// Executor (seams_v1_35.go: v1.35's Evaluator did it itself).
+type executor = preemption.Executor
+
+// executorPreemptor is the preemptor the executor's PreemptPod takes.
+type executorPreemptor = preemption.ExecutorPreemptor
+
+// executorOf is dp's executor.
+func executorOf(dp *defaultpreemption.DefaultPreemption) *executor { return dp.Executor }
+
+// newEvaluator is the preemption Evaluator of i that actuates with e.
+func newEvaluator(name string, fh fwk.Handle, i preemption.Interface, e *executor) *preemption.Evaluator {
+	return preemption.NewEvaluator(name, fh, i, e)
+}
+
+// asPreemptor is p as the executor's preemptor.
+func asPreemptor(p *podPreemptor) executorPreemptor { return p }
+
 // recordPreemptPodErrors makes e's PreemptPod give record every error it
 // returns.
-func recordPreemptPodErrors(e *preemption.Executor, record func(error)) {
+func recordPreemptPodErrors(e *executor, record func(error)) {
 	preemptPod := e.PreemptPod
-	e.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor, victim *v1.Pod, pluginName string) (bool, error) {
+	e.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor executorPreemptor, victim *v1.Pod, pluginName string) (bool, error) {
 		inMemory, err := preemptPod(ctx, c, preemptor, victim, pluginName)
 		if err != nil {
 			record(err)
@@ -95,8 +114,8 @@ func recordPreemptPodErrors(e *preemption.Executor, record func(error)) {
 }
 
 // holdPreemptPod makes e's PreemptPod call hold instead of preempting.
-func holdPreemptPod(e *preemption.Executor, hold func(victim *v1.Pod)) {
-	e.PreemptPod = func(_ context.Context, _ preemption.Candidate, _ preemption.ExecutorPreemptor, victim *v1.Pod, _ string) (bool, error) {
+func holdPreemptPod(e *executor, hold func(victim *v1.Pod)) {
+	e.PreemptPod = func(_ context.Context, _ preemption.Candidate, _ executorPreemptor, victim *v1.Pod, _ string) (bool, error) {
 		hold(victim)
 		return false, nil
 	}
@@ -106,7 +125,7 @@ func holdPreemptPod(e *preemption.Executor, hold func(victim *v1.Pod)) {
 // neither waiting pods nor in PreBind, so PreemptPod never preempts one in
 // memory only (which would make the asynchronous executor activate the
 // preemptor).
-func preemptVictim(ctx context.Context, e *preemption.Executor, c preemption.Candidate, preemptor preemption.ExecutorPreemptor, victim *v1.Pod, pluginName string) error {
+func preemptVictim(ctx context.Context, e *executor, c preemption.Candidate, preemptor executorPreemptor, victim *v1.Pod, pluginName string) error {
 	_, err := e.PreemptPod(ctx, c, preemptor, victim, pluginName)
 	return err
 }
@@ -119,6 +138,9 @@ func newSchedulerCache(ctx context.Context, fts feature.Features) internalcache.
 // addPodGroups adds the pod groups, composite pod groups and unbound
 // members (nominated pods) to cache, under GenericWorkload.
 func addPodGroups(logger klog.Logger, cache internalcache.Cache, fts feature.Features, groups []*preempt.PodGroup, composites []*preempt.CompositePodGroup, unbound []*v1.Pod) {
+	if !fts.EnableGenericWorkload {
+		return
+	}
 	for _, pg := range groups {
 		cache.AddPodGroup(pg)
 	}
@@ -160,6 +182,21 @@ func (w *world) newSnapshot(logger klog.Logger, ev *evaluator, bound, nominated 
 		frameworkruntime.WithMutableSnapshotLister(w.lister),
 	}, nil
 }
+
+// releaseOptions are the framework options of kube-scheduler this
+// release has beyond the world's: the pods-in-PreBind map, and with
+// GenericWorkload the PodGroupManager, the scheduler cache (newSnapshot
+// built it).
+func (w *world) releaseOptions() []frameworkruntime.Option {
+	opts := []frameworkruntime.Option{frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap())}
+	if w.fts.EnableGenericWorkload {
+		opts = append(opts, frameworkruntime.WithPodGroupManager(w.cache))
+	}
+	return opts
+}
+
+// addToQueue adds p to the scheduling queue q.
+func addToQueue(ctx context.Context, q internalqueue.SchedulingQueue, p *v1.Pod) { q.Add(ctx, p) }
 
 // schedulerPlacement is ev with Impl.SchedulerPlacement (placer_scheduler.go).
 func schedulerPlacement(ev *evaluator) (preempt.Evaluator, error) {

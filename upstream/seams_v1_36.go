@@ -21,15 +21,11 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/util"
 	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
-
-// Version is the release this build runs.
-const Version = "v1.36.3"
 
 // snapshotLister is the framework's snapshot lister: the snapshot.
 type snapshotLister = *internalcache.Snapshot
@@ -70,9 +66,9 @@ func (r *request) selectVictims(ctx context.Context, ni fwk.NodeInfo, pdbs []*po
 
 // recordPreemptPodErrors makes e's PreemptPod give record every error it
 // returns.
-func recordPreemptPodErrors(e *preemption.Executor, record func(error)) {
+func recordPreemptPodErrors(e *executor, record func(error)) {
 	preemptPod := e.PreemptPod
-	e.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor, victim *v1.Pod, pluginName string) error {
+	e.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor executorPreemptor, victim *v1.Pod, pluginName string) error {
 		err := preemptPod(ctx, c, preemptor, victim, pluginName)
 		if err != nil {
 			record(err)
@@ -82,8 +78,8 @@ func recordPreemptPodErrors(e *preemption.Executor, record func(error)) {
 }
 
 // holdPreemptPod makes e's PreemptPod call hold instead of preempting.
-func holdPreemptPod(e *preemption.Executor, hold func(victim *v1.Pod)) {
-	e.PreemptPod = func(_ context.Context, _ preemption.Candidate, _ preemption.ExecutorPreemptor, victim *v1.Pod, _ string) error {
+func holdPreemptPod(e *executor, hold func(victim *v1.Pod)) {
+	e.PreemptPod = func(_ context.Context, _ preemption.Candidate, _ executorPreemptor, victim *v1.Pod, _ string) error {
 		hold(victim)
 		return nil
 	}
@@ -91,35 +87,14 @@ func holdPreemptPod(e *preemption.Executor, hold func(victim *v1.Pod)) {
 
 // preemptVictim is e's PreemptPod of victim (v1.36's has no in-memory
 // preemption).
-func preemptVictim(ctx context.Context, e *preemption.Executor, c preemption.Candidate, preemptor preemption.ExecutorPreemptor, victim *v1.Pod, pluginName string) error {
+func preemptVictim(ctx context.Context, e *executor, c preemption.Candidate, preemptor executorPreemptor, victim *v1.Pod, pluginName string) error {
 	return e.PreemptPod(ctx, c, preemptor, victim, pluginName)
-}
-
-// newSchedulerCache is kube-scheduler's scheduler cache under fts.
-func newSchedulerCache(ctx context.Context, fts feature.Features) internalcache.Cache {
-	return internalcache.New(ctx, nil, fts.EnableGenericWorkload)
 }
 
 // addPodGroups adds nothing: v1.36's cache holds no PodGroup objects (its
 // API has none; preempt.PodGroupGap refuses clusters using them), and
 // newSnapshot gives none.
 func addPodGroups(klog.Logger, internalcache.Cache, feature.Features, []*preempt.PodGroup, []*preempt.CompositePodGroup, []*v1.Pod) {
-}
-
-// newSnapshot builds w.snapshot of the bound pods on ev's nodes, and
-// returns the framework options that list from it. With GenericWorkload,
-// DefaultPreemption lists pod groups from the framework's
-// PodGroupManager, the scheduler cache, built here; v1.36's evaluator
-// has no mutable snapshot lister.
-func (w *world) newSnapshot(_ klog.Logger, ev *evaluator, bound, _ []*v1.Pod) ([]frameworkruntime.Option, error) {
-	w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
-	if w.fts.EnableGenericWorkload {
-		if err := w.ensureCache(nil, nil, nil); err != nil {
-			return nil, err
-		}
-	}
-	w.lister = w.snapshot
-	return []frameworkruntime.Option{frameworkruntime.WithSnapshotSharedLister(w.lister)}, nil
 }
 
 // schedulerPlacement refuses Impl.SchedulerPlacement: v1.36 has no

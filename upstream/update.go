@@ -100,9 +100,7 @@ func (w *world) ensureCache(groups []*preempt.PodGroup, composites []*preempt.Co
 			return err
 		}
 	}
-	if w.fts.EnableGenericWorkload {
-		addPodGroups(logger, cache, w.fts, groups, composites, unbound)
-	}
+	addPodGroups(logger, cache, w.fts, groups, composites, unbound)
 	w.cache = cache
 	return nil
 }

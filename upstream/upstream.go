@@ -482,7 +482,7 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 	// PreemptPod never preempts one in memory only (which would make the
 	// asynchronous executor activate the preemptor).
 	preemptPod := func(ctx context.Context, victim *v1.Pod) error {
-		return preemptVictim(ctx, r.pl.Executor, cand, preemptor, victim, names.DefaultPreemption)
+		return preemptVictim(ctx, executorOf(r.pl.DefaultPreemption), cand, asPreemptor(preemptor), victim, names.DefaultPreemption)
 	}
 	var lower []*v1.Pod
 	for _, pi := range r.w.fh.NominatedPodsForNode(c.Node) {
@@ -490,7 +490,8 @@ func (ev *evaluator) PrepareCandidate(ctx context.Context, cs kubernetes.Interfa
 			lower = append(lower, p)
 		}
 	}
-	return actuation.ActuateWith(ctx, cs, preemptPod, req.Pod, c.Node, victims, lower, req.Config.Synchronous)
+	own, _ := preempt.ReleaseBehaviour(Version)
+	return actuation.ActuateWith(ctx, cs, preemptPod, req.Pod, c.Node, victims, lower, req.Config.Synchronous, own.AsyncSkipsLastVictim)
 }
 
 // nominate sets the preemptor's status.nominatedNodeName, as the scheduler
@@ -614,7 +615,7 @@ func (ev *evaluator) Preempt(ctx context.Context, cs kubernetes.Interface, req *
 // request's pod.
 func (r *request) waitAsync(ctx context.Context) error {
 	deadline := time.Now().Add(asyncWait)
-	for r.pl.Executor.IsPodRunningPreemption(r.pod.UID) {
+	for executorOf(r.pl.DefaultPreemption).IsPodRunningPreemption(r.pod.UID) {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return fmt.Errorf("the asynchronous preemption of %s did not finish within %v", preempt.Key(r.pod.Namespace, r.pod.Name), asyncWait)
 		}

@@ -1,6 +1,6 @@
 package upstream
 
-// Version (seams.go, seams_v1_36.go) is the release of k8s.io/kubernetes
+// Version (seams.go, seams_v1_*.go) is the release of k8s.io/kubernetes
 // this package is built against: preempt.CurrentRelease by default, an
 // earlier release under that release's build tag (preempt.ReleaseTable),
 // in the module releases/VERSION that pins it. TestVersionIsTheModules and

@@ -278,7 +278,7 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	for _, p := range nominated {
 		// The queue holds the pod (NominatedPodsForNode reads pods from the
 		// queue) and nominates it; the explicit nomination pins the node.
-		queue.Add(ctx, p)
+		addToQueue(ctx, queue, p)
 		pi, err := framework.NewPodInfo(p)
 		if err != nil {
 			return nil, fmt.Errorf("pod %s: %w", preempt.Key(p.Namespace, p.Name), err)
@@ -309,12 +309,6 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	var pgm []frameworkruntime.Option
-	if w.fts.EnableGenericWorkload {
-		// The framework's PodGroupManager is kube-scheduler's scheduler
-		// cache.
-		pgm = append(pgm, frameworkruntime.WithPodGroupManager(w.cache))
-	}
 	f, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), profile, append([]frameworkruntime.Option{
 		frameworkruntime.WithClientSet(w.proxy),
 		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
@@ -327,10 +321,9 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 		frameworkruntime.WithMetricsRecorder(metricsRecorder),
 		frameworkruntime.WithLogger(logger),
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
-		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
 		frameworkruntime.WithPodActivator(w.activated),
 		frameworkruntime.WithExtenders(fexts),
-	}, append(listers, pgm...)...)...)
+	}, append(listers, w.releaseOptions()...)...)...)
 	if err != nil {
 		return nil, fmt.Errorf("building the framework: %w", err)
 	}

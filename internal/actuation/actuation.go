@@ -161,18 +161,19 @@ func (e *BackgroundError) Error() string {
 // nominated first (its error is returned after the background work ran),
 // then, if any victim is not already terminating: the lower-priority
 // nominations are cleared, the victims but the last are preempted and, if
-// none of them failed, the last one. Upstream preempts all but the last
+// none of them failed or skipLast is false (v1.35:
+// preempt.SwitchAsyncSkipsLastVictim off), the last one. Upstream preempts all but the last
 // in parallel and cancels the rest at the first error; the contract runs
 // them in candidate order and stops at the first error. A failure is
 // returned as a *BackgroundError, unless the nomination failed.
-func Actuate(ctx context.Context, cs kubernetes.Interface, preemptor *v1.Pod, node string, victims, lowerNominated []*v1.Pod, synchronous bool) error {
+func Actuate(ctx context.Context, cs kubernetes.Interface, preemptor *v1.Pod, node string, victims, lowerNominated []*v1.Pod, synchronous, skipLast bool) error {
 	preemptPod := func(ctx context.Context, victim *v1.Pod) error { return PreemptPod(ctx, cs, preemptor, victim) }
-	return ActuateWith(ctx, cs, preemptPod, preemptor, node, victims, lowerNominated, synchronous)
+	return ActuateWith(ctx, cs, preemptPod, preemptor, node, victims, lowerNominated, synchronous, skipLast)
 }
 
 // ActuateWith is Actuate with another way to preempt one victim (the
 // upstream adapter passes upstream's Executor.PreemptPod).
-func ActuateWith(ctx context.Context, cs kubernetes.Interface, preemptPod func(context.Context, *v1.Pod) error, preemptor *v1.Pod, node string, victims, lowerNominated []*v1.Pod, synchronous bool) error {
+func ActuateWith(ctx context.Context, cs kubernetes.Interface, preemptPod func(context.Context, *v1.Pod) error, preemptor *v1.Pod, node string, victims, lowerNominated []*v1.Pod, synchronous, skipLast bool) error {
 	var live []*v1.Pod
 	for _, v := range victims {
 		if v.DeletionTimestamp == nil { // graceful deletion not started yet
@@ -202,7 +203,7 @@ func ActuateWith(ctx context.Context, cs kubernetes.Interface, preemptPod func(c
 			break
 		}
 	}
-	if last {
+	if last || !skipLast {
 		if err := preemptPod(ctx, live[len(live)-1]); err != nil {
 			bg.Victims = append(bg.Victims, err.Error())
 		}

@@ -281,6 +281,9 @@ func upgradeWith(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, offset int
 		if res.DecisionChanged && sameDecision(j, old) {
 			cause.Explains, decisionExplained = "decision", true
 			res.Causes = append(res.Causes, cause)
+			// A message that comes with the decision (an Unschedulable
+			// one) changes with it.
+			messageExplained = messageExplained || j.Message == old.Message
 		}
 		if res.MessageChanged && j.Message == old.Message && sameDecision(j, cur) {
 			cause.Explains, messageExplained = "message", true
@@ -299,6 +302,16 @@ func upgradeWith(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config, offset int
 		}
 		res.Note = "no single change explains the new decision: the changes named together do"
 		decisionExplained = true
+	}
+	if !messageExplained && res.DecisionChanged {
+		// The message changes with the decision (v1.36.3 -> v1.37.2's
+		// Unschedulable in place of a Success without a message): every
+		// switch back is from's answer, message included (checked
+		// above), so the changes named explain it together.
+		if res.Note == "" {
+			res.Note = "the message changes with the decision: the changes named explain it together"
+		}
+		messageExplained = true
 	}
 	res.Explained = decisionExplained && messageExplained
 	return res, nil

@@ -42,11 +42,16 @@ func writeProblem(t *testing.T, c *preempt.Cluster, p *v1.Pod) (string, string) 
 
 func runUpgradeJSON(t *testing.T, c *preempt.Cluster, p *v1.Pod) (UpgradeJSON, int) {
 	t.Helper()
+	return runUpgradeFrom(t, "v1.36.3", c, p)
+}
+
+func runUpgradeFrom(t *testing.T, from string, c *preempt.Cluster, p *v1.Pod) (UpgradeJSON, int) {
+	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command to build upstream@v1.36.3 with")
+		t.Skip("no go command to build upstream@" + from + " with")
 	}
 	cf, pf := writeProblem(t, c, p)
-	stdout, stderr, code := runCLI(t, "upgrade", "-cluster", cf, "-pod", pf, "-from", "v1.36.3", "-to", preempt.CurrentRelease, "-now", "2026-01-01T01:00:00Z", "-o", "json")
+	stdout, stderr, code := runCLI(t, "upgrade", "-cluster", cf, "-pod", pf, "-from", from, "-to", preempt.CurrentRelease, "-now", "2026-01-01T01:00:00Z", "-o", "json")
 	var res UpgradeJSON
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("exit %d: %v\n%s\n%s", code, err, stdout, stderr)
@@ -91,6 +96,34 @@ func TestUpgradeNamesTheNamespaceSelectorFix(t *testing.T) {
 		t.Errorf("%s then %s, want Success then Schedulable", res.Decisions[0].Status, res.Decisions[1].Status)
 	}
 	if got, want := causes(res), "NamespaceSelectorResolved:decision"; got != want {
+		t.Errorf("causes %s, want %s", got, want)
+	}
+}
+
+// Across two releases, v1.35.4 to the current: the switches of both hops
+// explain it. v1.35.4 counts the resized pod's pod-level spec and
+// schedules the preemptor; v1.37.2 counts its actuated 2 cpu and
+// preempts, with v1.37's Success message.
+func TestUpgradeAcrossTwoReleases(t *testing.T) {
+	c, p := conformance.PodLevelResized(testobj.Epoch.Add(time.Hour))
+	res, code := runUpgradeFrom(t, "v1.35.4", c, p)
+	if code != ExitDiffer || !res.DecisionChanged || !res.Explained {
+		t.Fatalf("exit %d, %+v", code, res)
+	}
+	if res.Decisions[0].Status != preempt.Schedulable || res.Decisions[1].Status != preempt.Success {
+		t.Errorf("%s then %s, want Schedulable then Success", res.Decisions[0].Status, res.Decisions[1].Status)
+	}
+	if got, want := causes(res), "SuccessMessage:message,PodLevelResizeRequests:decision"; got != want {
+		t.Errorf("causes %s, want %s", got, want)
+	}
+	// A preemptor needing a node-declared feature: v1.35.4 preempts,
+	// v1.36.3 and later find no node.
+	c, p = conformance.NodeDeclared(testobj.Epoch.Add(time.Hour))
+	res, code = runUpgradeFrom(t, "v1.35.4", c, p)
+	if code != ExitDiffer || !res.Explained || res.Decisions[0].Status != preempt.Success || res.Decisions[1].Status != preempt.Unschedulable {
+		t.Fatalf("exit %d, %+v", code, res)
+	}
+	if got, want := causes(res), "NodeDeclaredFeatures:decision"; got != want {
 		t.Errorf("causes %s, want %s", got, want)
 	}
 }

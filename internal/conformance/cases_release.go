@@ -30,6 +30,8 @@ type releaseCase struct {
 	problem func(time.Time) (*preempt.Cluster, *v1.Pod)
 	// check fails t unless res is the outcome with the switch on or off.
 	check func(t *testing.T, res harness.Result, on bool)
+	// faults are the API calls that fail.
+	faults []harness.Fault
 }
 
 func victimKeys(d preempt.Decision) []string {
@@ -47,11 +49,39 @@ func releaseCases() []releaseCase {
 			if got := res.Decision.NominatedNode; got != want {
 				t.Errorf("nominated %q (violations %d), want %q", got, res.Decision.NumPDBViolations, want)
 			}
-		}},
+		}, nil},
 		{"NamespaceLess", preempt.SwitchNamespaceSelectorResolved, NamespaceLess,
-			fitsOrPreempts("other/a", "the NotIn selector matches no namespace without Namespace objects")},
+			fitsOrPreempts("other/a", "the NotIn selector matches no namespace without Namespace objects"), nil},
 		{"ResizedInPlace", preempt.SwitchResizedPodRequests, ResizedInPlace,
-			fitsOrPreempts("default/other", "v0.37 counts the resized pod 400m, v0.36 600m")},
+			fitsOrPreempts("default/other", "v0.37 counts the resized pod 400m, v0.36 600m"), nil},
+		{"NodeDeclared", preempt.SwitchNodeDeclaredFeatures, NodeDeclared, func(t *testing.T, res harness.Result, on bool) {
+			if on {
+				if d := res.Decision; d.Status != preempt.Unschedulable || len(d.Victims) != 0 {
+					t.Errorf("%v, victims %v; want Unschedulable (n1 declares no feature)", d.Status, victimKeys(d))
+				}
+				return
+			}
+			if got := victimKeys(res.Decision); !slices.Equal(got, []string{"default/low"}) {
+				t.Errorf("victims %v, want [default/low] (no NodeDeclaredFeatures filter)", got)
+			}
+		}, nil},
+		{"PodLevelResized", preempt.SwitchPodLevelResizeRequests, PodLevelResized, func(t *testing.T, res harness.Result, on bool) {
+			if on {
+				if got := victimKeys(res.Decision); len(res.Feasible) != 0 || !slices.Equal(got, []string{"default/low"}) {
+					t.Errorf("feasible %v, victims %v; want none feasible and default/low preempted (the resized pod counts 2 cpu)", res.Feasible, got)
+				}
+				return
+			}
+			if !slices.Equal(res.Feasible, []string{"n1"}) {
+				t.Errorf("feasible %v, want [n1] (the resized pod counts its spec's 1 cpu)", res.Feasible)
+			}
+		}, nil},
+		{"AsyncVictimFault", preempt.SwitchAsyncSkipsLastVictim, AsyncVictimFault, func(t *testing.T, res harness.Result, on bool) {
+			deleted := slices.ContainsFunc(res.Decision.Actions, func(a preempt.Action) bool { return a.Verb == "delete" && a.Name == "p2" })
+			if got := victimKeys(res.Decision); !slices.Equal(got, []string{"default/p1", "default/p2"}) || deleted == on {
+				t.Errorf("victims %v, p2 deleted %v; want p1 and p2, p2 deleted only without the switch (actions %v)", got, deleted, res.Decision.Actions)
+			}
+		}, AsyncVictimFaults},
 		{"OnePodFull", preempt.SwitchSuccessMessage, OnePodFull, func(t *testing.T, res harness.Result, on bool) {
 			want := ""
 			if on {
@@ -60,7 +90,7 @@ func releaseCases() []releaseCase {
 			if d := res.Decision; d.Status != preempt.Success || d.Message != want {
 				t.Errorf("status %v, message %q; want Success, %q", d.Status, d.Message, want)
 			}
-		}},
+		}, nil},
 	}
 }
 
@@ -122,7 +152,7 @@ func testReleaseBehaviours(t *testing.T, impl preempt.Implementation) {
 		for _, cfg := range releaseConfigs() {
 			t.Run(tc.name+"/"+configName(cfg), func(t *testing.T) {
 				c, pod := tc.problem(now)
-				res, err := harness.Decide(context.Background(), impl, c, pod, cfg, 0, now)
+				res, err := harness.Decide(context.Background(), impl, c, pod, cfg, 0, now, tc.faults...)
 				var u *preempt.Unmodelled
 				if errors.As(err, &u) {
 					t.Skipf("%s refuses: %v", impl.Name(), err)
@@ -132,7 +162,7 @@ func testReleaseBehaviours(t *testing.T, impl preempt.Implementation) {
 				}
 				tc.check(t, res, cfg.Behaviour().On(tc.sw))
 				if res.Request != nil {
-					in := Input{Cluster: c, Request: res.Request}
+					in := Input{Cluster: c, Request: res.Request, Faults: tc.faults}
 					in.Request.Config = cfg
 					CheckAgainstReference(t, in, impl)
 				}

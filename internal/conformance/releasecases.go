@@ -3,14 +3,18 @@ package conformance
 import (
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
-// The problems on which v1.36.3 and v1.37.2 decide differently, one per
+// The problems on which two adjacent releases decide differently, one per
 // behaviour switch (preempt.Switches), for the tests of `compare upgrade`
 // and of the cross-release check. now is the decision's clock; pods
 // started before it.
@@ -87,3 +91,49 @@ func ResizedInPlace(now time.Time) (*preempt.Cluster, *v1.Pod) {
 		Pods:  []*v1.Pod{resized, releasePod("default", "other", "n1", 0, "300m").Phase(v1.PodRunning).StartTime(now.Add(-time.Hour)).Obj()},
 	}, releasePod("default", "preemptor", "", 10, "300m").Obj()
 }
+
+// NodeDeclared is a 1-cpu node full with one pod of priority 0 and a
+// 1-cpu preemptor with hostNetwork and hostUsers false, a node-declared
+// feature the node does not declare (switch NodeDeclaredFeatures):
+// v1.35.4 preempts default/low, v1.36.3 finds no node for it.
+func NodeDeclared(now time.Time) (*preempt.Cluster, *v1.Pod) {
+	p := releasePod("default", "preemptor", "", 10, "1").Obj()
+	p.Spec.HostNetwork, p.Spec.HostUsers = true, ptr.To(false)
+	return &preempt.Cluster{
+		Nodes: []*v1.Node{releaseNode("n1", "1")},
+		Pods:  []*v1.Pod{releasePod("default", "low", "n1", 0, "1").Phase(v1.PodRunning).StartTime(now.Add(-time.Hour)).Obj()},
+	}, p
+}
+
+// PodLevelResized holds, on a 3-cpu node, a pod of priority 20 with a
+// pod-level request of 1 cpu actuated at 2 (status.resources) and a
+// 1-cpu pod of priority 0 (switch PodLevelResizeRequests): v1.36.3 counts
+// the resized pod 2 cpu, so a 1-cpu preemptor preempts default/low;
+// v1.35.4 counts 1 cpu, and it fits n1.
+func PodLevelResized(now time.Time) (*preempt.Cluster, *v1.Pod) {
+	resized := testobj.MakePod().Namespace("default").Name("resized").UID("uid-resized").Node("n1").Priority(20).Container("c").Image("pause").
+		Resources(v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("1")}}).
+		Phase(v1.PodRunning).StartTime(now.Add(-2 * time.Hour)).PodActuatedCPU("2").Obj()
+	return &preempt.Cluster{
+		Nodes: []*v1.Node{releaseNode("n1", "3")},
+		Pods:  []*v1.Pod{resized, releasePod("default", "low", "n1", 0, "1").Phase(v1.PodRunning).StartTime(now.Add(-time.Hour)).Obj()},
+	}, releasePod("default", "preemptor", "", 10, "1").Obj()
+}
+
+// AsyncVictimFault is a 2-cpu node full with two pods of priority 0, p1
+// started first, and a 2-cpu preemptor (switch AsyncSkipsLastVictim,
+// with AsyncVictimFaults): both are victims, p2 the last; p1's deletion
+// fails, and the asynchronous executor of v1.35.4 still preempts p2,
+// v1.36.3's leaves it.
+func AsyncVictimFault(now time.Time) (*preempt.Cluster, *v1.Pod) {
+	return &preempt.Cluster{
+		Nodes: []*v1.Node{releaseNode("n1", "2")},
+		Pods: []*v1.Pod{
+			releasePod("default", "p1", "n1", 0, "1").Phase(v1.PodRunning).StartTime(now.Add(-2 * time.Hour)).Obj(),
+			releasePod("default", "p2", "n1", 0, "1").Phase(v1.PodRunning).StartTime(now.Add(-time.Hour)).Obj(),
+		},
+	}, releasePod("default", "preemptor", "", 10, "2").Obj()
+}
+
+// AsyncVictimFaults are AsyncVictimFault's API faults: p1's deletion.
+var AsyncVictimFaults = []harness.Fault{{Verb: "delete", Namespace: "default", Name: "p1"}}

@@ -274,6 +274,12 @@ var (
 			p.Spec.InitContainers = []v1.Container{{Name: "init", Image: "pause", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m")}}}}
 			p.Status.InitContainerStatuses = []v1.ContainerStatus{resizedStatus("init", "3000m", "")}
 		},
+		// Pod-level requests resized in place (v1.35 counts the spec's:
+		// preempt.SwitchPodLevelResizeRequests).
+		func(p *v1.Pod) {
+			p.Spec.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("500m")}}
+			p.Status.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("1500m")}}
+		},
 	}
 )
 

@@ -14,10 +14,8 @@ var defaultGates = struct {
 	inPlacePodVerticalScaling               bool
 	inPlacePodLevelResourcesVerticalScaling bool
 	podLevelResources                       bool
-	draNodeAllocatableResources             bool
 }{
 	inPlacePodVerticalScaling:               features.Default("InPlacePodVerticalScaling"),
 	inPlacePodLevelResourcesVerticalScaling: features.Default("InPlacePodLevelResourcesVerticalScaling"),
 	podLevelResources:                       features.Default("PodLevelResources"),
-	draNodeAllocatableResources:             features.Default("DRANodeAllocatableResources"),
 }

@@ -19,10 +19,21 @@ import (
 // actuated and allocated requests (a regular init container its spec
 // only), and pod-level status only with pod-level requests in the spec.
 func PlacedPodRequestsV036(p *v1.Pod) v1.ResourceList {
+	return PlacedPodRequestsV036Gated(p, defaultGates.inPlacePodLevelResourcesVerticalScaling)
+}
+
+// PlacedPodRequestsV036Gated is PlacedPodRequestsV036 with
+// InPlacePodLevelResourcesVerticalScaling podLevelResize: off, a pod's
+// pod-level requests are its spec's whatever its status says. v1.35.4
+// computes so: component-helpers v0.35.4's arithmetic is v0.36.3's
+// (which added only the node-allocatable claims of an alpha gate), run
+// with that gate off (alpha; on by default from v1.36:
+// preempt.SwitchPodLevelResizeRequests).
+func PlacedPodRequestsV036Gated(p *v1.Pod, podLevelResize bool) v1.ResourceList {
 	q := Unaliased(p)
 	opts := resourcehelper.PodResourcesOptions{
 		UseStatusResources: defaultGates.inPlacePodVerticalScaling,
-		InPlacePodLevelResourcesVerticalScalingEnabled: defaultGates.inPlacePodLevelResourcesVerticalScaling,
+		InPlacePodLevelResourcesVerticalScalingEnabled: podLevelResize,
 		SkipPodLevelResources:                          !defaultGates.podLevelResources,
 	}
 	requests := podRequestsV036(q, opts)

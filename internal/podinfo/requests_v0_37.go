@@ -54,12 +54,23 @@ func IsScalarResource(name v1.ResourceName) bool {
 // runs the same code on every pod it adds; docs/divergences.md ("Pod-level
 // requests with overhead") has the details and the test.
 func PlacedPodRequests(p *v1.Pod) v1.ResourceList {
+	return PlacedPodRequestsGated(p, defaultGates.inPlacePodLevelResourcesVerticalScaling)
+}
+
+// PlacedPodRequestsGated is PlacedPodRequests with
+// InPlacePodLevelResourcesVerticalScaling podLevelResize (off: pod-level
+// requests are the spec's; preempt.SwitchPodLevelResizeRequests).
+func PlacedPodRequestsGated(p *v1.Pod, podLevelResize bool) v1.ResourceList {
 	q := Unaliased(p)
 	opts := resourcehelper.PodResourcesOptions{
 		UseStatusResources: defaultGates.inPlacePodVerticalScaling,
-		InPlacePodLevelResourcesVerticalScalingEnabled: defaultGates.inPlacePodLevelResourcesVerticalScaling,
+		InPlacePodLevelResourcesVerticalScalingEnabled: podLevelResize,
 		SkipPodLevelResources:                          !defaultGates.podLevelResources,
-		UseDRANodeAllocatableResourceClaimStatus:       defaultGates.draNodeAllocatableResources,
+		// UseDRANodeAllocatableResourceClaimStatus stays false, as
+		// DRANodeAllocatableResources (alpha, off) leaves it: a Config
+		// setting the gate is refused (preempt.GateLimited), and
+		// component-helpers v0.35, which package preempt is also built
+		// against (releases/v1.35.4), has no such option.
 	}
 	requests := resourcehelper.PodRequests(q, opts)
 	// Without pod-level requests every quantity of the first call's result

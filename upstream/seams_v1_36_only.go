@@ -1,0 +1,77 @@
+//go:build preemptbench_v1_36 && !preemptbench_v1_35
+
+package upstream
+
+// v1.36's side of the seams where v1.35 differs from it (seams_v1_35.go
+// has v1.35's): seams_v1_36.go holds what v1.36 and v1.35 share, and
+// seams.go the current release's side. Built for release v1.36.3 only.
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+)
+
+// Version is the release this build runs.
+const Version = "v1.36.3"
+
+// executor is what actuates a preemption: the plugin's Executor.
+type executor = preemption.Executor
+
+// executorPreemptor is the preemptor the executor's PreemptPod takes.
+type executorPreemptor = preemption.ExecutorPreemptor
+
+// executorOf is dp's executor.
+func executorOf(dp *defaultpreemption.DefaultPreemption) *executor { return dp.Executor }
+
+// newEvaluator is the preemption Evaluator of i that actuates with e.
+func newEvaluator(name string, fh fwk.Handle, i preemption.Interface, e *executor) *preemption.Evaluator {
+	return preemption.NewEvaluator(name, fh, i, e)
+}
+
+// asPreemptor is p as the executor's preemptor.
+func asPreemptor(p *podPreemptor) executorPreemptor { return p }
+
+// newSchedulerCache is kube-scheduler's scheduler cache under fts.
+func newSchedulerCache(ctx context.Context, fts feature.Features) internalcache.Cache {
+	return internalcache.New(ctx, nil, fts.EnableGenericWorkload)
+}
+
+// newSnapshot builds w.snapshot of the bound pods on ev's nodes, and
+// returns the framework options that list from it. With GenericWorkload,
+// DefaultPreemption lists pod groups from the framework's
+// PodGroupManager, the scheduler cache, built here; v1.36's evaluator
+// has no mutable snapshot lister.
+func (w *world) newSnapshot(_ klog.Logger, ev *evaluator, bound, _ []*v1.Pod) ([]frameworkruntime.Option, error) {
+	w.snapshot = internalcache.NewSnapshot(bound, ev.nodes)
+	if w.fts.EnableGenericWorkload {
+		if err := w.ensureCache(nil, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	w.lister = w.snapshot
+	return []frameworkruntime.Option{frameworkruntime.WithSnapshotSharedLister(w.lister)}, nil
+}
+
+// releaseOptions are the framework options of kube-scheduler this
+// release has beyond the world's: the pods-in-PreBind map, and with
+// GenericWorkload the PodGroupManager, the scheduler cache (newSnapshot
+// built it).
+func (w *world) releaseOptions() []frameworkruntime.Option {
+	opts := []frameworkruntime.Option{frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap())}
+	if w.fts.EnableGenericWorkload {
+		opts = append(opts, frameworkruntime.WithPodGroupManager(w.cache))
+	}
+	return opts
+}
+
+// addToQueue adds p to the scheduling queue q.
+func addToQueue(ctx context.Context, q internalqueue.SchedulingQueue, p *v1.Pod) { q.Add(ctx, p) }
