@@ -201,3 +201,64 @@ func TestTreeModule(t *testing.T) {
 		t.Errorf("an edit of the tree's Go code left the hash %s", h)
 	}
 }
+
+// A tree's change to a function the adapter restates (findCandidates) is
+// named, with where it is not run; an unchanged copy of the base's file,
+// or a change elsewhere in it, names nothing; a tree without the function
+// says so.
+func TestRestatedChanges(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to find the release's source with")
+	}
+	const file = "pkg/scheduler/framework/preemption/preemption.go"
+	src, err := os.ReadFile(filepath.Join(releaseSourceDir(t), filepath.FromSlash(file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := func(text string) releases.Tree {
+		dir := t.TempDir()
+		if text != "" {
+			p := filepath.Join(dir, filepath.FromSlash(file))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return releases.Tree{Given: dir, Dir: dir}
+	}
+	const line = "offset, candidatesNum := ev.GetOffsetAndNumCandidates(int32(len(potentialNodes)))"
+	if !strings.Contains(string(src), line) {
+		t.Fatalf("%s has no %q", file, line)
+	}
+	for _, c := range []struct {
+		name, text, want string
+	}{
+		{"unchanged", string(src), ""},
+		{"a comment and DryRunPreemption changed", strings.Replace(strings.Replace(string(src), "// Get a list of nodes with failed predicates", "// (a comment changed)", 1),
+			"nodeStatuses := framework.NewDefaultNodeToStatus()\n", "nodeStatuses := framework.NewDefaultNodeToStatus()\n\t_ = 0\n", 1), ""},
+		{"findCandidates changed", strings.Replace(string(src), line, strings.Replace(line, "len(potentialNodes)", "len(potentialNodes)/2", 1), 1),
+			"the tree changes Evaluator.findCandidates (" + file + ") where " + preempt.CurrentRelease + " has it"},
+		{"no file", "", "the tree has no Evaluator.findCandidates"},
+	} {
+		got, err := tree(c.text).RestatedChanges(preempt.CurrentRelease)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if c.want == "" && len(got) != 0 || c.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], c.want)) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// releaseSourceDir is k8s.io/kubernetes at the current release in the
+// module cache.
+func releaseSourceDir(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Skipf("go env: %v", err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "k8s.io", "kubernetes@"+preempt.CurrentRelease)
+}

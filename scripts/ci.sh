@@ -48,8 +48,8 @@ go test -timeout 30m ./...
 # -trimpath, key its packages by directory), the second reuses it. The
 # test step cannot run with -trimpath: kube-apiserver's test server finds
 # its files from its source path (runtime.Caller).
-step "kubernetes trees (upstream@DIR): v1.37.2 copied from the module cache, unchanged and with a planted change, a minute of compare upgrade -fuzztime each"
-PREEMPTBENCH_TREE_SUITE=1 go test ./internal/cli -run '^TestUpgradeFindsAPlantedChange$' -timeout 30m -v | grep -E '^(--- |ok|FAIL|panic)|tree_test'
+step "kubernetes trees (upstream@DIR): v1.37.2 copied from the module cache, unchanged and with a planted change (a minute of compare upgrade -fuzztime each), and with a planted slowdown (compare bench, compare gate)"
+PREEMPTBENCH_TREE_SUITE=1 go test ./internal/cli -run '^(TestUpgradeFindsAPlantedChange|TestGateCatchesAPlantedSlowdown)$' -timeout 30m -v | grep -E '^(--- |ok|FAIL|panic)|tree_test'
 
 step "staticcheck"
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...

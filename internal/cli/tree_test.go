@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -115,4 +116,50 @@ func TestUpgradeFindsAPlantedChange(t *testing.T) {
 		t.Errorf("decide on the files: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	t.Logf("planted: %d problems drawn, the smallest failing %d nodes; %s vs %s", res.Tried, nodes, summary(res.Decisions[0]), summary(res.Decisions[1]))
+}
+
+// slowdownPlant is a sort made quadratic in a copy of the current
+// release's DryRunPreemption: a bubble sort of the potential nodes by
+// their listed position, which never changes their order (so no decision
+// changes) and costs n²/2 comparisons of two map lookups each.
+const slowdownPlant = `	nodeStatuses := framework.NewDefaultNodeToStatus()
+
+	pos := make(map[string]int, len(potentialNodes))
+	for i, n := range potentialNodes {
+		pos[n.Node().Name] = i
+	}
+	for i := range potentialNodes {
+		for j := 0; j+1 < len(potentialNodes)-i; j++ {
+			if pos[potentialNodes[j].Node().Name] > pos[potentialNodes[j+1].Node().Name] {
+				potentialNodes[j], potentialNodes[j+1] = potentialNodes[j+1], potentialNodes[j]
+			}
+		}
+	}
+`
+
+// compare bench runs a copy of the current release's tree and the same
+// with a sort made quadratic (slowdownPlant) as children, interleaved, and
+// compare gate, the first as base and the second as head, fails on the
+// second's sec/op; with the two swapped (a speed-up) it passes.
+func TestGateCatchesAPlantedSlowdown(t *testing.T) {
+	t.Setenv(releases.CacheEnv, t.TempDir())
+	base := currentTree(t, "kubernetes")
+	slow := currentTree(t, "slowed")
+	plant(t, slow, "pkg/scheduler/framework/preemption/preemption.go",
+		"\tnodeStatuses := framework.NewDefaultNodeToStatus()\n", slowdownPlant)
+	raw := filepath.Join(t.TempDir(), "trees.txt")
+	stdout, stderr, code := runCLI(t, "bench", "-nodes", "2000", "-count", "6", "-impl", "upstream@"+base+",upstream@"+slow, "-raw", raw)
+	if code != ExitOK {
+		t.Fatalf("bench: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	t.Logf("bench:\n%s", stdout)
+	stdout, stderr, code = runCLI(t, "gate", "-base", raw, "-head", raw, "-base-impl", "upstream@kubernetes", "-head-impl", "upstream@slowed")
+	if code != ExitDiffer || !regexp.MustCompile(`(?m)^regressions:\n  Decide/shape=basic/nodes=2000/impl=\* sec/op: `).MatchString(stdout) {
+		t.Fatalf("gate, the slowed tree as head: exit %d, want %d with a sec/op regression\n%s\n%s", code, ExitDiffer, stdout, stderr)
+	}
+	t.Logf("gate:\n%s", stdout)
+	stdout, stderr, code = runCLI(t, "gate", "-base", raw, "-head", raw, "-base-impl", "upstream@slowed", "-head-impl", "upstream@kubernetes")
+	if strings.Contains(stdout, "sec/op: ") {
+		t.Errorf("gate, the slowed tree as base: a sec/op regression (exit %d)\n%s\n%s", code, stdout, stderr)
+	}
 }

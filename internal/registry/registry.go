@@ -172,5 +172,14 @@ func Tree(dir string, progress io.Writer) (releases.Release, error) {
 	if base != t.Version && progress != nil {
 		fmt.Fprintf(progress, "upstream@%s: the tree is %s (%s); it is built and answers as %s, the newest release at or below it (its build tags, behaviour switches and feature gates)\n", t.Given, t.Version, t.Found, base)
 	}
+	if progress != nil {
+		changes, err := t.RestatedChanges(base)
+		if err != nil {
+			fmt.Fprintf(progress, "upstream@%s: note: cannot compare the functions the adapter restates with %s's: %v\n", t.Given, base, err)
+		}
+		for _, c := range changes {
+			fmt.Fprintf(progress, "upstream@%s: note: %s\n", t.Given, c)
+		}
+	}
 	return r, nil
 }
