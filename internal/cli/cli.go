@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strings"
 
@@ -146,6 +147,24 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
+// memoryLimit is the garbage collector's soft limit
+// (debug.SetMemoryLimit) while a command runs: a decision's garbage
+// (go-yaml's while loading, the API calls of a decision with many
+// victims, kube-scheduler's own) would otherwise take the process to
+// twice what it keeps, past 1 GB on inputs well within -max-input-bytes.
+// Every command that reads input or decides (decide, upgrade, scenario,
+// stat, gate, plot, bench's reading of results) runs under it; e2e does
+// not (unlimited), and GOMEMLIMIT set by the user is left as it is. It
+// bounds nothing by itself: what the objects take is bounded by
+// -max-decoded-bytes, and what is live past it only makes the collector
+// run more.
+const memoryLimit = 768 << 20
+
+// unlimited are the commands that run without memoryLimit: e2e runs a
+// kube-apiserver, etcd and kube-scheduler in process, whose heap at
+// thousands of nodes is what it measures, and would only be slowed.
+var unlimited = map[string]bool{"e2e": true}
+
 // Run executes the command line args and returns the exit code.
 func Run(args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
@@ -155,6 +174,9 @@ func Run(args []string, stdout, stderr io.Writer) (code int) {
 			code = ExitBug
 		}
 	}()
+	if os.Getenv("GOMEMLIMIT") == "" && (len(args) == 0 || !unlimited[args[0]]) {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
+	}
 	if len(args) == 0 {
 		return runBench(nil, stdout, stderr)
 	}

@@ -142,19 +142,8 @@ func (e badInput) Error() string { return e.msg }
 
 func badf(format string, a ...any) error { return badInput{fmt.Sprintf(format, a...)} }
 
-// decideMemoryLimit is the garbage collector's soft limit while decide
-// runs (debug.SetMemoryLimit): a decision's garbage (go-yaml's while
-// loading, the API calls of a decision with many victims, kube-scheduler's
-// own) would otherwise take the process to twice what it keeps, past 1 GB
-// on inputs well within -max-input-bytes. GOMEMLIMIT set by the user is
-// left as it is.
-const decideMemoryLimit = 768 << 20
-
 func runDecide(args []string, stdout, stderr io.Writer) int {
 	quietKlog()
-	if os.Getenv("GOMEMLIMIT") == "" {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(decideMemoryLimit))
-	}
 	opts, err := parseDecide(args, stderr)
 	defer closeImpls(opts.impls)
 	if err == nil && opts.live != nil && opts.live.pending {

@@ -13,6 +13,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -27,7 +28,8 @@ type liveOptions struct {
 	kubeconfig, context string
 	name                string // the API server, for notes and errors
 	client              kubernetes.Interface
-	namespace, pod      string // -pod
+	reads               *loader.LiveReads // bounds what client reads
+	namespace, pod      string            // -pod
 	pending             bool
 	serverDryRun        bool // -apply=server-dry-run
 }
@@ -88,15 +90,25 @@ func parseLive(kubeconfig, kubeContext, pod string, pending bool, apply string, 
 		return nil, badf("-kubeconfig %s: %v", kubeconfig, err)
 	}
 	cfg.UserAgent = "preemptbench-compare"
+	if cfg.QPS == 0 && cfg.Burst == 0 {
+		// client-go's defaults (5 a second, 10 at once) would take
+		// minutes over a big cluster's pages, asked one at a time; the
+		// API server's priority and fairness protects it.
+		cfg.QPS, cfg.Burst = 50, 100
+	}
 	if cfg.Timeout == 0 {
 		// client-go waits for an answer without end: an API server that
 		// takes the connection and never answers would hang decide.
 		cfg.Timeout = liveRequestTimeout
 	}
+	l.name = "the API server at " + cfg.Host
+	// client-go reads each answer whole before anything of the loader's
+	// bounds it: a broken or hostile server (one that ignores a page's
+	// limit, or streams without end) would take memory without bound.
+	l.reads = loader.BoundReads(cfg, l.name)
 	if l.client, err = kubernetes.NewForConfig(cfg); err != nil {
 		return nil, badf("-kubeconfig %s: %v", kubeconfig, err)
 	}
-	l.name = "the API server at " + cfg.Host
 	return l, nil
 }
 
@@ -116,6 +128,7 @@ func (l *liveOptions) load(opts loader.Options, stderr io.Writer) (*preempt.Clus
 	ctx := context.Background()
 	note := func(n string) { fmt.Fprintf(stderr, "compare decide: note: %s\n", n) }
 	opts.Notify = note
+	l.startReads(opts.MaxBytes)
 	cluster, notes, err := loader.LoadLive(ctx, l.client, l.name, opts)
 	for _, n := range notes {
 		note(n)
@@ -136,20 +149,48 @@ func (l *liveOptions) load(opts loader.Options, stderr io.Writer) (*preempt.Clus
 	return withoutPod(cluster, pod), pod, nil
 }
 
+// startReads begins a load: all it reads from the API server is bounded
+// by maxBytes (-max-input-bytes), each answer by loader.MaxResponseBytes.
+func (l *liveOptions) startReads(maxBytes int64) {
+	if l.reads == nil {
+		return // a client a test made
+	}
+	if maxBytes <= 0 {
+		maxBytes = loader.MaxInputBytes
+	}
+	l.reads.Start(maxBytes)
+}
+
+// pendingPod is what decide -pending keeps of an unschedulable pod: what
+// the queue's order reads, no more (each is read again to be decided).
+type pendingPod struct {
+	namespace, name  string
+	priority         int32
+	entered, created metav1.Time
+}
+
 // pendingPods lists the pods the API server holds unschedulable: not
 // bound, not terminal, not being deleted, PodScheduled=False with reason
 // Unschedulable (as the scheduler marks a pod after a failed cycle), in
 // the scheduling queue's order: PrioritySort's higher priority first, then
 // the earlier time the pod entered the queue, which the API does not show:
 // its PodScheduled condition's last transition (then the creation time,
-// namespace and name) stands for it.
-func (l *liveOptions) pendingPods(ctx context.Context) ([]*v1.Pod, error) {
-	var out []*v1.Pod
-	opt := metav1.ListOptions{Limit: 500, FieldSelector: "spec.nodeName="}
-	for {
-		list, err := l.client.CoreV1().Pods("").List(ctx, opt)
+// namespace and name) stands for it. What it reads is bounded by maxBytes
+// (-max-input-bytes) and loader.ListPages' bounds; what it keeps, some
+// 100 bytes a pod, by what it reads.
+func (l *liveOptions) pendingPods(ctx context.Context, maxBytes int64) ([]pendingPod, error) {
+	var out []pendingPod
+	l.startReads(maxBytes)
+	err := loader.ListPages(ctx, l.name, "pods", metav1.ListOptions{FieldSelector: "spec.nodeName="}, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		list, err := l.client.CoreV1().Pods("").List(ctx, o)
 		if err != nil {
-			return nil, badf("%s: listing pods: %v%s", l.name, err, timedOut(err))
+			return nil, fmt.Errorf("%s: listing pods: %w%s", l.name, err, timedOut(err))
+		}
+		return list, nil
+	}, func(obj runtime.Object) error {
+		list, ok := obj.(*v1.PodList)
+		if !ok {
+			return fmt.Errorf("%s: listing pods: got a %T", l.name, obj)
 		}
 		for i := range list.Items {
 			p := &list.Items[i]
@@ -158,30 +199,22 @@ func (l *liveOptions) pendingPods(ctx context.Context) ([]*v1.Pod, error) {
 			}
 			for _, c := range p.Status.Conditions {
 				if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && c.Reason == v1.PodReasonUnschedulable {
-					out = append(out, p)
+					out = append(out, pendingPod{p.Namespace, p.Name, corev1helpers.PodPriority(p), c.LastTransitionTime, p.CreationTimestamp})
 					break
 				}
 			}
 		}
-		if list.Continue == "" {
-			break
-		}
-		opt.Continue = list.Continue
+		return nil
+	})
+	if err != nil {
+		return nil, badf("%v", loader.LiveError(err))
 	}
-	entered := func(p *v1.Pod) metav1.Time {
-		for _, c := range p.Status.Conditions {
-			if c.Type == v1.PodScheduled {
-				return c.LastTransitionTime
-			}
+	slices.SortStableFunc(out, func(a, b pendingPod) int {
+		if a.priority != b.priority {
+			return cmp.Compare(b.priority, a.priority)
 		}
-		return p.CreationTimestamp
-	}
-	slices.SortStableFunc(out, func(a, b *v1.Pod) int {
-		if pa, pb := corev1helpers.PodPriority(a), corev1helpers.PodPriority(b); pa != pb {
-			return cmp.Compare(pb, pa)
-		}
-		return cmp.Or(entered(a).Time.Compare(entered(b).Time), a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time),
-			cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+		return cmp.Or(a.entered.Time.Compare(b.entered.Time), a.created.Time.Compare(b.created.Time),
+			cmp.Compare(a.namespace, b.namespace), cmp.Compare(a.name, b.name))
 	})
 	return out, nil
 }
@@ -191,7 +224,7 @@ func (l *liveOptions) pendingPods(ctx context.Context) ([]*v1.Pod, error) {
 // decision is acted on, so none sees another's victims gone); each
 // printed after a line naming the pod. The exit code is the worst.
 func decidePending(opts decideOptions, stdout, stderr io.Writer) (int, error) {
-	pods, err := opts.live.pendingPods(context.Background())
+	pods, err := opts.live.pendingPods(context.Background(), opts.loadOpts.MaxBytes)
 	if err != nil {
 		return 0, err
 	}
@@ -203,13 +236,13 @@ func decidePending(opts decideOptions, stdout, stderr io.Writer) (int, error) {
 	for _, p := range pods {
 		o := opts
 		live := *opts.live
-		live.namespace, live.pod, live.pending = p.Namespace, p.Name, false
+		live.namespace, live.pod, live.pending = p.namespace, p.name, false
 		o.live = &live
 		header := stderr // JSON on stdout stays JSON: one document a pod
 		if opts.text {
 			header = stdout
 		}
-		fmt.Fprintf(header, "compare decide: pod %s/%s (priority %d)\n", p.Namespace, p.Name, corev1helpers.PodPriority(p))
+		fmt.Fprintf(header, "compare decide: pod %s/%s (priority %d)\n", p.namespace, p.name, p.priority)
 		res, err := decide(o, stderr)
 		if err != nil {
 			return 0, err

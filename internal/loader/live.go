@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
@@ -97,29 +98,26 @@ func LoadLive(ctx context.Context, cs kubernetes.Interface, name string, opts Op
 	n := 0
 	limit := opts.maxBytes()
 	for _, k := range liveKinds {
-		opt := metav1.ListOptions{Limit: livePageSize}
-		for {
-			list, err := k.list(ctx, cs, opt)
+		err := ListPages(ctx, name, k.resource+" ("+k.apiVersion+")", metav1.ListOptions{}, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			list, err := k.list(ctx, cs, o)
 			if err != nil {
-				if k.optional && (apierrors.IsNotFound(err) || meta.IsNoMatchError(err)) {
-					notes = append(notes, fmt.Sprintf("%s serves no %s (%s): none read", name, k.resource, k.apiVersion))
-					break
-				}
-				return nil, notes, fmt.Errorf("%s: listing %s (%s): %w", name, k.resource, k.apiVersion, err)
+				return nil, fmt.Errorf("%s: listing %s (%s): %w", name, k.resource, k.apiVersion, err)
 			}
+			return list, nil
+		}, func(list runtime.Object) error {
 			items, err := meta.ExtractList(list)
 			if err != nil {
-				return nil, notes, fmt.Errorf("%s: %s: %w", name, k.resource, err)
+				return fmt.Errorf("%s: %s: %w", name, k.resource, err)
 			}
 			for _, it := range items {
 				obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(it)
 				if err != nil {
-					return nil, notes, fmt.Errorf("%s: %s: %w", name, k.resource, err)
+					return fmt.Errorf("%s: %s: %w", name, k.resource, err)
 				}
 				obj["apiVersion"], obj["kind"] = k.apiVersion, k.kind
 				b, err := json.Marshal(obj)
 				if err != nil {
-					return nil, notes, fmt.Errorf("%s: %s: %w", name, k.resource, err)
+					return fmt.Errorf("%s: %s: %w", name, k.resource, err)
 				}
 				if n > 0 {
 					buf.WriteByte(',')
@@ -127,14 +125,17 @@ func LoadLive(ctx context.Context, cs kubernetes.Interface, name string, opts Op
 				buf.Write(b)
 				n++
 				if int64(buf.Len()) > limit {
-					return nil, notes, fmt.Errorf("%s: the cluster's objects take more than %d bytes (-max-input-bytes)", name, limit)
+					return fmt.Errorf("%s: the cluster's objects take more than %d bytes (-max-input-bytes)", name, limit)
 				}
 			}
-			lm, err := meta.ListAccessor(list)
-			if err != nil || lm.GetContinue() == "" {
-				break
+			return nil
+		})
+		if err != nil {
+			if k.optional && (apierrors.IsNotFound(err) || meta.IsNoMatchError(err)) {
+				notes = append(notes, fmt.Sprintf("%s serves no %s (%s): none read", name, k.resource, k.apiVersion))
+				continue
 			}
-			opt.Continue = lm.GetContinue()
+			return nil, notes, LiveError(err)
 		}
 	}
 	buf.WriteString("]}")
@@ -154,6 +155,10 @@ func LoadLive(ctx context.Context, cs kubernetes.Interface, name string, opts Op
 func LoadLivePod(ctx context.Context, cs kubernetes.Interface, name, namespace, pod string, opts Options) (*v1.Pod, []string, error) {
 	p, err := cs.CoreV1().Pods(namespace).Get(ctx, pod, metav1.GetOptions{})
 	if err != nil {
+		var tl *ResponseTooLargeError
+		if errors.As(err, &tl) {
+			return nil, nil, tl
+		}
 		return nil, nil, fmt.Errorf("%s: pod %s/%s: %w", name, namespace, pod, err)
 	}
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)

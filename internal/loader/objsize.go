@@ -23,6 +23,33 @@ import (
 // what a file costs is proportional to its size, whatever is in it.
 const MaxObjectBytes = 16 << 20
 
+// MaxObjectDenseBytes bounds the text of any one object less its
+// whitespace. kube-apiserver takes a request body of at most 3 MiB, and
+// etcd stores at most 1.5 MiB of protobuf, a little more as JSON: no
+// object the API server stores is near 4 MiB of JSON less indentation.
+// MaxObjectBytes alone let one object of 16 MiB of dense text (millions
+// of empty tolerations, "{},") decode to some 480 MiB before the loader
+// counted it (1.0 GB peak in JSON, 1.25 GB in YAML's flow style); under
+// this bound such an object takes at most some 120 MiB.
+const MaxObjectDenseBytes = 4 << 20
+
+// dense is the bytes of b that are not whitespace.
+func dense(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			n++
+		}
+	}
+	return n
+}
+
+// objectTooDense is the refusal of one object over MaxObjectDenseBytes.
+func objectTooDense(where, what string, size int) error {
+	return fmt.Errorf("%s: %s is %d bytes of text less whitespace, more than %d (%d MiB), the limit on one object: the API server stores none that large "+
+		"(kube-apiserver takes a request body of 3 MiB, etcd 1.5 MiB by default); refused before decoding", where, what, size, MaxObjectDenseBytes, MaxObjectDenseBytes>>20)
+}
+
 // objectTooLarge is the refusal of one object over MaxObjectBytes.
 func objectTooLarge(where, what string, size int) error {
 	return fmt.Errorf("%s: %s is %d bytes of text, more than %d (%d MiB), the limit on one object: the API server stores none that large "+
@@ -52,7 +79,7 @@ func checkAnnotations(obj runtime.Object) error {
 // sequence, counts as one object. Malformed JSON it leaves to the
 // decoders, which say what is wrong.
 func checkObjectSizes(file string, data []byte) error {
-	if len(data) <= MaxObjectBytes {
+	if len(data) <= MaxObjectDenseBytes {
 		return nil // no object in it can be larger
 	}
 	first := bytes.TrimLeft(data, " \t\r\n")
@@ -155,7 +182,7 @@ func (s *jsonScan) document() error {
 		return nil
 	}
 	s.i++
-	itemsLen := 0
+	itemsLen, itemsDense := 0, 0
 	for s.space(); s.peek() != '}'; s.space() {
 		ks, ke := s.str()
 		s.space()
@@ -177,6 +204,11 @@ func (s *jsonScan) document() error {
 				if s.i-itemStart > MaxObjectBytes {
 					return objectTooLarge(s.where(itemStart, n), jsonWhat(s.data[itemStart:s.i]), s.i-itemStart)
 				}
+				d := dense(s.data[itemStart:s.i])
+				if d > MaxObjectDenseBytes {
+					return objectTooDense(s.where(itemStart, n), jsonWhat(s.data[itemStart:s.i]), d)
+				}
+				itemsDense += d
 				s.space()
 				if s.peek() == ',' {
 					s.i++
@@ -195,6 +227,9 @@ func (s *jsonScan) document() error {
 	s.i++
 	if n := s.i - start - itemsLen; n > MaxObjectBytes {
 		return objectTooLarge(s.where(start, -1), jsonWhat(s.data[start:s.i]), n)
+	}
+	if n := dense(s.data[start:s.i]) - itemsDense; n > MaxObjectDenseBytes {
+		return objectTooDense(s.where(start, -1), jsonWhat(s.data[start:s.i]), n)
 	}
 	return nil
 }
@@ -293,6 +328,7 @@ func checkYAMLSizes(file string, data []byte) error {
 		itemStart, itemLine = -1, 0
 		item                = -1
 		itemsLen            = 0
+		itemsDense          = 0
 		content             = false // the document has a line of content
 	)
 	endItem := func(end int) error {
@@ -304,6 +340,11 @@ func checkYAMLSizes(file string, data []byte) error {
 		if sz > MaxObjectBytes {
 			return objectTooLarge(fmt.Sprintf("%s:%d: item %d", file, itemLine, item), yamlWhat(data[itemStart:end], true), sz)
 		}
+		d := dense(data[itemStart:end])
+		itemsDense += d
+		if d > MaxObjectDenseBytes {
+			return objectTooDense(fmt.Sprintf("%s:%d: item %d", file, itemLine, item), yamlWhat(data[itemStart:end], true), d)
+		}
 		itemStart = -1
 		return nil
 	}
@@ -313,7 +354,13 @@ func checkYAMLSizes(file string, data []byte) error {
 		}
 		if content {
 			doc++
-			if n := end - docStart - itemsLen; n > MaxObjectBytes {
+			n := end - docStart - itemsLen
+			tooDense := false
+			if n <= MaxObjectBytes {
+				n = dense(data[docStart:end]) - itemsDense
+				tooDense = n > MaxObjectDenseBytes
+			}
+			if n > MaxObjectBytes || tooDense {
 				what := "the document"
 				if itemsLen > 0 {
 					what = "the document less its items"
@@ -325,6 +372,9 @@ func checkYAMLSizes(file string, data []byte) error {
 				if strings.HasSuffix(what, "list") {
 					// Its items are in flow style (items: [...]): not split.
 					what += " (its items in flow style, measured with it: write them as a block sequence, as kubectl does, or as JSON)"
+				}
+				if tooDense {
+					return objectTooDense(fmt.Sprintf("%s:%d: document %d", file, docLine, doc), what, n)
 				}
 				return objectTooLarge(fmt.Sprintf("%s:%d: document %d", file, docLine, doc), what, n)
 			}
@@ -357,7 +407,7 @@ func checkYAMLSizes(file string, data []byte) error {
 			if err := endDocument(start); err != nil {
 				return err
 			}
-			docStart, docLine, phase, seqIndent, item, itemsLen, content = start, number, top, -1, -1, 0, false
+			docStart, docLine, phase, seqIndent, item, itemsLen, itemsDense, content = start, number, top, -1, -1, 0, 0, false
 			continue
 		}
 		content = true

@@ -141,3 +141,54 @@ func TestFlowStyleYAMLListOverLimitSaysWhy(t *testing.T) {
 		t.Errorf("err %v; want the List named, with its items' style", err)
 	}
 }
+
+// tolerationsPod is a pod of n empty tolerations, "{}" each: 3 bytes of
+// text that decode to some 90.
+func denseTolerationsPod(n int) string {
+	return `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"dense","namespace":"ns"},"spec":{"nodeName":"n1","containers":[{"name":"c","image":"i"}],"tolerations":[` +
+		strings.TrimSuffix(strings.Repeat("{},", n), ",") + `]}}`
+}
+
+// Issue 33: an object of dense text under MaxObjectBytes (16 MiB of
+// empty tolerations) decoded to some 30 times its text, 480 MiB, before
+// the loader counted it (peak RSS 1.0 GB in JSON, 1.25 GB in YAML's flow
+// style); now an object of more than MaxObjectDenseBytes of text less
+// whitespace is refused from its bytes, naming it, in JSON and YAML, while
+// the same text indented, as kubectl writes YAML, is still read.
+func TestDenseObjectRefusedBeforeDecoding(t *testing.T) {
+	n := MaxObjectDenseBytes/3 + 1000
+	pod := denseTolerationsPod(n)
+	yamlItems := "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n" +
+		"- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: dense\n    namespace: ns\n  spec:\n    nodeName: n1\n    containers: [{name: c, image: i}]\n    tolerations: [" +
+		strings.TrimSuffix(strings.Repeat("{},", n), ",") + "]\n"
+	for name, data := range map[string]string{
+		"json list":   `{"apiVersion":"v1","kind":"List","items":[` + sizeNode + `,` + pod + `]}`,
+		"json stream": sizeNode + "\n" + pod + "\n",
+		"yaml flow":   yamlItems,
+		"yaml document": "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: dense\n  namespace: ns\nspec:\n  nodeName: n1\n  tolerations: [" +
+			strings.TrimSuffix(strings.Repeat("{},", n), ",") + "]\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if len(data) > MaxObjectBytes {
+				t.Fatalf("%d bytes: want under MaxObjectBytes", len(data))
+			}
+			_, _, err := LoadClusterWith("f", []byte(data), Options{})
+			if err == nil || !strings.Contains(err.Error(), "pod ns/dense is ") || !strings.Contains(err.Error(), "bytes of text less whitespace, more than 4194304 (4 MiB), the limit on one object") {
+				t.Fatalf("err %.300v; want pod ns/dense refused at the limit on one object's dense text", err)
+			}
+		})
+	}
+	// Indented, as kubectl writes it: 3 MiB of dense text in 9 MiB.
+	var y strings.Builder
+	y.WriteString("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n  status: {allocatable: {cpu: \"4\", pods: \"110\"}}\n" +
+		"- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: dense\n    namespace: ns\n  spec:\n    nodeName: n1\n    containers: [{name: c, image: i}]\n    tolerations:\n")
+	for range 1 << 20 {
+		y.WriteString("    - {}\n")
+	}
+	if y.Len() <= MaxObjectDenseBytes {
+		t.Fatal("the indented pod is not over MaxObjectDenseBytes")
+	}
+	if err := checkObjectSizes("f", []byte(y.String())); err != nil {
+		t.Errorf("an indented pod of %d bytes, %d dense: %v", y.Len(), dense([]byte(y.String())), err)
+	}
+}
