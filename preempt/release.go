@@ -301,9 +301,10 @@ func StaleReleaseMentions(text string) []string {
 	return out
 }
 
-// PodGroupAPISince is the first release of Releases whose API has
-// spec.schedulingGroup and scheduling.k8s.io PodGroups (v1.36's
-// workload API had neither).
+// PodGroupAPISince is the first release of Releases whose PodGroups are
+// the contract's, scheduling.k8s.io/v1beta1 (v1.36's Pod already has
+// spec.schedulingGroup, but its PodGroups are scheduling.k8s.io/v1alpha2,
+// which the contract does not carry).
 const PodGroupAPISince = "v1.37.2"
 
 // SchedulingGroupSince is the first release of Releases whose Pod has
@@ -314,11 +315,12 @@ const SchedulingGroupSince = "v1.36.3"
 // PodGroupGap is the refusal of pod groups under cfg: whatever the gates
 // when its release predates spec.schedulingGroup (SchedulingGroupSince:
 // that release's API server drops the field, and its code sees no group
-// to report a victim in), and when its release predates the pod-group API
-// (PodGroupAPISince) and GenericWorkload is on: that release's API server keeps no spec.schedulingGroup and no
-// PodGroup, and its scheduler has no gang to schedule or group to evict,
-// so no answer "as that release" exists for them. what names the pod
-// group or pod that uses them.
+// to report a victim in), and when its release predates the contract's
+// pod-group API (PodGroupAPISince) and GenericWorkload is on: that
+// release's scheduler reads its groups from scheduling.k8s.io/v1alpha2
+// PodGroups, which the contract does not carry, so no answer "as that
+// release" is given for them. what names the pod group or pod that uses
+// them.
 func PodGroupGap(cfg Config, what string) *Unmodelled {
 	if slices.Index(Releases, cfg.ReleaseName()) < slices.Index(Releases, SchedulingGroupSince) {
 		return &Unmodelled{Feature: "pod groups", Object: what,
@@ -328,7 +330,7 @@ func PodGroupGap(cfg Config, what string) *Unmodelled {
 		return nil
 	}
 	return &Unmodelled{Feature: "pod groups (" + GenericWorkloadGate + "=true)", Object: what,
-		Detail: "uses them, and release " + cfg.ReleaseName() + "'s API has no spec.schedulingGroup and no PodGroup (they came in " + PodGroupAPISince + ")"}
+		Detail: "uses them, and release " + cfg.ReleaseName() + "'s PodGroups are scheduling.k8s.io/v1alpha2 objects, which the contract does not carry (its PodGroups are v1beta1's, from " + PodGroupAPISince + ")"}
 }
 
 // ReleaseName is c's release, CurrentRelease when unset.

@@ -69,8 +69,20 @@ step "the README's examples, as written (scripts/readme.sh)"
 bash scripts/readme.sh | grep -E '^(=== skipped|readme:)'
 
 step "fuzz targets, capped by iteration count"
-# FuzzCrossRelease splits its inputs across the pairs of releases.
-bash scripts/fuzz.sh 1000x
+# FuzzCrossRelease splits its inputs across the pairs of releases. 500
+# inputs each: the libFuzzer step below fuzzes every target again, guided
+# by coverage, for 20 s.
+bash scripts/fuzz.sh 500x
+
+step "libFuzzer builds (.clusterfuzzlite/build.sh as OSS-Fuzz runs it: go-118-fuzz-build, clang), each target 20 s from its committed corpus (scripts/libfuzzer.sh)"
+# The first run on a machine compiles the module's graph with the
+# libFuzzer build's flags (-buildmode=c-archive, -d=libfuzzer): minutes
+# more; later runs find it in the build cache (docs/proving.md).
+if ! bash scripts/libfuzzer.sh 20 >/tmp/preemptbench-libfuzzer.log 2>&1; then
+  tail -n 120 /tmp/preemptbench-libfuzzer.log
+  exit 1
+fi
+grep -E '^(libfuzzer:|Fuzz[A-Za-z]+ +[0-9]+ seeds)' /tmp/preemptbench-libfuzzer.log
 
 step "benchmark smoke run (-benchtime=1x)"
 go test ./bench -run '^$' -bench . -benchtime=1x -bench.preemptors=20 >/tmp/preemptbench-smoke.txt

@@ -240,14 +240,14 @@ func TestDecidePodGroupOldRelease(t *testing.T) {
 	for _, impls := range []string{"reference", "optimized", "upstream", "all"} {
 		_, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod-group", pgDir+"gang.yaml", "-feature-gates", "GenericWorkload=true",
 			"-release", "v1.36.3", "-impl", impls, "-now", "2026-01-01T01:00:00Z")
-		if code != ExitBadInput || !strings.Contains(stderr, "release v1.36.3's API has no spec.schedulingGroup") {
+		if code != ExitBadInput || !strings.Contains(stderr, "release v1.36.3's PodGroups are scheduling.k8s.io/v1alpha2 objects") {
 			t.Errorf("-pod-group -impl %s: exit %d, stderr %q; want exit 2 and the release's reason", impls, code, stderr)
 		}
 	}
 	for _, impls := range []string{"reference", "optimized"} {
 		_, stderr, code := runCLI(t, "decide", "-cluster", pgDir+"cluster.yaml", "-pod", pgDir+"pod.yaml", "-feature-gates", "GenericWorkload=true",
 			"-release", "v1.36.3", "-impl", impls, "-now", "2026-01-01T01:00:00Z")
-		if code != ExitBadInput || !strings.Contains(stderr, "release v1.36.3's API has no spec.schedulingGroup") {
+		if code != ExitBadInput || !strings.Contains(stderr, "release v1.36.3's PodGroups are scheduling.k8s.io/v1alpha2 objects") {
 			t.Errorf("-pod -impl %s: exit %d, stderr %q; want exit 2 and the release's reason", impls, code, stderr)
 		}
 	}
