@@ -606,6 +606,9 @@ func writeAgreement(w io.Writer, res decideResult, agree, onStderr bool) {
 		line = joinAnd(names) + " agree"
 	default:
 		line = fmt.Sprintf("%s DISAGREE (exit %d)", joinAnd(names), ExitDiffer)
+		if from, to, ok := releaseSpan(names); ok {
+			line += fmt.Sprintf("; they are releases %s to %s, whose differences `compare upgrade -from %s -to %s` explains by the switches between them", from, to, from, to)
+		}
 	}
 	if len(res.refused) > 0 {
 		line += "; " + joinAnd(res.refused) + " refused (see the note above)"
@@ -615,6 +618,27 @@ func writeAgreement(w io.Writer, res decideResult, agree, onStderr bool) {
 		return
 	}
 	fmt.Fprintf(w, "agreement: %s\n", line)
+}
+
+// releaseSpan is the oldest and newest of the releases the upstream
+// adapters among names answer as (upstream: the current release;
+// upstream@VERSION: that one), when there are two or more.
+func releaseSpan(names []string) (from, to string, ok bool) {
+	var vs []string
+	for _, n := range names {
+		switch v, isRelease := strings.CutPrefix(n, "upstream@"); {
+		case n == "upstream":
+			vs = append(vs, preempt.CurrentRelease)
+		case isRelease && slices.Contains(preempt.Releases, v):
+			vs = append(vs, v)
+		}
+	}
+	slices.SortFunc(vs, func(a, b string) int { return slices.Index(preempt.Releases, a) - slices.Index(preempt.Releases, b) })
+	vs = slices.Compact(vs)
+	if len(vs) < 2 {
+		return "", "", false
+	}
+	return vs[0], vs[len(vs)-1], true
 }
 
 // joinAnd joins names as "a, b and c".

@@ -562,3 +562,30 @@ func TestDecideUnmatchedFault(t *testing.T) {
 func successMessage(node string, victims int) string {
 	return fmt.Sprintf("found a potential placement for pod on node %s, preempting %d victims", node, victims)
 }
+
+// Releases of upstream that disagree point to compare upgrade, which names
+// the switches explaining the difference; implementations that are not
+// two releases do not.
+func TestDecideAcrossReleasesPointsToUpgrade(t *testing.T) {
+	for _, c := range []struct {
+		names    []string
+		from, to string
+	}{
+		{[]string{"reference", "optimized", "upstream"}, "", ""},
+		{[]string{"upstream", "upstream@" + preempt.CurrentRelease}, "", ""},
+		{[]string{"upstream@/src/kubernetes", "upstream"}, "", ""},
+		{[]string{"upstream", "upstream@v1.36.3", "reference", "upstream@v1.35.4"}, "v1.35.4", preempt.CurrentRelease},
+	} {
+		from, to, ok := releaseSpan(c.names)
+		if from != c.from || to != c.to || ok != (c.from != "") {
+			t.Errorf("releaseSpan(%q) = %s, %s, %v; want %s, %s", c.names, from, to, ok, c.from, c.to)
+		}
+	}
+	_, stderr, code := runCLI(t, "decide", "-cluster", "testdata/small/cluster.yaml", "-pod", "testdata/small/pod.yaml", "-now", testNow,
+		"-impl", "upstream@v1.36.3,upstream")
+	want := "upstream@v1.36.3 and upstream DISAGREE (exit 1); they are releases v1.36.3 to " + preempt.CurrentRelease +
+		", whose differences `compare upgrade -from v1.36.3 -to " + preempt.CurrentRelease + "` explains"
+	if code != ExitDiffer || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, want %d and %q in\n%s", code, ExitDiffer, want, stderr)
+	}
+}
