@@ -82,24 +82,6 @@ func (r *request) selectVictims(ctx context.Context, ni fwk.NodeInfo, pdbs []*po
 	return pods, n, st, nil
 }
 
-// executor is what actuates a preemption: since v1.36 the plugin's
-// Executor (seams_v1_35.go: v1.35's Evaluator did it itself).
-type executor = preemption.Executor
-
-// executorPreemptor is the preemptor the executor's PreemptPod takes.
-type executorPreemptor = preemption.ExecutorPreemptor
-
-// executorOf is dp's executor.
-func executorOf(dp *defaultpreemption.DefaultPreemption) *executor { return dp.Executor }
-
-// newEvaluator is the preemption Evaluator of i that actuates with e.
-func newEvaluator(name string, fh fwk.Handle, i preemption.Interface, e *executor) *preemption.Evaluator {
-	return preemption.NewEvaluator(name, fh, i, e)
-}
-
-// asPreemptor is p as the executor's preemptor.
-func asPreemptor(p *podPreemptor) executorPreemptor { return p }
-
 // recordPreemptPodErrors makes e's PreemptPod give record every error it
 // returns.
 func recordPreemptPodErrors(e *executor, record func(error)) {

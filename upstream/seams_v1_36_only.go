@@ -11,34 +11,14 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
-	fwk "k8s.io/kube-scheduler/framework"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
-	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
 // Version is the release this build runs.
 const Version = "v1.36.3"
-
-// executor is what actuates a preemption: the plugin's Executor.
-type executor = preemption.Executor
-
-// executorPreemptor is the preemptor the executor's PreemptPod takes.
-type executorPreemptor = preemption.ExecutorPreemptor
-
-// executorOf is dp's executor.
-func executorOf(dp *defaultpreemption.DefaultPreemption) *executor { return dp.Executor }
-
-// newEvaluator is the preemption Evaluator of i that actuates with e.
-func newEvaluator(name string, fh fwk.Handle, i preemption.Interface, e *executor) *preemption.Evaluator {
-	return preemption.NewEvaluator(name, fh, i, e)
-}
-
-// asPreemptor is p as the executor's preemptor.
-func asPreemptor(p *podPreemptor) executorPreemptor { return p }
 
 // newSchedulerCache is kube-scheduler's scheduler cache under fts.
 func newSchedulerCache(ctx context.Context, fts feature.Features) internalcache.Cache {
