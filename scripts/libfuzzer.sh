@@ -86,7 +86,14 @@ echo "built $fuzzer: go-118-fuzz-build $((t1 - t0))s, $CXX $((SECONDS - t1))s"
 SHIM
 chmod +x "$work/bin/compile_native_go_fuzzer"
 
-echo "=== .clusterfuzzlite/build.sh (SRC=$work/src, OUT=$work/out, GOCACHE=$(go env GOCACHE))"
+# DWARF is left out of the links (-ldflags=-w): it takes a quarter off
+# each target's link (16-33 s to 13-24 s here, 2026-11-27), and a Go panic
+# still prints its stack, from the binary's own tables. LIBFUZZER_DWARF=1
+# keeps it, as OSS-Fuzz's build does.
+if [ -z "${LIBFUZZER_DWARF:-}" ]; then
+  export GOFLAGS="${GOFLAGS:+$GOFLAGS }-ldflags=-w"
+fi
+echo "=== .clusterfuzzlite/build.sh (SRC=$work/src, OUT=$work/out, GOCACHE=$(go env GOCACHE), GOFLAGS=${GOFLAGS:-})"
 if ! SRC=$work/src OUT=$work/out CXX=clang++ CXXFLAGS= LIB_FUZZING_ENGINE=-fsanitize=fuzzer SANITIZER=address \
   bash -eu "$work/src/preemptbench/.clusterfuzzlite/build.sh" 2>&1 | tee "$work/build.log"; then
   echo "libfuzzer: build.sh failed (log: $work/build.log)" >&2
