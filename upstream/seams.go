@@ -20,7 +20,6 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
-	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
@@ -164,21 +163,6 @@ func (w *world) newSnapshot(logger klog.Logger, ev *evaluator, bound, nominated 
 		frameworkruntime.WithMutableSnapshotLister(w.lister),
 	}, nil
 }
-
-// releaseOptions are the framework options of kube-scheduler this
-// release has beyond the world's: the pods-in-PreBind map, and with
-// GenericWorkload the PodGroupManager, the scheduler cache (newSnapshot
-// built it).
-func (w *world) releaseOptions() []frameworkruntime.Option {
-	opts := []frameworkruntime.Option{frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap())}
-	if w.fts.EnableGenericWorkload {
-		opts = append(opts, frameworkruntime.WithPodGroupManager(w.cache))
-	}
-	return opts
-}
-
-// addToQueue adds p to the scheduling queue q.
-func addToQueue(ctx context.Context, q internalqueue.SchedulingQueue, p *v1.Pod) { q.Add(ctx, p) }
 
 // schedulerPlacement is ev with Impl.SchedulerPlacement (placer_scheduler.go).
 func schedulerPlacement(ev *evaluator) (preempt.Evaluator, error) {

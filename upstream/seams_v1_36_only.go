@@ -12,7 +12,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
-	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
@@ -40,18 +39,3 @@ func (w *world) newSnapshot(_ klog.Logger, ev *evaluator, bound, _ []*v1.Pod) ([
 	w.lister = w.snapshot
 	return []frameworkruntime.Option{frameworkruntime.WithSnapshotSharedLister(w.lister)}, nil
 }
-
-// releaseOptions are the framework options of kube-scheduler this
-// release has beyond the world's: the pods-in-PreBind map, and with
-// GenericWorkload the PodGroupManager, the scheduler cache (newSnapshot
-// built it).
-func (w *world) releaseOptions() []frameworkruntime.Option {
-	opts := []frameworkruntime.Option{frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap())}
-	if w.fts.EnableGenericWorkload {
-		opts = append(opts, frameworkruntime.WithPodGroupManager(w.cache))
-	}
-	return opts
-}
-
-// addToQueue adds p to the scheduling queue q.
-func addToQueue(ctx context.Context, q internalqueue.SchedulingQueue, p *v1.Pod) { q.Add(ctx, p) }
