@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -57,6 +60,25 @@ func (e errLineTooLong) Error() string {
 	return fmt.Sprintf("wrote a line longer than %d bytes, the most the protocol allows (is it a %s child?)", e.limit, Protocol)
 }
 
+// inheritedMemoryLimit is the GOMEMLIMIT setting that gives a child the
+// parent's soft memory limit (debug.SetMemoryLimit: the command sets one
+// while it runs), or "" when the parent has none or the user set
+// GOMEMLIMIT, which the child inherits as it is. A child deciding over
+// the wire (a release of upstream, an exec: implementation written in
+// Go) holds the same cluster as the parent and makes as much garbage:
+// without the limit its collector lets its heap grow to twice what it
+// keeps.
+func inheritedMemoryLimit() string {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return ""
+	}
+	lim := debug.SetMemoryLimit(-1)
+	if lim == math.MaxInt64 {
+		return ""
+	}
+	return "GOMEMLIMIT=" + strconv.FormatInt(lim, 10)
+}
+
 // startProcess starts args, its output read in lines of at most maxLine
 // bytes.
 func startProcess(args []string, maxLine int) (p *process, err error) {
@@ -100,6 +122,9 @@ func startProcess(args []string, maxLine int) (p *process, err error) {
 	// the pipes.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "GOTMPDIR="+tmp)
+	if lim := inheritedMemoryLimit(); lim != "" {
+		cmd.Env = append(cmd.Env, lim)
+	}
 	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("wire: starting %s: %w", args[0], err)

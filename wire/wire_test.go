@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,6 +67,13 @@ func TestMain(m *testing.M) {
 	case "spawner":
 		// A grandchild in the child's group, and a temporary directory.
 		grandchild(false)
+		os.Exit(Main(reference.Impl{}))
+	case "memlimit":
+		// Writes its soft memory limit to $PREEMPTBENCH_WIRE_REPORT.
+		lim := debug.SetMemoryLimit(-1)
+		if err := os.WriteFile(os.Getenv("PREEMPTBENCH_WIRE_REPORT"), []byte(strconv.FormatInt(lim, 10)), 0o644); err != nil {
+			panic(err)
+		}
 		os.Exit(Main(reference.Impl{}))
 	case "long-line":
 		os.Stdout.WriteString("{\"protocol\": \"" + Protocol + "\", \"name\": \"long-line\"}\n")

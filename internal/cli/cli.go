@@ -154,7 +154,10 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 // twice what it keeps, past 1 GB on inputs well within -max-input-bytes.
 // Every command that reads input or decides (decide, upgrade, scenario,
 // stat, gate, plot, bench's reading of results) runs under it; e2e does
-// not (unlimited), and GOMEMLIMIT set by the user is left as it is. It
+// not (unlimited), and GOMEMLIMIT set by the user is left as it is. The
+// children a command starts over the wire (releases of upstream, exec:
+// implementations) run under the same limit (wire passes it on as
+// GOMEMLIMIT). It
 // bounds nothing by itself: what the objects take is bounded by
 // -max-decoded-bytes, and what is live past it only makes the collector
 // run more.
