@@ -222,6 +222,7 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 	kubeContext := fs.String("context", "", "with -kubeconfig: the kubeconfig context to use (default: its current context)")
 	pending := fs.Bool("pending", false, "with -kubeconfig: decide for every pod the API server holds unschedulable (pending, PodScheduled=False with reason Unschedulable), in queue order, each on the cluster as it is")
 	apply := fs.String("apply", "", "with -kubeconfig: server-dry-run sends the decision's API calls to the API server with dryRun=All (it validates and admits each, and changes nothing) and reports its answers (serverDryRun)")
+	kubeTimeout := fs.Duration("kube-timeout", liveExchangeTimeout, "with -kubeconfig: the bound on each exchange with the API server as a whole (reading the cluster and the pod, -pending's listing, -apply's calls), besides the bound on each request")
 	explainFlag := fs.Bool("explain", false, "explain the decision: the dry run's sampling window, every candidate's five criteria and the one that eliminated it, why every other node is not a candidate, the events upstream would record")
 	if err := fs.Parse(args); err != nil {
 		return decideOptions{}, parseError(err)
@@ -233,13 +234,13 @@ func parseDecide(args []string, stderr io.Writer) (decideOptions, error) {
 		return opts, badf("-release: %v", err)
 	}
 	if *kubeconfig != "" {
-		live, err := parseLive(*kubeconfig, *kubeContext, *podFile, *pending, *apply, clusterFiles, *podGroupFile)
+		live, err := parseLive(*kubeconfig, *kubeContext, *podFile, *pending, *apply, *kubeTimeout, clusterFiles, *podGroupFile)
 		if err != nil {
 			return opts, err
 		}
 		opts.live, opts.podFile = live, ""
-	} else if *kubeContext != "" || *pending || *apply != "" {
-		return opts, badf("-context, -pending and -apply read a live cluster: they need -kubeconfig")
+	} else if *kubeContext != "" || *pending || *apply != "" || set["kube-timeout"] {
+		return opts, badf("-context, -pending, -apply and -kube-timeout read a live cluster: they need -kubeconfig")
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -503,7 +504,9 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 			j.Explanation = &ex
 		}
 		if opts.live != nil && opts.live.serverDryRun {
+			ctx, cancel := opts.live.exchange()
 			j.ServerDryRun = harness.Replay(ctx, opts.live.client, o.Calls)
+			cancel()
 			if j.ServerDryRun == nil {
 				j.ServerDryRun = []preempt.Action{}
 			}

@@ -31,15 +31,39 @@ type liveOptions struct {
 	reads               *loader.LiveReads // bounds what client reads
 	namespace, pod      string            // -pod
 	pending             bool
-	serverDryRun        bool // -apply=server-dry-run
+	serverDryRun        bool          // -apply=server-dry-run
+	timeout             time.Duration // -kube-timeout
 }
 
 // liveRequestTimeout bounds each request to the API server (a page of
 // 500 objects, a dry-run call), as kubectl's --request-timeout would.
 var liveRequestTimeout = 60 * time.Second
 
-func parseLive(kubeconfig, kubeContext, pod string, pending bool, apply string, clusterFiles []string, podGroupFile string) (*liveOptions, error) {
+// liveExchangeTimeout is -kube-timeout's default: the bound on each
+// exchange with the API server as a whole (a load: every page of every
+// kind and the pod; -pending's listing; -apply's dry-run calls). The
+// bound on each request does not bound a load: a server that answers
+// every page just inside it, or drips its answers a byte at a time,
+// would make a load of 13 kinds take hours. 45 s leaves a decision on
+// the loaded cluster time to end within a minute; a real cluster of
+// 5,000 nodes and 150,000 pods is read in some 300 pages, under it on a
+// responsive API server.
+const liveExchangeTimeout = 45 * time.Second
+
+// exchange is the context of one exchange with the API server, under
+// -kube-timeout.
+func (l *liveOptions) exchange() (context.Context, context.CancelFunc) {
+	d := l.timeout
+	if d <= 0 {
+		d = liveExchangeTimeout
+	}
+	return context.WithTimeout(context.Background(), d)
+}
+
+func parseLive(kubeconfig, kubeContext, pod string, pending bool, apply string, timeout time.Duration, clusterFiles []string, podGroupFile string) (*liveOptions, error) {
 	switch {
+	case timeout <= 0:
+		return nil, badf("-kube-timeout %v: the bound on each exchange with the API server must be positive", timeout)
 	case len(clusterFiles) > 0:
 		return nil, badf("-kubeconfig reads the cluster from the API server: drop -cluster")
 	case podGroupFile != "":
@@ -51,7 +75,7 @@ func parseLive(kubeconfig, kubeContext, pod string, pending bool, apply string, 
 	case apply != "" && apply != "server-dry-run":
 		return nil, badf("-apply %q: the only mode is server-dry-run (the API server validates each call and changes nothing)", apply)
 	}
-	l := &liveOptions{kubeconfig: kubeconfig, context: kubeContext, pending: pending, serverDryRun: apply == "server-dry-run"}
+	l := &liveOptions{kubeconfig: kubeconfig, context: kubeContext, pending: pending, serverDryRun: apply == "server-dry-run", timeout: timeout}
 	if pod != "" {
 		ns, name, ok := strings.Cut(pod, "/")
 		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
@@ -112,20 +136,35 @@ func parseLive(kubeconfig, kubeContext, pod string, pending bool, apply string, 
 	return l, nil
 }
 
-// timedOut says why err is a timeout of a request (the client's Timeout,
-// which client-go reports either as its http.Client's or as a context's
-// deadline), or "".
-func timedOut(err error) string {
+// timedOut says why err is a timeout: the exchange's (ctx, -kube-timeout)
+// or a request's (the client's Timeout, which client-go reports either as
+// its http.Client's or as a context's deadline), or "".
+func (l *liveOptions) timedOut(ctx context.Context, err error) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		d := l.timeout
+		if d <= 0 {
+			d = liveExchangeTimeout
+		}
+		return fmt.Sprintf(" (not done within %v, -kube-timeout: the bound on all of one exchange with the API server); refused", d)
+	}
 	if !errors.Is(err, context.DeadlineExceeded) && !os.IsTimeout(err) && !strings.Contains(err.Error(), "Client.Timeout") {
 		return ""
 	}
 	return fmt.Sprintf(" (no answer within %v, the bound on each request to the API server)", liveRequestTimeout)
 }
 
+// liveMessage is err's text without client-go's words for a body it
+// could not read to the end ("Please retry"), which mislead when the
+// reason is a bound of ours.
+func liveMessage(err error) string {
+	return strings.Replace(err.Error(), "unexpected error when reading response body. Please retry. Original error: ", "", 1)
+}
+
 // load reads the cluster and the preemptor -pod names from the API
 // server, with the loader's rules and notes (loader.LoadLive).
 func (l *liveOptions) load(opts loader.Options, stderr io.Writer) (*preempt.Cluster, *v1.Pod, error) {
-	ctx := context.Background()
+	ctx, cancel := l.exchange()
+	defer cancel()
 	note := func(n string) { fmt.Fprintf(stderr, "compare decide: note: %s\n", n) }
 	opts.Notify = note
 	l.startReads(opts.MaxBytes)
@@ -134,14 +173,14 @@ func (l *liveOptions) load(opts loader.Options, stderr io.Writer) (*preempt.Clus
 		note(n)
 	}
 	if err != nil {
-		return nil, nil, badf("%v%s", err, timedOut(err))
+		return nil, nil, badf("%s%s", liveMessage(err), l.timedOut(ctx, err))
 	}
 	pod, notes, err := loader.LoadLivePod(ctx, l.client, l.name, l.namespace, l.pod, opts)
 	for _, n := range notes {
 		note(n)
 	}
 	if err != nil {
-		return nil, nil, badf("%v%s", err, timedOut(err))
+		return nil, nil, badf("%s%s", liveMessage(err), l.timedOut(ctx, err))
 	}
 	if pod.Spec.NodeName != "" {
 		return nil, nil, badf("pod %s/%s is bound to node %s: there is nothing to preempt for", l.namespace, l.pod, pod.Spec.NodeName)
@@ -184,7 +223,10 @@ func (l *liveOptions) pendingPods(ctx context.Context, maxBytes int64) ([]pendin
 	err := loader.ListPages(ctx, l.name, "pods", metav1.ListOptions{FieldSelector: "spec.nodeName="}, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		list, err := l.client.CoreV1().Pods("").List(ctx, o)
 		if err != nil {
-			return nil, fmt.Errorf("%s: listing pods: %w%s", l.name, err, timedOut(err))
+			if to := l.timedOut(ctx, err); to != "" {
+				return nil, fmt.Errorf("%s: listing pods: %s%s", l.name, liveMessage(err), to)
+			}
+			return nil, fmt.Errorf("%s: listing pods: %w", l.name, err)
 		}
 		return list, nil
 	}, func(obj runtime.Object) error {
@@ -224,7 +266,9 @@ func (l *liveOptions) pendingPods(ctx context.Context, maxBytes int64) ([]pendin
 // decision is acted on, so none sees another's victims gone); each
 // printed after a line naming the pod. The exit code is the worst.
 func decidePending(opts decideOptions, stdout, stderr io.Writer) (int, error) {
-	pods, err := opts.live.pendingPods(context.Background(), opts.loadOpts.MaxBytes)
+	ctx, cancel := opts.live.exchange()
+	pods, err := opts.live.pendingPods(ctx, opts.loadOpts.MaxBytes)
+	cancel()
 	if err != nil {
 		return 0, err
 	}
