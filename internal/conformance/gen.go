@@ -54,6 +54,19 @@ func GenMany(maxNodes, maxRequests int) *rapid.Generator[[]Input] {
 	})
 }
 
+// GenVolumes draws problems of 1 to maxNodes nodes whose cluster has
+// storage and whose preemptor has volumes (VolumeSpec), without
+// extenders (whose failures upstream reports in the order its goroutines
+// meet them).
+func GenVolumes(maxNodes int) *rapid.Generator[Input] {
+	return rapid.Custom(func(t *rapid.T) Input {
+		s := GenSpec(maxNodes).Draw(t, "spec")
+		s.Extenders = nil
+		s.Volumes = genVolumes(t, &s)
+		return s.Build()
+	})
+}
+
 // GenSpec draws Specs of 1 to maxNodes nodes.
 func GenSpec(maxNodes int) *rapid.Generator[Spec] {
 	return rapid.Custom(func(t *rapid.T) Spec {

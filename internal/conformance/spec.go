@@ -86,6 +86,9 @@ type Spec struct {
 	// Gang, when set, is a gang preemptor: PodGroup "gang" and its
 	// unscheduled members (Input.Gang).
 	Gang *GangSpec
+	// Volumes, when set, gives the cluster storage and the pods volumes
+	// (VolumeSpec).
+	Volumes *VolumeSpec
 	// Switches turns behaviour switches off (Config.Switches): bit i set
 	// turns preempt.Switches[i] off in the single-pod request, so the
 	// properties hold every implementation that models releases to each
@@ -494,6 +497,18 @@ func (s Spec) Build() Input {
 	}
 	if k := at(s.PreemptorNominated, n+1); k > 0 {
 		pod.Status.NominatedNodeName = c.Nodes[k-1].Name
+	}
+	if s.Volumes != nil {
+		s.Volumes.build(c, c.Pods[:podCount], pod)
+		if s.Volumes.rejectedAtPreFilter() {
+			// kube-scheduler gives every node the PreFilter's rejection
+			// (NodeToStatus.SetAbsentNodesStatus), and the dry run then
+			// tries none: a drawn Unschedulable would have it run
+			// plugins whose PreFilter never ran.
+			for name := range filter {
+				filter[name] = preempt.UnschedulableAndUnresolvable
+			}
+		}
 	}
 	cfg := preempt.Config{
 		MinCandidateNodesPercentage: percentages[at(s.Percentage, len(percentages))],

@@ -1,0 +1,72 @@
+package conformance
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/upstream"
+)
+
+// Issue 32: no generated volume problem (claims of every kind the four
+// volume filters tell apart, inline disks, attach limits, an attachment)
+// makes upstream panic, fail, or answer differently from run to run:
+// each is decided three times, each by a new evaluator (upstream's final
+// tie among equal nodes pinned to list order), filter phase included.
+// The generator is checked too: every cluster it makes validates, and it
+// makes problems of every outcome.
+func TestVolumeProblemsDecideTheSameEachTime(t *testing.T) {
+	impl := harness.Deterministic(upstream.Impl{})
+	codes := map[preempt.Code]int{}
+	reasons := map[string]int{}
+	rapid.Check(t, func(t *rapid.T) {
+		in := AtRelease(GenVolumes(6).Draw(t, "in"), impl)
+		if err := in.Cluster.Validate(); err != nil {
+			t.Fatalf("generator made an invalid cluster: %v", err)
+		}
+		if err := harness.Refusal(impl, in.Cluster, in.Request.Pod); err != nil {
+			t.Fatalf("upstream refuses a generated volume problem: %v", err)
+		}
+		ctx := context.Background()
+		var first preempt.Decision
+		var firstFilter any
+		for i := range 3 {
+			ev, err := impl.NewEvaluator(in.Cluster)
+			if err != nil {
+				t.Fatalf("%s: %v", impl.Name(), err)
+			}
+			preempt.SetFilterConfig(ev, in.Request.Config)
+			filter := ev.Filter(ctx, in.Request.Pod)
+			d, err := harness.Run(ctx, impl, in.Cluster, in.Request, in.Faults...)
+			if err != nil {
+				t.Fatalf("%s: %v", impl.Name(), err)
+			}
+			if i == 0 {
+				first, firstFilter = d, filter
+				codes[d.Status]++
+				for _, ns := range d.NodeStatuses {
+					reasons[strings.Join(ns.Reasons, ", ")]++
+				}
+				continue
+			}
+			if diff := cmp.Diff(firstFilter, filter); diff != "" {
+				t.Fatalf("run %d: the filter phase differs from the first run's (-first +now):\n%s", i+1, diff)
+			}
+			if diff := cmp.Diff(first, d); diff != "" {
+				t.Fatalf("run %d: the decision differs from the first run's (-first +now):\n%s", i+1, diff)
+			}
+		}
+	})
+	t.Logf("decisions by status: %v", codes)
+	for r, n := range reasons {
+		t.Logf("dry-run node status %q: %d", r, n)
+	}
+	if codes[preempt.Success] == 0 || codes[preempt.Unschedulable]+codes[preempt.UnschedulableAndUnresolvable] == 0 {
+		t.Errorf("the generator made no problem of some outcome: %v", codes)
+	}
+}
