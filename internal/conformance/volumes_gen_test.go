@@ -6,9 +6,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"pgregory.net/rapid"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/loader"
+	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/upstream"
 )
@@ -69,4 +75,56 @@ func TestVolumeProblemsDecideTheSameEachTime(t *testing.T) {
 	if codes[preempt.Success] == 0 || codes[preempt.Unschedulable]+codes[preempt.UnschedulableAndUnresolvable] == 0 {
 		t.Errorf("the generator made no problem of some outcome: %v", codes)
 	}
+}
+
+func objects[T runtime.Object](objs []T) []runtime.Object {
+	out := make([]runtime.Object, len(objs))
+	for i, o := range objs {
+		out[i] = o
+	}
+	return out
+}
+
+// A generated volume cluster written as a kubectl List (synth.ListYAML,
+// as compare upgrade writes a reproducer) loads back whole: ListYAML wrote
+// nodes, pods, PDBs and pod groups only, so a reproducer with volumes
+// lost its claims, volumes, classes and CSI objects.
+func TestVolumeClusterRoundTripsThroughAList(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		in := GenVolumes(4).Draw(t, "in")
+		in.Cluster.PDBs = nil // some have selectors the loader refuses, as the API server would
+		b, err := synth.ListYAML(in.Cluster)
+		if err != nil {
+			t.Fatalf("ListYAML: %v", err)
+		}
+		got, _, err := loader.LoadCluster("cluster.yaml", b)
+		if err != nil {
+			t.Fatalf("loading the List: %v", err)
+		}
+		// The loader defaults what it reads as the API server does.
+		want := in.Cluster.DeepCopy()
+		for _, objs := range [][]runtime.Object{objects(want.Namespaces), objects(want.PVCs), objects(want.PVs), objects(want.StorageClasses),
+			objects(want.CSINodes), objects(want.CSIDrivers), objects(want.VolumeAttachments)} {
+			for _, o := range objs {
+				legacyscheme.Scheme.Default(o)
+			}
+		}
+		in.Cluster = want
+		for _, d := range []struct {
+			kind      string
+			want, got any
+		}{
+			{"Namespace", in.Cluster.Namespaces, got.Namespaces},
+			{"PersistentVolumeClaim", in.Cluster.PVCs, got.PVCs},
+			{"PersistentVolume", in.Cluster.PVs, got.PVs},
+			{"StorageClass", in.Cluster.StorageClasses, got.StorageClasses},
+			{"CSINode", in.Cluster.CSINodes, got.CSINodes},
+			{"CSIDriver", in.Cluster.CSIDrivers, got.CSIDrivers},
+			{"VolumeAttachment", in.Cluster.VolumeAttachments, got.VolumeAttachments},
+		} {
+			if diff := cmp.Diff(d.want, d.got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(metav1.TypeMeta{}, "Kind", "APIVersion")); diff != "" {
+				t.Fatalf("%s objects differ after the round trip (-want +got):\n%s", d.kind, diff)
+			}
+		}
+	})
 }

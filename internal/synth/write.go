@@ -11,13 +11,15 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
-// ListYAML renders c as the kubectl List LoadCluster reads.
+// ListYAML renders c as the kubectl List LoadCluster reads: every object
+// the cluster holds, kind after kind.
 func ListYAML(c *preempt.Cluster) ([]byte, error) {
 	var buf bytes.Buffer
 	lw := newListWriter(&buf)
@@ -35,6 +37,27 @@ func ListYAML(c *preempt.Cluster) ([]byte, error) {
 	}
 	for _, cpg := range c.CompositePodGroups {
 		lw.item(cpg)
+	}
+	for _, o := range c.Namespaces {
+		lw.item(o)
+	}
+	for _, o := range c.PVCs {
+		lw.item(o)
+	}
+	for _, o := range c.PVs {
+		lw.item(o)
+	}
+	for _, o := range c.StorageClasses {
+		lw.item(o)
+	}
+	for _, o := range c.CSINodes {
+		lw.item(o)
+	}
+	for _, o := range c.CSIDrivers {
+		lw.item(o)
+	}
+	for _, o := range c.VolumeAttachments {
+		lw.item(o)
 	}
 	if err := lw.close(); err != nil {
 		return nil, err
@@ -98,8 +121,7 @@ func (lw *listWriter) write(b []byte) {
 	}
 }
 
-// item writes obj, a *v1.Node, *v1.Pod, *policyv1.PodDisruptionBudget,
-// *schedulingv1beta1.PodGroup or *schedulingv1alpha3.CompositePodGroup.
+// item writes obj, one of the objects a preempt.Cluster holds.
 func (lw *listWriter) item(obj any) {
 	if lw.err != nil {
 		return
@@ -142,6 +164,20 @@ func itemYAML(obj any) ([]byte, error) {
 		apiVersion, kind, what = "scheduling.k8s.io/v1beta1", "PodGroup", "podgroup "+preempt.Key(o.Namespace, o.Name)
 	case *schedulingv1alpha3.CompositePodGroup:
 		apiVersion, kind, what = "scheduling.k8s.io/v1alpha3", "CompositePodGroup", "compositepodgroup "+preempt.Key(o.Namespace, o.Name)
+	case *v1.Namespace:
+		apiVersion, kind, what = "v1", "Namespace", "namespace "+o.Name
+	case *v1.PersistentVolumeClaim:
+		apiVersion, kind, what = "v1", "PersistentVolumeClaim", "persistentvolumeclaim "+preempt.Key(o.Namespace, o.Name)
+	case *v1.PersistentVolume:
+		apiVersion, kind, what = "v1", "PersistentVolume", "persistentvolume "+o.Name
+	case *storagev1.StorageClass:
+		apiVersion, kind, what = "storage.k8s.io/v1", "StorageClass", "storageclass "+o.Name
+	case *storagev1.CSINode:
+		apiVersion, kind, what = "storage.k8s.io/v1", "CSINode", "csinode "+o.Name
+	case *storagev1.CSIDriver:
+		apiVersion, kind, what = "storage.k8s.io/v1", "CSIDriver", "csidriver "+o.Name
+	case *storagev1.VolumeAttachment:
+		apiVersion, kind, what = "storage.k8s.io/v1", "VolumeAttachment", "volumeattachment "+o.Name
 	default:
 		return nil, fmt.Errorf("no List item for %T", obj)
 	}
