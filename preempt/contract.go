@@ -8,6 +8,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/client-go/kubernetes"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -74,6 +75,17 @@ type Cluster struct {
 	// VolumeAttachments count against a node's attach limit besides its
 	// pods' volumes.
 	VolumeAttachments []*storagev1.VolumeAttachment
+
+	// The objects of dynamic resource allocation (resource.k8s.io/v1),
+	// which DynamicResources reads: the claims (a pod's, by name or made
+	// from a template, status.resourceClaimStatuses naming them; their
+	// status.allocation the devices they hold), the templates, the
+	// devices nodes publish (ResourceSlices) and the classes claims ask
+	// for (DeviceClasses, which may also back an extended resource).
+	ResourceClaims         []*resourcev1.ResourceClaim
+	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
+	ResourceSlices         []*resourcev1.ResourceSlice
+	DeviceClasses          []*resourcev1.DeviceClass
 
 	// PodGroups (scheduling.k8s.io/v1beta1) and CompositePodGroups
 	// (v1alpha3) are the workload objects a pod's spec.schedulingGroup
@@ -644,6 +656,11 @@ func (c *Cluster) DeepCopy() *Cluster {
 		CSINodes:          deepCopyAll(c.CSINodes, (*storagev1.CSINode).DeepCopy),
 		CSIDrivers:        deepCopyAll(c.CSIDrivers, (*storagev1.CSIDriver).DeepCopy),
 		VolumeAttachments: deepCopyAll(c.VolumeAttachments, (*storagev1.VolumeAttachment).DeepCopy),
+
+		ResourceClaims:         deepCopyAll(c.ResourceClaims, (*resourcev1.ResourceClaim).DeepCopy),
+		ResourceClaimTemplates: deepCopyAll(c.ResourceClaimTemplates, (*resourcev1.ResourceClaimTemplate).DeepCopy),
+		ResourceSlices:         deepCopyAll(c.ResourceSlices, (*resourcev1.ResourceSlice).DeepCopy),
+		DeviceClasses:          deepCopyAll(c.DeviceClasses, (*resourcev1.DeviceClass).DeepCopy),
 
 		PodGroups:          deepCopyAll(c.PodGroups, (*PodGroup).DeepCopy),
 		CompositePodGroups: deepCopyAll(c.CompositePodGroups, (*CompositePodGroup).DeepCopy),

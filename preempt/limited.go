@@ -2,6 +2,7 @@ package preempt
 
 import (
 	"fmt"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -89,8 +90,57 @@ func VolumeAndClaimGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
 			return &Unmodelled{"volumes", who, fmt.Sprintf("has volume %q, which the volume filters (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) check", vol.Name)}
 		}
 	}
+	return ClaimGaps(c, pod)
+}
+
+// DeviceClassExtendedResourcePrefix prefixes the extended resource every
+// DeviceClass backs implicitly (v1.37's resource.k8s.io/v1
+// ResourceDeviceClassPrefix): a pod asking "<prefix><class>" asks for a
+// device of that class.
+const DeviceClassExtendedResourcePrefix = "deviceclass.resource.kubernetes.io/"
+
+// ClaimGaps reports what DynamicResources would look at: the pod's
+// resource claims, or an extended resource it asks for that a DeviceClass
+// of c backs (spec.extendedResourceName, or the class's implicit name):
+// where no node advertises it, NodeResourcesFit leaves it to
+// DynamicResources (DRAExtendedResource, GA in v1.37).
+func ClaimGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
+	who := "pod " + Key(pod.Namespace, pod.Name)
 	if len(pod.Spec.ResourceClaims) > 0 {
 		return &Unmodelled{"dynamic resource allocation", who, "has resource claims"}
+	}
+	backed := map[v1.ResourceName]string{}
+	for _, dc := range c.DeviceClasses {
+		if dc.Spec.ExtendedResourceName != nil {
+			backed[v1.ResourceName(*dc.Spec.ExtendedResourceName)] = dc.Name
+		}
+	}
+	asks := func(rl v1.ResourceList) string {
+		for name := range rl {
+			if class, ok := backed[name]; ok {
+				return fmt.Sprintf("asks for extended resource %s, which DeviceClass %s backs", name, class)
+			}
+			if strings.HasPrefix(string(name), DeviceClassExtendedResourcePrefix) {
+				return fmt.Sprintf("asks for extended resource %s, a DeviceClass's", name)
+			}
+		}
+		return ""
+	}
+	for _, cs := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, ctr := range cs {
+			for _, rl := range []v1.ResourceList{ctr.Resources.Requests, ctr.Resources.Limits} {
+				if d := asks(rl); d != "" {
+					return &Unmodelled{"dynamic resource allocation", who, d}
+				}
+			}
+		}
+	}
+	if r := pod.Spec.Resources; r != nil {
+		for _, rl := range []v1.ResourceList{r.Requests, r.Limits} {
+			if d := asks(rl); d != "" {
+				return &Unmodelled{"dynamic resource allocation", who, d}
+			}
+		}
 	}
 	return nil
 }

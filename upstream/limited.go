@@ -9,13 +9,14 @@ import (
 var _ preempt.Limited = Impl{}
 
 // Unmodelled: the adapter runs every filter of the default profile, but
-// its DynamicResources plugin sees no ResourceClaim, DeviceClass or
-// ResourceSlice (the loader reads none), so a preemptor with resource
-// claims is refused rather than answered.
+// its DynamicResources plugin is not yet fed the cluster's ResourceClaims,
+// ResourceSlices and DeviceClasses (kube-scheduler feeds its DRA manager
+// through informers' event handlers), so a preemptor that DynamicResources
+// would look at (preempt.ClaimGaps) is refused rather than answered.
 func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
-	if len(pod.Spec.ResourceClaims) > 0 {
-		return &preempt.Unmodelled{Feature: "dynamic resource allocation", Object: "pod " + preempt.Key(pod.Namespace, pod.Name),
-			Detail: "has resource claims, and the dump's ResourceClaims, DeviceClasses and ResourceSlices are not read"}
+	if u := preempt.ClaimGaps(c, pod); u != nil {
+		u.Detail += ", and the adapter's DynamicResources is not fed the cluster's ResourceClaims, ResourceSlices and DeviceClasses"
+		return u
 	}
 	return nil
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/preemptbench/preemptbench/internal/loader"
 	"github.com/preemptbench/preemptbench/internal/registry"
 	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/upstream"
 
 	"github.com/preemptbench/preemptbench/wire"
 )
@@ -480,7 +481,7 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 	}
 	if len(outcomes) == 0 {
 		hint := ""
-		if !opts.all {
+		if !opts.all && harness.Refusal(upstream.Impl{}, cluster, pod) == nil {
 			hint = " (-impl upstream runs kube-scheduler's own filters, the whole default profile)"
 		}
 		return decideResult{}, badf("%s%s", strings.Join(refusals, "; "), hint)

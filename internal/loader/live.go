@@ -22,7 +22,8 @@ import (
 type liveKind struct {
 	apiVersion, kind, resource string
 	// optional kinds may not be served (their API group off, as pod
-	// groups are without GenericWorkload): none is read then, with a note.
+	// groups are without GenericWorkload, resource.k8s.io without
+	// DynamicResourceAllocation): none is read then, with a note.
 	optional bool
 	list     func(ctx context.Context, cs kubernetes.Interface, o metav1.ListOptions) (runtime.Object, error)
 }
@@ -58,6 +59,18 @@ var liveKinds = []liveKind{
 	{"storage.k8s.io/v1", "VolumeAttachment", "volumeattachments", false, func(ctx context.Context, cs kubernetes.Interface, o metav1.ListOptions) (runtime.Object, error) {
 		return cs.StorageV1().VolumeAttachments().List(ctx, o)
 	}},
+	{"resource.k8s.io/v1", "ResourceClaim", "resourceclaims", true, func(ctx context.Context, cs kubernetes.Interface, o metav1.ListOptions) (runtime.Object, error) {
+		return cs.ResourceV1().ResourceClaims("").List(ctx, o)
+	}},
+	{"resource.k8s.io/v1", "ResourceClaimTemplate", "resourceclaimtemplates", true, func(ctx context.Context, cs kubernetes.Interface, o metav1.ListOptions) (runtime.Object, error) {
+		return cs.ResourceV1().ResourceClaimTemplates("").List(ctx, o)
+	}},
+	{"resource.k8s.io/v1", "ResourceSlice", "resourceslices", true, func(ctx context.Context, cs kubernetes.Interface, o metav1.ListOptions) (runtime.Object, error) {
+		return cs.ResourceV1().ResourceSlices().List(ctx, o)
+	}},
+	{"resource.k8s.io/v1", "DeviceClass", "deviceclasses", true, func(ctx context.Context, cs kubernetes.Interface, o metav1.ListOptions) (runtime.Object, error) {
+		return cs.ResourceV1().DeviceClasses().List(ctx, o)
+	}},
 	{"scheduling.k8s.io/v1beta1", "PodGroup", "podgroups", true, func(ctx context.Context, cs kubernetes.Interface, o metav1.ListOptions) (runtime.Object, error) {
 		return cs.SchedulingV1beta1().PodGroups("").List(ctx, o)
 	}},
@@ -84,8 +97,8 @@ func LiveVerbs() []string {
 const livePageSize = 500
 
 // LoadLive reads the cluster the API server behind cs holds, every kind a
-// dump holds (nodes, pods, PDBs, namespaces, the volume objects, pod
-// groups), in pages as kubectl does, and loads it with the loader's rules
+// dump holds (nodes, pods, PDBs, namespaces, the volume objects, the
+// resource.k8s.io objects, pod groups), in pages as kubectl does, and loads it with the loader's rules
 // exactly as a dump of it (`kubectl get ... -A -o json`) is loaded
 // (LoadClusterWith): defaulting, what the scheduler never sees left out,
 // each change in a note, opts.MaxBytes bounding the whole. name names the

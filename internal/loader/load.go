@@ -24,6 +24,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	policyv1beta1 "k8s.io/api/policy/v1beta1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -35,7 +36,8 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/core/install" // defaulting of core/v1, as the API server applies it
 	k8sv1 "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/pkg/apis/policy"
-	_ "k8s.io/kubernetes/pkg/apis/policy/install" // policy/v1beta1 <-> v1 conversion
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"   // policy/v1beta1 <-> v1 conversion
+	_ "k8s.io/kubernetes/pkg/apis/resource/install" // resource.k8s.io/v1 defaulting (a request's allocation mode and count)
 	schedulingapi "k8s.io/kubernetes/pkg/apis/scheduling"
 	_ "k8s.io/kubernetes/pkg/apis/scheduling/install" // scheduling.k8s.io defaulting, v1alpha3 <-> v1beta1 conversion
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
@@ -489,7 +491,8 @@ func specialFile(mode fs.FileMode) string {
 }
 
 // kinds are the kinds the loader reads, and their lists.
-var kinds = []string{"Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "PodGroup", "CompositePodGroup", "List"}
+var kinds = []string{"Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment",
+	"ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass", "PodGroup", "CompositePodGroup", "List"}
 
 // rightKind is the kind (or list kind) the loader reads that kind is in
 // another case ("Node" for "node", "PodList" for "podlist"), quoted, or
@@ -984,6 +987,14 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 		obj = &storagev1.CSIDriver{}
 	case "storage.k8s.io/v1 VolumeAttachment":
 		obj = &storagev1.VolumeAttachment{}
+	case "resource.k8s.io/v1 ResourceClaim":
+		obj = &resourcev1.ResourceClaim{}
+	case "resource.k8s.io/v1 ResourceClaimTemplate":
+		obj = &resourcev1.ResourceClaimTemplate{}
+	case "resource.k8s.io/v1 ResourceSlice":
+		obj = &resourcev1.ResourceSlice{}
+	case "resource.k8s.io/v1 DeviceClass":
+		obj = &resourcev1.DeviceClass{}
 	case "scheduling.k8s.io/v1beta1 PodGroup":
 		obj = &schedulingv1beta1.PodGroup{}
 	case "scheduling.k8s.io/v1alpha3 PodGroup":
@@ -997,6 +1008,15 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 			return decodeObject(where, raw, listAPIVersion, listKind, nil)
 		}
 		switch tm.Kind {
+		case "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass":
+			if strings.HasPrefix(tm.APIVersion, "resource.k8s.io/") {
+				plural := map[string]string{"ResourceClaim": "resourceclaims", "ResourceClaimTemplate": "resourceclaimtemplates", "ResourceSlice": "resourceslices", "DeviceClass": "deviceclasses"}[tm.Kind]
+				d.err = fmt.Errorf("%s: %s: unsupported apiVersion %q for kind %s: the loader reads resource.k8s.io/v1, which kube-scheduler %s reads (kubectl get %s.v1.resource.k8s.io asks for it)",
+					where, what, tm.APIVersion, tm.Kind, preempt.CurrentRelease, plural)
+				return d
+			}
+			d.err = fmt.Errorf("%s: %s: unsupported apiVersion %q for kind %s", where, what, tm.APIVersion, tm.Kind)
+			return d
 		case "Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "PodGroup", "CompositePodGroup":
 			d.err = fmt.Errorf("%s: %s: unsupported apiVersion %q for kind %s", where, what, tm.APIVersion, tm.Kind)
 			return d
@@ -1286,6 +1306,14 @@ func (r *reader) cluster() (*preempt.Cluster, []string, error) {
 			c.CSIDrivers = append(c.CSIDrivers, o)
 		case *storagev1.VolumeAttachment:
 			c.VolumeAttachments = append(c.VolumeAttachments, o)
+		case *resourcev1.ResourceClaim:
+			c.ResourceClaims = append(c.ResourceClaims, o)
+		case *resourcev1.ResourceClaimTemplate:
+			c.ResourceClaimTemplates = append(c.ResourceClaimTemplates, o)
+		case *resourcev1.ResourceSlice:
+			c.ResourceSlices = append(c.ResourceSlices, o)
+		case *resourcev1.DeviceClass:
+			c.DeviceClasses = append(c.DeviceClasses, o)
 		case *schedulingv1beta1.PodGroup:
 			c.PodGroups = append(c.PodGroups, o)
 		case *schedulingv1alpha3.CompositePodGroup:

@@ -9,6 +9,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -57,6 +58,18 @@ func ListYAML(c *preempt.Cluster) ([]byte, error) {
 		lw.item(o)
 	}
 	for _, o := range c.VolumeAttachments {
+		lw.item(o)
+	}
+	for _, o := range c.ResourceClaims {
+		lw.item(o)
+	}
+	for _, o := range c.ResourceClaimTemplates {
+		lw.item(o)
+	}
+	for _, o := range c.ResourceSlices {
+		lw.item(o)
+	}
+	for _, o := range c.DeviceClasses {
 		lw.item(o)
 	}
 	if err := lw.close(); err != nil {
@@ -178,6 +191,14 @@ func itemYAML(obj any) ([]byte, error) {
 		apiVersion, kind, what = "storage.k8s.io/v1", "CSIDriver", "csidriver "+o.Name
 	case *storagev1.VolumeAttachment:
 		apiVersion, kind, what = "storage.k8s.io/v1", "VolumeAttachment", "volumeattachment "+o.Name
+	case *resourcev1.ResourceClaim:
+		apiVersion, kind, what = "resource.k8s.io/v1", "ResourceClaim", "resourceclaim "+preempt.Key(o.Namespace, o.Name)
+	case *resourcev1.ResourceClaimTemplate:
+		apiVersion, kind, what = "resource.k8s.io/v1", "ResourceClaimTemplate", "resourceclaimtemplate "+preempt.Key(o.Namespace, o.Name)
+	case *resourcev1.ResourceSlice:
+		apiVersion, kind, what = "resource.k8s.io/v1", "ResourceSlice", "resourceslice "+o.Name
+	case *resourcev1.DeviceClass:
+		apiVersion, kind, what = "resource.k8s.io/v1", "DeviceClass", "deviceclass "+o.Name
 	default:
 		return nil, fmt.Errorf("no List item for %T", obj)
 	}
