@@ -633,5 +633,6 @@ func (s volumeObjectSet) all() []runtime.Object {
 	for _, o := range s.attachments {
 		out = append(out, o)
 	}
+	out = append(out, s.draObjects()...)
 	return out
 }

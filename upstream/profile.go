@@ -6,7 +6,9 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -95,6 +97,11 @@ type volumeObjectSet struct {
 	csiNodes       []*storagev1.CSINode
 	csiDrivers     []*storagev1.CSIDriver
 	attachments    []*storagev1.VolumeAttachment
+	// The resource.k8s.io objects DynamicResources reads.
+	resourceClaims []*resourcev1.ResourceClaim
+	claimTemplates []*resourcev1.ResourceClaimTemplate
+	resourceSlices []*resourcev1.ResourceSlice
+	deviceClasses  []*resourcev1.DeviceClass
 }
 
 func volumeObjects(c *preempt.Cluster) volumeObjectSet {
@@ -120,7 +127,51 @@ func volumeObjects(c *preempt.Cluster) volumeObjectSet {
 	for _, o := range c.VolumeAttachments {
 		s.attachments = append(s.attachments, o.DeepCopy())
 	}
+	for _, o := range c.ResourceClaims {
+		s.resourceClaims = append(s.resourceClaims, o.DeepCopy())
+	}
+	for _, o := range c.ResourceClaimTemplates {
+		s.claimTemplates = append(s.claimTemplates, o.DeepCopy())
+	}
+	for _, o := range c.ResourceSlices {
+		s.resourceSlices = append(s.resourceSlices, o.DeepCopy())
+	}
+	for _, o := range c.DeviceClasses {
+		s.deviceClasses = append(s.deviceClasses, o.DeepCopy())
+	}
 	return s
+}
+
+// claimObjects are s's ResourceClaims.
+func (s volumeObjectSet) claimObjects() []any {
+	out := make([]any, len(s.resourceClaims))
+	for i, o := range s.resourceClaims {
+		out[i] = o
+	}
+	return out
+}
+
+// dra reports whether s holds resource.k8s.io objects.
+func (s volumeObjectSet) dra() bool {
+	return len(s.resourceClaims)+len(s.claimTemplates)+len(s.resourceSlices)+len(s.deviceClasses) > 0
+}
+
+// draObjects are s's resource.k8s.io objects.
+func (s volumeObjectSet) draObjects() []runtime.Object {
+	var out []runtime.Object
+	for _, o := range s.resourceClaims {
+		out = append(out, o)
+	}
+	for _, o := range s.claimTemplates {
+		out = append(out, o)
+	}
+	for _, o := range s.resourceSlices {
+		out = append(out, o)
+	}
+	for _, o := range s.deviceClasses {
+		out = append(out, o)
+	}
+	return out
 }
 
 // addTo puts the objects in the informers' stores, where the plugins'
@@ -164,6 +215,28 @@ func (s volumeObjectSet) addTo(f informers.SharedInformerFactory) error {
 	}
 	for _, o := range s.attachments {
 		if err := add(f.Storage().V1().VolumeAttachments().Informer().GetStore(), o); err != nil {
+			return err
+		}
+	}
+	// The claims go to the DRA manager's assume cache (newDRAManager);
+	// the informer's store holds them too, as kube-scheduler's does.
+	for _, o := range s.resourceClaims {
+		if err := add(f.Resource().V1().ResourceClaims().Informer().GetStore(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.claimTemplates {
+		if err := add(f.Resource().V1().ResourceClaimTemplates().Informer().GetStore(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.resourceSlices {
+		if err := add(f.Resource().V1().ResourceSlices().Informer().GetStore(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.deviceClasses {
+		if err := add(f.Resource().V1().DeviceClasses().Informer().GetStore(), o); err != nil {
 			return err
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	policy "k8s.io/api/policy/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -169,27 +171,64 @@ func schedulerPlacement(ev *evaluator) (preempt.Evaluator, error) {
 	return schedulerCycle{ev}, nil
 }
 
+// feedsDRA: this release's DRA manager is fed the cluster's
+// resource.k8s.io objects (newDRAManager), so the adapter answers pods
+// DynamicResources looks at.
+const feedsDRA = true
+
 // newDRAManager is the DRA manager as kube-scheduler's scheduler.New builds
-// it: with DynamicResourceAllocation on, over a ResourceClaim assume cache
-// and a ResourceSlice tracker, otherwise none. Its caches stay empty, which
-// is right for pods without resource claims (a pod with claims is refused:
-// Unmodelled). The tracker gets no client: it would only record events.
-func newDRAManager(ctx context.Context, f informers.SharedInformerFactory) (fwk.SharedDRAManager, error) {
+// it, with DynamicResourceAllocation on: over a ResourceClaim assume cache
+// holding the cluster's claims, a ResourceSlice tracker over the slice
+// informer (whose store holds the cluster's slices: volumeObjectSet.addTo)
+// and the DeviceClass informer, its extended-resource cache told of every
+// class as kube-scheduler's event handlers tell it. Two differences, the
+// same answers: the claims reach the assume cache through replayInformer,
+// not a started informer; and the tracker runs without
+// DRADeviceTaintRules, as the contract carries no DeviceTaintRule (with
+// none, the tracker's patched slices are the slices as they are). The
+// tracker gets no client: it would only record events.
+func newDRAManager(ctx context.Context, f informers.SharedInformerFactory, objs volumeObjectSet) (fwk.SharedDRAManager, error) {
 	if !utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
 		return nil, nil
 	}
-	claims := assumecache.NewAssumeCache(klog.FromContext(ctx), f.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
+	claims := assumecache.NewAssumeCache(klog.FromContext(ctx), replayInformer(objs.claimObjects()), "ResourceClaim", "", nil)
 	opts := resourceslicetracker.Options{
-		EnableDeviceTaintRules:   utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules),
 		EnableConsumableCapacity: utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
 		SliceInformer:            f.Resource().V1().ResourceSlices(),
-	}
-	if opts.EnableDeviceTaintRules {
-		opts.TaintInformer = f.Resource().V1().DeviceTaintRules()
 	}
 	slices, err := resourceslicetracker.StartTracker(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("starting the resource slice tracker: %w", err)
 	}
-	return dynamicresources.NewDRAManager(ctx, claims, slices, f), nil
+	m := dynamicresources.NewDRAManager(ctx, claims, slices, f)
+	if utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResource) {
+		if erCache, ok := m.DeviceClassResolver().(*extendedresourcecache.ExtendedResourceCache); ok {
+			for _, dc := range objs.deviceClasses {
+				erCache.OnAdd(dc, true)
+			}
+		}
+	}
+	return m, nil
+}
+
+// replayInformer is an assumecache.Informer that gives every handler its
+// objects as an informer's initial list would, at once, and is synced.
+type replayInformer []any
+
+func (r replayInformer) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+	for _, o := range r {
+		h.OnAdd(o, true)
+	}
+	return syncedRegistration{}, nil
+}
+
+type syncedRegistration struct{}
+
+func (syncedRegistration) HasSynced() bool                     { return true }
+func (syncedRegistration) HasSyncedChecker() cache.DoneChecker { return syncedRegistration{} }
+func (syncedRegistration) Name() string                        { return "the cluster's ResourceClaims" }
+func (syncedRegistration) Done() <-chan struct{} {
+	done := make(chan struct{})
+	close(done)
+	return done
 }

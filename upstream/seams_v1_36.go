@@ -103,10 +103,15 @@ func schedulerPlacement(*evaluator) (preempt.Evaluator, error) {
 	return nil, errors.New("upstream: SchedulerPlacement needs the pod-group scheduling cycle of v1.37 or later")
 }
 
+// feedsDRA: this release's DRA manager is not fed the cluster's
+// resource.k8s.io objects; a pod DynamicResources looks at is refused
+// (Unmodelled).
+const feedsDRA = false
+
 // newDRAManager is the DRA manager over a ResourceClaim assume cache and
 // no ResourceSlice tracker. Its caches stay empty, which is right for pods
 // without resource claims (a pod with claims is refused: Unmodelled).
-func newDRAManager(ctx context.Context, f informers.SharedInformerFactory) (fwk.SharedDRAManager, error) {
+func newDRAManager(ctx context.Context, f informers.SharedInformerFactory, _ volumeObjectSet) (fwk.SharedDRAManager, error) {
 	claims := assumecache.NewAssumeCache(klog.FromContext(ctx), f.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
 	return dynamicresources.NewDRAManager(ctx, claims, nil, f), nil
 }

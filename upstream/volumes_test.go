@@ -335,54 +335,64 @@ func decideVolumes(t *testing.T, tc volumeCase) harness.Result {
 // pods are gone.
 func TestVolumesAsKubeScheduler(t *testing.T) {
 	for _, tc := range volumeCases {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			c, p := tc.cluster(), tc.pod()
-			want, err := upstream.KubeSchedulerFilter(ctx, c, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := decideVolumes(t, tc)
-			if diff := cmp.Diff(want, got.Filter); diff != "" {
-				t.Fatalf("filter (-kube-scheduler +adapter):\n%s", diff)
-			}
-			if len(want.Feasible) > 0 {
-				return
-			}
-			wantCands := []string{}
-			for _, st := range want.NodeStatuses {
-				if st.Code != preempt.Unschedulable {
-					continue
-				}
-				without := c.DeepCopy()
-				removed := false
-				without.Pods = slices.DeleteFunc(without.Pods, func(q *v1.Pod) bool {
-					gone := q.Spec.NodeName == st.Node && *q.Spec.Priority < *p.Spec.Priority
-					removed = removed || gone
-					return gone
-				})
-				after, err := upstream.KubeSchedulerFilter(ctx, without, p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if removed && slices.Contains(after.Feasible, st.Node) {
-					wantCands = append(wantCands, st.Node)
-				}
-			}
-			gotCands := []string{}
-			for _, cand := range got.Decision.Candidates {
-				gotCands = append(gotCands, cand.Node)
-			}
-			slices.Sort(gotCands)
-			if diff := cmp.Diff(wantCands, gotCands); diff != "" {
-				t.Errorf("candidates (-kube-scheduler +adapter):\n%s", diff)
-			}
-			if got.Decision.NominatedNode != "" && !slices.Contains(wantCands, got.Decision.NominatedNode) {
-				t.Errorf("nominated %s, not a candidate", got.Decision.NominatedNode)
-			}
-			t.Logf("filter %v; candidates %v; %s %q", want.NodeStatuses, gotCands, got.Decision.Status, got.Decision.Message)
-		})
+		t.Run(tc.name, func(t *testing.T) { checkAsKubeScheduler(t, tc.cluster(), tc.pod()) })
 	}
+}
+
+// checkAsKubeScheduler checks the adapter's filter phase on c and p
+// against kube-scheduler's, and its candidates against the nodes where
+// kube-scheduler's filters pass once the node's lower-priority pods are
+// gone. It returns the adapter's answer.
+func checkAsKubeScheduler(t *testing.T, c *preempt.Cluster, p *v1.Pod) harness.Result {
+	t.Helper()
+	ctx := context.Background()
+	want, err := upstream.KubeSchedulerFilter(ctx, c, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := harness.Decide(ctx, upstream.Impl{ListOrderTie: true}, c, p, preempt.DefaultConfig(), 0, volumeNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got.Filter); diff != "" {
+		t.Fatalf("filter (-kube-scheduler +adapter):\n%s", diff)
+	}
+	if len(want.Feasible) > 0 {
+		return got
+	}
+	wantCands := []string{}
+	for _, st := range want.NodeStatuses {
+		if st.Code != preempt.Unschedulable {
+			continue
+		}
+		without := c.DeepCopy()
+		removed := false
+		without.Pods = slices.DeleteFunc(without.Pods, func(q *v1.Pod) bool {
+			gone := q.Spec.NodeName == st.Node && *q.Spec.Priority < *p.Spec.Priority
+			removed = removed || gone
+			return gone
+		})
+		after, err := upstream.KubeSchedulerFilter(ctx, without, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if removed && slices.Contains(after.Feasible, st.Node) {
+			wantCands = append(wantCands, st.Node)
+		}
+	}
+	gotCands := []string{}
+	for _, cand := range got.Decision.Candidates {
+		gotCands = append(gotCands, cand.Node)
+	}
+	slices.Sort(gotCands)
+	if diff := cmp.Diff(wantCands, gotCands); diff != "" {
+		t.Errorf("candidates (-kube-scheduler +adapter):\n%s", diff)
+	}
+	if got.Decision.NominatedNode != "" && !slices.Contains(wantCands, got.Decision.NominatedNode) {
+		t.Errorf("nominated %s, not a candidate", got.Decision.NominatedNode)
+	}
+	t.Logf("filter %v; candidates %v; %s %q", want.NodeStatuses, gotCands, got.Decision.Status, got.Decision.Message)
+	return got
 }
 
 // Every volume case gets one answer, however often it is asked: the

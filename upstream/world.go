@@ -305,7 +305,7 @@ func (ev *evaluator) newWorld(key worldKey) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	dra, err := newDRAManager(ctx, informerFactory)
+	dra, err := newDRAManager(ctx, informerFactory, ev.volumeObjects)
 	if err != nil {
 		return nil, err
 	}

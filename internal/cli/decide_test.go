@@ -186,13 +186,13 @@ func TestDecideRefusesUnmodelledFeatures(t *testing.T) {
 `, impl: "optimized", want: `optimized: volumes is not modelled: pod default/p has volume "scratch"`},
 		{name: "resource claims", podExtra: `  resourceClaims:
   - {name: gpu, resourceClaimName: gpu-claim}
-`, impl: "upstream", want: "upstream: dynamic resource allocation is not modelled: pod default/p has resource claims"},
+`, impl: "optimized", want: "optimized: dynamic resource allocation is not modelled: pod default/p has resource claims"},
 		{name: "an extended resource a DeviceClass backs", clusterExtra: `- apiVersion: resource.k8s.io/v1
   kind: DeviceClass
   metadata: {name: gpu}
   spec: {extendedResourceName: example.com/gpu}
 `, podExtra: `  initContainers: [{name: i, image: pause, resources: {requests: {example.com/gpu: "1"}, limits: {example.com/gpu: "1"}}}]
-`, impl: "upstream", want: "upstream: dynamic resource allocation is not modelled: pod default/p asks for extended resource example.com/gpu, which DeviceClass gpu backs"},
+`, want: "reference: dynamic resource allocation is not modelled: pod default/p asks for extended resource example.com/gpu, which DeviceClass gpu backs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cluster := writeFile(t, dir, "c.yaml", list(okNode+tc.clusterExtra))
