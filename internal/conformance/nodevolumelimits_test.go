@@ -16,6 +16,7 @@ import (
 
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/testobj"
+	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 	"github.com/preemptbench/preemptbench/upstream"
@@ -521,7 +522,8 @@ func vlImpls() []struct {
 		impl preempt.Implementation
 	}{
 		{"reference", unrefused{reference.Impl{}}},
-		// {"optimized", unrefused{optimized.Impl{}}},
+		{"optimized", unrefused{optimized.Impl{}}},
+		{"optimized (parallel dry run)", unrefused{optimized.Impl{Workers: 3, ParallelFrom: 1}}},
 		{"upstream", upstream.Impl{ListOrderTie: true}},
 	}
 }
@@ -571,6 +573,34 @@ func TestNodeVolumeLimitsDeterministic(t *testing.T) {
 						t.Fatalf("%s: run %d differs from run 0:\n%s", im.name, i, diff)
 					}
 				}
+			}
+		})
+	}
+}
+
+// Optimized's FilterCodes (its fast path settles a node by its sums when
+// nothing after NodeResourcesFit runs) gives Filter's codes.
+func TestNodeVolumeLimitsFilterCodes(t *testing.T) {
+	for _, tc := range vlCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			c, pod := tc.cluster(), tc.pod()
+			ev, err := optimized.Impl{}.NewEvaluator(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fr := ev.Filter(context.Background(), pod)
+			want := make([]preempt.Code, len(c.Nodes))
+			for i, n := range c.Nodes {
+				want[i] = preempt.Success
+				for _, st := range fr.NodeStatuses {
+					if st.Node == n.Name {
+						want[i] = st.Code
+					}
+				}
+			}
+			got := ev.(preempt.CodeFilter).FilterCodes(context.Background(), pod, nil)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("FilterCodes (-Filter +FilterCodes):\n%s", diff)
 			}
 		})
 	}
