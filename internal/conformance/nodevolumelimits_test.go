@@ -494,7 +494,122 @@ func preemptionCases() []vlCase {
 	}
 }
 
-func vlCases() []vlCase { return append(portedCases(), preemptionCases()...) }
+// adapterCases are upstream/volumes_test.go's volumeCases that
+// NodeVolumeLimits reads (its volumeCluster restated: n1 and n3 in zone a,
+// n2 in zone b, 4 cpu each, full with a pod of priority 0 asking 3 cpu;
+// classes csi (Immediate) and wffc-csi of csi.example.com; CSINodes n1
+// (limit 1) and n2 (limit 2), none on n3). The others are the other
+// volume filters' (ReadWriteOncePod, local volumes, node affinity, zones,
+// pre-bound volumes, an unbound Immediate claim, a missing claim or
+// class, an ephemeral claim not created yet).
+func adapterCases() []vlCase {
+	base := func() *preempt.Cluster {
+		c := &preempt.Cluster{}
+		for _, n := range []struct{ name, zone string }{{"n1", "a"}, {"n2", "b"}, {"n3", "a"}} {
+			node := vlNodeObj(n.name)
+			node.Labels[v1.LabelTopologyZone] = n.zone
+			c.Nodes = append(c.Nodes, node)
+			p := vlPod("default", "low-"+n.name, n.name, 0, nil)
+			p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("3")
+			c.Pods = append(c.Pods, p)
+		}
+		immediate := storagev1.VolumeBindingImmediate
+		c.StorageClasses = []*storagev1.StorageClass{
+			{ObjectMeta: metav1.ObjectMeta{Name: "csi"}, Provisioner: vlDriver, VolumeBindingMode: &immediate},
+			{ObjectMeta: metav1.ObjectMeta{Name: "wffc-csi"}, Provisioner: vlDriver, VolumeBindingMode: wffc()},
+		}
+		one, two := int32(1), int32(2)
+		c.CSINodes = []*storagev1.CSINode{vlCSINode("n1", &one, vlDriver), vlCSINode("n2", &two, vlDriver)}
+		return c
+	}
+	bound := func(c *preempt.Cluster, claim, pv string, src v1.PersistentVolumeSource) {
+		vol := vlPV(pv, src, "default", claim)
+		vol.Spec.StorageClassName = "csi"
+		pvc := vlBoundPVC("default", claim, pv)
+		class := "csi"
+		pvc.Spec.StorageClassName = &class
+		c.PVs, c.PVCs = append(c.PVs, vol), append(c.PVCs, pvc)
+	}
+	preemptor := func(claims ...string) func() *v1.Pod {
+		return func() *v1.Pod {
+			p := vlPod("default", "preemptor", "", 10, claims)
+			p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("2")
+			return p
+		}
+	}
+	return []vlCase{
+		{name: "volumes_test bound CSI claim, n1 at its attach limit through a victim's volume", pod: preemptor("data"),
+			cluster: func() *preempt.Cluster {
+				c := base()
+				bound(c, "data", "pv-data", csiSource(vlDriver, "handle-pv-data"))
+				bound(c, "used", "pv-used", csiSource(vlDriver, "handle-pv-used"))
+				c.Pods[0].Spec.Volumes = []v1.Volume{{Name: "v", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "used"}}}}
+				return c
+			}},
+		{name: "volumes_test bound CSI claim, n1's attach limit taken by a VolumeAttachment", pod: preemptor("data"),
+			cluster: func() *preempt.Cluster {
+				c := base()
+				bound(c, "data", "pv-data", csiSource(vlDriver, "handle-pv-data"))
+				other := vlPV("pv-other", csiSource(vlDriver, "handle-pv-other"), "", "")
+				other.Spec.ClaimRef, other.Status.Phase = nil, v1.VolumeAvailable
+				c.PVs = append(c.PVs, other)
+				c.VolumeAttachments = []*storagev1.VolumeAttachment{vlVA("va-other", "n1", vlDriver, "pv-other")}
+				return c
+			}},
+		{name: "volumes_test CSIDriver that prevents scheduling where it is missing", pod: preemptor("data"),
+			cluster: func() *preempt.Cluster {
+				c := base()
+				bound(c, "data", "pv-data", csiSource(vlDriver, "handle-pv-data"))
+				yes := true
+				c.CSIDrivers = []*storagev1.CSIDriver{{ObjectMeta: metav1.ObjectMeta{Name: vlDriver}, Spec: storagev1.CSIDriverSpec{PreventPodSchedulingIfMissing: &yes}}}
+				return c
+			}},
+		{name: "volumes_test unbound WaitForFirstConsumer claim, provisioned by a CSI driver", pod: preemptor("data"),
+			cluster: func() *preempt.Cluster {
+				c := base()
+				class := "wffc-csi"
+				c.PVCs = append(c.PVCs, vlPendingPVC("default", "data", &class))
+				return c
+			}},
+		{name: "volumes_test inline CSI volume", pod: func() *v1.Pod {
+			p := preemptor()()
+			p.Spec.Volumes = []v1.Volume{{Name: "inline", VolumeSource: v1.VolumeSource{CSI: &v1.CSIVolumeSource{Driver: vlDriver}}}}
+			return p
+		}, cluster: base},
+		{name: "volumes_test in-tree volume migrated to CSI, n1 at its limit", pod: preemptor("data"),
+			cluster: func() *preempt.Cluster {
+				c := base()
+				bound(c, "data", "pv-ebs", v1.PersistentVolumeSource{AWSElasticBlockStore: &v1.AWSElasticBlockStoreVolumeSource{VolumeID: "vol-1"}})
+				bound(c, "used", "pv-used", csiSource(vlDriver, "handle-pv-used"))
+				c.Pods[0].Spec.Volumes = []v1.Volume{{Name: "v", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "used"}}}}
+				c.CSINodes = append(c.CSINodes, vlCSINode("n3", new(int32), ebsCSI))
+				return c
+			}},
+		{name: "volumes_test bound claim whose volume is missing", pod: preemptor("data"),
+			cluster: func() *preempt.Cluster {
+				c := base()
+				pvc := vlBoundPVC("default", "data", "pv-gone")
+				class := "csi"
+				pvc.Spec.StorageClassName = &class
+				c.PVCs = append(c.PVCs, pvc)
+				return c
+			}},
+		{name: "volumes_test VolumeAttachment of a missing volume, CSINode without a count", pod: preemptor("data"),
+			cluster: func() *preempt.Cluster {
+				c := base()
+				bound(c, "data", "pv-data", csiSource(vlDriver, "handle-pv-data"))
+				va := vlVA("va-nothing", "n2", vlDriver, "")
+				va.Spec.Source.PersistentVolumeName = nil
+				c.VolumeAttachments = []*storagev1.VolumeAttachment{vlVA("va-gone", "n1", vlDriver, "pv-gone"), va}
+				c.CSINodes[1].Spec.Drivers[0].Allocatable = nil
+				return c
+			}},
+	}
+}
+
+func vlCases() []vlCase {
+	return append(append(portedCases(), adapterCases()...), preemptionCases()...)
+}
 
 // vlOutcome is what a case gives: the filter phase and the decision, or
 // the error.
@@ -538,6 +653,7 @@ var decidedByOtherVolumeFilters = map[string]bool{
 	"csi_test ephemeral volume not owned":                           true,
 	"csi_test don't skip Filter when the pod has ephemeral volumes": true,
 	"missing claim of the preemptor":                                true,
+	"volumes_test bound claim whose volume is missing":              true,
 }
 
 const otherVolumeFiltersModelled = false
