@@ -721,3 +721,54 @@ func TestNodeVolumeLimitsFilterCodes(t *testing.T) {
 		})
 	}
 }
+
+// Optimized's evaluator, updated in place (Update) as pods go and come,
+// answers as one made afresh: its volume index is of the new pods.
+func TestNodeVolumeLimitsOptimizedUpdate(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range preemptionCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			c, pod := tc.cluster(), tc.pod()
+			ev, err := optimized.Impl{}.NewEvaluator(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev.Filter(ctx, pod) // builds the index of c
+			for i := 0; i < len(c.Pods); i++ {
+				gone := c.Pods[i]
+				ch := preempt.Change{Removed: []preempt.PodRef{{Namespace: gone.Namespace, Name: gone.Name}}}
+				after := *c
+				if after.Pods, err = ch.Apply(c.Pods); err != nil {
+					t.Fatal(err)
+				}
+				if ev, err = preempt.Follow(optimized.Impl{}, ev, &after, ch); err != nil {
+					t.Fatal(err)
+				}
+				fresh, err := optimized.Impl{}.NewEvaluator(&after)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(fresh.Filter(ctx, pod), ev.Filter(ctx, pod)); diff != "" {
+					t.Fatalf("without %s (-fresh +updated):\n%s", gone.Name, diff)
+				}
+				// and back
+				back := preempt.Change{Added: []*v1.Pod{gone}}
+				if ev, err = preempt.Follow(optimized.Impl{}, ev, c, back); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(vlFilter(t, c, pod), ev.Filter(ctx, pod)); diff != "" {
+					t.Fatalf("with %s back (-fresh +updated):\n%s", gone.Name, diff)
+				}
+			}
+		})
+	}
+}
+
+func vlFilter(t *testing.T, c *preempt.Cluster, pod *v1.Pod) preempt.FilterResult {
+	t.Helper()
+	ev, err := optimized.Impl{}.NewEvaluator(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev.Filter(context.Background(), pod)
+}
