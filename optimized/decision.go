@@ -37,6 +37,7 @@ type decision struct {
 	nodeAffinity  nodeAffinityState
 	ports         nodePortsState
 	fit           nodeResourcesFitState
+	vols          *nodeVolumeLimitsState // NodeVolumeLimits; nil: Skip
 	// topo is the state of the plugins with AddPod/RemovePod
 	// (PodTopologySpread, InterPodAffinity), nil when all Skip.
 	topo *topology
@@ -62,6 +63,7 @@ func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) 
 		nodeAffinity:  newNodeAffinityState(pod),
 		ports:         newNodePortsState(pod),
 		fit:           newNodeResourcesFitState(s, pod, b),
+		vols:          newNodeVolumeLimitsState(s, pod),
 	}
 	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail()
 	return d
@@ -97,6 +99,7 @@ type nodeUse struct {
 	pods  int64              // NodeResourcesFit
 	ports []podinfo.HostPort // NodePorts: a set, as upstream's HostPortInfo
 	topo  []int32            // topology: see topology.counters
+	vols  []volCount         // NodeVolumeLimits, when it runs
 }
 
 // addPod applies pod p to u with sign 1 and takes it off with sign -1:
@@ -112,6 +115,9 @@ func (d *decision) addPod(u *nodeUse, p int32, sign int64) {
 	if d.topo != nil {
 		d.topo.contribute(d.s, u.topo, u.node, p, int32(sign))
 	}
+	if d.vols != nil {
+		u.addVolumes(d.vols.x, p, sign)
+	}
 	if d.ports.on() {
 		ps := d.s.ports[d.s.portStart[p]:d.s.portStart[p+1]]
 		if sign > 0 {
@@ -122,7 +128,7 @@ func (d *decision) addPod(u *nodeUse, p int32, sign int64) {
 	}
 }
 
-// fits runs NodePorts then NodeResourcesFit on node n in state u plus the
+// fits runs NodePorts, NodeResourcesFit, NodeVolumeLimits (when it runs) on node n in state u plus the
 // nominated pods nom; it returns the failing code and either fixed reasons
 // or NodeResourcesFit's failure mask (see reasons). It only reads d, so
 // workers may call it concurrently.
@@ -148,6 +154,11 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 		}
 	}
 	if mask == 0 {
+		if d.vols != nil {
+			if code, r := d.vols.filter(n, u, nom); code != preempt.Success {
+				return code, r, 0
+			}
+		}
 		if d.topo == nil {
 			return preempt.Success, nil, 0
 		}

@@ -249,7 +249,7 @@ func (ev *evaluator) FilterCodes(ctx context.Context, pod *v1.Pod, dst []preempt
 		// made yet) run only after both pass.
 		if !d.checkNodes && !s.tainted[n] && len(s.nomOf[n]) == 0 {
 			code := d.sumsFit(n)
-			if code == preempt.Unschedulable || (!d.ports.on() && (code != preempt.Success || (d.topo == nil && !d.topoPending))) {
+			if code == preempt.Unschedulable || (!d.ports.on() && (code != preempt.Success || (d.topo == nil && !d.topoPending && d.vols == nil))) {
 				dst[s.clusterIdx[n]] = code
 				continue
 			}

@@ -94,6 +94,9 @@ type Snapshot struct {
 	// snapshot of another mode beside its own only when some pod's
 	// requests differ between the two (resizedDiffer).
 	reqs reqMode
+
+	volMu  sync.Mutex   // NodeVolumeLimits' index (plugin_nodevolumelimits.go),
+	volIdx *volumeIndex // built on first use, dropped by update
 }
 
 // resizedDiffer reports whether some pod of c has other requests under

@@ -81,6 +81,7 @@ func (s *Snapshot) update(c *preempt.Cluster, ch preempt.Change) error {
 		}
 	}
 	s.cluster = c
+	s.volIdx = nil
 	for k, p := range ch.Added {
 		if _, ok := s.podIndex[podKey{p.Namespace, p.Name}]; ok {
 			return fmt.Errorf("update: pod %s is already in the cluster", preempt.Key(p.Namespace, p.Name))

@@ -66,6 +66,7 @@ func (d *decision) nominatedUse(n int32, sc *scratch) {
 	nom.node = n
 	nom.pods = 0
 	nom.ports = nom.ports[:0]
+	nom.vols = nom.vols[:0]
 	s := d.s
 	for _, p := range s.nomOf[n] {
 		if s.priority[p] < d.priority || s.podUID[p] == string(d.pod.UID) {
@@ -92,6 +93,12 @@ func (d *decision) loadNode(n int32, u *nodeUse) []int32 {
 			u.addPorts(s.ports[s.portStart[p]:s.portStart[p+1]])
 		}
 	}
+	u.vols = u.vols[:0]
+	if d.vols != nil {
+		for _, p := range bound {
+			u.addVolumes(d.vols.x, p, 1)
+		}
+	}
 	return bound
 }
 
@@ -101,7 +108,7 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 	if d.groupedNode(n) {
 		return d.selectGroupVictims(n, sc)
 	}
-	if d.topo == nil && !d.ports.on() && len(d.fit.dims) <= maxSimpleDims && s.presorted[n] && len(s.nomOf[n]) == 0 {
+	if d.topo == nil && !d.ports.on() && d.vols == nil && len(d.fit.dims) <= maxSimpleDims && s.presorted[n] && len(s.nomOf[n]) == 0 {
 		return d.selectVictimsSimple(n, sc)
 	}
 	u := &sc.use
