@@ -37,6 +37,14 @@ type preFilterPlugin interface {
 	PreFilter(ev *evaluator, pod *v1.Pod) (state stateData, skip bool)
 }
 
+// preFilterFailer is a preFilterPlugin whose PreFilter can fail (neither
+// Success nor Skip): PreFilterStatus is that failure, or Success. The
+// first failure ends RunPreFilterPlugins, and every node gets it.
+type preFilterFailer interface {
+	preFilterPlugin
+	PreFilterStatus(ev *evaluator, pod *v1.Pod) preempt.Status
+}
+
 // preFilterExtensions is upstream's PreFilterExtensions: AddPod and
 // RemovePod update the PreFilter state of pod for added or removed being
 // put on or taken off node (node already holds the change).
@@ -56,6 +64,8 @@ type stateData interface {
 // that did not Skip, in profile order, each with its PreFilter state.
 type cycleState struct {
 	running []runningPlugin
+	// failed is the PreFilter failure (preFilterFailer), nil without one.
+	failed *preempt.Status
 }
 
 type runningPlugin struct {
@@ -68,6 +78,12 @@ func (ev *evaluator) preFilter(pod *v1.Pod) *cycleState {
 	cs := &cycleState{}
 	for _, pl := range defaultProfile {
 		var state stateData
+		if pf, ok := pl.(preFilterFailer); ok {
+			if st := pf.PreFilterStatus(ev, pod); !st.IsSuccess() {
+				cs.failed = &st
+				return cs
+			}
+		}
 		if pf, ok := pl.(preFilterPlugin); ok {
 			var skip bool
 			if state, skip = pf.PreFilter(ev, pod); skip {
@@ -81,7 +97,7 @@ func (ev *evaluator) preFilter(pod *v1.Pod) *cycleState {
 
 // clone is CycleState.Clone: every state cloned.
 func (cs *cycleState) clone() *cycleState {
-	out := &cycleState{running: make([]runningPlugin, len(cs.running))}
+	out := &cycleState{running: make([]runningPlugin, len(cs.running)), failed: cs.failed}
 	for i, r := range cs.running {
 		out.running[i] = r
 		if r.state != nil {
@@ -94,6 +110,9 @@ func (cs *cycleState) clone() *cycleState {
 // runFilterPlugins is RunFilterPlugins: the running plugins' Filters in
 // order, up to the first failure.
 func (cs *cycleState) runFilterPlugins(pod *v1.Pod, node *nodeState) preempt.Status {
+	if cs.failed != nil {
+		return *cs.failed
+	}
 	for _, r := range cs.running {
 		if status := r.plugin.Filter(r.state, pod, node); !status.IsSuccess() {
 			return status

@@ -12,6 +12,8 @@ var defaultProfile = []filterPlugin{
 	nodeAffinity{},
 	nodePorts{},
 	nodeResourcesFit{},
+	volumeRestrictions{},
+	volumeZone{},
 	podTopologySpread{},
 	interPodAffinity{},
 	// Appended to the profile while its gate is on (default from v1.36;
