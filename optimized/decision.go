@@ -37,6 +37,14 @@ type decision struct {
 	nodeAffinity  nodeAffinityState
 	ports         nodePortsState
 	fit           nodeResourcesFitState
+	// The volume plugins' states; volumes says one of them runs or their
+	// PreFilter failed (preFilter): the fast paths are then off.
+	volumeRestrictions volumeRestrictionsState
+	volumeZone         volumeZoneState
+	volumes            bool
+	// preFilter is the PreFilter failure, the status of every node; the
+	// zero Status when PreFilter passed.
+	preFilter preempt.Status
 	// topo is the state of the plugins with AddPod/RemovePod
 	// (PodTopologySpread, InterPodAffinity), nil when all Skip.
 	topo *topology
@@ -64,6 +72,13 @@ func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) 
 		fit:           newNodeResourcesFitState(s, pod, b),
 	}
 	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail()
+	if len(pod.Spec.Volumes) > 0 {
+		d.volumeRestrictions, d.preFilter = newVolumeRestrictionsState(s, pod)
+		if d.preFilter.IsSuccess() {
+			d.volumeZone, d.preFilter = newVolumeZoneState(s, pod)
+		}
+		d.volumes = !d.preFilter.IsSuccess() || d.volumeRestrictions.check || d.volumeZone.on()
+	}
 	return d
 }
 
@@ -96,6 +111,8 @@ type nodeUse struct {
 	used  []int64            // NodeResourcesFit: per want
 	pods  int64              // NodeResourcesFit
 	ports []podinfo.HostPort // NodePorts: a set, as upstream's HostPortInfo
+	disk  int32              // VolumeRestrictions: pods with a conflicting disk
+	rwop  int32              // VolumeRestrictions: ReadWriteOncePod references moved
 	topo  []int32            // topology: see topology.counters
 }
 
@@ -120,9 +137,13 @@ func (d *decision) addPod(u *nodeUse, p int32, sign int64) {
 			u.removePorts(ps)
 		}
 	}
+	if d.volumes {
+		d.volumeRestrictions.addPod(u, p, int32(sign))
+	}
 }
 
-// fits runs NodePorts then NodeResourcesFit on node n in state u plus the
+// fits runs NodePorts, NodeResourcesFit, the volume plugins and the
+// topology plugins on node n in state u plus the
 // nominated pods nom; it returns the failing code and either fixed reasons
 // or NodeResourcesFit's failure mask (see reasons). It only reads d, so
 // workers may call it concurrently.
@@ -148,6 +169,18 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 		}
 	}
 	if mask == 0 {
+		if d.volumes {
+			if d.volumeRestrictions.check {
+				if r := d.volumeRestrictions.filter(u, nom); r != nil {
+					return preempt.Unschedulable, r, 0
+				}
+			}
+			if d.volumeZone.on() {
+				if r := d.volumeZone.filter(d.s.nodes[n]); r != nil {
+					return preempt.UnschedulableAndUnresolvable, r, 0
+				}
+			}
+		}
 		if d.topo == nil {
 			return preempt.Success, nil, 0
 		}

@@ -207,6 +207,10 @@ func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult
 	s := ev.s
 	for n := range int32(len(s.nodes)) {
 		name := s.nodes[n].Name
+		if !d.preFilter.IsSuccess() {
+			res.NodeStatuses = append(res.NodeStatuses, preempt.NodeStatus{Node: name, Code: d.preFilter.Code, Reasons: d.preFilter.Reasons})
+			continue
+		}
 		if r := d.nodeFilters(n); r != nil {
 			res.NodeStatuses = append(res.NodeStatuses, preempt.NodeStatus{Node: name, Code: preempt.UnschedulableAndUnresolvable, Reasons: r})
 			continue
@@ -243,13 +247,17 @@ func (ev *evaluator) FilterCodes(ctx context.Context, pod *v1.Pod, dst []preempt
 	sc := &ev.single
 	sc.reset(d)
 	for n := range int32(len(s.nodes)) {
+		if !d.preFilter.IsSuccess() {
+			dst[s.clusterIdx[n]] = d.preFilter.Code
+			continue
+		}
 		// A node where no node filter can fail and no pod is nominated
 		// is often settled by its sums alone: NodePorts refuses with
 		// Unschedulable too, and the topology plugins (theirs maybe not
 		// made yet) run only after both pass.
 		if !d.checkNodes && !s.tainted[n] && len(s.nomOf[n]) == 0 {
 			code := d.sumsFit(n)
-			if code == preempt.Unschedulable || (!d.ports.on() && (code != preempt.Success || (d.topo == nil && !d.topoPending))) {
+			if code == preempt.Unschedulable || (!d.ports.on() && (code != preempt.Success || (d.topo == nil && !d.topoPending && !d.volumes))) {
 				dst[s.clusterIdx[n]] = code
 				continue
 			}

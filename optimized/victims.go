@@ -66,6 +66,7 @@ func (d *decision) nominatedUse(n int32, sc *scratch) {
 	nom.node = n
 	nom.pods = 0
 	nom.ports = nom.ports[:0]
+	nom.disk, nom.rwop = 0, 0
 	s := d.s
 	for _, p := range s.nomOf[n] {
 		if s.priority[p] < d.priority || s.podUID[p] == string(d.pod.UID) {
@@ -92,6 +93,14 @@ func (d *decision) loadNode(n int32, u *nodeUse) []int32 {
 			u.addPorts(s.ports[s.portStart[p]:s.portStart[p+1]])
 		}
 	}
+	u.disk, u.rwop = 0, 0
+	if d.volumes {
+		for _, p := range bound {
+			if r, ok := d.volumeRestrictions.refs[p]; ok && r.disk {
+				u.disk++
+			}
+		}
+	}
 	return bound
 }
 
@@ -101,7 +110,7 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 	if d.groupedNode(n) {
 		return d.selectGroupVictims(n, sc)
 	}
-	if d.topo == nil && !d.ports.on() && len(d.fit.dims) <= maxSimpleDims && s.presorted[n] && len(s.nomOf[n]) == 0 {
+	if d.topo == nil && !d.ports.on() && !d.volumes && len(d.fit.dims) <= maxSimpleDims && s.presorted[n] && len(s.nomOf[n]) == 0 {
 		return d.selectVictimsSimple(n, sc)
 	}
 	u := &sc.use
@@ -122,6 +131,9 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 	}
 	if len(sc.potential) == 0 {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: reasonsNoVictims}
+	}
+	if !d.preFilter.IsSuccess() {
+		return result{code: d.preFilter.Code, reasons: d.preFilter.Reasons}
 	}
 	if r := d.nodeFilters(n); r != nil {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}
