@@ -37,14 +37,9 @@ type decision struct {
 	nodeAffinity  nodeAffinityState
 	ports         nodePortsState
 	fit           nodeResourcesFitState
-	// The volume plugins' states; volumes says one of them runs or their
-	// PreFilter failed (preFilter): the fast paths are then off.
-	volumeRestrictions volumeRestrictionsState
-	volumeZone         volumeZoneState
-	volumes            bool
-	// preFilter is the PreFilter failure, the status of every node; the
-	// zero Status when PreFilter passed.
-	preFilter preempt.Status
+	// vol is the volume plugins' state, nil when all Skip and their
+	// PreFilter passed: the fast paths are off when it is set.
+	vol *volumeStates
 	// topo is the state of the plugins with AddPod/RemovePod
 	// (PodTopologySpread, InterPodAffinity), nil when all Skip.
 	topo *topology
@@ -73,13 +68,42 @@ func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) 
 	}
 	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail()
 	if len(pod.Spec.Volumes) > 0 {
-		d.volumeRestrictions, d.preFilter = newVolumeRestrictionsState(s, pod)
-		if d.preFilter.IsSuccess() {
-			d.volumeZone, d.preFilter = newVolumeZoneState(s, pod)
-		}
-		d.volumes = !d.preFilter.IsSuccess() || d.volumeRestrictions.check || d.volumeZone.on()
+		d.vol = newVolumeStates(s, pod)
 	}
 	return d
+}
+
+// volumeStates are the volume plugins' PreFilter states, in the profile's
+// order, and the first PreFilter failure (the zero Status when none
+// failed), every node's status then.
+type volumeStates struct {
+	restrictions volumeRestrictionsState
+	zone         volumeZoneState
+	preFilter    preempt.Status
+}
+
+// newVolumeStates runs the volume plugins' PreFilter up to the first
+// failure; nil when every one Skips.
+func newVolumeStates(s *Snapshot, pod *v1.Pod) *volumeStates {
+	v := &volumeStates{}
+	if v.restrictions, v.preFilter = newVolumeRestrictionsState(s, pod); !v.preFilter.IsSuccess() {
+		return v
+	}
+	if v.zone, v.preFilter = newVolumeZoneState(s, pod); !v.preFilter.IsSuccess() {
+		return v
+	}
+	if !v.restrictions.check && !v.zone.on() {
+		return nil
+	}
+	return v
+}
+
+// preFilterFailed is the volume plugins' PreFilter failure, nil when none.
+func (d *decision) preFilterFailed() *preempt.Status {
+	if d.vol == nil || d.vol.preFilter.IsSuccess() {
+		return nil
+	}
+	return &d.vol.preFilter
 }
 
 // nodeFilters runs NodeName, NodeUnschedulable, TaintToleration and
@@ -137,8 +161,8 @@ func (d *decision) addPod(u *nodeUse, p int32, sign int64) {
 			u.removePorts(ps)
 		}
 	}
-	if d.volumes {
-		d.volumeRestrictions.addPod(u, p, int32(sign))
+	if d.vol != nil {
+		d.vol.restrictions.addPod(u, p, int32(sign))
 	}
 }
 
@@ -169,14 +193,14 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 		}
 	}
 	if mask == 0 {
-		if d.volumes {
-			if d.volumeRestrictions.check {
-				if r := d.volumeRestrictions.filter(u, nom); r != nil {
+		if v := d.vol; v != nil {
+			if v.restrictions.check {
+				if r := v.restrictions.filter(u, nom); r != nil {
 					return preempt.Unschedulable, r, 0
 				}
 			}
-			if d.volumeZone.on() {
-				if r := d.volumeZone.filter(d.s.nodes[n]); r != nil {
+			if v.zone.on() {
+				if r := v.zone.filter(d.s.nodes[n]); r != nil {
 					return preempt.UnschedulableAndUnresolvable, r, 0
 				}
 			}

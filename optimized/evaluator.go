@@ -205,12 +205,14 @@ func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult
 	sc.reset(d)
 	res := preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{}}
 	s := ev.s
+	if f := d.preFilterFailed(); f != nil {
+		for n := range s.nodes {
+			res.NodeStatuses = append(res.NodeStatuses, preempt.NodeStatus{Node: s.nodes[n].Name, Code: f.Code, Reasons: f.Reasons})
+		}
+		return res
+	}
 	for n := range int32(len(s.nodes)) {
 		name := s.nodes[n].Name
-		if !d.preFilter.IsSuccess() {
-			res.NodeStatuses = append(res.NodeStatuses, preempt.NodeStatus{Node: name, Code: d.preFilter.Code, Reasons: d.preFilter.Reasons})
-			continue
-		}
 		if r := d.nodeFilters(n); r != nil {
 			res.NodeStatuses = append(res.NodeStatuses, preempt.NodeStatus{Node: name, Code: preempt.UnschedulableAndUnresolvable, Reasons: r})
 			continue
@@ -246,18 +248,20 @@ func (ev *evaluator) FilterCodes(ctx context.Context, pod *v1.Pod, dst []preempt
 	d := ev.filterDecision(pod)
 	sc := &ev.single
 	sc.reset(d)
-	for n := range int32(len(s.nodes)) {
-		if !d.preFilter.IsSuccess() {
-			dst[s.clusterIdx[n]] = d.preFilter.Code
-			continue
+	if f := d.preFilterFailed(); f != nil {
+		for i := range dst {
+			dst[i] = f.Code
 		}
+		return dst
+	}
+	for n := range int32(len(s.nodes)) {
 		// A node where no node filter can fail and no pod is nominated
 		// is often settled by its sums alone: NodePorts refuses with
 		// Unschedulable too, and the topology plugins (theirs maybe not
 		// made yet) run only after both pass.
 		if !d.checkNodes && !s.tainted[n] && len(s.nomOf[n]) == 0 {
 			code := d.sumsFit(n)
-			if code == preempt.Unschedulable || (!d.ports.on() && (code != preempt.Success || (d.topo == nil && !d.topoPending && !d.volumes))) {
+			if code == preempt.Unschedulable || (!d.ports.on() && (code != preempt.Success || (d.topo == nil && !d.topoPending && d.vol == nil))) {
 				dst[s.clusterIdx[n]] = code
 				continue
 			}

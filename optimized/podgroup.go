@@ -674,8 +674,8 @@ func (d *decision) selectGroupVictims(n int32, sc *scratch) result {
 	gs.remote.reset()
 	change := func(r *unitRef, sign int64) bool {
 		for _, p := range d.members(r) {
-			if d.volumes && s.podNode[p] != n { // RemovePod, AddPod of a remote member
-				d.volumeRestrictions.addRemote(u, p, int32(sign))
+			if d.vol != nil && s.podNode[p] != n { // RemovePod, AddPod of a remote member
+				d.vol.restrictions.addRemote(u, p, int32(sign))
 			}
 			switch {
 			case s.podNode[p] == n:
@@ -694,8 +694,8 @@ func (d *decision) selectGroupVictims(n int32, sc *scratch) result {
 			return result{code: preempt.Error, reasons: reasonsRemoteTopology}
 		}
 	}
-	if !d.preFilter.IsSuccess() {
-		return result{code: d.preFilter.Code, reasons: d.preFilter.Reasons}
+	if f := d.preFilterFailed(); f != nil {
+		return result{code: f.Code, reasons: f.Reasons}
 	}
 	if r := d.nodeFilters(n); r != nil {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}

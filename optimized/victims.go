@@ -94,9 +94,9 @@ func (d *decision) loadNode(n int32, u *nodeUse) []int32 {
 		}
 	}
 	u.disk, u.rwop = 0, 0
-	if d.volumes {
+	if d.vol != nil {
 		for _, p := range bound {
-			if r, ok := d.volumeRestrictions.refs[p]; ok && r.disk {
+			if r, ok := d.vol.restrictions.refs[p]; ok && r.disk {
 				u.disk++
 			}
 		}
@@ -110,7 +110,7 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 	if d.groupedNode(n) {
 		return d.selectGroupVictims(n, sc)
 	}
-	if d.topo == nil && !d.ports.on() && !d.volumes && len(d.fit.dims) <= maxSimpleDims && s.presorted[n] && len(s.nomOf[n]) == 0 {
+	if d.topo == nil && !d.ports.on() && d.vol == nil && len(d.fit.dims) <= maxSimpleDims && s.presorted[n] && len(s.nomOf[n]) == 0 {
 		return d.selectVictimsSimple(n, sc)
 	}
 	u := &sc.use
@@ -132,8 +132,8 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 	if len(sc.potential) == 0 {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: reasonsNoVictims}
 	}
-	if !d.preFilter.IsSuccess() {
-		return result{code: d.preFilter.Code, reasons: d.preFilter.Reasons}
+	if f := d.preFilterFailed(); f != nil {
+		return result{code: f.Code, reasons: f.Reasons}
 	}
 	if r := d.nodeFilters(n); r != nil {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}

@@ -467,3 +467,95 @@ func TestVolumeRestrictionsZoneDeterministic(t *testing.T) {
 		})
 	}
 }
+
+// vrzSelect is SelectVictimsOnNode of impl on each node of c for pod, every
+// node Unschedulable in the request: victims' names or the status.
+func vrzSelect(t *testing.T, impl preempt.Implementation, c *preempt.Cluster, pod *v1.Pod) map[string]string {
+	t.Helper()
+	ev, err := impl.NewEvaluator(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &preempt.Request{Pod: pod, Filter: map[string]preempt.Code{}, Config: preempt.DefaultConfig(), Now: vrzNow}
+	for _, n := range c.Nodes {
+		req.Filter[n.Name] = preempt.Unschedulable
+	}
+	out := map[string]string{}
+	for _, n := range c.Nodes {
+		victims, _, st := ev.SelectVictimsOnNode(context.Background(), req, n.Name)
+		if !st.IsSuccess() {
+			out[n.Name] = string(st.Code) + ": " + st.Message()
+			continue
+		}
+		s := "victims:"
+		for _, v := range victims {
+			s += " " + v.Namespace + "/" + v.Name
+		}
+		out[n.Name] = s
+	}
+	return out
+}
+
+// TestVolumeRestrictionsVictimFreesClaim: a ReadWriteOncePod claim in use
+// is freed by evicting its holder (RemovePod), on the holder's node only;
+// a holder more important than the preemptor, or on another node than the
+// one preempted on, frees nothing (the count is the cluster's: upstream's
+// IsPVCUsedByPods, then RemovePod of the node's victims alone). The
+// expectations are written out, and all three implementations must meet
+// them.
+func TestVolumeRestrictionsVictimFreesClaim(t *testing.T) {
+	const conflict = "Unschedulable: node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod"
+	cases := map[string]map[string]string{
+		"ReadWriteOncePod: claim in use by the victim of n2 (access mode conflict)": {
+			"n1": conflict, "n2": "victims: default/low-n2", "n3": conflict},
+		"ReadWriteOncePod: claim in use by a pod more important than the preemptor on n2 (no preemption helps)": {
+			"n1": conflict, "n2": conflict, "n3": conflict},
+		"ReadWriteOncePod: claim in use by victims of n1 and n2, counted once: evicting either frees it": {
+			"n1": "victims: default/low-n1", "n2": "victims: default/low-n2", "n3": conflict},
+		"ReadWriteOncePod: two claims, one used on n1, the other on n2: no node frees both": {
+			"n1": conflict, "n2": conflict, "n3": conflict},
+		"ReadWriteOncePod: claim in use on n2, a victim of n1 in another namespace naming a claim once (RemovePod counts by name)": {
+			"n1": "victims: other/low-n1", "n2": "victims: default/low-n2", "n3": conflict},
+		"ReadWriteOncePod: claim in use on n2 and by a pod nominated to n3": {
+			"n1": conflict, "n2": "victims: default/low-n2", "n3": conflict},
+		"GCE PD: same disk on the victim of n1": {
+			"n1": "victims: default/low-n1", "n2": "victims: default/low-n2", "n3": "victims: default/low-n3"},
+		"GCE PD: same disk on a pod of n1 more important than the preemptor": {
+			"n1": "Unschedulable: node(s) had no available disk", "n2": "victims: default/low-n2", "n3": "victims: default/low-n3"},
+		"GCE PD on the less important of two victims of n1: the disk holder goes, the other is reprieved": {
+			"n1": "victims: default/low-n1", "n2": "victims: default/low-n2", "n3": "victims: default/low-n3"},
+		"VolumeZone: zone label matched on n2 only (bound volume in zone b)": {
+			"n1": "UnschedulableAndUnresolvable: node(s) had no available volume zone", "n2": "victims: default/low-n2",
+			"n3": "UnschedulableAndUnresolvable: node(s) had no available volume zone"},
+	}
+	found := 0
+	for _, tc := range volumeRZCases() {
+		want, ok := cases[tc.name]
+		if !ok {
+			continue
+		}
+		found++
+		t.Run(tc.name, func(t *testing.T) {
+			for _, impl := range []preempt.Implementation{upstream.Impl{ListOrderTie: true}, reference.Impl{}, optimized.Impl{}} {
+				if diff := cmp.Diff(want, vrzSelect(t, impl, tc.cluster(), tc.pod())); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", impl.Name(), diff)
+				}
+			}
+		})
+	}
+	if found != len(cases) {
+		t.Fatalf("%d of %d cases found in volumeRZCases", found, len(cases))
+	}
+}
+
+// TestVolumePreFilterFailureDryRun: a request whose filter codes say
+// Unschedulable although PreFilter failed (a missing claim), which
+// kube-scheduler never makes (PreFilter's UnschedulableAndUnresolvable is
+// every node's status): logged, not compared (see the report of issue 32).
+func TestVolumePreFilterFailureDryRun(t *testing.T) {
+	c := vrzCluster()
+	pod := vrzPreemptor(vrzClaimVolume("d", "nowhere"))()
+	for _, impl := range []preempt.Implementation{upstream.Impl{ListOrderTie: true}, reference.Impl{}, optimized.Impl{}} {
+		t.Logf("%s: %v", impl.Name(), vrzSelect(t, impl, c, pod))
+	}
+}
