@@ -77,9 +77,10 @@ func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) 
 // order, and the first PreFilter failure (the zero Status when none
 // failed), every node's status then.
 type volumeStates struct {
-	restrictions volumeRestrictionsState
-	zone         volumeZoneState
-	preFilter    preempt.Status
+	restrictions       volumeRestrictionsState
+	zone               volumeZoneState
+	preFilter          preempt.Status
+	restrictionsFailed bool // preFilter is VolumeRestrictions'
 }
 
 // newVolumeStates runs the volume plugins' PreFilter up to the first
@@ -87,6 +88,7 @@ type volumeStates struct {
 func newVolumeStates(s *Snapshot, pod *v1.Pod) *volumeStates {
 	v := &volumeStates{}
 	if v.restrictions, v.preFilter = newVolumeRestrictionsState(s, pod); !v.preFilter.IsSuccess() {
+		v.restrictionsFailed = true
 		return v
 	}
 	if v.zone, v.preFilter = newVolumeZoneState(s, pod); !v.preFilter.IsSuccess() {
@@ -97,6 +99,25 @@ func newVolumeStates(s *Snapshot, pod *v1.Pod) *volumeStates {
 	}
 	return v
 }
+
+// removePodFailure is the dry run's status of a node with a potential
+// victim after a PreFilter failure (which kube-scheduler never preempts
+// on, but a request's codes may ask for): the framework then runs RemovePod
+// of every plugin with PreFilterExtensions but those that Skipped before
+// the failure, and the first whose state PreFilter did not write fails:
+// VolumeRestrictions' when its own PreFilter failed, PodTopologySpread's
+// when a later one did (reference/framework.go removePodFailure).
+func (v *volumeStates) removePodFailure() []string {
+	if v.restrictionsFailed {
+		return reasonsRemovePodVolumeRestrictions
+	}
+	return reasonsRemovePodPodTopologySpread
+}
+
+var (
+	reasonsRemovePodVolumeRestrictions = []string{`running RemovePod on PreFilter plugin "VolumeRestrictions": cannot read "PreFilterVolumeRestrictions" from cycleState`}
+	reasonsRemovePodPodTopologySpread  = []string{`running RemovePod on PreFilter plugin "PodTopologySpread": reading "PreFilterPodTopologySpread" from cycleState: not found`}
+)
 
 // preFilterFailed is the volume plugins' PreFilter failure, nil when none.
 func (d *decision) preFilterFailed() *preempt.Status {

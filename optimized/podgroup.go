@@ -694,8 +694,8 @@ func (d *decision) selectGroupVictims(n int32, sc *scratch) result {
 			return result{code: preempt.Error, reasons: reasonsRemoteTopology}
 		}
 	}
-	if f := d.preFilterFailed(); f != nil {
-		return result{code: f.Code, reasons: f.Reasons}
+	if d.preFilterFailed() != nil {
+		return result{code: preempt.Error, reasons: d.vol.removePodFailure()}
 	}
 	if r := d.nodeFilters(n); r != nil {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}

@@ -132,8 +132,8 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 	if len(sc.potential) == 0 {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: reasonsNoVictims}
 	}
-	if f := d.preFilterFailed(); f != nil {
-		return result{code: f.Code, reasons: f.Reasons}
+	if d.preFilterFailed() != nil {
+		return result{code: preempt.Error, reasons: d.vol.removePodFailure()}
 	}
 	if r := d.nodeFilters(n); r != nil {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}

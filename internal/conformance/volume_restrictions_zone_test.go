@@ -549,13 +549,50 @@ func TestVolumeRestrictionsVictimFreesClaim(t *testing.T) {
 }
 
 // TestVolumePreFilterFailureDryRun: a request whose filter codes say
-// Unschedulable although PreFilter failed (a missing claim), which
-// kube-scheduler never makes (PreFilter's UnschedulableAndUnresolvable is
-// every node's status): logged, not compared (see the report of issue 32).
+// Unschedulable although PreFilter failed, which kube-scheduler never
+// makes (PreFilter's UnschedulableAndUnresolvable is every node's
+// status): upstream's dry run then fails with an Error from the first
+// RemovePod whose state PreFilter did not write (the Skips before the
+// failure are recorded): VolumeRestrictions' when its PreFilter failed,
+// PodTopologySpread's when a later one did. All three agree.
 func TestVolumePreFilterFailureDryRun(t *testing.T) {
-	c := vrzCluster()
-	pod := vrzPreemptor(vrzClaimVolume("d", "nowhere"))()
-	for _, impl := range []preempt.Implementation{upstream.Impl{ListOrderTie: true}, reference.Impl{}, optimized.Impl{}} {
-		t.Logf("%s: %v", impl.Name(), vrzSelect(t, impl, c, pod))
+	const (
+		vr  = `Error: running RemovePod on PreFilter plugin "VolumeRestrictions": cannot read "PreFilterVolumeRestrictions" from cycleState`
+		pts = `Error: running RemovePod on PreFilter plugin "PodTopologySpread": reading "PreFilterPodTopologySpread" from cycleState: not found`
+	)
+	rwop := []v1.PersistentVolumeAccessMode{v1.ReadWriteOncePod}
+	for _, tc := range []struct {
+		name    string
+		cluster func() *preempt.Cluster
+		pod     *v1.Pod
+		want    string
+	}{
+		{"VolumeRestrictions fails: a missing claim", vrzCluster, vrzPreemptor(vrzClaimVolume("d", "nowhere"))(), vr},
+		{"VolumeZone fails, VolumeRestrictions skipped: a missing volume",
+			func() *preempt.Cluster {
+				c := vrzCluster()
+				c.PVCs = append(c.PVCs, vrzClaim("data", "csi", "pv-gone"))
+				return c
+			}, vrzPreemptor(vrzClaimVolume("d", "data"))(), pts},
+		{"VolumeZone fails after VolumeRestrictions ran: a missing volume, a ReadWriteOncePod claim in use",
+			func() *preempt.Cluster {
+				c := vrzCluster()
+				c.PVs = append(c.PVs, vrzVolume("pv-once", "once", rwop))
+				c.PVCs = append(c.PVCs, vrzClaim("data", "csi", "pv-gone"), vrzClaim("once", "csi", "pv-once", rwop...))
+				return withVolumes(c, "low-n2", vrzClaimVolume("once", "once"))
+			}, vrzPreemptor(vrzClaimVolume("d", "data"), vrzClaimVolume("once", "once"))(), pts},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.cluster()
+			want := map[string]string{}
+			for _, n := range c.Nodes {
+				want[n.Name] = tc.want
+			}
+			for _, impl := range []preempt.Implementation{upstream.Impl{ListOrderTie: true}, reference.Impl{}, optimized.Impl{}} {
+				if diff := cmp.Diff(want, vrzSelect(t, impl, tc.cluster(), tc.pod)); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", impl.Name(), diff)
+				}
+			}
+		})
 	}
 }
