@@ -59,6 +59,24 @@ func (volumeRestrictions) PreFilterStatus(ev *evaluator, pod *v1.Pod) preempt.St
 func (volumeRestrictions) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool) {
 	needsCheck := slices.ContainsFunc(pod.Spec.Volumes, needsRestrictionsCheck)
 	pvcs, _ := readWriteOncePodPVCs(ev, pod)
+	st := &volumeRestrictionsState{readWriteOncePodPVCs: pvcs}
+	if len(pvcs) > 0 {
+		used := claimsInUse(ev)
+		for name := range pvcs {
+			if used[pod.Namespace+"/"+name] {
+				st.conflictingPVCRefs++
+			}
+		}
+	}
+	if !needsCheck && st.conflictingPVCRefs == 0 {
+		return nil, true
+	}
+	return st, false
+}
+
+// claimsInUse is the snapshot's set of claims in use (IsPVCUsedByPods):
+// namespace/name of every claim a pod bound to a node names.
+func claimsInUse(ev *evaluator) map[string]bool {
 	used := map[string]bool{}
 	for _, n := range ev.nodes {
 		for _, p := range ev.bound[n.Name] {
@@ -69,16 +87,7 @@ func (volumeRestrictions) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool
 			}
 		}
 	}
-	st := &volumeRestrictionsState{readWriteOncePodPVCs: pvcs}
-	for name := range pvcs {
-		if used[pod.Namespace+"/"+name] {
-			st.conflictingPVCRefs++
-		}
-	}
-	if !needsCheck && st.conflictingPVCRefs == 0 {
-		return nil, true
-	}
-	return st, false
+	return used
 }
 
 // readWriteOncePodPVCs is upstream's readWriteOncePodPVCsForPod: the
