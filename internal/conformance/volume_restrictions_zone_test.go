@@ -348,6 +348,32 @@ func volumeRZCases() []volumeRZCase {
 		volumeRZCase{name: "VolumeZone: beta region on the volume and n3, n1 with a different GA region",
 			cluster: relabel(relabel(zoned(v1.LabelFailureDomainBetaRegion, "r"), "n3", v1.LabelFailureDomainBetaRegion, "r"), "n1", v1.LabelTopologyRegion, "s"), pod: data},
 		volumeRZCase{name: "VolumeZone: n2 without topology labels passes", cluster: relabel(zoned(v1.LabelTopologyZone, "c"), "n2"), pod: data},
+		volumeRZCase{name: "VolumeZone: an empty node n4 in zone c fails the filter phase itself",
+			cluster: func() *preempt.Cluster {
+				c := zoned(v1.LabelTopologyZone, "b")()
+				c.Nodes = append(c.Nodes, vrzNode("n4", "c"))
+				return c
+			}, pod: data},
+		volumeRZCase{name: "VolumeZone: an empty node n4 without topology labels fits",
+			cluster: func() *preempt.Cluster {
+				c := zoned(v1.LabelTopologyZone, "b")()
+				c.Nodes = append(c.Nodes, vrzNode("n4", ""))
+				return c
+			}, pod: data},
+		volumeRZCase{name: "VolumeRestrictions: an empty node n4 with the disk on a pod nominated there fails the filter phase",
+			cluster: func() *preempt.Cluster {
+				c := vrzCluster()
+				c.Nodes = append(c.Nodes, vrzNode("n4", "a"))
+				p := vrzPod("nominated", "", 20, "0", awsEBS("foo"))
+				p.Status.NominatedNodeName = "n4"
+				return withPods(c, p)
+			}, pod: vrzPreemptor(awsEBS("foo"))},
+		volumeRZCase{name: "VolumeRestrictions: an empty node n4, the ReadWriteOncePod claim in use on n2",
+			cluster: func() *preempt.Cluster {
+				c := withVolumes(onceCluster(), "low-n2", once)
+				c.Nodes = append(c.Nodes, vrzNode("n4", "a"))
+				return c
+			}, pod: vrzPreemptor(once)},
 		volumeRZCase{name: "VolumeZone: unbound claim of WaitForFirstConsumer skipped",
 			cluster: func() *preempt.Cluster {
 				c := vrzCluster()
@@ -592,6 +618,36 @@ func TestVolumePreFilterFailureDryRun(t *testing.T) {
 				if diff := cmp.Diff(want, vrzSelect(t, impl, tc.cluster(), tc.pod)); diff != "" {
 					t.Errorf("%s (-want +got):\n%s", impl.Name(), diff)
 				}
+			}
+		})
+	}
+}
+
+// TestVolumeRestrictionsZoneFilterCodes: optimized's FilterCodes (its
+// fast path) gives the codes of upstream's filter phase on every case.
+func TestVolumeRestrictionsZoneFilterCodes(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range volumeRZCases() {
+		if tc.pending != "" {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			c, pod := tc.cluster(), tc.pod()
+			up, err := upstream.Impl{}.NewEvaluator(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := preempt.NewNodeOrder(c).Codes(up.Filter(ctx, pod), nil)
+			ev, err := optimized.Impl{}.NewEvaluator(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cf, ok := ev.(preempt.CodeFilter)
+			if !ok {
+				t.Fatal("optimized has no FilterCodes")
+			}
+			if diff := cmp.Diff(want, cf.FilterCodes(ctx, pod, nil)); diff != "" {
+				t.Errorf("FilterCodes (-upstream +optimized):\n%s", diff)
 			}
 		})
 	}
