@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -652,3 +653,56 @@ func TestVolumeRestrictionsZoneFilterCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestVolumeRestrictionsPodGroupVictim: under GenericWorkload a mode-All
+// pod group is one victim; preempting its member on n1 evicts its member
+// on n2 too, whose RemovePod frees the ReadWriteOncePod claim that member
+// holds (the count is the cluster's), so n1 is a candidate; with the gate
+// off only n2 is. Expected from upstream, all three compared.
+func TestVolumeRestrictionsPodGroupVictim(t *testing.T) {
+	rwop := []v1.PersistentVolumeAccessMode{v1.ReadWriteOncePod}
+	cluster := func() *preempt.Cluster {
+		c := vrzCluster()
+		c.PVs = append(c.PVs, vrzVolume("pv-once", "once", rwop))
+		c.PVCs = append(c.PVCs, vrzClaim("once", "csi", "pv-once", rwop...))
+		for i, node := range []string{"n1", "n2"} {
+			p := vrzPod("m-"+node, node, 0, "3")
+			p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptrString("pg1")}
+			c.Pods[i] = p
+		}
+		c.Pods[1].Spec.Volumes = []v1.Volume{vrzClaimVolume("once", "once")}
+		c.Pods[2].Spec.Priority = ptr32(5)
+		c.PodGroups = []*preempt.PodGroup{testobj.MakePodGroup().Namespace("default").Name("pg1").UID("pg-pg1").Priority(0).BasicPolicy().DisruptionModeAll().Obj()}
+		return c
+	}
+	pod := vrzPreemptor(vrzClaimVolume("once", "once"))
+	for _, gates := range []map[string]bool{nil, {"GenericWorkload": true}} {
+		t.Run(fmt.Sprintf("gates=%v", gates), func(t *testing.T) {
+			cfg := preempt.DefaultConfig()
+			cfg.FeatureGates = gates
+			decide := func(impl preempt.Implementation) (harness.Result, error) {
+				return harness.Decide(context.Background(), impl, cluster(), pod(), cfg, 0, vrzNow)
+			}
+			want, err := decide(upstream.Impl{ListOrderTie: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cands []string
+			for _, c := range want.Decision.Candidates {
+				cands = append(cands, c.Node)
+			}
+			t.Logf("upstream: candidates %v, %s %q victims %v", cands, want.Decision.Status, want.Decision.Message, want.Decision.Victims)
+			for _, impl := range []preempt.Implementation{reference.Impl{}, optimized.Impl{}} {
+				got, err := decide(unrefused{impl})
+				if err != nil {
+					t.Fatalf("%s: %v", impl.Name(), err)
+				}
+				if diff := cmp.Diff(want, got, ignoreCalls); diff != "" {
+					t.Errorf("%s differs (-upstream +%s):\n%s", impl.Name(), impl.Name(), diff)
+				}
+			}
+		})
+	}
+}
+
+func ptrString(s string) *string { return &s }
