@@ -38,6 +38,10 @@ type decision struct {
 	ports         nodePortsState
 	fit           nodeResourcesFitState
 	vols          *nodeVolumeLimitsState // NodeVolumeLimits; nil: Skip
+	// vol is VolumeRestrictions' and VolumeZone's state, nil when both
+	// Skip and their PreFilter passed: the fast paths are off when it is
+	// set.
+	vol *volumeStates
 	// topo is the state of the plugins with AddPod/RemovePod
 	// (PodTopologySpread, InterPodAffinity), nil when all Skip.
 	topo *topology
@@ -66,7 +70,64 @@ func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) 
 		vols:          newNodeVolumeLimitsState(s, pod),
 	}
 	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail()
+	if len(pod.Spec.Volumes) > 0 {
+		d.vol = newVolumeStates(s, pod)
+	}
 	return d
+}
+
+// volumeStates are the volume plugins' PreFilter states, in the profile's
+// order, and the first PreFilter failure (the zero Status when none
+// failed), every node's status then.
+type volumeStates struct {
+	restrictions       volumeRestrictionsState
+	zone               volumeZoneState
+	preFilter          preempt.Status
+	restrictionsFailed bool // preFilter is VolumeRestrictions'
+}
+
+// newVolumeStates runs the volume plugins' PreFilter up to the first
+// failure; nil when every one Skips.
+func newVolumeStates(s *Snapshot, pod *v1.Pod) *volumeStates {
+	v := &volumeStates{}
+	if v.restrictions, v.preFilter = newVolumeRestrictionsState(s, pod); !v.preFilter.IsSuccess() {
+		v.restrictionsFailed = true
+		return v
+	}
+	if v.zone, v.preFilter = newVolumeZoneState(s, pod); !v.preFilter.IsSuccess() {
+		return v
+	}
+	if !v.restrictions.check && !v.zone.on() {
+		return nil
+	}
+	return v
+}
+
+// removePodFailure is the dry run's status of a node with a potential
+// victim after a PreFilter failure (which kube-scheduler never preempts
+// on, but a request's codes may ask for): the framework then runs RemovePod
+// of every plugin with PreFilterExtensions but those that Skipped before
+// the failure, and the first whose state PreFilter did not write fails:
+// VolumeRestrictions' when its own PreFilter failed, PodTopologySpread's
+// when a later one did (reference/framework.go removePodFailure).
+func (v *volumeStates) removePodFailure() []string {
+	if v.restrictionsFailed {
+		return reasonsRemovePodVolumeRestrictions
+	}
+	return reasonsRemovePodPodTopologySpread
+}
+
+var (
+	reasonsRemovePodVolumeRestrictions = []string{`running RemovePod on PreFilter plugin "VolumeRestrictions": cannot read "PreFilterVolumeRestrictions" from cycleState`}
+	reasonsRemovePodPodTopologySpread  = []string{`running RemovePod on PreFilter plugin "PodTopologySpread": reading "PreFilterPodTopologySpread" from cycleState: not found`}
+)
+
+// preFilterFailed is the volume plugins' PreFilter failure, nil when none.
+func (d *decision) preFilterFailed() *preempt.Status {
+	if d.vol == nil || d.vol.preFilter.IsSuccess() {
+		return nil
+	}
+	return &d.vol.preFilter
 }
 
 // nodeFilters runs NodeName, NodeUnschedulable, TaintToleration and
@@ -98,6 +159,8 @@ type nodeUse struct {
 	used  []int64            // NodeResourcesFit: per want
 	pods  int64              // NodeResourcesFit
 	ports []podinfo.HostPort // NodePorts: a set, as upstream's HostPortInfo
+	disk  int32              // VolumeRestrictions: pods with a conflicting disk
+	rwop  int32              // VolumeRestrictions: ReadWriteOncePod references moved
 	topo  []int32            // topology: see topology.counters
 	vols  []volCount         // NodeVolumeLimits, when it runs
 }
@@ -126,9 +189,14 @@ func (d *decision) addPod(u *nodeUse, p int32, sign int64) {
 			u.removePorts(ps)
 		}
 	}
+	if d.vol != nil {
+		d.vol.restrictions.addPod(u, p, int32(sign))
+	}
 }
 
-// fits runs NodePorts, NodeResourcesFit, NodeVolumeLimits (when it runs) on node n in state u plus the
+// fits runs NodePorts, NodeResourcesFit, the volume plugins
+// (VolumeRestrictions, NodeVolumeLimits, VolumeZone, in the profile's
+// order) and the topology plugins on node n in state u plus the
 // nominated pods nom; it returns the failing code and either fixed reasons
 // or NodeResourcesFit's failure mask (see reasons). It only reads d, so
 // workers may call it concurrently.
@@ -154,9 +222,19 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 		}
 	}
 	if mask == 0 {
+		if v := d.vol; v != nil && v.restrictions.check {
+			if r := v.restrictions.filter(u, nom); r != nil {
+				return preempt.Unschedulable, r, 0
+			}
+		}
 		if d.vols != nil {
 			if code, r := d.vols.filter(n, u, nom); code != preempt.Success {
 				return code, r, 0
+			}
+		}
+		if v := d.vol; v != nil && v.zone.on() {
+			if r := v.zone.filter(d.s.nodes[n]); r != nil {
+				return preempt.UnschedulableAndUnresolvable, r, 0
 			}
 		}
 		if d.topo == nil {

@@ -205,6 +205,12 @@ func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult
 	sc.reset(d)
 	res := preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{}}
 	s := ev.s
+	if f := d.preFilterFailed(); f != nil {
+		for n := range s.nodes {
+			res.NodeStatuses = append(res.NodeStatuses, preempt.NodeStatus{Node: s.nodes[n].Name, Code: f.Code, Reasons: f.Reasons})
+		}
+		return res
+	}
 	for n := range int32(len(s.nodes)) {
 		name := s.nodes[n].Name
 		if r := d.nodeFilters(n); r != nil {
@@ -242,6 +248,12 @@ func (ev *evaluator) FilterCodes(ctx context.Context, pod *v1.Pod, dst []preempt
 	d := ev.filterDecision(pod)
 	sc := &ev.single
 	sc.reset(d)
+	if f := d.preFilterFailed(); f != nil {
+		for i := range dst {
+			dst[i] = f.Code
+		}
+		return dst
+	}
 	for n := range int32(len(s.nodes)) {
 		// A node where no node filter can fail and no pod is nominated
 		// is often settled by its sums alone: NodePorts refuses with
@@ -249,7 +261,7 @@ func (ev *evaluator) FilterCodes(ctx context.Context, pod *v1.Pod, dst []preempt
 		// made yet) run only after both pass.
 		if !d.checkNodes && !s.tainted[n] && len(s.nomOf[n]) == 0 {
 			code := d.sumsFit(n)
-			if code == preempt.Unschedulable || (!d.ports.on() && (code != preempt.Success || (d.topo == nil && !d.topoPending && d.vols == nil))) {
+			if code == preempt.Unschedulable || (!d.ports.on() && (code != preempt.Success || (d.topo == nil && !d.topoPending && d.vols == nil && d.vol == nil))) {
 				dst[s.clusterIdx[n]] = code
 				continue
 			}

@@ -674,6 +674,9 @@ func (d *decision) selectGroupVictims(n int32, sc *scratch) result {
 	gs.remote.reset()
 	change := func(r *unitRef, sign int64) bool {
 		for _, p := range d.members(r) {
+			if d.vol != nil && s.podNode[p] != n { // RemovePod, AddPod of a remote member
+				d.vol.restrictions.addRemote(u, p, int32(sign))
+			}
 			switch {
 			case s.podNode[p] == n:
 				d.addPod(u, p, sign)
@@ -690,6 +693,9 @@ func (d *decision) selectGroupVictims(n int32, sc *scratch) result {
 		if !change(&gs.units[i], -1) {
 			return result{code: preempt.Error, reasons: reasonsRemoteTopology}
 		}
+	}
+	if d.preFilterFailed() != nil {
+		return result{code: preempt.Error, reasons: d.vol.removePodFailure()}
 	}
 	if r := d.nodeFilters(n); r != nil {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}

@@ -67,6 +67,7 @@ func (d *decision) nominatedUse(n int32, sc *scratch) {
 	nom.pods = 0
 	nom.ports = nom.ports[:0]
 	nom.vols = nom.vols[:0]
+	nom.disk, nom.rwop = 0, 0
 	s := d.s
 	for _, p := range s.nomOf[n] {
 		if s.priority[p] < d.priority || s.podUID[p] == string(d.pod.UID) {
@@ -99,6 +100,14 @@ func (d *decision) loadNode(n int32, u *nodeUse) []int32 {
 			u.addVolumes(d.vols.x, p, 1)
 		}
 	}
+	u.disk, u.rwop = 0, 0
+	if d.vol != nil {
+		for _, p := range bound {
+			if r, ok := d.vol.restrictions.refs[p]; ok && r.disk {
+				u.disk++
+			}
+		}
+	}
 	return bound
 }
 
@@ -108,7 +117,7 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 	if d.groupedNode(n) {
 		return d.selectGroupVictims(n, sc)
 	}
-	if d.topo == nil && !d.ports.on() && d.vols == nil && len(d.fit.dims) <= maxSimpleDims && s.presorted[n] && len(s.nomOf[n]) == 0 {
+	if d.topo == nil && !d.ports.on() && d.vols == nil && d.vol == nil && len(d.fit.dims) <= maxSimpleDims && s.presorted[n] && len(s.nomOf[n]) == 0 {
 		return d.selectVictimsSimple(n, sc)
 	}
 	u := &sc.use
@@ -129,6 +138,9 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 	}
 	if len(sc.potential) == 0 {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: reasonsNoVictims}
+	}
+	if d.preFilterFailed() != nil {
+		return result{code: preempt.Error, reasons: d.vol.removePodFailure()}
 	}
 	if r := d.nodeFilters(n); r != nil {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}

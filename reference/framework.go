@@ -1,6 +1,8 @@
 package reference
 
 import (
+	"fmt"
+
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
@@ -37,6 +39,14 @@ type preFilterPlugin interface {
 	PreFilter(ev *evaluator, pod *v1.Pod) (state stateData, skip bool)
 }
 
+// preFilterFailer is a preFilterPlugin whose PreFilter can fail (neither
+// Success nor Skip): PreFilterStatus is that failure, or Success. The
+// first failure ends RunPreFilterPlugins, and every node gets it.
+type preFilterFailer interface {
+	preFilterPlugin
+	PreFilterStatus(ev *evaluator, pod *v1.Pod) preempt.Status
+}
+
 // preFilterExtensions is upstream's PreFilterExtensions: AddPod and
 // RemovePod update the PreFilter state of pod for added or removed being
 // put on or taken off node (node already holds the change).
@@ -56,6 +66,10 @@ type stateData interface {
 // that did not Skip, in profile order, each with its PreFilter state.
 type cycleState struct {
 	running []runningPlugin
+	// failed is the PreFilter failure (preFilterFailer), nil without one,
+	// and failedAt the failing plugin's place in the profile.
+	failed   *preempt.Status
+	failedAt int
 }
 
 type runningPlugin struct {
@@ -66,8 +80,14 @@ type runningPlugin struct {
 // preFilter is RunPreFilterPlugins over the default profile.
 func (ev *evaluator) preFilter(pod *v1.Pod) *cycleState {
 	cs := &cycleState{}
-	for _, pl := range defaultProfile {
+	for i, pl := range defaultProfile {
 		var state stateData
+		if pf, ok := pl.(preFilterFailer); ok {
+			if st := pf.PreFilterStatus(ev, pod); !st.IsSuccess() {
+				cs.failed, cs.failedAt = &st, i
+				return cs
+			}
+		}
 		if pf, ok := pl.(preFilterPlugin); ok {
 			var skip bool
 			if state, skip = pf.PreFilter(ev, pod); skip {
@@ -81,7 +101,7 @@ func (ev *evaluator) preFilter(pod *v1.Pod) *cycleState {
 
 // clone is CycleState.Clone: every state cloned.
 func (cs *cycleState) clone() *cycleState {
-	out := &cycleState{running: make([]runningPlugin, len(cs.running))}
+	out := &cycleState{running: make([]runningPlugin, len(cs.running)), failed: cs.failed, failedAt: cs.failedAt}
 	for i, r := range cs.running {
 		out.running[i] = r
 		if r.state != nil {
@@ -94,6 +114,9 @@ func (cs *cycleState) clone() *cycleState {
 // runFilterPlugins is RunFilterPlugins: the running plugins' Filters in
 // order, up to the first failure.
 func (cs *cycleState) runFilterPlugins(pod *v1.Pod, node *nodeState) preempt.Status {
+	if cs.failed != nil {
+		return *cs.failed
+	}
 	for _, r := range cs.running {
 		if status := r.plugin.Filter(r.state, pod, node); !status.IsSuccess() {
 			return status
@@ -118,6 +141,34 @@ func (cs *cycleState) removePod(pod, removed *v1.Pod, node *nodeState) {
 			ext.RemovePod(r.state, pod, removed, node)
 		}
 	}
+}
+
+// removePodFailure is RunPreFilterExtensionRemovePod's error after a
+// PreFilter failure, which kube-scheduler never preempts on (every node
+// is UnschedulableAndUnresolvable) but a request's filter codes may ask
+// for: only the Skips before the failure are recorded, so the framework
+// calls RemovePod of every plugin with PreFilterExtensions from the
+// failing one on, and the first fails reading the state its PreFilter
+// never wrote (upstream's getPreFilterState errors, stateMissing).
+func (cs *cycleState) removePodFailure() error {
+	if cs.failed == nil {
+		return nil
+	}
+	for _, pl := range defaultProfile[cs.failedAt:] {
+		if _, ok := pl.(preFilterExtensions); !ok {
+			continue
+		}
+		return fmt.Errorf("running RemovePod on PreFilter plugin %q: %s", pl.Name(), stateMissing[pl.Name()])
+	}
+	return nil
+}
+
+// stateMissing are upstream's getPreFilterState errors for a state
+// PreFilter did not write, by plugin.
+var stateMissing = map[string]string{
+	"VolumeRestrictions": `cannot read "PreFilterVolumeRestrictions" from cycleState`,
+	"PodTopologySpread":  `reading "PreFilterPodTopologySpread" from cycleState: not found`,
+	"InterPodAffinity":   `error reading "PreFilterInterPodAffinity" from cycleState: not found`,
 }
 
 // filtersWithNominatedPods is RunFilterPluginsWithNominatedPods: the

@@ -12,7 +12,9 @@ var defaultProfile = []filterPlugin{
 	nodeAffinity{},
 	nodePorts{},
 	nodeResourcesFit{},
+	volumeRestrictions{},
 	nodeVolumeLimits{},
+	volumeZone{},
 	podTopologySpread{},
 	interPodAffinity{},
 	// Appended to the profile while its gate is on (default from v1.36;

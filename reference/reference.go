@@ -284,6 +284,9 @@ func (ev *evaluator) selectVictimsOnNode(req *preempt.Request, node string, cycl
 				}
 			}
 			if ev.stages.MovesPreemptorState(p, node) {
+				if err := state.removePodFailure(); err != nil {
+					return err
+				}
 				state.removePod(pod, p, nodeOf(p))
 			}
 		}
