@@ -19,6 +19,9 @@ var _ preempt.Limited = Impl{}
 // kube-scheduler runs after DefaultPreemption fails, could act on the pod
 // (draPostFilterGap): that is refused rather than answered.
 func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
+	if u := missingDriversGap(c, pod); u != nil {
+		return u
+	}
 	u := preempt.ClaimGaps(c, pod)
 	if u == nil {
 		return nil

@@ -232,3 +232,26 @@ func (syncedRegistration) Done() <-chan struct{} {
 	close(done)
 	return done
 }
+
+// missingDriversGap refuses a pod with volumes in a cluster where two or
+// more CSIDrivers set preventPodSchedulingIfMissing: NodeVolumeLimits
+// (v1.37.2's csi.go, under VolumeLimitScaling) reports the first of the
+// pod's drivers a node lacks in a map's order, so where a node lacks two
+// its message is drawn at random. Refusing every such pod is wider than
+// that case, and never answers at random.
+func missingDriversGap(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
+	if len(pod.Spec.Volumes) == 0 {
+		return nil
+	}
+	var names []string
+	for _, d := range c.CSIDrivers {
+		if d.Spec.PreventPodSchedulingIfMissing != nil && *d.Spec.PreventPodSchedulingIfMissing {
+			names = append(names, d.Name)
+		}
+	}
+	if len(names) < 2 {
+		return nil
+	}
+	return &preempt.Unmodelled{Feature: "volumes", Object: "pod " + preempt.Key(pod.Namespace, pod.Name),
+		Detail: fmt.Sprintf("has volumes, and CSIDrivers %s and %s set preventPodSchedulingIfMissing: where a node lacks both, NodeVolumeLimits names the one it meets first in a map's order, at random", names[0], names[1])}
+}

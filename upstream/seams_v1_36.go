@@ -115,3 +115,9 @@ func newDRAManager(ctx context.Context, f informers.SharedInformerFactory, _ vol
 	claims := assumecache.NewAssumeCache(klog.FromContext(ctx), f.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
 	return dynamicresources.NewDRAManager(ctx, claims, nil, f), nil
 }
+
+// missingDriversGap: v1.36 runs NodeVolumeLimits' check of missing CSI
+// drivers only under VolumeLimitScaling, off by default there (and v1.35's
+// CSIDriver has no preventPodSchedulingIfMissing): no answer is drawn at
+// random.
+func missingDriversGap(*preempt.Cluster, *v1.Pod) *preempt.Unmodelled { return nil }

@@ -12,6 +12,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -439,5 +440,26 @@ func TestVolumesFilterError(t *testing.T) {
 	_, err = harness.Decide(context.Background(), upstream.Impl{}, c, p, preempt.DefaultConfig(), 0, volumeNow)
 	if err == nil || !strings.Contains(err.Error(), `StorageClass "csi"`) {
 		t.Errorf("Decide: %v, want an error naming StorageClass \"csi\"", err)
+	}
+}
+
+// NodeVolumeLimits names the first missing CSI driver in a map's order
+// (v1.37.2's csi.go): with two CSIDrivers that set
+// preventPodSchedulingIfMissing, a pod with volumes is refused, not
+// answered at random.
+func TestVolumesTwoRequiredDriversRefused(t *testing.T) {
+	c := volumeCluster()
+	for _, name := range []string{csiDriver, "other.example.com"} {
+		c.CSIDrivers = append(c.CSIDrivers, &storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: storagev1.CSIDriverSpec{PreventPodSchedulingIfMissing: ptr.To(true)}})
+	}
+	c.PVCs = append(c.PVCs, claim("data", "wffc-csi", ""))
+	p := volumePod(claimVolume("data", "data"))()
+	u := (upstream.Impl{}).Unmodelled(c, p)
+	if u == nil || !strings.Contains(u.Detail, "set preventPodSchedulingIfMissing") {
+		t.Errorf("Unmodelled = %v, want a refusal", u)
+	}
+	c.CSIDrivers = c.CSIDrivers[:1]
+	if u := (upstream.Impl{}).Unmodelled(c, p); u != nil {
+		t.Errorf("one such driver: Unmodelled = %v, want none", u)
 	}
 }
