@@ -37,6 +37,7 @@ type decision struct {
 	nodeAffinity  nodeAffinityState
 	ports         nodePortsState
 	fit           nodeResourcesFitState
+	volumes       volumeBindingState
 	// topo is the state of the plugins with AddPod/RemovePod
 	// (PodTopologySpread, InterPodAffinity), nil when all Skip.
 	topo *topology
@@ -62,8 +63,9 @@ func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) 
 		nodeAffinity:  newNodeAffinityState(pod),
 		ports:         newNodePortsState(pod),
 		fit:           newNodeResourcesFitState(s, pod, b),
+		volumes:       newVolumeBindingState(s, pod),
 	}
-	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail()
+	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail() || d.volumes.on
 	return d
 }
 
@@ -73,6 +75,9 @@ func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) 
 func (d *decision) nodeFilters(n int32) []string {
 	if !d.checkNodes && !d.s.tainted[n] {
 		return nil
+	}
+	if d.volumes.rejected != nil { // VolumeBinding's PreFilter failed
+		return d.volumes.rejected
 	}
 	node := d.s.nodes[n]
 	if r := d.nodeName.filter(d.pod, node); r != nil {
@@ -148,6 +153,11 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 		}
 	}
 	if mask == 0 {
+		if d.volumes.on { // VolumeBinding
+			if code, r := d.volumes.filter(n); code != preempt.Success {
+				return code, r, 0
+			}
+		}
 		if d.topo == nil {
 			return preempt.Success, nil, 0
 		}

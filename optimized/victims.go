@@ -260,6 +260,11 @@ func (d *decision) selectVictimsSimple(n int32, sc *scratch) result {
 		}
 		return result{code: code, mask: mask}
 	}
+	if d.volumes.on { // VolumeBinding
+		if code, r := d.volumes.filter(n); code != preempt.Success {
+			return result{code: code, reasons: r}
+		}
+	}
 	d.splitByPDBViolation(sc)
 	first := len(sc.victims)
 	numViolations := int32(0)

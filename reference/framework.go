@@ -56,6 +56,9 @@ type stateData interface {
 // that did not Skip, in profile order, each with its PreFilter state.
 type cycleState struct {
 	running []runningPlugin
+	// rejected is the status of a PreFilter that failed (its state a
+	// rejection): every node's.
+	rejected *preempt.Status
 }
 
 type runningPlugin struct {
@@ -73,6 +76,9 @@ func (ev *evaluator) preFilter(pod *v1.Pod) *cycleState {
 			if state, skip = pf.PreFilter(ev, pod); skip {
 				continue
 			}
+			if r, ok := state.(rejection); ok {
+				return &cycleState{rejected: &r.status}
+			}
 		}
 		cs.running = append(cs.running, runningPlugin{plugin: pl, state: state})
 	}
@@ -81,7 +87,7 @@ func (ev *evaluator) preFilter(pod *v1.Pod) *cycleState {
 
 // clone is CycleState.Clone: every state cloned.
 func (cs *cycleState) clone() *cycleState {
-	out := &cycleState{running: make([]runningPlugin, len(cs.running))}
+	out := &cycleState{running: make([]runningPlugin, len(cs.running)), rejected: cs.rejected}
 	for i, r := range cs.running {
 		out.running[i] = r
 		if r.state != nil {
@@ -94,6 +100,9 @@ func (cs *cycleState) clone() *cycleState {
 // runFilterPlugins is RunFilterPlugins: the running plugins' Filters in
 // order, up to the first failure.
 func (cs *cycleState) runFilterPlugins(pod *v1.Pod, node *nodeState) preempt.Status {
+	if cs.rejected != nil {
+		return *cs.rejected
+	}
 	for _, r := range cs.running {
 		if status := r.plugin.Filter(r.state, pod, node); !status.IsSuccess() {
 			return status

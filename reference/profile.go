@@ -12,6 +12,7 @@ var defaultProfile = []filterPlugin{
 	nodeAffinity{},
 	nodePorts{},
 	nodeResourcesFit{},
+	volumeBinding{},
 	podTopologySpread{},
 	interPodAffinity{},
 	// Appended to the profile while its gate is on (default from v1.36;
