@@ -37,7 +37,7 @@ type decision struct {
 	nodeAffinity  nodeAffinityState
 	ports         nodePortsState
 	fit           nodeResourcesFitState
-	volumes       volumeBindingState
+	volumes       *volumeBindingState // nil: VolumeBinding's PreFilter Skips
 	// topo is the state of the plugins with AddPod/RemovePod
 	// (PodTopologySpread, InterPodAffinity), nil when all Skip.
 	topo *topology
@@ -65,7 +65,7 @@ func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) 
 		fit:           newNodeResourcesFitState(s, pod, b),
 		volumes:       newVolumeBindingState(s, pod),
 	}
-	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail() || d.volumes.on
+	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail() || d.volumes != nil
 	return d
 }
 
@@ -76,7 +76,7 @@ func (d *decision) nodeFilters(n int32) []string {
 	if !d.checkNodes && !d.s.tainted[n] {
 		return nil
 	}
-	if d.volumes.rejected != nil { // VolumeBinding's PreFilter failed
+	if d.volumes != nil && d.volumes.rejected != nil { // VolumeBinding's PreFilter failed
 		return d.volumes.rejected
 	}
 	node := d.s.nodes[n]
@@ -153,7 +153,7 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 		}
 	}
 	if mask == 0 {
-		if d.volumes.on { // VolumeBinding
+		if d.volumes != nil { // VolumeBinding
 			if code, r := d.volumes.filter(n); code != preempt.Success {
 				return code, r, 0
 			}

@@ -35,8 +35,8 @@ const (
 // classes, CSINodes and CSIDrivers, never the node's pods (upstream has
 // no PreFilterExtensions for it), so the dry run, with victims removed and
 // nominated pods added, gets the answer Filter got, and the hot loops
-// read one entry. A pod without a PVC or generic ephemeral volume leaves
-// the state off (upstream's PreFilter Skips).
+// read one entry. A pod without a PVC or generic ephemeral volume has
+// none (decision.volumes nil: upstream's PreFilter Skips).
 //
 // When PreFilter fails (missing, lost, deleting or foreign claim; unbound
 // Immediate or prebound claim: UnschedulableAndUnresolvable; a class
@@ -52,7 +52,6 @@ const (
 // empty lister answers. Not modelled: the Skip for a deferred resize under
 // the alpha gate InPlacePodVerticalScalingSchedulerPreemption (off).
 type volumeBindingState struct {
-	on           bool
 	rejected     []string
 	rejectedCode preempt.Code
 	code         []preempt.Code // per node index
@@ -96,17 +95,20 @@ func vbClaimName(pod *v1.Pod, vol *v1.Volume) (string, bool) {
 	return "", false
 }
 
-func newVolumeBindingState(s *Snapshot, pod *v1.Pod) volumeBindingState {
-	var st volumeBindingState
+// newVolumeBindingState is nil for a pod without a PVC or generic
+// ephemeral volume (upstream's PreFilter Skips).
+func newVolumeBindingState(s *Snapshot, pod *v1.Pod) *volumeBindingState {
+	on := false
 	for i := range pod.Spec.Volumes {
 		if v := &pod.Spec.Volumes[i]; v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
-			st.on = true
+			on = true
 			break
 		}
 	}
-	if !st.on {
-		return st
+	if !on {
+		return nil
 	}
+	st := &volumeBindingState{}
 	c := s.cluster
 	x := &vbIndex{pvcs: map[string]*v1.PersistentVolumeClaim{}, pvs: map[string]*v1.PersistentVolume{},
 		classes: map[string]*storagev1.StorageClass{}, csi: map[string]*storagev1.CSINode{}, drivers: map[string]*storagev1.CSIDriver{}}
@@ -125,8 +127,8 @@ func newVolumeBindingState(s *Snapshot, pod *v1.Pod) volumeBindingState {
 	for _, o := range c.CSIDrivers {
 		x.drivers[o.Name] = o
 	}
-	reject := func(code preempt.Code, r string) volumeBindingState {
-		return volumeBindingState{on: true, rejected: []string{r}, rejectedCode: code}
+	reject := func(code preempt.Code, r string) *volumeBindingState {
+		return &volumeBindingState{rejected: []string{r}, rejectedCode: code}
 	}
 	// podHasPVCs
 	for i := range pod.Spec.Volumes {
@@ -389,7 +391,7 @@ func (a vbBySize) Less(i, j int) bool {
 
 // filter is VolumeBinding's Filter on node n (after NodeResourcesFit).
 func (st *volumeBindingState) filter(n int32) (preempt.Code, []string) {
-	if !st.on || st.code == nil {
+	if st.code == nil {
 		return preempt.Success, nil
 	}
 	return st.code[n], st.reasons[n]
@@ -398,7 +400,7 @@ func (st *volumeBindingState) filter(n int32) (preempt.Code, []string) {
 // nodeFiltersCode is the code of a nodeFilters failure: VolumeBinding's
 // PreFilter's when it failed (maybe Error), else UnschedulableAndUnresolvable.
 func (d *decision) nodeFiltersCode() preempt.Code {
-	if d.volumes.rejected != nil {
+	if d.volumes != nil && d.volumes.rejected != nil {
 		return d.volumes.rejectedCode
 	}
 	return preempt.UnschedulableAndUnresolvable

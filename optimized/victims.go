@@ -260,7 +260,7 @@ func (d *decision) selectVictimsSimple(n int32, sc *scratch) result {
 		}
 		return result{code: code, mask: mask}
 	}
-	if d.volumes.on { // VolumeBinding
+	if d.volumes != nil { // VolumeBinding
 		if code, r := d.volumes.filter(n); code != preempt.Success {
 			return result{code: code, reasons: r}
 		}

@@ -567,6 +567,37 @@ func TestVolumeBindingConformance(t *testing.T) {
 	}
 }
 
+// An evaluator with FilterCodes (optimized's, which has its own fast
+// paths) gives Filter's codes.
+func TestVolumeBindingFilterCodes(t *testing.T) {
+	for _, tc := range vbCases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, impl := range vbImpls() {
+				c, p := tc.cluster(), tc.pod()
+				ev, err := impl.NewEvaluator(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cf, ok := ev.(preempt.CodeFilter)
+				if !ok {
+					continue
+				}
+				want := ev.Filter(context.Background(), p).Codes()
+				got := cf.FilterCodes(context.Background(), p, nil)
+				for i, n := range c.Nodes {
+					w, ok := want[n.Name]
+					if !ok {
+						w = preempt.Success
+					}
+					if got[i] != w {
+						t.Errorf("%s: node %s: FilterCodes %s, Filter %s", impl.Name(), n.Name, got[i], w)
+					}
+				}
+			}
+		})
+	}
+}
+
 // Every case gets one answer, however often each implementation is asked.
 func TestVolumeBindingDeterministic(t *testing.T) {
 	const runs = 4
