@@ -124,7 +124,7 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: reasonsNoVictims}
 	}
 	if r := d.nodeFilters(n); r != nil {
-		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}
+		return result{code: d.nodeFiltersCode(), reasons: r}
 	}
 	d.nominatedUse(n, sc)
 	if code, r, mask := d.fits(n, u, &sc.nom); code != preempt.Success {
@@ -237,7 +237,7 @@ func (d *decision) selectVictimsSimple(n int32, sc *scratch) result {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: reasonsNoVictims}
 	}
 	if r := d.nodeFilters(n); r != nil {
-		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}
+		return result{code: d.nodeFiltersCode(), reasons: r}
 	}
 	// fits, as decision.fits computes it with no nominated pod.
 	var mask uint64
