@@ -38,9 +38,10 @@ type decision struct {
 	ports         nodePortsState
 	fit           nodeResourcesFitState
 	vols          *nodeVolumeLimitsState // NodeVolumeLimits; nil: Skip
-	// vol is VolumeRestrictions' and VolumeZone's state, nil when both
-	// Skip and their PreFilter passed: the fast paths are off when it is
-	// set.
+	volumes       *volumeBindingState    // nil: VolumeBinding's PreFilter Skips
+	// vol is VolumeRestrictions' and VolumeZone's state, and the volume
+	// plugins' first PreFilter failure; nil when both Skip and no
+	// PreFilter failed: the fast paths are off when it is set.
 	vol *volumeStates
 	// topo is the state of the plugins with AddPod/RemovePod
 	// (PodTopologySpread, InterPodAffinity), nil when all Skip.
@@ -68,10 +69,11 @@ func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) 
 		ports:         newNodePortsState(pod),
 		fit:           newNodeResourcesFitState(s, pod, b),
 		vols:          newNodeVolumeLimitsState(s, pod),
+		volumes:       newVolumeBindingState(s, pod),
 	}
-	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail()
+	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail() || d.volumes != nil
 	if len(pod.Spec.Volumes) > 0 {
-		d.vol = newVolumeStates(s, pod)
+		d.vol = newVolumeStates(s, pod, d.volumes)
 	}
 	return d
 }
@@ -87,11 +89,17 @@ type volumeStates struct {
 }
 
 // newVolumeStates runs the volume plugins' PreFilter up to the first
-// failure; nil when every one Skips.
-func newVolumeStates(s *Snapshot, pod *v1.Pod) *volumeStates {
+// failure, in the profile's order (VolumeRestrictions, NodeVolumeLimits,
+// which never fails there, VolumeBinding, whose state binding is, and
+// VolumeZone); nil when every one Skips.
+func newVolumeStates(s *Snapshot, pod *v1.Pod, binding *volumeBindingState) *volumeStates {
 	v := &volumeStates{}
 	if v.restrictions, v.preFilter = newVolumeRestrictionsState(s, pod); !v.preFilter.IsSuccess() {
 		v.restrictionsFailed = true
+		return v
+	}
+	if binding != nil && binding.rejected != nil {
+		v.preFilter = preempt.Status{Code: binding.rejectedCode, Reasons: binding.rejected}
 		return v
 	}
 	if v.zone, v.preFilter = newVolumeZoneState(s, pod); !v.preFilter.IsSuccess() {
@@ -111,6 +119,11 @@ func newVolumeStates(s *Snapshot, pod *v1.Pod) *volumeStates {
 // VolumeRestrictions' when its own PreFilter failed, PodTopologySpread's
 // when a later one did (reference/framework.go removePodFailure).
 func (v *volumeStates) removePodFailure() []string {
+	if v.preFilter.Code == preempt.Error {
+		// A PreFilter error ends upstream's request before any node: the
+		// error is the PreFilter's.
+		return v.preFilter.Reasons
+	}
 	if v.restrictionsFailed {
 		return reasonsRemovePodVolumeRestrictions
 	}
@@ -136,6 +149,9 @@ func (d *decision) preFilterFailed() *preempt.Status {
 func (d *decision) nodeFilters(n int32) []string {
 	if !d.checkNodes && !d.s.tainted[n] {
 		return nil
+	}
+	if d.volumes != nil && d.volumes.rejected != nil { // VolumeBinding's PreFilter failed
+		return d.volumes.rejected
 	}
 	node := d.s.nodes[n]
 	if r := d.nodeName.filter(d.pod, node); r != nil {
@@ -229,6 +245,11 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 		}
 		if d.vols != nil {
 			if code, r := d.vols.filter(n, u, nom); code != preempt.Success {
+				return code, r, 0
+			}
+		}
+		if d.volumes != nil { // VolumeBinding
+			if code, r := d.volumes.filter(n); code != preempt.Success {
 				return code, r, 0
 			}
 		}

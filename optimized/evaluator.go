@@ -214,7 +214,7 @@ func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult
 	for n := range int32(len(s.nodes)) {
 		name := s.nodes[n].Name
 		if r := d.nodeFilters(n); r != nil {
-			res.NodeStatuses = append(res.NodeStatuses, preempt.NodeStatus{Node: name, Code: preempt.UnschedulableAndUnresolvable, Reasons: r})
+			res.NodeStatuses = append(res.NodeStatuses, preempt.NodeStatus{Node: name, Code: d.nodeFiltersCode(), Reasons: r})
 			continue
 		}
 		u := &sc.use
@@ -268,7 +268,7 @@ func (ev *evaluator) FilterCodes(ctx context.Context, pod *v1.Pod, dst []preempt
 		}
 		code := preempt.Success
 		if d.nodeFilters(n) != nil {
-			code = preempt.UnschedulableAndUnresolvable
+			code = d.nodeFiltersCode()
 		} else {
 			d.loadNode(n, &sc.use)
 			d.nominatedUse(n, sc)

@@ -8,9 +8,10 @@ import (
 
 var _ preempt.Limited = Impl{}
 
-// Unmodelled reports what the filters modelled here (the node-level ones,
-// PodTopologySpread and InterPodAffinity) cannot see: volumes and
-// resource claims.
+// Unmodelled reports what the filters modelled here cannot see: resource
+// claims (DynamicResources). The four volume filters are modelled for a
+// single pod; a gang's members with volumes are still refused (gang.go),
+// as the gang path's world does not follow the volume plugins' counters.
 func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
-	return preempt.VolumeAndClaimGaps(c, pod)
+	return preempt.ClaimGaps(c, pod)
 }

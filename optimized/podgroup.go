@@ -698,7 +698,7 @@ func (d *decision) selectGroupVictims(n int32, sc *scratch) result {
 		return result{code: preempt.Error, reasons: d.vol.removePodFailure()}
 	}
 	if r := d.nodeFilters(n); r != nil {
-		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}
+		return result{code: d.nodeFiltersCode(), reasons: r}
 	}
 	d.nominatedUse(n, sc)
 	if code, r, mask := d.groupFits(n, u, &sc.nom, &gs.remote); code != preempt.Success {

@@ -143,7 +143,7 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 		return result{code: preempt.Error, reasons: d.vol.removePodFailure()}
 	}
 	if r := d.nodeFilters(n); r != nil {
-		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}
+		return result{code: d.nodeFiltersCode(), reasons: r}
 	}
 	d.nominatedUse(n, sc)
 	if code, r, mask := d.fits(n, u, &sc.nom); code != preempt.Success {
@@ -256,7 +256,7 @@ func (d *decision) selectVictimsSimple(n int32, sc *scratch) result {
 		return result{code: preempt.UnschedulableAndUnresolvable, reasons: reasonsNoVictims}
 	}
 	if r := d.nodeFilters(n); r != nil {
-		return result{code: preempt.UnschedulableAndUnresolvable, reasons: r}
+		return result{code: d.nodeFiltersCode(), reasons: r}
 	}
 	// fits, as decision.fits computes it with no nominated pod.
 	var mask uint64
@@ -278,6 +278,11 @@ func (d *decision) selectVictimsSimple(n int32, sc *scratch) result {
 			code = preempt.UnschedulableAndUnresolvable
 		}
 		return result{code: code, mask: mask}
+	}
+	if d.volumes != nil { // VolumeBinding
+		if code, r := d.volumes.filter(n); code != preempt.Success {
+			return result{code: code, reasons: r}
+		}
 	}
 	d.splitByPDBViolation(sc)
 	first := len(sc.victims)

@@ -81,16 +81,43 @@ func nonAffinityGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
 // VolumeAndClaimGaps reports what the volume filters and DynamicResources
 // would look at.
 func VolumeAndClaimGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
-	who := "pod " + Key(pod.Namespace, pod.Name)
+	if u := VolumeGaps(pod); u != nil {
+		return u
+	}
+	return ClaimGaps(c, pod)
+}
+
+// VolumeGaps reports a volume of pod the volume filters (VolumeRestrictions,
+// NodeVolumeLimits, VolumeBinding, VolumeZone) would look at.
+func VolumeGaps(pod *v1.Pod) *Unmodelled {
 	for _, vol := range pod.Spec.Volumes {
 		switch {
 		case vol.EmptyDir != nil, vol.HostPath != nil, vol.ConfigMap != nil, vol.Secret != nil,
 			vol.DownwardAPI != nil, vol.Projected != nil:
 		default:
-			return &Unmodelled{"volumes", who, fmt.Sprintf("has volume %q, which the volume filters (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) check", vol.Name)}
+			return &Unmodelled{"volumes", "pod " + Key(pod.Namespace, pod.Name), fmt.Sprintf("has volume %q, which the volume filters (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) check", vol.Name)}
 		}
 	}
-	return ClaimGaps(c, pod)
+	return nil
+}
+
+// VolumeReleaseGap reports a volume the volume filters look at, under a
+// configuration that asks for another release than the current one: an
+// implementation that models the four volume filters as CurrentRelease
+// runs them refuses it (v1.36.3 runs NodeVolumeLimits' check of missing
+// CSI drivers only under VolumeLimitScaling, off there; v1.35.4's differs
+// again).
+func VolumeReleaseGap(pod *v1.Pod, cfg Config) *Unmodelled {
+	if pod == nil || cfg.Release == "" || cfg.Release == CurrentRelease {
+		return nil
+	}
+	u := VolumeGaps(pod)
+	if u == nil {
+		return nil
+	}
+	u.Feature = "volumes at release " + cfg.Release
+	u.Detail += ", modelled as " + CurrentRelease + " runs them"
+	return u
 }
 
 // DeviceClassExtendedResourcePrefix prefixes the extended resource every

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"errors"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
@@ -66,8 +67,9 @@ type stateData interface {
 // that did not Skip, in profile order, each with its PreFilter state.
 type cycleState struct {
 	running []runningPlugin
-	// failed is the PreFilter failure (preFilterFailer), nil without one,
-	// and failedAt the failing plugin's place in the profile.
+	// failed is the PreFilter failure (preFilterFailer, or a PreFilter
+	// whose state is a rejection), nil without one, and failedAt the
+	// failing plugin's place in the profile.
 	failed   *preempt.Status
 	failedAt int
 }
@@ -92,6 +94,10 @@ func (ev *evaluator) preFilter(pod *v1.Pod) *cycleState {
 			var skip bool
 			if state, skip = pf.PreFilter(ev, pod); skip {
 				continue
+			}
+			if r, ok := state.(rejection); ok {
+				cs.failed, cs.failedAt = &r.status, i
+				return cs
 			}
 		}
 		cs.running = append(cs.running, runningPlugin{plugin: pl, state: state})
@@ -153,6 +159,11 @@ func (cs *cycleState) removePod(pod, removed *v1.Pod, node *nodeState) {
 func (cs *cycleState) removePodFailure() error {
 	if cs.failed == nil {
 		return nil
+	}
+	if cs.failed.Code == preempt.Error {
+		// A PreFilter error ends upstream's request before any node:
+		// the error is the PreFilter's.
+		return errors.New(cs.failed.Message())
 	}
 	for _, pl := range defaultProfile[cs.failedAt:] {
 		if _, ok := pl.(preFilterExtensions); !ok {

@@ -26,6 +26,9 @@ func (Impl) ModelledGates() []string {
 // that belongs to a pod group: kube-scheduler schedules such a pod with
 // its group (decide -pod-group), not alone.
 func (Impl) UnmodelledGateUse(_ *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
+	if u := preempt.VolumeReleaseGap(pod, cfg); u != nil {
+		return u
+	}
 	if !cfg.FeatureGates[preempt.GenericWorkloadGate] || pod == nil || pod.Spec.SchedulingGroup == nil {
 		return nil
 	}

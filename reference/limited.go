@@ -9,7 +9,9 @@ import (
 var _ preempt.Limited = Impl{}
 
 // Unmodelled reports what the filters modelled here (defaultProfile)
-// cannot see: volumes and resource claims.
+// cannot see: resource claims (DynamicResources). The four volume filters
+// are modelled for a single pod; a gang's members with volumes are still
+// refused (gang.go).
 func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
-	return preempt.VolumeAndClaimGaps(c, pod)
+	return preempt.ClaimGaps(c, pod)
 }

@@ -14,6 +14,7 @@ var defaultProfile = []filterPlugin{
 	nodeResourcesFit{},
 	volumeRestrictions{},
 	nodeVolumeLimits{},
+	volumeBinding{},
 	volumeZone{},
 	podTopologySpread{},
 	interPodAffinity{},

@@ -122,6 +122,9 @@ func TestMutants(t *testing.T) {
 	for _, m := range mutants {
 		all = append(all, entry{m.name, m.upstream, mutantImpl{name: "mutant-" + m.name, bug: m.bug}, nil})
 	}
+	for _, m := range volumeMutants {
+		all = append(all, entry{m.name, "-", volumeMutant{m.name, m.hide}, []string{"Volumes"}})
+	}
 	for _, m := range podGroupMutants {
 		var first []string
 		if m.gang {

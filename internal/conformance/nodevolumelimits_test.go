@@ -29,11 +29,8 @@ import (
 // reasons) and the decision (node, victims, candidates, the dry run's
 // node statuses, the API calls), or the same error.
 //
-// Reference and optimized still refuse every preemptor with such volumes
-// (preempt.VolumeAndClaimGaps); unrefused hides their Limited method so
-// that the table reaches them. Every case keeps the other volume filters
-// (VolumeRestrictions, VolumeBinding, VolumeZone, modelled by other parts)
-// passing everywhere: bound claims carry the PV controller's annotation
+// Most cases keep the other volume filters (VolumeRestrictions,
+// VolumeBinding, VolumeZone) passing everywhere: bound claims carry the PV controller's annotation
 // and their volume a claimRef, unbound ones a WaitForFirstConsumer class.
 //
 // Ported from upstream's csi_test.go TestCSILimits (each case as a
@@ -54,9 +51,6 @@ import (
 // alpha and off, refused when set), TestVolumeLimitScalingGate's gate-off
 // half (the gate is on by default in v1.37.2; off is refused); its
 // gate-on cases are the "CSIDriver ..." cases below.
-
-// unrefused is an implementation without its Limited method.
-type unrefused struct{ preempt.Implementation }
 
 const (
 	vlNode  = "node-for-max-pd-test-1"
@@ -636,34 +630,16 @@ func vlImpls() []struct {
 		name string
 		impl preempt.Implementation
 	}{
-		{"reference", unrefused{reference.Impl{}}},
-		{"optimized", unrefused{optimized.Impl{}}},
-		{"optimized (parallel dry run)", unrefused{optimized.Impl{Workers: 3, ParallelFrom: 1}}},
+		{"reference", reference.Impl{}},
+		{"optimized", optimized.Impl{}},
+		{"optimized (parallel dry run)", optimized.Impl{Workers: 3, ParallelFrom: 1}},
 		{"upstream", upstream.Impl{ListOrderTie: true}},
 	}
 }
 
-// decidedByOtherVolumeFilters are the cases upstream answers with another
-// volume filter's PreFilter (a claim missing, or not the pod's, is
-// VolumeBinding's or VolumeRestrictions' answer before NodeVolumeLimits'
-// Filter runs): reference and optimized reproduce them once those parts
-// are merged (set otherVolumeFiltersModelled then).
-var decidedByOtherVolumeFilters = map[string]bool{
-	"csi_test ephemeral volume missing":                             true,
-	"csi_test ephemeral volume not owned":                           true,
-	"csi_test don't skip Filter when the pod has ephemeral volumes": true,
-	"missing claim of the preemptor":                                true,
-	"volumes_test bound claim whose volume is missing":              true,
-}
-
-const otherVolumeFiltersModelled = false
-
 func TestNodeVolumeLimitsConformance(t *testing.T) {
 	for _, tc := range vlCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			if decidedByOtherVolumeFilters[tc.name] && !otherVolumeFiltersModelled {
-				t.Skip("decided by VolumeBinding's or VolumeRestrictions' PreFilter, another part of issue 32 item 1")
-			}
 			want := vlDecide(t, upstream.Impl{ListOrderTie: true}, tc)
 			t.Logf("upstream: err %q; filter %+v; %s %q node %q victims %+v; statuses %+v", want.Err, want.Filter.NodeStatuses,
 				want.Decision.Status, want.Decision.Message, want.Decision.NominatedNode, want.Decision.Victims, want.Decision.NodeStatuses)

@@ -1,12 +1,14 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"testing"
 
 	"pgregory.net/rapid"
 
+	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -135,7 +137,27 @@ func Properties() []Property {
 		{"GangDecision", func(t *rapid.T, impl preempt.Implementation) Outcome {
 			return CheckGang(t, GenGang(MaxNodes).Draw(t, "input"), impl)
 		}},
+		// Volumes: the decision on problems with storage (GenVolumes). An
+		// implementation that does not model the volume filters
+		// (preempt.VolumeGaps refused) makes no promise here.
+		{"Volumes", func(t *rapid.T, impl preempt.Implementation) Outcome {
+			in := GenVolumes(MaxVolumeNodes).Draw(t, "input")
+			if u := refusedVolumes(in, impl); u {
+				return NotApplicable
+			}
+			return outcome(CheckAgainstReference(t, in, impl))
+		}},
 	}
+}
+
+// MaxVolumeNodes bounds the nodes of the Volumes property's problems.
+const MaxVolumeNodes = 16
+
+// refusedVolumes reports whether impl refuses in for its volumes.
+func refusedVolumes(in Input, impl preempt.Implementation) bool {
+	var u *preempt.Unmodelled
+	err := harness.Refusal(impl, in.Cluster, in.Request.Pod)
+	return errors.As(err, &u) && u.Feature == "volumes"
 }
 
 // CheckProperty runs p on impl under rapid (the number of checks is

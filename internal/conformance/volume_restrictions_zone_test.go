@@ -380,7 +380,7 @@ func volumeRZCases() []volumeRZCase {
 				c := vrzCluster()
 				c.PVCs = append(c.PVCs, vrzClaim("data", "wffc", ""))
 				return c
-			}, pod: data, pending: "VolumeBinding"},
+			}, pod: data},
 		volumeRZCase{name: "VolumeZone: unbound claim of WaitForFirstConsumer provisioned by a CSI driver skipped",
 			cluster: func() *preempt.Cluster {
 				c := vrzCluster()
@@ -394,25 +394,25 @@ func volumeRZCases() []volumeRZCase {
 				c.PVCs = append(c.PVCs, vrzClaim("data", "csi", "pv-gone"))
 				return c
 			}, pod: data},
-		volumeRZCase{name: "VolumeZone: unbound Immediate claim", pending: "VolumeBinding",
+		volumeRZCase{name: "VolumeZone: unbound Immediate claim",
 			cluster: func() *preempt.Cluster {
 				c := vrzCluster()
 				c.PVCs = append(c.PVCs, vrzClaim("data", "csi", ""))
 				return c
 			}, pod: data},
-		volumeRZCase{name: "VolumeZone: claim of a missing storage class", pending: "VolumeBinding",
+		volumeRZCase{name: "VolumeZone: claim of a missing storage class",
 			cluster: func() *preempt.Cluster {
 				c := vrzCluster()
 				c.PVCs = append(c.PVCs, vrzClaim("data", "gone", ""))
 				return c
 			}, pod: data},
-		volumeRZCase{name: "VolumeZone: unbound claim of an empty class name", pending: "VolumeBinding",
+		volumeRZCase{name: "VolumeZone: unbound claim of an empty class name",
 			cluster: func() *preempt.Cluster {
 				c := vrzCluster()
 				c.PVCs = append(c.PVCs, vrzClaim("data", "", ""))
 				return c
 			}, pod: data},
-		volumeRZCase{name: "VolumeZone: unbound claim without a class", pending: "VolumeBinding",
+		volumeRZCase{name: "VolumeZone: unbound claim without a class",
 			cluster: func() *preempt.Cluster {
 				c := vrzCluster()
 				pvc := vrzClaim("data", "", "")
@@ -438,10 +438,6 @@ func volumeRZCases() []volumeRZCase {
 	return cases
 }
 
-// unrefused hides an implementation's Limited (the volume refusal, which
-// the lead lifts once every volume filter is modelled).
-type unrefused struct{ preempt.Implementation }
-
 func decideVolumeRZ(t *testing.T, impl preempt.Implementation, tc volumeRZCase) (harness.Result, error) {
 	t.Helper()
 	return harness.Decide(context.Background(), impl, tc.cluster(), tc.pod(), preempt.DefaultConfig(), 0, vrzNow)
@@ -457,7 +453,7 @@ func TestVolumeRestrictionsZoneAgree(t *testing.T) {
 			want, wantErr := decideVolumeRZ(t, upstream.Impl{ListOrderTie: true}, tc)
 			t.Logf("upstream: filter %v; %s %q nominated %q victims %v; err %v", want.Filter.NodeStatuses, want.Decision.Status, want.Decision.Message, want.Decision.NominatedNode, want.Decision.Victims, wantErr)
 			for _, impl := range []preempt.Implementation{reference.Impl{}, optimized.Impl{}, optimized.Impl{Workers: 2, ParallelFrom: 1}} {
-				got, err := decideVolumeRZ(t, unrefused{impl}, tc)
+				got, err := decideVolumeRZ(t, impl, tc)
 				diff := cmp.Diff(want, got, ignoreCalls)
 				if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
 					diff += "error: " + errString(wantErr) + " / " + errString(err)
@@ -479,7 +475,7 @@ func TestVolumeRestrictionsZoneAgree(t *testing.T) {
 // answer however often it is asked.
 func TestVolumeRestrictionsZoneDeterministic(t *testing.T) {
 	const runs = 4
-	impls := []preempt.Implementation{upstream.Impl{ListOrderTie: true}, unrefused{reference.Impl{}}, unrefused{optimized.Impl{}}}
+	impls := []preempt.Implementation{upstream.Impl{ListOrderTie: true}, reference.Impl{}, optimized.Impl{}}
 	for _, tc := range volumeRZCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, impl := range impls {
@@ -693,7 +689,7 @@ func TestVolumeRestrictionsPodGroupVictim(t *testing.T) {
 			}
 			t.Logf("upstream: candidates %v, %s %q victims %v", cands, want.Decision.Status, want.Decision.Message, want.Decision.Victims)
 			for _, impl := range []preempt.Implementation{reference.Impl{}, optimized.Impl{}} {
-				got, err := decide(unrefused{impl})
+				got, err := decide(impl)
 				if err != nil {
 					t.Fatalf("%s: %v", impl.Name(), err)
 				}
