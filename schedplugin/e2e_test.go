@@ -331,8 +331,8 @@ func TestPreemptionStream(t *testing.T) {
 }
 
 // TestFallbackUnmodelledPod: a preemptor with an NFS volume (a volume
-// the volume filters look at, which no implementation models) makes its
-// cycle fall back, counted under unmodelled_pod, and DefaultPreemption
+// the volume filters look at, whose objects the plugin's follower does
+// not follow) makes its cycle fall back, counted under unmodelled_pod, and DefaultPreemption
 // preempts as in TestPreemptionAgreement.
 //
 // (A preemptor with a claim that does not exist would not do: in v1.37.2

@@ -229,6 +229,12 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 			return nil, nil, ReasonUnmodelled, u.Error()
 		}
 	}
+	// The follower holds nodes, pods, PDBs, namespaces and pod groups, not
+	// the scheduler's claims, volumes, classes, CSI nodes and drivers or
+	// attachments: a preemptor the volume filters look at falls back.
+	if u := preempt.VolumeGaps(pod); u != nil {
+		return nil, nil, ReasonUnmodelled, u.Error() + "; the plugin does not follow the scheduler's volume objects"
+	}
 
 	// The filter codes, in the cluster's node order.
 	pl.codes = pl.codes[:0]
