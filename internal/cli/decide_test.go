@@ -177,13 +177,6 @@ func TestDecideRefusesUnmodelledFeatures(t *testing.T) {
 	for _, tc := range []struct {
 		name, clusterExtra, podExtra, impl, want string
 	}{
-		{name: "PVC volume", podExtra: `  volumes:
-  - {name: data, persistentVolumeClaim: {claimName: data}}
-`, want: `reference: volumes is not modelled: pod default/p has volume "data"`},
-		{name: "generic ephemeral volume", podExtra: `  volumes:
-  - name: scratch
-    ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}}
-`, impl: "optimized", want: `optimized: volumes is not modelled: pod default/p has volume "scratch"`},
 		{name: "resource claims", podExtra: `  resourceClaims:
   - {name: gpu, resourceClaimName: gpu-claim}
 `, impl: "optimized", want: "optimized: dynamic resource allocation is not modelled: pod default/p has resource claims"},
