@@ -151,11 +151,6 @@ func (s volumeObjectSet) claimObjects() []any {
 	return out
 }
 
-// dra reports whether s holds resource.k8s.io objects.
-func (s volumeObjectSet) dra() bool {
-	return len(s.resourceClaims)+len(s.claimTemplates)+len(s.resourceSlices)+len(s.deviceClasses) > 0
-}
-
 // draObjects are s's resource.k8s.io objects.
 func (s volumeObjectSet) draObjects() []runtime.Object {
 	var out []runtime.Object
