@@ -25,8 +25,7 @@ import (
 // case's expected outcome (filter phase, then the decision: node, victims,
 // candidates, dry-run NodeToStatus messages and codes, API calls) is
 // upstream's (the adapter, its final tie broken in list order), and
-// reference and optimized must give it with the volume refusal
-// (preempt.VolumeAndClaimGaps) bypassed.
+// reference and optimized must give it.
 //
 // Ported from k8s.io/kubernetes v1.37.2's plugin tests, each case made a
 // preemption (every node full, the preemptor must evict):
@@ -58,16 +57,10 @@ import (
 // victim", "missing claim", "bound volume in zone b", "bound claim whose
 // volume is missing", "claim of a missing storage class", "unbound
 // Immediate claim".
-//
-// pending names another volume filter of issue 32 (NodeVolumeLimits,
-// VolumeBinding) whose outcome upstream's decision shows first: until it
-// is modelled a mismatch of reference or optimized is logged and skipped,
-// not failed (a match passes).
 type volumeRZCase struct {
 	name    string
 	cluster func() *preempt.Cluster
 	pod     func() *v1.Pod
-	pending string
 }
 
 var vrzNow = testobj.Epoch.Add(24 * time.Hour)
@@ -461,10 +454,6 @@ func TestVolumeRestrictionsZoneAgree(t *testing.T) {
 				if diff == "" {
 					continue
 				}
-				if tc.pending != "" {
-					t.Logf("%s differs until %s is modelled (-upstream +%s):\n%s", impl.Name(), tc.pending, impl.Name(), diff)
-					continue
-				}
 				t.Errorf("%s differs (-upstream +%s):\n%s", impl.Name(), impl.Name(), diff)
 			}
 		})
@@ -625,9 +614,6 @@ func TestVolumePreFilterFailureDryRun(t *testing.T) {
 func TestVolumeRestrictionsZoneFilterCodes(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range volumeRZCases() {
-		if tc.pending != "" {
-			continue
-		}
 		t.Run(tc.name, func(t *testing.T) {
 			c, pod := tc.cluster(), tc.pod()
 			up, err := upstream.Impl{}.NewEvaluator(c)

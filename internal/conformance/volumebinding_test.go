@@ -26,7 +26,7 @@ package conformance
 //
 // From upstream/volumes_test.go, the cases only VolumeBinding decides
 // (the others also need VolumeRestrictions, NodeVolumeLimits or
-// VolumeZone, which other parts model): "unbound WaitForFirstConsumer
+// VolumeZone, whose tables have them): "unbound WaitForFirstConsumer
 // claim, a local volume on n2 only", "... provisioned by a CSI driver",
 // "bound volume with node affinity to n2", "unbound Immediate claim",
 // "missing claim", "generic ephemeral volume whose claim is not created
@@ -152,10 +152,6 @@ type vbCase struct {
 	name    string
 	cluster func() *preempt.Cluster
 	pod     func() *v1.Pod
-	// needs names a volume filter another part models that decides the
-	// case before VolumeBinding: reference and optimized are compared
-	// once it is in (delete the field then).
-	needs string
 }
 
 func vbWith(mod func(c *preempt.Cluster)) func() *preempt.Cluster {
@@ -517,7 +513,7 @@ var vbCases = []vbCase{
 	},
 }
 
-// vbImpls are the implementations compared, the refusal bypassed.
+// vbImpls are the implementations compared.
 func vbImpls() []preempt.Implementation {
 	return []preempt.Implementation{reference.Impl{}, optimized.Impl{}, upstream.Impl{ListOrderTie: true}}
 }
@@ -547,10 +543,6 @@ func TestVolumeBindingConformance(t *testing.T) {
 				t.Fatalf("upstream: %s", want.Err)
 			}
 			for _, impl := range vbImpls() {
-				if tc.needs != "" && impl.Name() != "upstream" {
-					t.Logf("%s: not compared until %s is modelled", impl.Name(), tc.needs)
-					continue
-				}
 				if diff := cmp.Diff(want, vbDecide(t, impl, tc), cmpopts.EquateEmpty()); diff != "" {
 					t.Errorf("%s differs from upstream (-upstream +%s):\n%s", impl.Name(), impl.Name(), diff)
 				}
@@ -603,9 +595,6 @@ func TestVolumeBindingFilterCodes(t *testing.T) {
 func TestVolumeBindingSelectVictims(t *testing.T) {
 	for _, tc := range vbCases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.needs != "" {
-				t.Skipf("needs %s", tc.needs)
-			}
 			for _, n := range []string{"n1", "n2", "n3"} {
 				ref := selectVictims(t, reference.Impl{}, tc.cluster(), tc.pod(), n)
 				if diff := cmp.Diff(ref, selectVictims(t, optimized.Impl{}, tc.cluster(), tc.pod(), n), cmpopts.EquateEmpty()); diff != "" {
@@ -630,9 +619,6 @@ func TestVolumeBindingDeterministic(t *testing.T) {
 	for _, tc := range vbCases {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, impl := range vbImpls() {
-				if tc.needs != "" && impl.Name() != "upstream" {
-					continue
-				}
 				first := vbDecide(t, impl, tc)
 				for i := 1; i < runs; i++ {
 					if diff := cmp.Diff(first, vbDecide(t, impl, tc)); diff != "" {
