@@ -11,12 +11,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/component-helpers/storage/ephemeral"
 	"k8s.io/component-helpers/storage/volume"
 	csitrans "k8s.io/csi-translation-lib"
 	csiplugins "k8s.io/csi-translation-lib/plugins"
 
+	"github.com/preemptbench/preemptbench/internal/kube/v1helper"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -305,7 +305,7 @@ func (x *vbIndex) findPodVolumes(node *v1.Node, bound, delayed []*v1.PersistentV
 				return fail(fmt.Errorf("failed to find storage class %q", className))
 			}
 			if class.Provisioner == "" || class.Provisioner == volume.NotSupportedProvisioner ||
-				!vbTopologyMatch(class.AllowedTopologies, node.Labels) {
+				!v1helper.MatchTopologySelectorTerms(class.AllowedTopologies, node.Labels) {
 				unboundOK = false
 				return done()
 			}
@@ -351,32 +351,6 @@ func vbTranslate(pv *v1.PersistentVolume, csiNode *storagev1.CSINode) (*v1.Persi
 		return nil, fmt.Errorf("could not translate pv: %v", err)
 	}
 	return out, nil
-}
-
-// vbTopologyMatch is v1helper.MatchTopologySelectorTerms.
-func vbTopologyMatch(terms []v1.TopologySelectorTerm, nodeLabels map[string]string) bool {
-	if len(terms) == 0 {
-		return true
-	}
-	for _, term := range terms {
-		if len(term.MatchLabelExpressions) == 0 {
-			continue
-		}
-		sel := labels.NewSelector()
-		ok := true
-		for _, e := range term.MatchLabelExpressions {
-			r, err := labels.NewRequirement(e.Key, selection.In, e.Values)
-			if err != nil {
-				ok = false
-				break
-			}
-			sel = sel.Add(*r)
-		}
-		if ok && sel.Matches(labels.Set(nodeLabels)) {
-			return true
-		}
-	}
-	return false
 }
 
 // vbBySize is upstream's byPVCSize.

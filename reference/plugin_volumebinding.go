@@ -11,13 +11,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/component-helpers/storage/ephemeral"
 	"k8s.io/component-helpers/storage/volume"
 	csitrans "k8s.io/csi-translation-lib"
 	csiplugins "k8s.io/csi-translation-lib/plugins"
 
+	"github.com/preemptbench/preemptbench/internal/kube/v1helper"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -273,7 +273,7 @@ func (st *volumeBindingState) checkVolumeProvisions(claims []*v1.PersistentVolum
 		if class.Provisioner == "" || class.Provisioner == volume.NotSupportedProvisioner {
 			return false, true, nil
 		}
-		if !matchTopologySelectorTerms(class.AllowedTopologies, node.Labels) {
+		if !v1helper.MatchTopologySelectorTerms(class.AllowedTopologies, node.Labels) {
 			return false, true, nil
 		}
 		if !st.hasEnoughCapacity(class.Provisioner, pvc) {
@@ -332,34 +332,6 @@ func translateToCSI(pv *v1.PersistentVolume, csiNode *storagev1.CSINode) (*v1.Pe
 		return nil, fmt.Errorf("could not translate pv: %v", err)
 	}
 	return out, nil
-}
-
-// matchTopologySelectorTerms is k8s.io/kubernetes' v1helper's: an empty
-// list matches every node, an empty term none, a term all its
-// requirements (key In values).
-func matchTopologySelectorTerms(terms []v1.TopologySelectorTerm, nodeLabels map[string]string) bool {
-	if len(terms) == 0 {
-		return true
-	}
-	for _, term := range terms {
-		if len(term.MatchLabelExpressions) == 0 {
-			continue
-		}
-		sel := labels.NewSelector()
-		ok := true
-		for _, expr := range term.MatchLabelExpressions {
-			r, err := labels.NewRequirement(expr.Key, selection.In, expr.Values)
-			if err != nil {
-				ok = false
-				break
-			}
-			sel = sel.Add(*r)
-		}
-		if ok && sel.Matches(labels.Set(nodeLabels)) {
-			return true
-		}
-	}
-	return false
 }
 
 // claimNameOf is the claim a volume uses: its PVC's, or a generic

@@ -1,6 +1,7 @@
 // Package v1helper is the part of k8s.io/kubernetes/pkg/apis/core/v1/helper
-// (and pkg/scheduler/util's request defaults) that the resource arithmetic
-// and the extenders' validation use, ported from v1.37.2 as they are.
+// (and pkg/scheduler/util's request defaults) that the resource arithmetic,
+// the extenders' validation and VolumeBinding's allowed topologies use,
+// ported from v1.37.2 as they are.
 // TestAsUpstream compares them with upstream's.
 package v1helper
 
@@ -9,6 +10,8 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -60,4 +63,32 @@ func IsHugePageResourceName(name v1.ResourceName) bool {
 // IsAttachableVolumeResourceName returns true when the resource name is prefixed in attachable volume
 func IsAttachableVolumeResourceName(name v1.ResourceName) bool {
 	return strings.HasPrefix(string(name), v1.ResourceAttachableVolumesPrefix)
+}
+
+// MatchTopologySelectorTerms reports whether nodeLabels match the terms
+// (a StorageClass's allowedTopologies): an empty list matches every node,
+// an empty term none, a term all its requirements (key In values).
+func MatchTopologySelectorTerms(terms []v1.TopologySelectorTerm, nodeLabels map[string]string) bool {
+	if len(terms) == 0 {
+		return true
+	}
+	for _, term := range terms {
+		if len(term.MatchLabelExpressions) == 0 {
+			continue
+		}
+		sel := labels.NewSelector()
+		ok := true
+		for _, expr := range term.MatchLabelExpressions {
+			r, err := labels.NewRequirement(expr.Key, selection.In, expr.Values)
+			if err != nil {
+				ok = false
+				break
+			}
+			sel = sel.Add(*r)
+		}
+		if ok && sel.Matches(labels.Set(nodeLabels)) {
+			return true
+		}
+	}
+	return false
 }

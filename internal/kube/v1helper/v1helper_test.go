@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/randfill"
 
 	"github.com/preemptbench/preemptbench/internal/kube/v1helper"
@@ -43,5 +44,30 @@ func TestAsUpstream(t *testing.T) {
 	}
 	if v1helper.DefaultMilliCPURequest != schedutil.DefaultMilliCPURequest || v1helper.DefaultMemoryRequest != schedutil.DefaultMemoryRequest {
 		t.Error("the request defaults are not upstream's")
+	}
+}
+
+// MatchTopologySelectorTerms answers as upstream's on the edge cases of
+// allowedTopologies: no terms, an empty term, several values, several
+// terms, a key the node lacks, an invalid key.
+func TestMatchTopologySelectorTermsAsUpstream(t *testing.T) {
+	term := func(exprs ...v1.TopologySelectorLabelRequirement) v1.TopologySelectorTerm {
+		return v1.TopologySelectorTerm{MatchLabelExpressions: exprs}
+	}
+	zone := func(values ...string) v1.TopologySelectorLabelRequirement {
+		return v1.TopologySelectorLabelRequirement{Key: v1.LabelTopologyZone, Values: values}
+	}
+	termSets := [][]v1.TopologySelectorTerm{
+		nil, {}, {term()}, {term(zone("a"))}, {term(zone("a", "b"))}, {term(zone("c")), term(zone("a"))},
+		{term(zone("a"), v1.TopologySelectorLabelRequirement{Key: "rack", Values: []string{"r1"}})},
+		{term(v1.TopologySelectorLabelRequirement{Key: "in valid", Values: []string{"x"}})}, {term(zone())},
+	}
+	nodes := []map[string]string{nil, {v1.LabelTopologyZone: "a"}, {v1.LabelTopologyZone: "b", "rack": "r1"}, {v1.LabelTopologyZone: "a", "rack": "r1"}}
+	for i, terms := range termSets {
+		for j, node := range nodes {
+			if got, want := v1helper.MatchTopologySelectorTerms(terms, node), upstream.MatchTopologySelectorTerms(terms, labels.Set(node)); got != want {
+				t.Errorf("terms %d, node %d: %t, upstream's %t", i, j, got, want)
+			}
+		}
 	}
 }
