@@ -37,6 +37,30 @@ for dir in fuzz internal/loader internal/benchcmp; do
   done
 done
 
+# Seed corpora: testdata/fuzz/FuzzX/ in libFuzzer's form (see
+# scripts/libfuzzercorpus). A target without a corpus of its own also
+# takes that of a target reading the same inputs. (f.Add seeds are not
+# seen by a libFuzzer build: its F.Add does nothing.) They are written
+# before the builds, so each binary can be fuzzed as soon as it is linked
+# (scripts/libfuzzer.sh does).
+seed() {
+  local target=$1
+  shift
+  go run ./scripts/libfuzzercorpus -o "$OUT/${target}_seed_corpus.zip" "$@"
+}
+seed FuzzPreempt fuzz/testdata/fuzz/FuzzPreempt
+seed FuzzSelectVictimsOnNode fuzz/testdata/fuzz/FuzzSelectVictimsOnNode
+seed FuzzPickOneNode fuzz/testdata/fuzz/FuzzPickOneNode
+seed FuzzGang fuzz/testdata/fuzz/FuzzGang fuzz/testdata/fuzz/FuzzPreempt
+seed FuzzOptimizedParallelDryRun fuzz/testdata/fuzz/FuzzOptimizedParallelDryRun fuzz/testdata/fuzz/FuzzPreempt
+# The loader's four read YAML: each takes the YAML of all four.
+yaml=(internal/loader/testdata/fuzz/{FuzzLoadCluster,FuzzLoadPod,FuzzYAMLDocument,FuzzFastPath})
+seed FuzzLoadCluster "${yaml[@]}"
+seed FuzzLoadPod "${yaml[@]}"
+seed FuzzYAMLDocument "${yaml[@]}"
+seed FuzzFastPath "${yaml[@]}"
+seed FuzzResults internal/benchcmp/testdata/fuzz/FuzzResults
+
 # compile_native_go_fuzzer IMPORT_PATH FUNCTION FUZZER_NAME
 #
 # The first build compiles the whole graph (some 1,060 packages, most of
@@ -69,25 +93,3 @@ if [ $failed != 0 ]; then
   echo "build.sh: a target did not build" >&2
   exit 1
 fi
-
-# Seed corpora: testdata/fuzz/FuzzX/ in libFuzzer's form (see
-# scripts/libfuzzercorpus). A target without a corpus of its own also
-# takes that of a target reading the same inputs. (f.Add seeds are not
-# seen by a libFuzzer build: its F.Add does nothing.)
-seed() {
-  local target=$1
-  shift
-  go run ./scripts/libfuzzercorpus -o "$OUT/${target}_seed_corpus.zip" "$@"
-}
-seed FuzzPreempt fuzz/testdata/fuzz/FuzzPreempt
-seed FuzzSelectVictimsOnNode fuzz/testdata/fuzz/FuzzSelectVictimsOnNode
-seed FuzzPickOneNode fuzz/testdata/fuzz/FuzzPickOneNode
-seed FuzzGang fuzz/testdata/fuzz/FuzzGang fuzz/testdata/fuzz/FuzzPreempt
-seed FuzzOptimizedParallelDryRun fuzz/testdata/fuzz/FuzzOptimizedParallelDryRun fuzz/testdata/fuzz/FuzzPreempt
-# The loader's four read YAML: each takes the YAML of all four.
-yaml=(internal/loader/testdata/fuzz/{FuzzLoadCluster,FuzzLoadPod,FuzzYAMLDocument,FuzzFastPath})
-seed FuzzLoadCluster "${yaml[@]}"
-seed FuzzLoadPod "${yaml[@]}"
-seed FuzzYAMLDocument "${yaml[@]}"
-seed FuzzFastPath "${yaml[@]}"
-seed FuzzResults internal/benchcmp/testdata/fuzz/FuzzResults

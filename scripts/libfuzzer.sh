@@ -17,8 +17,9 @@
 # $CXX $CXXFLAGS $LIB_FUZZING_ENGINE X.a -o $OUT/X. Each binary starts from
 # $OUT/X_seed_corpus.zip, unpacked (the committed testdata/fuzz/FuzzX/ in
 # libFuzzer's form: scripts/libfuzzercorpus), and writes what it finds to a
-# scratch directory. $LIBFUZZER_JOBS binaries (default: the number of
-# cores) run at once, each on one core. An input that takes over
+# scratch directory. Each binary is fuzzed as soon as it is built, while
+# build.sh links the others: $LIBFUZZER_JOBS binaries (default: the number
+# of cores) run at once, one fewer while build.sh runs. An input that takes over
 # $LIBFUZZER_TIMEOUT seconds (default 10) is a crash, as is a panic or a
 # failed check; its input is left in $LIBFUZZER_WORK/crashes/.
 #
@@ -83,6 +84,9 @@ t1=$SECONDS
 $CXX $CXXFLAGS $LIB_FUZZING_ENGINE "$fuzzer.a" -o "$OUT/$fuzzer"
 rm -f "$fuzzer.a"
 echo "built $fuzzer: go-118-fuzz-build $((t1 - t0))s, $CXX $((SECONDS - t1))s"
+# Not OSS-Fuzz's: tells scripts/libfuzzer.sh the binary is whole, so it
+# can fuzz it while the others build.
+if [ -n "${LIBFUZZER_BUILT:-}" ]; then echo "$fuzzer" >>"$LIBFUZZER_BUILT"; fi
 SHIM
 chmod +x "$work/bin/compile_native_go_fuzzer"
 
@@ -93,15 +97,6 @@ chmod +x "$work/bin/compile_native_go_fuzzer"
 if [ -z "${LIBFUZZER_DWARF:-}" ]; then
   export GOFLAGS="${GOFLAGS:+$GOFLAGS }-ldflags=-w"
 fi
-echo "=== .clusterfuzzlite/build.sh (SRC=$work/src, OUT=$work/out, GOCACHE=$(go env GOCACHE), GOFLAGS=${GOFLAGS:-})"
-if ! SRC=$work/src OUT=$work/out CXX=clang++ CXXFLAGS= LIB_FUZZING_ENGINE=-fsanitize=fuzzer SANITIZER=address \
-  bash -eu "$work/src/preemptbench/.clusterfuzzlite/build.sh" 2>&1 | tee "$work/build.log"; then
-  echo "libfuzzer: build.sh failed (log: $work/build.log)" >&2
-  exit 2
-fi
-build_secs=$((SECONDS - start))
-echo "libfuzzer: build.sh took ${build_secs}s"
-
 # fuzz NAME: one binary for $secs from its seeds; its summary row in
 # $work/logs/NAME.row.
 fuzz() {
@@ -125,25 +120,63 @@ fuzz() {
   return "$rc"
 }
 
+# build.sh runs in the background and each binary is fuzzed as soon as
+# its link is done (the shim appends its name to $LIBFUZZER_BUILT;
+# build.sh writes the seed zips before it builds): the fuzzing of the
+# first targets overlaps the links of the others. While build.sh runs,
+# $jobs - 1 binaries (at least one) fuzz at once, so the build keeps a
+# core; then $jobs. Each still fuzzes $secs of wall time.
+echo "=== .clusterfuzzlite/build.sh (SRC=$work/src, OUT=$work/out, GOCACHE=$(go env GOCACHE), GOFLAGS=${GOFLAGS:-}), each target fuzzed ${secs}s once built"
+export LIBFUZZER_BUILT=$work/built.list
+: >"$LIBFUZZER_BUILT"
+rm -f "$work/build.rc"
+(
+  SRC=$work/src OUT=$work/out CXX=clang++ CXXFLAGS= LIB_FUZZING_ENGINE=-fsanitize=fuzzer SANITIZER=address \
+    bash -eu "$work/src/preemptbench/.clusterfuzzlite/build.sh" >"$work/build.log" 2>&1
+  echo $? >"$work/build.rc"
+) &
+build_pid=$!
 names=()
-for bin in "$work"/out/*; do
-  [ -x "$bin" ] && [ -f "$bin" ] || continue
-  name=$(basename "$bin")
-  printf '%s\n' "$name" | grep -qE -- "$want" && names+=("$name")
-done
-echo "=== fuzzing ${#names[@]} targets for ${secs}s each, $jobs at a time"
-run_start=$SECONDS
-running=0
-for name in "${names[@]}"; do
-  if [ "$running" -ge "$jobs" ]; then
-    wait -n
-    running=$((running - 1))
+pids=()
+taken=0
+build_secs=
+while :; do
+  if [ -z "$build_secs" ] && [ -f "$work/build.rc" ]; then
+    build_secs=$((SECONDS - start))
+    grep -E '^built ' "$work/build.log"
+    echo "libfuzzer: build.sh took ${build_secs}s"
   fi
-  echo "--- $name"
-  fuzz "$name" &
-  running=$((running + 1))
+  limit=$jobs
+  if [ -z "$build_secs" ] && [ "$jobs" -gt 1 ]; then
+    limit=$((jobs - 1))
+  fi
+  live=()
+  for pid in ${pids[@]+"${pids[@]}"}; do
+    kill -0 "$pid" 2>/dev/null && live+=("$pid")
+  done
+  pids=(${live[@]+"${live[@]}"})
+  mapfile -t built <"$LIBFUZZER_BUILT"
+  while [ "$taken" -lt "${#built[@]}" ] && [ "${#pids[@]}" -lt "$limit" ]; do
+    name=${built[$taken]}
+    taken=$((taken + 1))
+    printf '%s\n' "$name" | grep -qE -- "$want" || continue
+    echo "--- $name (at $((SECONDS - start))s)"
+    names+=("$name")
+    fuzz "$name" &
+    pids+=($!)
+  done
+  if [ -n "$build_secs" ] && [ "$taken" -ge "${#built[@]}" ]; then
+    break
+  fi
+  sleep 1
 done
 wait
+wait "$build_pid" 2>/dev/null
+if [ "$(cat "$work/build.rc")" != 0 ]; then
+  tail -n 40 "$work/build.log"
+  echo "libfuzzer: build.sh failed (log: $work/build.log)" >&2
+  exit 2
+fi
 
 failed=()
 for name in "${names[@]}"; do
@@ -153,7 +186,7 @@ for name in "${names[@]}"; do
     tail -n 40 "$work/logs/$name.log"
   fi
 done
-echo "libfuzzer: build ${build_secs}s, fuzzing $((SECONDS - run_start))s, total $((SECONDS - start))s"
+echo "libfuzzer: build ${build_secs}s, the last fuzzing done $((SECONDS - start - build_secs))s after it, total $((SECONDS - start))s"
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "libfuzzer: ${#failed[@]} targets crashed: ${failed[*]} (inputs in $work/crashes/)"
   exit 1
