@@ -377,8 +377,18 @@ func parseFeatureGates(value string) (map[string]bool, error) {
 const loadGCPercent = 60
 
 // load reads the cluster and the preemptor, and notes on stderr what the
-// loader left out as kube-scheduler would.
+// loader left out as kube-scheduler would; it refuses a preemptor with
+// scheduling gates (gatedPod), for which no scheduling cycle runs.
 func (opts decideOptions) load(stderr io.Writer) (*preempt.Cluster, *v1.Pod, error) {
+	cluster, pod, err := opts.loadAny(stderr)
+	if err == nil {
+		err = gatedPod(pod)
+	}
+	return cluster, pod, err
+}
+
+// loadAny is load without the refusal of a gated pod.
+func (opts decideOptions) loadAny(stderr io.Writer) (*preempt.Cluster, *v1.Pod, error) {
 	// The loader keeps the cluster it reads, and a YAML dump's items go
 	// through go-yaml, which leaves some forty times their size in
 	// garbage: under the default target the heap reaches twice the
@@ -774,4 +784,19 @@ func releaseFor(impl preempt.Implementation, cfg preempt.Config) preempt.Config 
 		cfg.Release = r.UpstreamRelease()
 	}
 	return cfg
+}
+
+// gatedPod refuses a pod with scheduling gates: kube-scheduler's
+// SchedulingGates plugin (PreEnqueue) keeps it out of the scheduling queue
+// until its gates are removed, so no scheduling cycle, and no PostFilter,
+// runs for it.
+func gatedPod(pod *v1.Pod) error {
+	if len(pod.Spec.SchedulingGates) == 0 {
+		return nil
+	}
+	names := make([]string, len(pod.Spec.SchedulingGates))
+	for i, g := range pod.Spec.SchedulingGates {
+		names[i] = g.Name
+	}
+	return badf("pod %s has scheduling gates (%s): kube-scheduler's SchedulingGates plugin keeps it out of the scheduling queue until they are removed, so no scheduling cycle, and no preemption, runs for it", preempt.Key(pod.Namespace, pod.Name), strings.Join(names, ", "))
 }

@@ -588,3 +588,31 @@ func TestDecideAcrossReleasesPointsToUpgrade(t *testing.T) {
 		t.Errorf("exit %d, want %d and %q in\n%s", code, ExitDiffer, want, stderr)
 	}
 }
+
+// A pod with scheduling gates never reaches a scheduling cycle
+// (SchedulingGates' PreEnqueue holds it): decide refuses it, exit 2,
+// naming the pod and its gates, with every implementation.
+func TestDecideRefusesGatedPod(t *testing.T) {
+	pod, err := os.ReadFile("testdata/small/pod.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gated := strings.Replace(string(pod), "  priority: 10\n", "  priority: 10\n  schedulingGates: [{name: example.com/quota}, {name: example.com/ready}]\n", 1)
+	if gated == string(pod) {
+		t.Fatal("testdata/small/pod.yaml changed: the gates were not added")
+	}
+	path := filepath.Join(t.TempDir(), "gated.yaml")
+	if err := os.WriteFile(path, []byte(gated), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, impl := range []string{"reference", "optimized", "upstream", "all"} {
+		stdout, stderr, code := runCLI(t, "decide", "-cluster", "testdata/small/cluster.yaml", "-pod", path, "-impl", impl, "-now", testNow)
+		if code != ExitBadInput || stdout != "" {
+			t.Errorf("-impl %s: exit %d, stdout %q; want exit %d and nothing on stdout", impl, code, stdout, ExitBadInput)
+		}
+		want := "pod default/preemptor has scheduling gates (example.com/quota, example.com/ready): kube-scheduler's SchedulingGates plugin keeps it out of the scheduling queue"
+		if !strings.Contains(stderr, want) {
+			t.Errorf("-impl %s: stderr %q, want it to hold %q", impl, stderr, want)
+		}
+	}
+}
