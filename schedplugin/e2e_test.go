@@ -9,6 +9,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -330,16 +332,16 @@ func TestPreemptionStream(t *testing.T) {
 	}
 }
 
-// TestFallbackUnmodelledPod: a preemptor with an NFS volume (a volume
-// the volume filters look at, whose objects the plugin's follower does
-// not follow) makes its cycle fall back, counted under unmodelled_pod, and DefaultPreemption
-// preempts as in TestPreemptionAgreement.
+// TestFallbackUnmodelledPod: a preemptor with a resource claim (the
+// follower does not follow the scheduler's DRA manager) makes its cycle
+// fall back, counted under unmodelled_pod, and DefaultPreemption preempts
+// as in TestPreemptionAgreement. The claim exists and is allocatable on
+// every node (a DeviceClass, and a ResourceSlice of one device per node),
+// so DynamicResources lets every node through and its own PostFilter,
+// which runs first, has no allocation to undo.
 //
 // (A preemptor with a claim that does not exist would not do: in v1.37.2
-// VolumeBinding's PreFilter rejects it, DynamicResources' PreFilter then
-// never runs, and its PostFilter, which runs before any preemption
-// plugin, fails with "not found" for want of its state, so no
-// preemption plugin is called at all, stock DefaultPreemption included.)
+// DynamicResources' PreEnqueue keeps it out of the queue.)
 func TestFallbackUnmodelledPod(t *testing.T) {
 	cp := controlplane.Shared(t)
 	cs, err := cp.Client()
@@ -349,11 +351,37 @@ func TestFallbackUnmodelledPod(t *testing.T) {
 	sched := "sched-unmodelled"
 	e2etest.RunScheduler(t, cp, e2etest.Config(sched, "reference"))
 	s := e2etest.NewScenario(t, cs, "unmodelled", sched)
+	ctx := context.Background()
+	class := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "e2e-unmodelled"}}
+	if _, err := cs.ResourceV1().DeviceClasses().Create(ctx, class, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.ResourceV1().DeviceClasses().Delete(ctx, class.Name, metav1.DeleteOptions{}) })
+	for _, n := range s.Nodes {
+		node := n
+		slice := &resourcev1.ResourceSlice{
+			ObjectMeta: metav1.ObjectMeta{Name: n},
+			Spec: resourcev1.ResourceSliceSpec{Driver: "e2e.example.com", NodeName: &node,
+				Pool:    resourcev1.ResourcePool{Name: n, ResourceSliceCount: 1},
+				Devices: []resourcev1.Device{{Name: "dev"}}},
+		}
+		if _, err := cs.ResourceV1().ResourceSlices().Create(ctx, slice, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cs.ResourceV1().ResourceSlices().Delete(ctx, slice.Name, metav1.DeleteOptions{}) })
+	}
+	claim := &resourcev1.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{Namespace: s.NS, Name: "dev"},
+		Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+			Name: "dev", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: class.Name}}}}},
+	}
+	if _, err := cs.ResourceV1().ResourceClaims(s.NS).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	fb0 := fallbacks(t, "reference", string(schedplugin.ReasonUnmodelled))
 	att0 := attempts(t)
-	p := e2etest.Pod(s.NS, "with-nfs", sched, "", 100, 1500)
-	p.Spec.Volumes = []v1.Volume{{Name: "data", VolumeSource: v1.VolumeSource{
-		NFS: &v1.NFSVolumeSource{Server: "nfs.example", Path: "/data"}}}}
+	p := e2etest.Pod(s.NS, "with-claim", sched, "", 100, 1500)
+	p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "dev", ResourceClaimName: &claim.Name}}
 	got := s.Relative(s.PreemptPod(t, cs, p))
 	want := e2etest.Outcome{Deleted: []string{"low-b"}, Nominated: []string{"a"}, Bound: "a"}
 	if got.String() != want.String() {
@@ -364,6 +392,106 @@ func TestFallbackUnmodelledPod(t *testing.T) {
 		t.Errorf("fallbacks counted under unmodelled_pod: %v, preemption attempts: %v; want as many, at least 1", fb, att)
 	}
 	checkSyncs(t)
+}
+
+// TestPreemptionWithVolumes: the preemptor's claim is bound to a local
+// PersistentVolume whose node affinity holds node b only (label
+// preemptbench.test/disk), so VolumeBinding rejects a and c
+// UnschedulableAndUnresolvable, and preemption must clear b (mid-a and
+// mid-b) instead of a. Under stock DefaultPreemption and under the plugin
+// with each implementation (which follows the scheduler's claims and
+// volumes, and decides: no fallback) the same pods go and the preemptor
+// is bound to b.
+func TestPreemptionWithVolumes(t *testing.T) {
+	cp := controlplane.Shared(t)
+	cs, err := cp.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, impl := range []string{"", "optimized", "reference", "upstream"} {
+		name := impl
+		if name == "" {
+			name = "default"
+		}
+		t.Run(name, func(t *testing.T) {
+			sched := "sched-vol-" + name
+			tag := "vol-" + name
+			s := e2etest.Empty(t, cs, tag, sched)
+			a, b, c := tag+"-a", tag+"-b", tag+"-c"
+			s.AddNode(t, cs, e2etest.Node(a, 2000, nil))
+			s.AddNode(t, cs, e2etest.Node(b, 2000, map[string]string{"preemptbench.test/disk": "yes"}))
+			s.AddNode(t, cs, e2etest.Node(c, 2000, nil))
+			s.AddPod(t, cs, e2etest.Pod(s.NS, "low-a", sched, a, 10, 500))
+			s.AddPod(t, cs, e2etest.Pod(s.NS, "low-b", sched, a, 5, 1500))
+			s.AddPod(t, cs, e2etest.Pod(s.NS, "mid-a", sched, b, 20, 1000))
+			s.AddPod(t, cs, e2etest.Pod(s.NS, "mid-b", sched, b, 20, 1000))
+			s.AddPod(t, cs, e2etest.Pod(s.NS, "high", sched, c, 200, 2000))
+			pv := &v1.PersistentVolume{
+				ObjectMeta: metav1.ObjectMeta{Name: tag},
+				Spec: v1.PersistentVolumeSpec{
+					Capacity:               v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")},
+					AccessModes:            []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+					PersistentVolumeSource: v1.PersistentVolumeSource{Local: &v1.LocalVolumeSource{Path: "/mnt/disk"}},
+					ClaimRef:               &v1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: s.NS, Name: "data"},
+					NodeAffinity: &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+						MatchExpressions: []v1.NodeSelectorRequirement{{Key: "preemptbench.test/disk", Operator: v1.NodeSelectorOpIn, Values: []string{"yes"}}},
+					}}}},
+				},
+			}
+			pvc := &v1.PersistentVolumeClaim{
+				ObjectMeta: metav1.ObjectMeta{Namespace: s.NS, Name: "data", Annotations: map[string]string{"pv.kubernetes.io/bind-completed": "yes"}},
+				Spec: v1.PersistentVolumeClaimSpec{
+					AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+					Resources:   v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}},
+					VolumeName:  pv.Name,
+				},
+			}
+			// No volume controller runs: the statuses are set by hand, as
+			// scheduler_perf's PreemptionPVs sets them.
+			created, err := cs.CoreV1().PersistentVolumeClaims(s.NS).Create(ctx, pvc, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			created.Status.Phase = v1.ClaimBound
+			if _, err := cs.CoreV1().PersistentVolumeClaims(s.NS).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			createdPV, err := cs.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = cs.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{}) })
+			createdPV.Status.Phase = v1.VolumeBound
+			if _, err := cs.CoreV1().PersistentVolumes().UpdateStatus(ctx, createdPV, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			e2etest.RunScheduler(t, cp, e2etest.Config(sched, impl))
+			var succ0, fb0 float64
+			if impl != "" {
+				succ0 = decisions(t, impl, "Success")
+				fb0 = totalFallbacks(t, impl)
+			}
+			p := e2etest.Pod(s.NS, "preemptor", sched, "", 100, 1500)
+			p.Spec.Volumes = []v1.Volume{{Name: "data", VolumeSource: v1.VolumeSource{
+				PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
+			got := s.Relative(s.PreemptPod(t, cs, p))
+			want := e2etest.Outcome{Deleted: []string{"mid-a", "mid-b"}, Nominated: []string{"b"}, Bound: "b"}
+			if got.String() != want.String() {
+				t.Errorf("%s: %v, want %v", name, got, want)
+			}
+			if impl == "" {
+				return
+			}
+			if d := decisions(t, impl, "Success") - succ0; d != 1 {
+				t.Errorf("%s decided %v preemptions, want 1", impl, d)
+			}
+			if d := totalFallbacks(t, impl) - fb0; d != 0 {
+				t.Errorf("%s fell back %v times, want 0", impl, d)
+			}
+			checkSyncs(t)
+		})
+	}
 }
 
 // TestPreemptionWithPDBs: victims covered by PodDisruptionBudgets (no

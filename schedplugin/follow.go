@@ -42,8 +42,10 @@ import (
 //     node's nominated pods); O(nominated pods) a cycle otherwise. The
 //     mirror's pods are compared by UID, resourceVersion and node with
 //     what the cluster holds.
-//   - PDBs and namespaces: listed from the informers every cycle
-//     (O(objects)) and compared by pointer; a change builds again.
+//   - PDBs, namespaces and the volume objects (claims, volumes, storage
+//     classes, CSI nodes and drivers, volume attachments; DeviceClasses):
+//     listed from the informers every cycle (O(objects)) and compared by
+//     pointer; a change builds again.
 //   - Pod groups: the PodGroups the cluster's pods name, and the
 //     CompositePodGroups above them, got from the scheduler's snapshot
 //     (where upstream's preemption reads them: its PodGroups() and
@@ -65,6 +67,7 @@ type follower struct {
 	nominator  *nominations
 	pdbs       policylisters.PodDisruptionBudgetLister
 	namespaces corelisters.NamespaceLister
+	volumes    volumeListers
 	snapshot   func() fwk.SharedLister
 
 	c  *preempt.Cluster
@@ -76,6 +79,7 @@ type follower struct {
 	gen   map[string]int64
 	pdbOf []*policyv1.PodDisruptionBudget // as listed, sorted
 	nsOf  []*v1.Namespace                 // as listed, sorted
+	volOf volumeObjects                   // as listed, sorted
 	// pods are the cluster's pods by UID; boundOn the UIDs bound to each
 	// node; nom the nominated ones.
 	pods    map[types.UID]*entry
@@ -121,6 +125,7 @@ func newFollower(impl preempt.Implementation, h fwk.Handle) *follower {
 		f.pdbs = inf.Policy().V1().PodDisruptionBudgets().Lister()
 		f.namespaces = inf.Core().V1().Namespaces().Lister()
 		pods = inf.Core().V1().Pods().Informer()
+		f.volumes = newVolumeListers(inf)
 	}
 	f.nominator = newNominations(h.NominatedPodsForNode, pods)
 	return f
@@ -156,8 +161,12 @@ func (f *follower) sync(out preemptors) (ev preempt.Evaluator, kind syncKind, er
 	if err != nil {
 		return nil, synced, err
 	}
-	if f.ev == nil || !f.sameObjects(infos, pdbs, nss) {
-		if err := f.build(infos, pdbs, nss, out); err != nil {
+	vol, err := f.volumes.listVolumes()
+	if err != nil {
+		return nil, synced, err
+	}
+	if f.ev == nil || !f.sameObjects(infos, pdbs, nss) || !vol.same(f.volOf) {
+		if err := f.build(infos, pdbs, nss, vol, out); err != nil {
 			return nil, built, err
 		}
 		return f.ev, built, nil
@@ -248,7 +257,7 @@ func (f *follower) sync(out preemptors) (ev preempt.Evaluator, kind syncKind, er
 	f.lastOut = out
 	if len(removed) == 0 && len(added) == 0 {
 		if f.groupsMoved() {
-			if err := f.build(infos, pdbs, nss, out); err != nil {
+			if err := f.build(infos, pdbs, nss, vol, out); err != nil {
 				return nil, built, err
 			}
 			return f.ev, built, nil
@@ -278,7 +287,7 @@ func (f *follower) sync(out preemptors) (ev preempt.Evaluator, kind syncKind, er
 	// The indexes now hold the new pods: a failure below leaves f.ev nil,
 	// and the next cycle builds everything again.
 	if f.groupsMoved() {
-		if err := f.build(infos, pdbs, nss, out); err != nil {
+		if err := f.build(infos, pdbs, nss, vol, out); err != nil {
 			return nil, built, err
 		}
 		return f.ev, built, nil
@@ -408,7 +417,7 @@ func (f *follower) forget(uid types.UID) {
 }
 
 // build makes the cluster and a new evaluator from scratch.
-func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBudget, nss []*v1.Namespace, out preemptors) error {
+func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBudget, nss []*v1.Namespace, vol volumeObjects, out preemptors) error {
 	f.ev, f.c = nil, nil
 	f.gen = make(map[string]int64, len(infos))
 	f.nodes = make([]nodeState, 0, len(infos))
@@ -416,7 +425,8 @@ func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBud
 	f.boundOn = make(map[string]map[types.UID]bool, len(infos))
 	f.nom = map[types.UID]*entry{}
 	f.groupPods = map[string]int{}
-	c := &preempt.Cluster{PDBs: pdbs, Namespaces: nss}
+	c := &preempt.Cluster{PDBs: pdbs, Namespaces: nss, PVCs: vol.pvcs, PVs: vol.pvs, StorageClasses: vol.classes,
+		CSINodes: vol.csiNodes, CSIDrivers: vol.csiDrivers, VolumeAttachments: vol.attachments, DeviceClasses: vol.deviceClasses}
 	for _, ni := range infos {
 		n := ni.Node()
 		c.Nodes = append(c.Nodes, n)
@@ -449,7 +459,7 @@ func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBud
 		f.remember(want[uid])
 		c.Pods = append(c.Pods, want[uid].obj)
 	}
-	f.pdbOf, f.nsOf = pdbs, nss
+	f.pdbOf, f.nsOf, f.volOf = pdbs, nss, vol
 	f.pgOf, f.cpgOf = f.listGroups()
 	c.PodGroups, c.CompositePodGroups = f.pgOf, f.cpgOf
 	if err := c.Validate(); err != nil {

@@ -229,11 +229,11 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 			return nil, nil, ReasonUnmodelled, u.Error()
 		}
 	}
-	// The follower holds nodes, pods, PDBs, namespaces and pod groups, not
-	// the scheduler's claims, volumes, classes, CSI nodes and drivers or
-	// attachments: a preemptor the volume filters look at falls back.
-	if u := preempt.VolumeGaps(pod); u != nil {
-		return nil, nil, ReasonUnmodelled, u.Error() + "; the plugin does not follow the scheduler's volume objects"
+	// The follower holds the volume objects and DeviceClasses, not the
+	// scheduler's DRA manager (its claims, slices, and allocations in
+	// flight): a preemptor with resource claims falls back.
+	if len(pod.Spec.ResourceClaims) > 0 {
+		return nil, nil, ReasonUnmodelled, fmt.Sprintf("pod %s has resource claims; the plugin does not follow the scheduler's DRA manager", preempt.Key(pod.Namespace, pod.Name))
 	}
 
 	// The filter codes, in the cluster's node order.
