@@ -206,6 +206,8 @@ func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult
 	res := preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{}}
 	s := ev.s
 	if f := d.preFilterFailed(); f != nil {
+		// The volume plugins come before DynamicResources.
+		res.PreFilterRejected = f.Code == preempt.UnschedulableAndUnresolvable
 		for n := range s.nodes {
 			res.NodeStatuses = append(res.NodeStatuses, preempt.NodeStatus{Node: s.nodes[n].Name, Code: f.Code, Reasons: f.Reasons})
 		}

@@ -400,7 +400,32 @@ type Decision struct {
 type FilterResult struct {
 	Feasible     []string
 	NodeStatuses []NodeStatus
+	// PreFilterRejected is set when the PreFilter plugins stopped with
+	// UnschedulableAndUnresolvable before DynamicResources' PreFilter ran
+	// (a plugin before it in the profile rejected the pod, or their
+	// PreFilterResults left no node): every node then has that status,
+	// and kube-scheduler's PostFilter chain ends at DynamicResources,
+	// which comes before DefaultPreemption and fails reading the state
+	// its PreFilter never wrote (PreFilterRejectionDecision).
+	PreFilterRejected bool `json:",omitempty"`
 }
+
+// PreFilterRejectionDecision is the cycle's answer when the filter phase
+// was PreFilterRejected and the profile runs DynamicResources (the
+// DynamicResourceAllocation gate, on by default): DynamicResources'
+// PostFilter returns its state read's error ("not found"), an Error that
+// ends RunPostFilterPlugins, so DefaultPreemption never runs and the
+// preemptor's nomination is left as it was (no PostFilterResult).
+func PreFilterRejectionDecision(cfg Config) (Decision, bool) {
+	if on, set := cfg.FeatureGates[DynamicResourceAllocationGate]; set && !on {
+		return Decision{}, false
+	}
+	return Decision{Status: Error, Message: "not found"}, true
+}
+
+// DynamicResourceAllocationGate puts DynamicResources in the default
+// profile, before DefaultPreemption (GA, on by default).
+const DynamicResourceAllocationGate = "DynamicResourceAllocation"
 
 // NodeOrder maps a cluster's node names to their positions in
 // Cluster.Nodes, to turn filter results into Request.Codes without a map

@@ -105,6 +105,21 @@ func (ev *evaluator) preFilter(pod *v1.Pod) *cycleState {
 	return cs
 }
 
+// rejectedBeforeDRA is whether PreFilter stopped with
+// UnschedulableAndUnresolvable at a plugin before DynamicResources
+// (preempt.FilterResult.PreFilterRejected).
+func (cs *cycleState) rejectedBeforeDRA() bool {
+	if cs.failed == nil || cs.failed.Code != preempt.UnschedulableAndUnresolvable {
+		return false
+	}
+	for _, pl := range defaultProfile[:cs.failedAt+1] {
+		if pl.Name() == "DynamicResources" {
+			return false
+		}
+	}
+	return true
+}
+
 // clone is CycleState.Clone: every state cloned.
 func (cs *cycleState) clone() *cycleState {
 	out := &cycleState{running: make([]runningPlugin, len(cs.running)), failed: cs.failed, failedAt: cs.failedAt}

@@ -131,6 +131,7 @@ func (ev *evaluator) nodeState(name string) *nodeState {
 func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult {
 	res := preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{}}
 	state := ev.preFilter(pod)
+	res.PreFilterRejected = state.rejectedBeforeDRA()
 	for _, n := range ev.nodes {
 		st := ev.filtersWithNominatedPods(pod, state, ev.nodeState(n.Name))
 		if st.IsSuccess() {

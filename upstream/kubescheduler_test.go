@@ -9,9 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/events"
+	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	pluginnames "k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 
 	"github.com/preemptbench/preemptbench/internal/schedulerconfig"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -99,6 +101,17 @@ func KubeSchedulerFilter(ctx context.Context, c *preempt.Cluster, pod *v1.Pod) (
 			continue
 		}
 		res.NodeStatuses = append(res.NodeStatuses, nodeStatus(name, st))
+	}
+	if status.Code() == fwk.UnschedulableAndUnresolvable {
+		// kube-scheduler's answer to a PreFilter rejection: its PostFilter
+		// chain, over every node with the PreFilter's status (findNodesThatFitPod's
+		// SetAbsentNodesStatus). It ends in DynamicResources' Error when a
+		// plugin before it stopped the PreFilters; otherwise DefaultPreemption
+		// runs (on the fake clientset, thrown away with this scheduler).
+		m := framework.NewDefaultNodeToStatus()
+		m.SetAbsentNodesStatus(status)
+		_, pst := fh.RunPostFilterPlugins(ctx, state, pod, m)
+		res.PreFilterRejected = pst.Code() == fwk.Error && pst.Plugin() == pluginnames.DynamicResources && pst.Message() == "not found"
 	}
 	return res, nil
 }

@@ -205,6 +205,12 @@ func (ev *evaluator) Filter(ctx context.Context, pod *v1.Pod) (res preempt.Filte
 	// in place: run it on a copy, as the caller's pod is read-only.
 	pod = pod.DeepCopy()
 	state, status := w.prefilter(ctx, pod)
+	if status.Code() == fwk.UnschedulableAndUnresolvable {
+		// DynamicResources' PostFilter fails when its PreFilter wrote no
+		// state: a plugin before it stopped the PreFilters.
+		_, err := state.Read(fwk.StateKey(names.DynamicResources))
+		res.PreFilterRejected = err != nil
+	}
 	for _, name := range w.nodes {
 		st := status
 		if st.IsSuccess() {

@@ -500,6 +500,16 @@ func decide(opts decideOptions, stderr io.Writer) (decideResult, error) {
 		fmt.Fprintf(stderr, "compare decide: note: %s; the others answer\n", r)
 	}
 	for _, o := range outcomes {
+		if o.Filter.PreFilterRejected && o.Decision.Status == preempt.Error {
+			reason := ""
+			if len(o.Filter.NodeStatuses) > 0 {
+				reason = " (" + strings.Join(o.Filter.NodeStatuses[0].Reasons, "; ") + ")"
+			}
+			fmt.Fprintf(stderr, "compare decide: note: a PreFilter plugin before DynamicResources rejected the pod on every node%s; kube-scheduler then runs DynamicResources' PostFilter first, which fails reading the state its PreFilter never wrote (%q), and DefaultPreemption never runs: nothing is preempted and the pod's nomination is left as it is\n", reason, o.Decision.Message)
+			break
+		}
+	}
+	for _, o := range outcomes {
 		for _, f := range unmatchedFaults(opts.faults, o.Decision.Actions) {
 			fmt.Fprintf(stderr, "compare decide: note: -fail %s matched no API call of %s's decision (%s); nothing failed\n", f, o.Implementation, callsOf(o.Decision.Actions))
 		}

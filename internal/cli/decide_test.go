@@ -616,3 +616,41 @@ func TestDecideRefusesGatedPod(t *testing.T) {
 		}
 	}
 }
+
+// A pod a PreFilter plugin before DynamicResources rejects on every node
+// (here VolumeBinding: its claim does not exist) gets kube-scheduler's
+// answer, not DefaultPreemption's: DynamicResources' PostFilter, first in
+// the chain, fails reading its state ("not found"), an Error that ends
+// the chain. Every implementation says so, nothing is preempted, and a
+// note says why. (upstream's TestVolumeCases checks the same against
+// kube-scheduler's own PostFilter chain.)
+func TestDecidePreFilterRejectionEndsAtDynamicResources(t *testing.T) {
+	pod, err := os.ReadFile("testdata/small/pod.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withClaim := strings.Replace(string(pod), "  priority: 10\n", "  priority: 10\n  volumes: [{name: d, persistentVolumeClaim: {claimName: missing}}]\n", 1)
+	path := filepath.Join(t.TempDir(), "claim.yaml")
+	if err := os.WriteFile(path, []byte(withClaim), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI(t, "decide", "-cluster", "testdata/small/cluster.yaml", "-pod", path, "-impl", "all", "-now", testNow)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got []DecisionJSON
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d decisions, want 3", len(got))
+	}
+	for _, d := range got {
+		if d.Status != preempt.Error || d.Message != "not found" || len(d.Victims) != 0 || d.NominatedNode != "" {
+			t.Errorf("%s: %s %q, victims %v, nominated %q; want Error \"not found\", nothing preempted", d.Implementation, d.Status, d.Message, d.Victims, d.NominatedNode)
+		}
+	}
+	if want := `a PreFilter plugin before DynamicResources rejected the pod on every node (persistentvolumeclaim "missing" not found)`; !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q, want it to hold %q", stderr, want)
+	}
+}

@@ -68,6 +68,12 @@ func DecideValid(ctx context.Context, impl preempt.Implementation, c *preempt.Cl
 		out.Decision = preempt.Decision{Status: preempt.Schedulable, Eligible: true}
 		return out, nil
 	}
+	if fr.PreFilterRejected {
+		if d, ok := preempt.PreFilterRejectionDecision(cfg); ok {
+			out.Decision = d
+			return out, nil
+		}
+	}
 	for _, st := range fr.NodeStatuses {
 		// kube-scheduler ends the scheduling cycle on a filter error
 		// (findNodesThatFitPod) and retries the pod: no preemption.
