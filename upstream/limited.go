@@ -16,8 +16,9 @@ var _ preempt.Limited = Impl{}
 // DynamicResources looks at (preempt.ClaimGaps) is answered where this
 // release's adapter feeds its DRA manager the cluster's resource.k8s.io
 // objects (feedsDRA), except when DynamicResources' own PostFilter, which
-// kube-scheduler runs after DefaultPreemption fails, could act on the pod
-// (draPostFilterGap): that is refused rather than answered.
+// kube-scheduler runs before DefaultPreemption (v1.37.2's default
+// profile), could act on the pod (draPostFilterGap): that is refused
+// rather than answered.
 func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
 	if u := missingDriversGap(c, pod); u != nil {
 		return u
@@ -44,7 +45,7 @@ func draPostFilterGap(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
 	who := "pod " + preempt.Key(pod.Namespace, pod.Name)
 	if pod.Status.ExtendedResourceClaimStatus != nil {
 		return &preempt.Unmodelled{Feature: "dynamic resource allocation", Object: who,
-			Detail: "has a claim for its extended resources (status.extendedResourceClaimStatus), which DynamicResources' own PostFilter deletes after DefaultPreemption fails"}
+			Detail: "has a claim for its extended resources (status.extendedResourceClaimStatus), which DynamicResources' own PostFilter, run before DefaultPreemption, deletes"}
 	}
 	claims := map[string]*resourcev1.ResourceClaim{}
 	for _, rc := range c.ResourceClaims {
@@ -73,7 +74,7 @@ func draPostFilterGap(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
 		}
 		if r := rc.Status.ReservedFor; len(r) == 0 || (len(r) == 1 && r[0].UID == pod.UID) {
 			return &preempt.Unmodelled{Feature: "dynamic resource allocation", Object: who,
-				Detail: fmt.Sprintf("has ResourceClaim %s allocated and reserved for no other pod, which DynamicResources' own PostFilter deallocates after DefaultPreemption fails", name)}
+				Detail: fmt.Sprintf("has ResourceClaim %s allocated and reserved for no other pod, which DynamicResources' own PostFilter, run before DefaultPreemption, deallocates", name)}
 		}
 	}
 	return nil
