@@ -269,13 +269,25 @@ func cycleSpans(fset *token.FileSet, fn *ast.FuncDecl) []leftOut {
 	add := func(from, to token.Pos, why string) {
 		out = append(out, leftOut{span{fset.Position(from), fset.Position(to)}, why})
 	}
+	// Locals holding a gate: x := utilfeature.DefaultFeatureGate.Enabled(features.G).
+	gates := map[string]string{}
+	ast.Inspect(fn.Body, func(n ast.Node) bool {
+		if a, ok := n.(*ast.AssignStmt); ok && len(a.Lhs) == 1 && len(a.Rhs) == 1 {
+			if id, ok := a.Lhs[0].(*ast.Ident); ok {
+				if g, ok := gateOf(a.Rhs[0], nil); ok {
+					gates[id.Name] = g
+				}
+			}
+		}
+		return true
+	})
 	ast.Inspect(fn.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.IfStmt:
-			if why := thenNeeds(n.Cond); why != "" {
+			if why := thenNeeds(n.Cond, gates); why != "" {
 				add(n.Body.Pos(), n.Body.End(), why)
 			}
-			if why := elseNeeds(n.Cond); why != "" && n.Else != nil {
+			if why := elseNeeds(n.Cond, gates); why != "" && n.Else != nil {
 				add(n.Else.Pos(), n.Else.End(), why)
 			}
 		case *ast.BlockStmt:
@@ -286,7 +298,7 @@ func cycleSpans(fset *token.FileSet, fn *ast.FuncDecl) []leftOut {
 				if !ok || ifs.Else != nil || !endsInReturn(ifs.Body) || i+1 == len(n.List) {
 					continue
 				}
-				if why := elseNeeds(ifs.Cond); why != "" {
+				if why := elseNeeds(ifs.Cond, gates); why != "" {
 					add(n.List[i+1].Pos(), n.End(), why)
 					break
 				}
@@ -308,9 +320,10 @@ func conjuncts(e ast.Expr) []ast.Expr {
 
 // thenNeeds says why the body of `if cond` is left out, or "": a
 // conjunct of cond needs pod-group code or a gate away from its default.
-func thenNeeds(cond ast.Expr) string {
+// gates are the function's locals that hold a gate, by name.
+func thenNeeds(cond ast.Expr, gates map[string]string) string {
 	for _, c := range conjuncts(cond) {
-		if why := conjunctNeeds(c, true); why != "" {
+		if why := conjunctNeeds(c, true, gates); why != "" {
 			return why
 		}
 	}
@@ -320,27 +333,27 @@ func thenNeeds(cond ast.Expr) string {
 // elseNeeds says why the code that runs when cond is false is left out,
 // or "": cond is one conjunct whose falsity needs pod-group code or a
 // gate away from its default.
-func elseNeeds(cond ast.Expr) string {
+func elseNeeds(cond ast.Expr, gates map[string]string) string {
 	if cs := conjuncts(cond); len(cs) == 1 {
-		return conjunctNeeds(cs[0], false)
+		return conjunctNeeds(cs[0], false, gates)
 	}
 	return ""
 }
 
 // conjunctNeeds says what c having the value holds needs that the walk
 // leaves out: "pod-group code", "gate G away from its default" or "".
-func conjunctNeeds(c ast.Expr, holds bool) string {
+func conjunctNeeds(c ast.Expr, holds bool, gates map[string]string) string {
 	c = ast.Unparen(c)
 	if u, ok := c.(*ast.UnaryExpr); ok && u.Op == token.NOT {
-		return conjunctNeeds(u.X, !holds)
+		return conjunctNeeds(u.X, !holds, gates)
 	}
 	if b, ok := c.(*ast.BinaryExpr); ok && b.Op == token.EQL && isNil(b.Y) {
-		return conjunctNeeds(b.X, !holds) // x == nil: x's absence
+		return conjunctNeeds(b.X, !holds, gates) // x == nil: x's absence
 	}
 	if b, ok := c.(*ast.BinaryExpr); ok && b.Op == token.NEQ && isNil(b.Y) {
 		c = b.X
 	}
-	if gate, ok := gateOf(c); ok {
+	if gate, ok := gateOf(c, gates); ok {
 		spec, known := utilfeature.DefaultMutableFeatureGate.GetAll()[featuregate.Feature(gate)]
 		switch {
 		case podGroupGates["Enable"+gate] && holds:
@@ -362,9 +375,13 @@ func isNil(e ast.Expr) bool {
 }
 
 // gateOf returns the feature gate e reads: X.Enable<G> (feature.Features),
-// X.enable<G> (a plugin's copy), features.G, or Enabled(features.G).
-func gateOf(e ast.Expr) (string, bool) {
+// X.enable<G> (a plugin's copy), features.G, Enabled(features.G), or a
+// local of gates.
+func gateOf(e ast.Expr, gates map[string]string) (string, bool) {
 	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		g, ok := gates[e.Name]
+		return g, ok
 	case *ast.SelectorExpr:
 		for _, prefix := range []string{"Enable", "enable"} {
 			if g, ok := strings.CutPrefix(e.Sel.Name, prefix); ok && g != "" && ast.IsExported(g) {
@@ -376,7 +393,7 @@ func gateOf(e ast.Expr) (string, bool) {
 		}
 	case *ast.CallExpr:
 		if sel, ok := e.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Enabled" && len(e.Args) == 1 {
-			return gateOf(e.Args[0])
+			return gateOf(e.Args[0], nil)
 		}
 	}
 	return "", false

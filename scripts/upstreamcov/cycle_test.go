@@ -84,12 +84,15 @@ func TestConditionNeeds(t *testing.T) {
 		// Two conjuncts: else runs when either is false, which needs nothing.
 		{"claim.Status.Allocation != nil && pl.fts.EnableDRADeviceBindingConditions", "", ""},
 		{"pl.fts.EnableNoSuchGate", "", ""},
+		// A local holding a gate (GatherAllocatedState's).
+		{"!enabledConsumableCapacity", "gate DRAConsumableCapacity=false (default true)", ""},
 	} {
 		e, err := parser.ParseExpr(tc.cond)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if then, els := thenNeeds(e), elseNeeds(e); then != tc.then || els != tc.els {
+		gates := map[string]string{"enabledConsumableCapacity": "DRAConsumableCapacity"}
+		if then, els := thenNeeds(e, gates), elseNeeds(e, gates); then != tc.then || els != tc.els {
 			t.Errorf("%s: then %q, else %q; want %q, %q", tc.cond, then, els, tc.then, tc.els)
 		}
 	}
