@@ -194,6 +194,14 @@ var draCases = []draCase{
 		c := draCluster(true)
 		return c, claimPod(c, false)
 	}, preempt.Unschedulable},
+	// The claim status names no claim: none was needed (resourceclaim.Name).
+	{"claim from a template that needs none", func() (*preempt.Cluster, *v1.Pod) {
+		c := draCluster(false)
+		p := claimPod(c, true)
+		p.Status.ResourceClaimStatuses[0].ResourceClaimName = nil
+		c.ResourceClaims = c.ResourceClaims[:len(c.ResourceClaims)-1]
+		return c, p
+	}, preempt.Success},
 	{"extended resource a DeviceClass backs, GPUs free, cpu taken", func() (*preempt.Cluster, *v1.Pod) {
 		return draCluster(false), extendedPod()
 	}, preempt.Success},
@@ -216,6 +224,15 @@ var draCases = []draCase{
 	{"extended resource asked by an init container and by the container", func() (*preempt.Cluster, *v1.Pod) {
 		p := extendedPod()
 		p.Spec.InitContainers = []v1.Container{{Name: "init", Resources: p.Spec.Containers[0].Resources}}
+		return draCluster(false), p
+	}, preempt.Success},
+	// Two init containers ask one GPU each, one after the other: the
+	// claim asks for the larger of their requests, one GPU.
+	{"extended resource asked by two init containers only", func() (*preempt.Cluster, *v1.Pod) {
+		p := extendedPod()
+		gpu := p.Spec.Containers[0].Resources
+		p.Spec.InitContainers = []v1.Container{{Name: "init-1", Resources: gpu}, {Name: "init-2", Resources: gpu}}
+		p.Spec.Containers[0].Resources = v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("2")}}
 		return draCluster(false), p
 	}, preempt.Success},
 	// n2 advertises example.com/gpu itself (a device plugin): there
@@ -269,6 +286,10 @@ var draCases = []draCase{
 		c := draCluster(false)
 		return c, claimPodWith(c, waitingForBinding(allocatedOn(gpuClaim("shared-gpu", nil), "n1", c.Pods[0]), time.Now().Add(-time.Hour)))
 	}, preempt.Unschedulable},
+	{"shared claim on n1 waiting for its binding conditions within the timeout", func() (*preempt.Cluster, *v1.Pod) {
+		c := draCluster(false)
+		return c, claimPodWith(c, waitingForBinding(allocatedOn(gpuClaim("shared-gpu", nil), "n1", c.Pods[0]), time.Now()))
+	}, preempt.Success},
 	{"shared claim on n1 whose binding failed", func() (*preempt.Cluster, *v1.Pod) {
 		c := draCluster(false)
 		return c, claimPodWith(c, waitingForBinding(allocatedOn(gpuClaim("shared-gpu", nil), "n1", c.Pods[0]), time.Now(), "Failed"))
@@ -365,6 +386,11 @@ func TestDRAPostFilterAsKubeScheduler(t *testing.T) {
 		status:  "deletion of ResourceClaim completed",
 		writes:  []string{"update default/high-extended-resources-1", "delete default/high-extended-resources-1"},
 	}, {
+		name: "no claim, more cpu than a node has",
+		make: func(c *preempt.Cluster) *v1.Pod {
+			return never(pod("high", "", 10, "5", "1Gi").Obj())
+		},
+	}, {
 		name: "its claim allocated on n1 and shared with n1's pod",
 		make: func(c *preempt.Cluster) *v1.Pod {
 			return never(claimPodWith(c, allocatedOn(gpuClaim("shared-gpu", nil), "n1", c.Pods[0])))
@@ -436,10 +462,41 @@ func TestDRAPreEnqueueAsKubeScheduler(t *testing.T) {
 		waits:   `could not find ResourceClaim "default/high-gpu"`, // the assume cache's
 
 	}, {
+		name: "claim by name, being deleted",
+		make: func() (*preempt.Cluster, *v1.Pod) {
+			c := draCluster(false)
+			p := claimPod(c, false)
+			c.ResourceClaims[len(c.ResourceClaims)-1].DeletionTimestamp = &metav1.Time{Time: volumeNow}
+			return c, p
+		},
+		refusal: "ResourceClaim high-gpu is being deleted",
+		waits:   `resourceclaim "high-gpu" is being deleted`, // foreachPodResourceClaim's
+	}, {
+		name: "claim from a template, the claim status names another pod's",
+		make: func() (*preempt.Cluster, *v1.Pod) {
+			c := draCluster(false)
+			p := claimPod(c, true)
+			c.ResourceClaims[len(c.ResourceClaims)-1].OwnerReferences[0].UID = "uid-other"
+			return c, p
+		},
+		refusal: "is not controlled by the pod",
+		waits:   "ResourceClaim default/high-gpu was not created for Pod default/high (Pod is not owner)", // resourceclaim.IsForPod's
+	}, {
 		name: "claim from a template, made",
 		make: func() (*preempt.Cluster, *v1.Pod) {
 			c := draCluster(false)
 			return c, claimPod(c, true)
+		},
+	}, {
+		// resourceclaim.Name: the claim status names no claim, none was
+		// needed; the pod's cycle runs without it.
+		name: "claim from a template, none needed",
+		make: func() (*preempt.Cluster, *v1.Pod) {
+			c := draCluster(false)
+			p := claimPod(c, true)
+			p.Status.ResourceClaimStatuses[0].ResourceClaimName = nil
+			c.ResourceClaims = c.ResourceClaims[:len(c.ResourceClaims)-1]
+			return c, p
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
