@@ -2,8 +2,10 @@ package upstream_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -11,6 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/google/go-cmp/cmp"
+	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -78,6 +83,67 @@ func gpuClaim(name string, owner *v1.Pod) *resourcev1.ResourceClaim {
 	return rc
 }
 
+// exactly is a request named name for count devices of class.
+func exactly(name, class string, count int64) resourcev1.DeviceRequest {
+	return resourcev1.DeviceRequest{Name: name, Exactly: &resourcev1.ExactDeviceRequest{
+		DeviceClassName: class, AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: count,
+	}}
+}
+
+// withRequests sets rc's requests.
+func withRequests(rc *resourcev1.ResourceClaim, reqs ...resourcev1.DeviceRequest) *resourcev1.ResourceClaim {
+	rc.Spec.Devices.Requests = reqs
+	return rc
+}
+
+// allocatedOn makes rc allocated as the allocator does: node's gpu-0 for
+// its request gpu, the allocation pinned to node by a node selector;
+// reserved for the pod holder when set.
+func allocatedOn(rc *resourcev1.ResourceClaim, node string, holder *v1.Pod) *resourcev1.ResourceClaim {
+	rc.Status.Allocation = &resourcev1.AllocationResult{
+		Devices: resourcev1.DeviceAllocationResult{Results: []resourcev1.DeviceRequestAllocationResult{
+			{Request: "gpu", Driver: gpuDriver, Pool: node, Device: "gpu-0"},
+		}},
+		NodeSelector: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchFields: []v1.NodeSelectorRequirement{
+			{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{node}},
+		}}}},
+	}
+	if holder != nil {
+		rc.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: holder.Name, UID: holder.UID}}
+		holder.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr.To(rc.Name)}}
+	}
+	return rc
+}
+
+// waitingForBinding gives the allocated rc's device the binding
+// condition "Attached" and the binding failure condition "Failed", at the
+// time at; the device's status has the conditions set to true.
+func waitingForBinding(rc *resourcev1.ResourceClaim, at time.Time, conditions ...string) *resourcev1.ResourceClaim {
+	res := &rc.Status.Allocation.Devices.Results[0]
+	res.BindingConditions = []string{"Attached"}
+	res.BindingFailureConditions = []string{"Failed"}
+	rc.Status.Allocation.AllocationTimestamp = &metav1.Time{Time: at}
+	st := resourcev1.AllocatedDeviceStatus{Driver: res.Driver, Pool: res.Pool, Device: res.Device, Conditions: []metav1.Condition{}}
+	for _, c := range conditions {
+		st.Conditions = append(st.Conditions, metav1.Condition{Type: c, Status: metav1.ConditionTrue, Reason: "Test", LastTransitionTime: metav1.Time{Time: at}})
+	}
+	rc.Status.Devices = []resourcev1.AllocatedDeviceStatus{st}
+	return rc
+}
+
+// claimPodWith is the preemptor of claimPod asking for the claim rc, by
+// name, which it adds to c unless c has it.
+func claimPodWith(c *preempt.Cluster, rc *resourcev1.ResourceClaim) *v1.Pod {
+	p := pod("high", "", 10, "2", "1Gi").Resources(v1.ResourceRequirements{
+		Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("2")}, Claims: []v1.ResourceClaim{{Name: "gpu"}},
+	}).Obj()
+	p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr.To(rc.Name)}}
+	if !slices.Contains(c.ResourceClaims, rc) {
+		c.ResourceClaims = append(c.ResourceClaims, rc)
+	}
+	return p
+}
+
 // claimPod is the preemptor: priority 10, 2 cpu, and one GPU through the
 // claim high-gpu (by name, or made from a template when fromTemplate).
 func claimPod(c *preempt.Cluster, fromTemplate bool) *v1.Pod {
@@ -99,11 +165,12 @@ func claimPod(c *preempt.Cluster, fromTemplate bool) *v1.Pod {
 	return p
 }
 
-// extendedPod is the preemptor asking 2 cpu and example.com/gpu: 1, which
-// no node advertises and DeviceClass gpu backs.
+// extendedPod is the preemptor asking 2 cpu and, in its container,
+// example.com/gpu: 1, which no node advertises and DeviceClass gpu backs.
 func extendedPod() *v1.Pod {
-	rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse("2"), "example.com/gpu": resource.MustParse("1")}
-	return pod("high", "", 10, "2", "1Gi").Resources(v1.ResourceRequirements{Requests: rl, Limits: v1.ResourceList{"example.com/gpu": resource.MustParse("1")}}).Obj()
+	p := pod("high", "", 10, "2", "1Gi").Request("example.com/gpu", "1").Obj()
+	p.Spec.Containers[0].Resources.Limits = v1.ResourceList{"example.com/gpu": resource.MustParse("1")}
+	return p
 }
 
 type draCase struct {
@@ -127,15 +194,109 @@ var draCases = []draCase{
 		c := draCluster(true)
 		return c, claimPod(c, false)
 	}, preempt.Unschedulable},
+	// The claim status names no claim: none was needed (resourceclaim.Name).
+	{"claim from a template that needs none", func() (*preempt.Cluster, *v1.Pod) {
+		c := draCluster(false)
+		p := claimPod(c, true)
+		p.Status.ResourceClaimStatuses[0].ResourceClaimName = nil
+		c.ResourceClaims = c.ResourceClaims[:len(c.ResourceClaims)-1]
+		return c, p
+	}, preempt.Success},
 	{"extended resource a DeviceClass backs, GPUs free, cpu taken", func() (*preempt.Cluster, *v1.Pod) {
 		return draCluster(false), extendedPod()
 	}, preempt.Success},
-	// kube-scheduler v1.37.2 (scheduler.New, informers synced) finds n1 and
-	// n2 feasible once their low pod is gone, the GPU its claim holds
-	// notwithstanding: the devices of the claim it makes for an extended
-	// resource are not checked against the other claims' here.
+	// The claim DynamicResources makes for the extended resource is
+	// allocated from the devices no claim holds: preempting the pods does
+	// not free theirs.
 	{"extended resource a DeviceClass backs, every GPU held by a lower-priority pod's claim", func() (*preempt.Cluster, *v1.Pod) {
 		return draCluster(true), extendedPod()
+	}, preempt.Unschedulable},
+	{"extended resource named by the DeviceClass's implicit name", func() (*preempt.Cluster, *v1.Pod) {
+		p := extendedPod()
+		implicit := v1.ResourceName(resourcev1.ResourceDeviceClassPrefix + "gpu")
+		p.Spec.Containers[0].Resources = v1.ResourceRequirements{
+			Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("2"), implicit: resource.MustParse("1")},
+			Limits:   v1.ResourceList{implicit: resource.MustParse("1")},
+		}
+		return draCluster(false), p
+	}, preempt.Success},
+	// The init container's device is reused by the container: one GPU.
+	{"extended resource asked by an init container and by the container", func() (*preempt.Cluster, *v1.Pod) {
+		p := extendedPod()
+		p.Spec.InitContainers = []v1.Container{{Name: "init", Resources: p.Spec.Containers[0].Resources}}
+		return draCluster(false), p
+	}, preempt.Success},
+	// Two init containers ask one GPU each, one after the other: the
+	// claim asks for the larger of their requests, one GPU.
+	{"extended resource asked by two init containers only", func() (*preempt.Cluster, *v1.Pod) {
+		p := extendedPod()
+		gpu := p.Spec.Containers[0].Resources
+		p.Spec.InitContainers = []v1.Container{{Name: "init-1", Resources: gpu}, {Name: "init-2", Resources: gpu}}
+		p.Spec.Containers[0].Resources = v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("2")}}
+		return draCluster(false), p
+	}, preempt.Success},
+	// n2 advertises example.com/gpu itself (a device plugin): there
+	// NodeResourcesFit counts it, on n1 DynamicResources allocates it.
+	{"extended resource a device plugin advertises on n2 and a DeviceClass backs on n1", func() (*preempt.Cluster, *v1.Pod) {
+		c := draCluster(false)
+		c.Nodes[1].Status.Allocatable["example.com/gpu"] = resource.MustParse("1")
+		c.Nodes[1].Status.Capacity = c.Nodes[1].Status.Allocatable.DeepCopy()
+		return c, extendedPod()
+	}, preempt.Success},
+	{"claim for two GPUs, one on each node", func() (*preempt.Cluster, *v1.Pod) {
+		c := draCluster(false)
+		return c, claimPodWith(c, withRequests(gpuClaim("high-gpu", nil), exactly("gpu", "gpu", 2)))
+	}, preempt.Unschedulable},
+	{"claim for every GPU of a node", func() (*preempt.Cluster, *v1.Pod) {
+		c := draCluster(false)
+		return c, claimPodWith(c, withRequests(gpuClaim("high-gpu", nil), resourcev1.DeviceRequest{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{
+			DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeAll}}))
+	}, preempt.Success},
+	{"claim of a DeviceClass that does not exist", func() (*preempt.Cluster, *v1.Pod) {
+		c := draCluster(false)
+		return c, claimPodWith(c, withRequests(gpuClaim("high-gpu", nil), exactly("gpu", "tpu", 1)))
+	}, preempt.Unschedulable},
+	{"prioritized list: two GPUs, else one", func() (*preempt.Cluster, *v1.Pod) {
+		c := draCluster(false)
+		return c, claimPodWith(c, withRequests(gpuClaim("high-gpu", nil), resourcev1.DeviceRequest{Name: "gpu", FirstAvailable: []resourcev1.DeviceSubRequest{
+			{Name: "two", DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 2},
+			{Name: "one", DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1},
+		}}))
+	}, preempt.Success},
+	{"prioritized list whose second alternative's DeviceClass does not exist", func() (*preempt.Cluster, *v1.Pod) {
+		c := draCluster(false)
+		return c, claimPodWith(c, withRequests(gpuClaim("high-gpu", nil), resourcev1.DeviceRequest{Name: "gpu", FirstAvailable: []resourcev1.DeviceSubRequest{
+			{Name: "one", DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1},
+			{Name: "tpu", DeviceClassName: "tpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1},
+		}}))
+	}, preempt.Unschedulable},
+	// The claim is n2's GPU, shared with n2's low pod: n1 cannot have it,
+	// and on n2 preempting the low pod frees the cpu (the claim stays
+	// allocated, reserved for the victim until the claim controller
+	// notices).
+	{"claim allocated on n2 and shared with n2's lower-priority pod", func() (*preempt.Cluster, *v1.Pod) {
+		c := draCluster(false)
+		return c, claimPodWith(c, allocatedOn(gpuClaim("shared-gpu", nil), "n2", c.Pods[1]))
+	}, preempt.Success},
+	// Binding conditions: a claim allocated to a device whose binding
+	// conditions are not met is unavailable once the binding timeout
+	// (10 minutes) has passed since the allocation, and at once when a
+	// binding failure condition is true; met, it is available.
+	{"shared claim on n1 waiting for its binding conditions past the timeout", func() (*preempt.Cluster, *v1.Pod) {
+		c := draCluster(false)
+		return c, claimPodWith(c, waitingForBinding(allocatedOn(gpuClaim("shared-gpu", nil), "n1", c.Pods[0]), time.Now().Add(-time.Hour)))
+	}, preempt.Unschedulable},
+	{"shared claim on n1 waiting for its binding conditions within the timeout", func() (*preempt.Cluster, *v1.Pod) {
+		c := draCluster(false)
+		return c, claimPodWith(c, waitingForBinding(allocatedOn(gpuClaim("shared-gpu", nil), "n1", c.Pods[0]), time.Now()))
+	}, preempt.Success},
+	{"shared claim on n1 whose binding failed", func() (*preempt.Cluster, *v1.Pod) {
+		c := draCluster(false)
+		return c, claimPodWith(c, waitingForBinding(allocatedOn(gpuClaim("shared-gpu", nil), "n1", c.Pods[0]), time.Now(), "Failed"))
+	}, preempt.Unschedulable},
+	{"shared claim on n1 whose binding conditions are met", func() (*preempt.Cluster, *v1.Pod) {
+		c := draCluster(false)
+		return c, claimPodWith(c, waitingForBinding(allocatedOn(gpuClaim("shared-gpu", nil), "n1", c.Pods[0]), time.Now().Add(-time.Hour), "Attached"))
 	}, preempt.Success},
 }
 
@@ -182,35 +343,181 @@ func TestDRADeterministic(t *testing.T) {
 	}
 }
 
-// A pod whose claim is allocated and reserved for no other pod is one
-// DynamicResources' own PostFilter could deallocate after DefaultPreemption
-// fails, which the adapter does not run: refused.
-func TestDRAPostFilterRefused(t *testing.T) {
-	c := draCluster(false)
-	p := claimPod(c, false)
-	c.ResourceClaims[len(c.ResourceClaims)-1].Status.Allocation = &resourcev1.AllocationResult{Devices: resourcev1.DeviceAllocationResult{
-		Results: []resourcev1.DeviceRequestAllocationResult{{Request: "gpu", Driver: gpuDriver, Pool: "n1", Device: "gpu-0"}},
-	}}
-	u := (upstream.Impl{}).Unmodelled(c, p)
-	if u == nil || u.Detail != "has ResourceClaim high-gpu allocated and reserved for no other pod, which DynamicResources' own PostFilter deallocates after DefaultPreemption fails" {
-		t.Errorf("Unmodelled = %v, want the claim refused", u)
+// The pods the adapter refuses because DynamicResources' own PostFilter
+// could act on them (Unmodelled) are pods it does act on in
+// kube-scheduler's cycle; on a pod the adapter answers, it does nothing.
+// kube-scheduler runs it before DefaultPreemption, whatever that would
+// do; here the preemptors may not preempt (PreemptionPolicy Never), so
+// DefaultPreemption writes nothing. n2 has no pod, so DynamicResources'
+// Filter runs there.
+func TestDRAPostFilterAsKubeScheduler(t *testing.T) {
+	never := func(p *v1.Pod) *v1.Pod {
+		p.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever)
+		return p
+	}
+	for _, tc := range []struct {
+		name    string
+		make    func(c *preempt.Cluster) *v1.Pod
+		refusal string // Unmodelled's detail, "" for none
+		status  string // DynamicResources' PostFilter's message, "" for none
+		writes  []string
+	}{{
+		name: "its claim allocated on n1 and reserved for no pod",
+		make: func(c *preempt.Cluster) *v1.Pod {
+			return never(claimPodWith(c, allocatedOn(gpuClaim("high-gpu", nil), "n1", nil)))
+		},
+		refusal: "has ResourceClaim high-gpu allocated and reserved for no other pod, which DynamicResources' own PostFilter, run before DefaultPreemption, deallocates",
+		status:  "deallocation of ResourceClaim completed",
+		writes:  []string{"update/status default/high-gpu"},
+	}, {
+		name: "the claim made for its extended resource in an earlier cycle",
+		make: func(c *preempt.Cluster) *v1.Pod {
+			p := never(extendedPod())
+			rc := withRequests(gpuClaim("high-extended-resources-1", p), exactly("container-0-request-0", "gpu", 1))
+			rc.Annotations = map[string]string{resourcev1.ExtendedResourceClaimAnnotation: "true"}
+			rc.Finalizers = []string{resourcev1.Finalizer}
+			c.ResourceClaims = append(c.ResourceClaims, rc)
+			p.Status.ExtendedResourceClaimStatus = &v1.PodExtendedResourceClaimStatus{ResourceClaimName: rc.Name, RequestMappings: []v1.ContainerExtendedResourceRequest{
+				{ContainerName: "c", ResourceName: "example.com/gpu", RequestName: "container-0-request-0"},
+			}}
+			return p
+		},
+		refusal: "has a claim for its extended resources (status.extendedResourceClaimStatus), which DynamicResources' own PostFilter, run before DefaultPreemption, deletes",
+		status:  "deletion of ResourceClaim completed",
+		writes:  []string{"update default/high-extended-resources-1", "delete default/high-extended-resources-1"},
+	}, {
+		name: "no claim, more cpu than a node has",
+		make: func(c *preempt.Cluster) *v1.Pod {
+			return never(pod("high", "", 10, "5", "1Gi").Obj())
+		},
+	}, {
+		name: "its claim allocated on n1 and shared with n1's pod",
+		make: func(c *preempt.Cluster) *v1.Pod {
+			return never(claimPodWith(c, allocatedOn(gpuClaim("shared-gpu", nil), "n1", c.Pods[0])))
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := draCluster(false)
+			c.Pods = c.Pods[:1]
+			p := tc.make(c)
+			u := (upstream.Impl{}).Unmodelled(c, p)
+			if got := ""; u != nil {
+				got = u.Detail
+				if got != tc.refusal {
+					t.Errorf("Unmodelled: %q, want %q", got, tc.refusal)
+				}
+			} else if tc.refusal != "" {
+				t.Errorf("Unmodelled: nil, want %q", tc.refusal)
+			}
+			st, writes, err := upstream.KubeSchedulerPostFilter(t.Context(), c, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The plugins' reasons in their order: DynamicResources',
+			// then DefaultPreemption's (default_preemption.go).
+			want := []string{"preemption: not eligible due to preemptionPolicy=Never."}
+			if tc.status != "" {
+				want = append([]string{tc.status}, want...)
+			}
+			if st.Code() != fwk.Unschedulable || !slices.Equal(st.Reasons(), want) {
+				t.Errorf("kube-scheduler's PostFilter: %v %q, want Unschedulable %q", st.Code(), st.Reasons(), want)
+			}
+			if diff := cmp.Diff(tc.writes, writes); diff != "" {
+				t.Errorf("kube-scheduler's writes to ResourceClaims (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
 // A pod whose claim does not exist yet (its template's claim not made, or
 // a claim by name missing) waits in DynamicResources' PreEnqueue: no
-// scheduling cycle runs for it, so nothing is decided.
-func TestDRAPreEnqueueRefused(t *testing.T) {
-	c := draCluster(false)
-	p := claimPod(c, true)
-	p.Status.ResourceClaimStatuses = nil
-	if u := (upstream.Impl{}).Unmodelled(c, p); u == nil || !strings.Contains(u.Detail, "DynamicResources' PreEnqueue keeps the pod out of the scheduling queue") {
-		t.Errorf("template claim not made: Unmodelled = %v, want a refusal", u)
-	}
-	c = draCluster(false)
-	p = claimPod(c, false)
-	c.ResourceClaims = c.ResourceClaims[:len(c.ResourceClaims)-1]
-	if u := (upstream.Impl{}).Unmodelled(c, p); u == nil || !strings.Contains(u.Detail, "the cluster holds no ResourceClaim high-gpu") {
-		t.Errorf("claim missing: Unmodelled = %v, want a refusal", u)
+// scheduling cycle runs for it, so nothing is decided. The adapter refuses
+// exactly the pods kube-scheduler's PreEnqueue keeps out of its queue.
+func TestDRAPreEnqueueAsKubeScheduler(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		make    func() (*preempt.Cluster, *v1.Pod)
+		refusal string // in Unmodelled's detail, "" for none
+		waits   string // kube-scheduler's PreEnqueue's message, "" for none
+	}{{
+		name: "claim from a template, not made yet",
+		make: func() (*preempt.Cluster, *v1.Pod) {
+			c := draCluster(false)
+			p := claimPod(c, true)
+			p.Status.ResourceClaimStatuses = nil
+			return c, p
+		},
+		refusal: "DynamicResources' PreEnqueue keeps the pod out of the scheduling queue",
+		waits:   `pod "default/high": ResourceClaim not created yet`, // resourceclaim.Name's
+
+	}, {
+		name: "claim by name, missing",
+		make: func() (*preempt.Cluster, *v1.Pod) {
+			c := draCluster(false)
+			p := claimPod(c, false)
+			c.ResourceClaims = c.ResourceClaims[:len(c.ResourceClaims)-1]
+			return c, p
+		},
+		refusal: "the cluster holds no ResourceClaim high-gpu",
+		waits:   `could not find ResourceClaim "default/high-gpu"`, // the assume cache's
+
+	}, {
+		name: "claim by name, being deleted",
+		make: func() (*preempt.Cluster, *v1.Pod) {
+			c := draCluster(false)
+			p := claimPod(c, false)
+			c.ResourceClaims[len(c.ResourceClaims)-1].DeletionTimestamp = &metav1.Time{Time: volumeNow}
+			return c, p
+		},
+		refusal: "ResourceClaim high-gpu is being deleted",
+		waits:   `resourceclaim "high-gpu" is being deleted`, // foreachPodResourceClaim's
+	}, {
+		name: "claim from a template, the claim status names another pod's",
+		make: func() (*preempt.Cluster, *v1.Pod) {
+			c := draCluster(false)
+			p := claimPod(c, true)
+			c.ResourceClaims[len(c.ResourceClaims)-1].OwnerReferences[0].UID = "uid-other"
+			return c, p
+		},
+		refusal: "is not controlled by the pod",
+		waits:   "ResourceClaim default/high-gpu was not created for Pod default/high (Pod is not owner)", // resourceclaim.IsForPod's
+	}, {
+		name: "claim from a template, made",
+		make: func() (*preempt.Cluster, *v1.Pod) {
+			c := draCluster(false)
+			return c, claimPod(c, true)
+		},
+	}, {
+		// resourceclaim.Name: the claim status names no claim, none was
+		// needed; the pod's cycle runs without it.
+		name: "claim from a template, none needed",
+		make: func() (*preempt.Cluster, *v1.Pod) {
+			c := draCluster(false)
+			p := claimPod(c, true)
+			p.Status.ResourceClaimStatuses[0].ResourceClaimName = nil
+			c.ResourceClaims = c.ResourceClaims[:len(c.ResourceClaims)-1]
+			return c, p
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, p := tc.make()
+			u := (upstream.Impl{}).Unmodelled(c, p)
+			switch {
+			case tc.refusal == "" && u != nil:
+				t.Errorf("Unmodelled = %v, want nil", u)
+			case tc.refusal != "" && (u == nil || !strings.Contains(u.Detail, tc.refusal)):
+				t.Errorf("Unmodelled = %v, want a refusal with %q", u, tc.refusal)
+			}
+			st, err := upstream.KubeSchedulerPreEnqueue(t.Context(), c, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tc.waits == "" && st != nil:
+				t.Errorf("kube-scheduler's PreEnqueue: %v, want the pod admitted", st)
+			case tc.waits != "" && (st == nil || st.Code() != fwk.UnschedulableAndUnresolvable || st.Plugin() != "DynamicResources" || st.Message() != tc.waits):
+				t.Errorf("kube-scheduler's PreEnqueue: %v, want DynamicResources' UnschedulableAndUnresolvable %q", st, tc.waits)
+			}
+		})
 	}
 }

@@ -6,8 +6,10 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
@@ -30,9 +32,103 @@ import (
 // into the contract's (nodeStatus). Nominated pods are left out: the
 // volume tests have none.
 func KubeSchedulerFilter(ctx context.Context, c *preempt.Cluster, pod *v1.Pod) (preempt.FilterResult, error) {
+	ks, err := startKubeScheduler(ctx, c)
+	if err != nil {
+		return preempt.FilterResult{}, err
+	}
+	defer ks.stop()
+	res, _, _ := ks.filter(pod.DeepCopy())
+	return res, nil
+}
+
+// KubeSchedulerPreEnqueue runs the default profile's PreEnqueue plugins
+// on pod as kube-scheduler's queue does before it lets a pod in: the
+// first status that is not a success (the pod waits, no scheduling cycle
+// runs), nil when every plugin admits it.
+func KubeSchedulerPreEnqueue(ctx context.Context, c *preempt.Cluster, pod *v1.Pod) (*fwk.Status, error) {
+	ks, err := startKubeScheduler(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	defer ks.stop()
+	for _, pl := range ks.fh.PreEnqueuePlugins() {
+		if st := pl.PreEnqueue(ks.ctx, pod.DeepCopy()); !st.IsSuccess() {
+			return st.WithPlugin(pl.Name()), nil
+		}
+	}
+	return nil, nil
+}
+
+// KubeSchedulerPostFilter runs pod's scheduling cycle as kube-scheduler
+// does up to PostFilter: the filter phase on every node, then the default
+// profile's PostFilter plugins (DefaultPreemption, then DynamicResources)
+// with the nodes' statuses. It returns PostFilter's status and the writes
+// to ResourceClaims it made through the API, as "verb[/subresource]
+// namespace/name". The pod is in the API, as a pending pod is.
+func KubeSchedulerPostFilter(ctx context.Context, c *preempt.Cluster, pod *v1.Pod) (*fwk.Status, []string, error) {
+	ks, err := startKubeScheduler(ctx, c, pod)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer ks.stop()
+	pod = pod.DeepCopy()
+	res, statuses, state := ks.filter(pod)
+	if len(res.Feasible) > 0 {
+		return nil, nil, fmt.Errorf("pod %s fits %v: PostFilter does not run", pod.Name, res.Feasible)
+	}
+	ks.client.ClearActions()
+	_, status := ks.fh.RunPostFilterPlugins(ks.ctx, state, pod, statuses)
+	var writes []string
+	for _, a := range ks.client.Actions() {
+		if a.GetResource().Resource != "resourceclaims" || a.GetVerb() == "get" || a.GetVerb() == "list" || a.GetVerb() == "watch" {
+			continue
+		}
+		verb := a.GetVerb()
+		if sub := a.GetSubresource(); sub != "" {
+			verb += "/" + sub
+		}
+		name := ""
+		switch a := a.(type) {
+		case k8stesting.UpdateAction:
+			name = a.GetObject().(metav1.Object).GetName()
+		case k8stesting.DeleteAction:
+			name = a.GetName()
+		case k8stesting.PatchAction:
+			name = a.GetName()
+		}
+		writes = append(writes, verb+" "+a.GetNamespace()+"/"+name)
+	}
+	return status, writes, nil
+}
+
+// kubeScheduler is scheduler.New over a fake clientset holding a cluster,
+// its informers started and synced and its cache's snapshot taken.
+type kubeScheduler struct {
+	ctx      context.Context
+	client   *fake.Clientset
+	fh       framework.Framework
+	snapshot *internalcache.Snapshot
+	nodes    []string // in name order
+	stop     func()
+}
+
+// startKubeScheduler starts it over c's objects and the pending pods.
+func startKubeScheduler(ctx context.Context, c *preempt.Cluster, pending ...*v1.Pod) (*kubeScheduler, error) {
 	sharedRecorder() // the scheduler's metrics exist
 	ctx, cancel := context.WithCancel(quiet(ctx))
-	defer cancel()
+	ok := false
+	var stops []func()
+	stop := func() {
+		cancel() // before the informers' Shutdown, which waits for them
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	defer func() {
+		if !ok {
+			stop()
+		}
+	}()
 	client := fake.NewClientset()
 	var objects []runtime.Object
 	for _, n := range c.Nodes {
@@ -43,75 +139,83 @@ func KubeSchedulerFilter(ctx context.Context, c *preempt.Cluster, pod *v1.Pod) (
 			objects = append(objects, withSchedulerName(p))
 		}
 	}
+	for _, p := range pending {
+		objects = append(objects, withSchedulerName(p))
+	}
 	for _, pdb := range c.PDBs {
 		objects = append(objects, pdb)
 	}
 	objects = append(objects, volumeObjects(c).all()...)
 	for _, o := range objects {
 		if err := client.Tracker().Add(o.DeepCopyObject()); err != nil {
-			return preempt.FilterResult{}, err
+			return nil, err
 		}
 	}
 	informerFactory := scheduler.NewInformerFactory(client, 0, nil)
 	informerFactory.InformerFor(&v1.PersistentVolume{}, newSortedPVInformer)
 	cfg, err := schedulerconfig.Default()
 	if err != nil {
-		return preempt.FilterResult{}, err
+		return nil, err
 	}
 	snapshot := internalcache.NewEmptySnapshot()
 	recorder := func(string) events.EventRecorderLogger { return &events.FakeRecorder{} }
 	sched, err := scheduler.New(ctx, client, informerFactory, nil, recorder,
 		scheduler.WithProfiles(cfg.Profiles[0]), scheduler.WithNodeInfoSnapshot(snapshot))
 	if err != nil {
-		return preempt.FilterResult{}, fmt.Errorf("building the scheduler: %w", err)
+		return nil, fmt.Errorf("building the scheduler: %w", err)
 	}
-	defer sched.SchedulingQueue.Close()
+	stops = append(stops, sched.SchedulingQueue.Close)
 	informerFactory.Start(ctx.Done())
-	defer informerFactory.Shutdown()
-	defer cancel() // before Shutdown, which waits for the informers
+	stops = append(stops, informerFactory.Shutdown)
 	informerFactory.WaitForCacheSync(ctx.Done())
 	if err := sched.WaitForHandlersSync(ctx); err != nil {
-		return preempt.FilterResult{}, err
+		return nil, err
 	}
 	if err := sched.Cache.UpdateSnapshot(klogFrom(ctx), snapshot); err != nil {
-		return preempt.FilterResult{}, err
+		return nil, err
 	}
-	fh := sched.Profiles[v1.DefaultSchedulerName]
-	pod = pod.DeepCopy()
-	state := framework.NewCycleState()
-	state.SetRecordPluginMetrics(false)
-	_, status, _ := fh.RunPreFilterPlugins(ctx, state, pod)
 	var names []string
 	for _, n := range c.Nodes {
 		names = append(names, n.Name)
 	}
 	sort.Strings(names)
+	ok = true
+	return &kubeScheduler{ctx: ctx, client: client, fh: sched.Profiles[v1.DefaultSchedulerName], snapshot: snapshot, nodes: names, stop: stop}, nil
+}
+
+// filter runs the PreFilter plugins on pod and the Filter plugins on each
+// node, as the contract's result, kube-scheduler's statuses and the
+// cycle's state.
+func (ks *kubeScheduler) filter(pod *v1.Pod) (preempt.FilterResult, *framework.NodeToStatus, fwk.CycleState) {
+	state := framework.NewCycleState()
+	state.SetRecordPluginMetrics(false)
+	_, status, _ := ks.fh.RunPreFilterPlugins(ks.ctx, state, pod)
 	res := preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{}}
-	for _, name := range names {
+	statuses := framework.NewDefaultNodeToStatus()
+	for _, name := range ks.nodes {
 		st := status
 		if st.IsSuccess() {
-			ni, err := snapshot.NodeInfos().Get(name)
+			ni, err := ks.snapshot.NodeInfos().Get(name)
 			if err != nil {
-				return preempt.FilterResult{}, err
+				st = fwk.AsStatus(err)
+			} else {
+				st = ks.fh.RunFilterPluginsWithNominatedPods(ks.ctx, state, pod, ni)
 			}
-			st = fh.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
 		}
 		if st.IsSuccess() {
 			res.Feasible = append(res.Feasible, name)
 			continue
 		}
+		statuses.Set(name, st)
 		res.NodeStatuses = append(res.NodeStatuses, nodeStatus(name, st))
 	}
 	if status.Code() == fwk.UnschedulableAndUnresolvable {
-		// kube-scheduler's answer to a PreFilter rejection: its PostFilter
-		// chain, over every node with the PreFilter's status (findNodesThatFitPod's
-		// SetAbsentNodesStatus). It ends in DynamicResources' Error when a
-		// plugin before it stopped the PreFilters; otherwise DefaultPreemption
-		// runs (on the fake clientset, thrown away with this scheduler).
-		m := framework.NewDefaultNodeToStatus()
-		m.SetAbsentNodesStatus(status)
-		_, pst := fh.RunPostFilterPlugins(ctx, state, pod, m)
-		res.PreFilterRejected = pst.Code() == fwk.Error && pst.Plugin() == pluginnames.DynamicResources && pst.Message() == "not found"
+		// A plugin before DynamicResources stopped the PreFilters when its
+		// state is missing: its PostFilter, first in the chain, then fails
+		// (checkAsKubeScheduler runs the chain on such a case:
+		// KubeSchedulerPostFilter).
+		_, err := state.Read(fwk.StateKey(pluginnames.DynamicResources))
+		res.PreFilterRejected = err != nil
 	}
-	return res, nil
+	return res, statuses, state
 }

@@ -12,6 +12,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/ptr"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
@@ -299,6 +300,112 @@ var volumeCases = []volumeCase{
 		pod: volumePod(claimVolume("data", "data")),
 	},
 	{
+		// Preempting n2's low pod leaves the higher-priority pod's two
+		// volumes, n2's limit: only n1 and n3 are candidates.
+		name: "n2 at its attach limit through a higher-priority pod's volumes",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVs = append(c.PVs, volume("pv-data", "csi", "data", ""), volume("pv-a", "csi", "a", ""), volume("pv-b", "csi", "b", ""))
+			c.PVCs = append(c.PVCs, claim("data", "csi", "pv-data"), claim("a", "csi", "pv-a"), claim("b", "csi", "pv-b"))
+			c.Pods = append(c.Pods, pod("db-n2", "n2", 20, "500m", "1Gi").Volumes([]v1.Volume{claimVolume("a", "a"), claimVolume("b", "b")}).Obj())
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		// The holder is not a victim anywhere: no node is a candidate.
+		name: "ReadWriteOncePod claim in use by a higher-priority pod",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVs = append(c.PVs, volume("pv-once", "csi", "once", "", v1.ReadWriteOncePod))
+			c.PVCs = append(c.PVCs, claim("once", "csi", "pv-once", v1.ReadWriteOncePod))
+			c.Pods = append(c.Pods, pod("db-n2", "n2", 20, "500m", "1Gi").Volumes([]v1.Volume{claimVolume("v", "once")}).Obj())
+			return c
+		},
+		pod: volumePod(claimVolume("data", "once")),
+	},
+	{
+		name: "unbound WaitForFirstConsumer claim, no volume and no provisioner",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.PVCs = append(c.PVCs, claim("data", "local", ""))
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name: "unbound WaitForFirstConsumer claim, the local volume on n2 too small",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			pv := volume("pv-local", "local", "", "n2")
+			pv.Spec.PersistentVolumeSource = v1.PersistentVolumeSource{Local: &v1.LocalVolumeSource{Path: "/mnt/disk"}}
+			pv.Spec.Capacity[v1.ResourceStorage] = resource.MustParse("512Mi")
+			c.PVs = append(c.PVs, pv)
+			c.PVCs = append(c.PVCs, claim("data", "local", ""))
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		// A regional disk: its zone label lists both zones.
+		name: "bound volume in zones a and b",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			pv := volume("pv-data", "csi", "data", "")
+			pv.Labels = map[string]string{v1.LabelTopologyZone: "a__b"}
+			c.PVs = append(c.PVs, pv)
+			c.PVCs = append(c.PVCs, claim("data", "csi", "pv-data"))
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		// NodeVolumeLimits counts a VolumeAttachment only with an attacher
+		// and a CSI volume: n1 keeps its one slot.
+		name: "VolumeAttachments on n1 that take no slot",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			ebs := volume("pv-ebs", "", "", "")
+			ebs.Spec.PersistentVolumeSource = v1.PersistentVolumeSource{AWSElasticBlockStore: &v1.AWSElasticBlockStoreVolumeSource{VolumeID: "vol-1"}}
+			c.PVs = append(c.PVs, volume("pv-data", "csi", "data", ""), volume("pv-other", "csi", "", ""), ebs)
+			c.PVCs = append(c.PVCs, claim("data", "csi", "pv-data"))
+			va := func(name, attacher string, pv *string) *storagev1.VolumeAttachment {
+				return &storagev1.VolumeAttachment{ObjectMeta: metav1.ObjectMeta{Name: name},
+					Spec: storagev1.VolumeAttachmentSpec{Attacher: attacher, NodeName: "n1", Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: pv}}}
+			}
+			c.VolumeAttachments = []*storagev1.VolumeAttachment{
+				va("va-no-attacher", "", ptr.To("pv-other")), va("va-no-volume", csiDriver, nil), va("va-in-tree", "kubernetes.io/aws-ebs", ptr.To("pv-ebs")),
+			}
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		// The binder translates the disk's zone affinity to the CSI
+		// driver's topology key (csi-translation-lib), which the nodes
+		// carry as the driver's node plugin labels them.
+		name: "bound GCE persistent disk, migrated to CSI, in zone b",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			for _, n := range c.Nodes {
+				n.Labels["topology.gke.io/zone"] = n.Labels[v1.LabelTopologyZone]
+			}
+			pv := volume("pv-pd", "csi", "data", "")
+			pv.Spec.PersistentVolumeSource = v1.PersistentVolumeSource{GCEPersistentDisk: &v1.GCEPersistentDiskVolumeSource{PDName: "disk-1"}}
+			pv.Spec.NodeAffinity = &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+				MatchExpressions: []v1.NodeSelectorRequirement{{Key: v1.LabelTopologyZone, Operator: v1.NodeSelectorOpIn, Values: []string{"b"}}},
+			}}}}
+			c.PVs = append(c.PVs, pv)
+			c.PVCs = append(c.PVCs, claim("data", "csi", "pv-pd"))
+			for _, n := range c.CSINodes {
+				n.Annotations = map[string]string{v1.MigratedPluginsAnnotationKey: "kubernetes.io/gce-pd"}
+				n.Spec.Drivers = append(n.Spec.Drivers, storagev1.CSINodeDriver{Name: "pd.csi.storage.gke.io", NodeID: n.Name, Allocatable: &storagev1.VolumeNodeResources{Count: ptr.To[int32](1)}})
+			}
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
 		name: "VolumeAttachment of a missing volume, CSINode without a count",
 		cluster: func() *preempt.Cluster {
 			c := volumeCluster()
@@ -359,6 +466,22 @@ func checkAsKubeScheduler(t *testing.T, c *preempt.Cluster, p *v1.Pod) harness.R
 		t.Fatalf("filter (-kube-scheduler +adapter):\n%s", diff)
 	}
 	if len(want.Feasible) > 0 {
+		return got
+	}
+	if want.PreFilterRejected {
+		// kube-scheduler's own PostFilter chain ends at DynamicResources,
+		// and the decision says so.
+		st, _, err := upstream.KubeSchedulerPostFilter(ctx, c, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Code() != fwk.Error || st.Plugin() != "DynamicResources" || st.Message() != "not found" {
+			t.Errorf("kube-scheduler's PostFilter: %s from %q %q, want Error from DynamicResources \"not found\"", st.Code(), st.Plugin(), st.Message())
+		}
+		if d := got.Decision; d.Status != preempt.Error || d.Message != st.Message() || len(d.Victims) != 0 {
+			t.Errorf("decision %s %q with victims %v, want Error %q and none", d.Status, d.Message, d.Victims, st.Message())
+		}
+		t.Logf("filter %v; PostFilter %s %q from %s", want.NodeStatuses, st.Code(), st.Message(), st.Plugin())
 		return got
 	}
 	wantCands := []string{}

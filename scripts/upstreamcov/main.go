@@ -19,8 +19,15 @@
 // A second table, the pod-group code, counts every statement of
 // podgrouppreemption.go, types.go and util.go (issue 19's share).
 //
+// A third table, the storage and DRA plugins (issue 32), counts the code
+// of dynamicresources, volumebinding, volumerestrictions,
+// nodevolumelimits and volumezone that a pod's scheduling cycle runs up
+// to PostFilter: cycle.go says how a walk from the plugins' entry points
+// finds it.
+//
 // A block counts as driven when any test binary of the profile ran it.
-// With -v it also lists the statements left undriven, by line.
+// With -v it also lists the statements left undriven, by line (and, in
+// the third table, by function).
 //
 //	go run ./scripts/upstreamcov [-v] PROFILE
 package main
@@ -101,7 +108,11 @@ func run(profile string, verbose bool) error {
 		return err
 	}
 	fmt.Printf("\n%-75s %8s %8s %7s\n", "pod-group code: file (every statement)", "driven", "stmts", "share")
-	return table(counts, moddir, podGroupFiles, func(string) ([]span, error) { return nil, nil }, "all three", verbose)
+	if err := table(counts, moddir, podGroupFiles, func(string) ([]span, error) { return nil, nil }, "all three", verbose); err != nil {
+		return err
+	}
+	fmt.Printf("\n%-75s %8s %8s %7s\n", "storage and DRA plugins: file (the cycle's code, up to PostFilter)", "driven", "stmts", "share")
+	return cycleTable(counts, ".", verbose)
 }
 
 // table prints the driven share of each of files, the statements in the
@@ -292,6 +303,12 @@ func receiver(fn *ast.FuncDecl) string {
 	t := fn.Recv.List[0].Type
 	if s, ok := t.(*ast.StarExpr); ok {
 		t = s.X
+	}
+	switch x := t.(type) { // a generic type's parameters
+	case *ast.IndexExpr:
+		t = x.X
+	case *ast.IndexListExpr:
+		t = x.X
 	}
 	if id, ok := t.(*ast.Ident); ok {
 		return id.Name
