@@ -183,8 +183,8 @@ func TestDRADeterministic(t *testing.T) {
 }
 
 // A pod whose claim is allocated and reserved for no other pod is one
-// DynamicResources' own PostFilter could deallocate after DefaultPreemption
-// fails, which the adapter does not run: refused.
+// DynamicResources' own PostFilter could deallocate (kube-scheduler runs
+// it before DefaultPreemption; the adapter does not run it): refused.
 func TestDRAPostFilterRefused(t *testing.T) {
 	c := draCluster(false)
 	p := claimPod(c, false)
@@ -192,7 +192,7 @@ func TestDRAPostFilterRefused(t *testing.T) {
 		Results: []resourcev1.DeviceRequestAllocationResult{{Request: "gpu", Driver: gpuDriver, Pool: "n1", Device: "gpu-0"}},
 	}}
 	u := (upstream.Impl{}).Unmodelled(c, p)
-	if u == nil || u.Detail != "has ResourceClaim high-gpu allocated and reserved for no other pod, which DynamicResources' own PostFilter deallocates after DefaultPreemption fails" {
+	if u == nil || u.Detail != "has ResourceClaim high-gpu allocated and reserved for no other pod, which DynamicResources' own PostFilter deallocates before DefaultPreemption runs" {
 		t.Errorf("Unmodelled = %v, want the claim refused", u)
 	}
 }
