@@ -35,6 +35,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 	"github.com/preemptbench/preemptbench/upstream"
@@ -389,7 +390,7 @@ var draCases = []draCase{
 }
 
 func draImpls() []preempt.Implementation {
-	return []preempt.Implementation{reference.Impl{}, upstream.Impl{ListOrderTie: true}}
+	return []preempt.Implementation{reference.Impl{}, optimized.Impl{}, upstream.Impl{ListOrderTie: true}}
 }
 
 type draOutcome struct {
@@ -437,6 +438,71 @@ func TestDynamicResourcesDeterministic(t *testing.T) {
 					if diff := cmp.Diff(first, draDecide(impl, tc)); diff != "" {
 						t.Fatalf("%s: run %d differs from run 0:\n%s", impl.Name(), i, diff)
 					}
+				}
+			}
+		})
+	}
+}
+
+// An evaluator with FilterCodes (optimized's, which has its own fast
+// paths) gives Filter's codes.
+func TestDynamicResourcesFilterCodes(t *testing.T) {
+	for _, tc := range draCases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, impl := range draImpls() {
+				c, p := tc.cluster(), tc.pod()
+				ev, err := impl.NewEvaluator(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cf, ok := ev.(preempt.CodeFilter)
+				if !ok {
+					continue
+				}
+				want := ev.Filter(context.Background(), p).Codes()
+				got := cf.FilterCodes(context.Background(), p, nil)
+				for i, n := range c.Nodes {
+					w, ok := want[n.Name]
+					if !ok {
+						w = preempt.Success
+					}
+					if got[i] != w {
+						t.Errorf("%s: node %s: FilterCodes %s, Filter %s", impl.Name(), n.Name, got[i], w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// SelectVictimsOnNode on each node, the request calling it Unschedulable:
+// the three agree (a victim's devices stay allocated: a node whose device
+// a victim holds has no victims to offer), except after a PreFilter
+// failure, which kube-scheduler's PostFilter never reaches with a
+// potential node (the failure is every node's): there the upstream
+// adapter's DynamicResources Filter reads the empty state its failed
+// PreFilter wrote and passes, where reference and optimized return the
+// PreFilter's status; such cases are compared between reference and
+// optimized only.
+func TestDynamicResourcesSelectVictims(t *testing.T) {
+	for _, tc := range draCases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.cluster()
+			preFilterFailed := false
+			for _, st := range draDecide(upstream.Impl{ListOrderTie: true}, tc).Filter.NodeStatuses {
+				preFilterFailed = preFilterFailed || (st.Code == preempt.UnschedulableAndUnresolvable && !strings.Contains(st.Reasons[0], "allocat") && !strings.Contains(st.Reasons[0], "not available"))
+			}
+			for _, n := range c.Nodes {
+				ref := selectVictims(t, reference.Impl{}, tc.cluster(), tc.pod(), n.Name)
+				if diff := cmp.Diff(ref, selectVictims(t, optimized.Impl{}, tc.cluster(), tc.pod(), n.Name), cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("%s: optimized differs from reference:\n%s", n.Name, diff)
+				}
+				if preFilterFailed {
+					continue
+				}
+				up := selectVictims(t, upstream.Impl{ListOrderTie: true}, tc.cluster(), tc.pod(), n.Name)
+				if diff := cmp.Diff(up, ref, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("%s: reference differs from upstream (-upstream +reference):\n%s", n.Name, diff)
 				}
 			}
 		})
