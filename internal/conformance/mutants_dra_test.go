@@ -16,7 +16,9 @@ import (
 // draMutants are reference's and optimized's DynamicResources deciding on
 // a cluster with one thing of its claims hidden from it, as a filter that
 // forgets to read it would decide (the volume mutants' way,
-// mutants_volumes_test.go). The DRA conformance table must catch each.
+// mutants_volumes_test.go). The DRA conformance table must catch each
+// (TestDynamicResourcesMutants), and so must the Claims property
+// (TestMutants).
 var draMutants = []struct {
 	name string
 	base preempt.Implementation
@@ -55,6 +57,10 @@ func (m draMutant) Name() string { return "mutant-" + m.name }
 
 func (m draMutant) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
 	return m.base.(preempt.Limited).Unmodelled(c, pod)
+}
+
+func (m draMutant) UnmodelledGateUse(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
+	return m.base.(preempt.GateUseLimited).UnmodelledGateUse(c, pod, cfg)
 }
 
 func (m draMutant) NewEvaluator(c *preempt.Cluster) (preempt.Evaluator, error) {
