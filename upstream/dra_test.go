@@ -213,4 +213,18 @@ func TestDRAPreEnqueueRefused(t *testing.T) {
 	if u := (upstream.Impl{}).Unmodelled(c, p); u == nil || !strings.Contains(u.Detail, "the cluster holds no ResourceClaim high-gpu") {
 		t.Errorf("claim missing: Unmodelled = %v, want a refusal", u)
 	}
+	// PreEnqueue also holds a pod whose claim is being deleted, or whose
+	// claim from a template is not controlled by it.
+	c = draCluster(false)
+	p = claimPod(c, false)
+	c.ResourceClaims[len(c.ResourceClaims)-1].DeletionTimestamp = &metav1.Time{}
+	if u := (upstream.Impl{}).Unmodelled(c, p); u == nil || !strings.Contains(u.Detail, "ResourceClaim high-gpu is being deleted") {
+		t.Errorf("claim being deleted: Unmodelled = %v, want a refusal", u)
+	}
+	c = draCluster(false)
+	p = claimPod(c, true)
+	c.ResourceClaims[len(c.ResourceClaims)-1].OwnerReferences = nil
+	if u := (upstream.Impl{}).Unmodelled(c, p); u == nil || !strings.Contains(u.Detail, "was not made for it") {
+		t.Errorf("template claim of another owner: Unmodelled = %v, want a refusal", u)
+	}
 }

@@ -49,17 +49,3 @@ func TestClaimProblemsAreAnswered(t *testing.T) {
 		t.Errorf("no dry run failed DynamicResources' allocation: %v", reasons)
 	}
 }
-
-// The Claims property holds for the upstream adapter (kube-scheduler's
-// own DynamicResources) and optimized against the reference.
-func TestClaimsProperty(t *testing.T) {
-	var claims Property
-	for _, p := range Properties() {
-		if p.Name == "Claims" {
-			claims = p
-		}
-	}
-	for _, impl := range []preempt.Implementation{harness.Deterministic(upstream.Impl{}), optimized.Impl{}} {
-		t.Run(impl.Name(), func(t *testing.T) { CheckProperty(t, claims, impl) })
-	}
-}
