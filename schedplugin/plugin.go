@@ -224,6 +224,12 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 	if pl.follow.has(pod.UID) {
 		return nil, nil, ReasonInvalid, "the preemptor is bound in the scheduler's cache"
 	}
+	// The follower holds no ResourceClaims, ResourceSlices or
+	// DeviceClasses: a preemptor DynamicResources looks at falls back
+	// (reference and optimized model it where they are given them).
+	if u := preempt.ClaimGaps(c, pod); u != nil {
+		return nil, nil, ReasonUnmodelled, u.Error() + "; the plugin does not follow the scheduler's resource.k8s.io objects"
+	}
 	if l, ok := pl.impl.(preempt.Limited); ok {
 		if u := l.Unmodelled(c, pod); u != nil {
 			return nil, nil, ReasonUnmodelled, u.Error()
