@@ -43,6 +43,8 @@ type decision struct {
 	// plugins' first PreFilter failure; nil when both Skip and no
 	// PreFilter failed: the fast paths are off when it is set.
 	vol *volumeStates
+	// dra is DynamicResources' state, nil when its PreFilter Skips.
+	dra *dynamicResourcesState
 	// topo is the state of the plugins with AddPod/RemovePod
 	// (PodTopologySpread, InterPodAffinity), nil when all Skip.
 	topo *topology
@@ -70,8 +72,9 @@ func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) 
 		fit:           newNodeResourcesFitState(s, pod, b),
 		vols:          newNodeVolumeLimitsState(s, pod),
 		volumes:       newVolumeBindingState(s, pod),
+		dra:           newDynamicResourcesState(s, pod),
 	}
-	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail() || d.volumes != nil
+	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail() || d.volumes != nil || d.dra != nil
 	if len(pod.Spec.Volumes) > 0 {
 		d.vol = newVolumeStates(s, pod, d.volumes)
 	}
@@ -152,6 +155,9 @@ func (d *decision) nodeFilters(n int32) []string {
 	}
 	if d.volumes != nil && d.volumes.rejected != nil { // VolumeBinding's PreFilter failed
 		return d.volumes.rejected
+	}
+	if d.dra != nil && d.dra.rejected != nil { // DynamicResources' PreFilter failed
+		return d.dra.rejected
 	}
 	node := d.s.nodes[n]
 	if r := d.nodeName.filter(d.pod, node); r != nil {
@@ -258,17 +264,26 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 				return preempt.UnschedulableAndUnresolvable, r, 0
 			}
 		}
-		if d.topo == nil {
+		if d.topo != nil {
+			// PodTopologySpread and InterPodAffinity follow
+			// NodeResourcesFit; with nominated pods counted, then, as
+			// upstream's second pass, without them (a nominated pod may be
+			// what satisfies affinity).
+			if code, r := d.topo.check(d.s, n, u, nom); code != preempt.Success {
+				return code, r, 0
+			}
+			if nom.pods > 0 {
+				if code, r := d.topo.check(d.s, n, u, nil); code != preempt.Success {
+					return code, r, 0
+				}
+			}
+		} else if d.topoPending {
+			// FilterCodes makes the topology state and checks n again:
+			// DynamicResources runs after the topology plugins.
 			return preempt.Success, nil, 0
 		}
-		// PodTopologySpread and InterPodAffinity follow NodeResourcesFit;
-		// with nominated pods counted, then, as upstream's second pass,
-		// without them (a nominated pod may be what satisfies affinity).
-		if code, r := d.topo.check(d.s, n, u, nom); code != preempt.Success {
-			return code, r, 0
-		}
-		if nom.pods > 0 {
-			if code, r := d.topo.check(d.s, n, u, nil); code != preempt.Success {
+		if d.dra != nil { // DynamicResources, last
+			if code, r := d.dra.filter(n); code != preempt.Success {
 				return code, r, 0
 			}
 		}

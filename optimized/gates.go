@@ -46,6 +46,9 @@ func (Impl) UnmodelledGateUse(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Confi
 	if u := preempt.VolumeReleaseGap(pod, cfg); u != nil {
 		return u
 	}
+	if u := preempt.ClaimReleaseGap(pod, cfg); u != nil {
+		return u
+	}
 	if u := groupGaps(c, pod, cfg); u != nil {
 		return u
 	}

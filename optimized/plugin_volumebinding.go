@@ -372,10 +372,14 @@ func (st *volumeBindingState) filter(n int32) (preempt.Code, []string) {
 }
 
 // nodeFiltersCode is the code of a nodeFilters failure: VolumeBinding's
-// PreFilter's when it failed (maybe Error), else UnschedulableAndUnresolvable.
+// or else DynamicResources' PreFilter's when it failed (maybe Error), else
+// UnschedulableAndUnresolvable.
 func (d *decision) nodeFiltersCode() preempt.Code {
 	if d.volumes != nil && d.volumes.rejected != nil {
 		return d.volumes.rejectedCode
+	}
+	if d.dra != nil && d.dra.rejected != nil {
+		return d.dra.rejectedCode
 	}
 	return preempt.UnschedulableAndUnresolvable
 }

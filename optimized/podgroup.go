@@ -546,8 +546,8 @@ func (d *decision) groupFits(n int32, u, nom *nodeUse, r *remoteTopology) (preem
 	if !r.on {
 		return d.fits(n, u, nom)
 	}
-	plain := *d // NodePorts and NodeResourcesFit alone
-	plain.topo = nil
+	plain := *d // NodePorts, NodeResourcesFit and the volume plugins alone
+	plain.topo, plain.dra = nil, nil
 	if code, reasons, mask := plain.fits(n, u, nom); code != preempt.Success {
 		return code, reasons, mask
 	}
@@ -557,6 +557,11 @@ func (d *decision) groupFits(n int32, u, nom *nodeUse, r *remoteTopology) (preem
 	}
 	if nom.pods > 0 {
 		if code, reasons := t.filterRemote(d.s, n, u.topo, nil, r); code != preempt.Success {
+			return code, reasons, 0
+		}
+	}
+	if d.dra != nil { // DynamicResources, after InterPodAffinity
+		if code, reasons := d.dra.filter(n); code != preempt.Success {
 			return code, reasons, 0
 		}
 	}

@@ -117,7 +117,7 @@ func (d *decision) selectVictims(n int32, sc *scratch) result {
 	if d.groupedNode(n) {
 		return d.selectGroupVictims(n, sc)
 	}
-	if d.topo == nil && !d.ports.on() && d.vols == nil && d.vol == nil && len(d.fit.dims) <= maxSimpleDims && s.presorted[n] && len(s.nomOf[n]) == 0 {
+	if d.topo == nil && !d.ports.on() && d.vols == nil && d.vol == nil && d.dra == nil && len(d.fit.dims) <= maxSimpleDims && s.presorted[n] && len(s.nomOf[n]) == 0 {
 		return d.selectVictimsSimple(n, sc)
 	}
 	u := &sc.use

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -128,14 +129,21 @@ const DeviceClassExtendedResourcePrefix = "deviceclass.resource.kubernetes.io/"
 
 // ClaimGaps reports what DynamicResources would look at: the pod's
 // resource claims, or an extended resource it asks for that a DeviceClass
-// of c backs (spec.extendedResourceName, or the class's implicit name):
-// where no node advertises it, NodeResourcesFit leaves it to
-// DynamicResources (DRAExtendedResource, GA in v1.37).
+// of c backs (DeviceClassResourceGaps).
 func ClaimGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
-	who := "pod " + Key(pod.Namespace, pod.Name)
 	if len(pod.Spec.ResourceClaims) > 0 {
-		return &Unmodelled{"dynamic resource allocation", who, "has resource claims"}
+		return &Unmodelled{"dynamic resource allocation", "pod " + Key(pod.Namespace, pod.Name), "has resource claims"}
 	}
+	return DeviceClassResourceGaps(c, pod)
+}
+
+// DeviceClassResourceGaps reports an extended resource pod asks for that
+// a DeviceClass of c backs (spec.extendedResourceName, or the class's
+// implicit name): where no node advertises it, NodeResourcesFit leaves it
+// to DynamicResources (DRAExtendedResource, GA in v1.37), which allocates
+// a claim it makes for the pod.
+func DeviceClassResourceGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
+	who := "pod " + Key(pod.Namespace, pod.Name)
 	backed := map[v1.ResourceName]string{}
 	for _, dc := range c.DeviceClasses {
 		if dc.Spec.ExtendedResourceName != nil {
@@ -170,6 +178,127 @@ func ClaimGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
 		}
 	}
 	return nil
+}
+
+// DRACycleGaps is the one rule every implementation that answers pods
+// with resource claims (reference, optimized, and the upstream adapter
+// where it feeds its DRA manager) applies: it refuses a pod for which
+// kube-scheduler v1.37.2 runs no scheduling cycle, or whose cycle
+// DynamicResources' own PostFilter could act on (kube-scheduler runs it
+// before DefaultPreemption, the default profile putting DynamicResources
+// first; no implementation here runs it):
+//
+//   - DynamicResources' PreEnqueue (foreachPodResourceClaim) keeps the pod
+//     out of the scheduling queue: a claim neither by name nor from a
+//     template; a claim from a template that status.resourceClaimStatuses
+//     does not name yet; a claim the cluster does not hold; a claim being
+//     deleted; a claim from a template not controlled by the pod.
+//   - PostFilter (deallocateOrDeletePodClaims) deallocates a claim of the
+//     pod allocated and reserved for no other pod, when the allocation is
+//     unavailable on some node, and deletes a claim made for the pod's
+//     extended resources (status.extendedResourceClaimStatus).
+//
+// A template's status entry naming no claim (the claim deliberately not
+// made) is refused too, as "not made yet", though upstream skips it.
+func DRACycleGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
+	who := "pod " + Key(pod.Namespace, pod.Name)
+	refuse := func(detail string) *Unmodelled {
+		return &Unmodelled{Feature: "dynamic resource allocation", Object: who, Detail: detail}
+	}
+	if pod.Status.ExtendedResourceClaimStatus != nil {
+		return refuse("has a claim for its extended resources (status.extendedResourceClaimStatus), which DynamicResources' own PostFilter deletes before DefaultPreemption runs")
+	}
+	claims := map[string]*resourcev1.ResourceClaim{}
+	for _, rc := range c.ResourceClaims {
+		claims[Key(rc.Namespace, rc.Name)] = rc
+	}
+	for _, pc := range pod.Spec.ResourceClaims {
+		name, fromTemplate := "", false
+		switch {
+		case pc.ResourceClaimName != nil:
+			name = *pc.ResourceClaimName
+		case pc.ResourceClaimTemplateName != nil:
+			fromTemplate = true
+			listed := false
+			for _, st := range pod.Status.ResourceClaimStatuses {
+				if st.Name == pc.Name {
+					listed = true
+					if st.ResourceClaimName != nil {
+						name = *st.ResourceClaimName
+					}
+					break
+				}
+			}
+			if listed && name == "" {
+				// resourceclaim.Name: the entry names no claim, none
+				// was needed; PreEnqueue and PreFilter skip it.
+				continue
+			}
+		default:
+			return refuse(fmt.Sprintf("has claim %q with neither resourceClaimName nor resourceClaimTemplateName: DynamicResources' PreEnqueue keeps the pod out of the scheduling queue, and no scheduling cycle runs", pc.Name))
+		}
+		rc := claims[Key(pod.Namespace, name)]
+		switch {
+		case name == "":
+			return refuse(fmt.Sprintf("has claim %q from a template, and status.resourceClaimStatuses names no ResourceClaim made for it yet: DynamicResources' PreEnqueue keeps the pod out of the scheduling queue until one is, and no scheduling cycle runs", pc.Name))
+		case rc == nil:
+			return refuse(fmt.Sprintf("has claim %q, and the cluster holds no ResourceClaim %s: DynamicResources' PreEnqueue keeps the pod out of the scheduling queue until it exists, and no scheduling cycle runs", pc.Name, name))
+		case rc.DeletionTimestamp != nil:
+			return refuse(fmt.Sprintf("has claim %q, and ResourceClaim %s is being deleted: DynamicResources' PreEnqueue keeps the pod out of the scheduling queue, and no scheduling cycle runs", pc.Name, name))
+		case fromTemplate && !metav1.IsControlledBy(rc, pod):
+			return refuse(fmt.Sprintf("has claim %q from a template, and ResourceClaim %s was not made for it (the pod is not its controller): DynamicResources' PreEnqueue keeps the pod out of the scheduling queue, and no scheduling cycle runs", pc.Name, name))
+		case rc.Status.Allocation == nil:
+			continue
+		}
+		if r := rc.Status.ReservedFor; len(r) == 0 || (len(r) == 1 && r[0].UID == pod.UID) {
+			return refuse(fmt.Sprintf("has ResourceClaim %s allocated and reserved for no other pod, which DynamicResources' own PostFilter deallocates before DefaultPreemption runs", name))
+		}
+	}
+	return nil
+}
+
+// ClaimBindingConditionsGap reports a claim of pod allocated with a
+// device that has binding conditions (DRADeviceBindingConditions, on by
+// default in v1.37.2): DynamicResources' Filter then finds the claim
+// unavailable once its allocation is older than the binding timeout,
+// read from the clock (isClaimTimeout), which an implementation that
+// answers from the request alone does not read.
+func ClaimBindingConditionsGap(c *Cluster, pod *v1.Pod) *Unmodelled {
+	for _, pc := range pod.Spec.ResourceClaims {
+		name := ""
+		if pc.ResourceClaimName != nil {
+			name = *pc.ResourceClaimName
+		}
+		for _, st := range pod.Status.ResourceClaimStatuses {
+			if pc.ResourceClaimName == nil && st.Name == pc.Name && st.ResourceClaimName != nil {
+				name = *st.ResourceClaimName
+			}
+		}
+		for _, rc := range c.ResourceClaims {
+			if rc.Namespace != pod.Namespace || rc.Name != name || rc.Status.Allocation == nil {
+				continue
+			}
+			for _, r := range rc.Status.Allocation.Devices.Results {
+				if len(r.BindingConditions) > 0 {
+					return &Unmodelled{Feature: "dynamic resource allocation", Object: "pod " + Key(pod.Namespace, pod.Name),
+						Detail: fmt.Sprintf("has ResourceClaim %s allocated with device %s/%s/%s, which has binding conditions: DynamicResources checks their timeout against the clock", name, r.Driver, r.Pool, r.Device)}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// ClaimReleaseGap reports a pod with resource claims under a
+// configuration that asks for another release than the current one: an
+// implementation that models DynamicResources as CurrentRelease runs it
+// refuses it.
+func ClaimReleaseGap(pod *v1.Pod, cfg Config) *Unmodelled {
+	if pod == nil || cfg.Release == "" || cfg.Release == CurrentRelease || len(pod.Spec.ResourceClaims) == 0 {
+		return nil
+	}
+	return &Unmodelled{Feature: "dynamic resource allocation at release " + cfg.Release, Object: "pod " + Key(pod.Namespace, pod.Name),
+		Detail: "has resource claims, modelled as " + CurrentRelease + " allocates them"}
 }
 
 // antiAffinityAgainst finds a required anti-affinity term of existing that

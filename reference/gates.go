@@ -29,6 +29,9 @@ func (Impl) UnmodelledGateUse(_ *preempt.Cluster, pod *v1.Pod, cfg preempt.Confi
 	if u := preempt.VolumeReleaseGap(pod, cfg); u != nil {
 		return u
 	}
+	if u := preempt.ClaimReleaseGap(pod, cfg); u != nil {
+		return u
+	}
 	if !cfg.FeatureGates[preempt.GenericWorkloadGate] || pod == nil || pod.Spec.SchedulingGroup == nil {
 		return nil
 	}

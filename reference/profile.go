@@ -18,6 +18,9 @@ var defaultProfile = []filterPlugin{
 	volumeZone{},
 	podTopologySpread{},
 	interPodAffinity{},
+	// Inserted before DefaultPreemption while DynamicResourceAllocation
+	// is on (GA and locked on from v1.35): after InterPodAffinity.
+	dynamicResources{},
 	// Appended to the profile while its gate is on (default from v1.36;
 	// the plugin skips every pod without preempt.SwitchNodeDeclaredFeatures).
 	nodeDeclaredFeatures{},

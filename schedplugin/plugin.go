@@ -224,16 +224,18 @@ func (pl *Plugin) postFilter(ctx context.Context, state fwk.CycleState, pod *v1.
 	if pl.follow.has(pod.UID) {
 		return nil, nil, ReasonInvalid, "the preemptor is bound in the scheduler's cache"
 	}
+	// The follower holds the volume objects and DeviceClasses, not the
+	// scheduler's DRA manager (its claims and slices, and allocations in
+	// flight that the API does not show yet): a preemptor DynamicResources
+	// looks at falls back (reference and optimized model it where they are
+	// given them).
+	if u := preempt.ClaimGaps(c, pod); u != nil {
+		return nil, nil, ReasonUnmodelled, u.Error() + "; the plugin does not follow the scheduler's DRA manager"
+	}
 	if l, ok := pl.impl.(preempt.Limited); ok {
 		if u := l.Unmodelled(c, pod); u != nil {
 			return nil, nil, ReasonUnmodelled, u.Error()
 		}
-	}
-	// The follower holds the volume objects and DeviceClasses, not the
-	// scheduler's DRA manager (its claims, slices, and allocations in
-	// flight): a preemptor with resource claims falls back.
-	if len(pod.Spec.ResourceClaims) > 0 {
-		return nil, nil, ReasonUnmodelled, fmt.Sprintf("pod %s has resource claims; the plugin does not follow the scheduler's DRA manager", preempt.Key(pod.Namespace, pod.Name))
 	}
 
 	// The filter codes, in the cluster's node order.

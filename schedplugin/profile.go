@@ -14,8 +14,9 @@ import (
 // profile's. NodeName, NodeUnschedulable, TaintToleration,
 // NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread and
 // InterPodAffinity are modelled; the volume filters and DynamicResources
-// pass every pod without volumes or claims, and a preemptor with them is
-// refused per cycle (preempt.Limited); NodeDeclaredFeatures fails a node
+// are modelled too (the plugin's follower holds the volume objects), and
+// a preemptor DynamicResources looks at falls back per cycle (it does not
+// follow the scheduler's DRA manager); NodeDeclaredFeatures fails a node
 // only UnschedulableAndUnresolvable, from the node's declared features
 // and the preemptor's spec alone, so removing victims never changes its
 // verdict and the filter codes the cycle hands over carry it. A profile enabling any other

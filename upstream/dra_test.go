@@ -366,7 +366,7 @@ func TestDRAPostFilterAsKubeScheduler(t *testing.T) {
 		make: func(c *preempt.Cluster) *v1.Pod {
 			return never(claimPodWith(c, allocatedOn(gpuClaim("high-gpu", nil), "n1", nil)))
 		},
-		refusal: "has ResourceClaim high-gpu allocated and reserved for no other pod, which DynamicResources' own PostFilter, run before DefaultPreemption, deallocates",
+		refusal: "has ResourceClaim high-gpu allocated and reserved for no other pod, which DynamicResources' own PostFilter deallocates before DefaultPreemption runs",
 		status:  "deallocation of ResourceClaim completed",
 		writes:  []string{"update/status default/high-gpu"},
 	}, {
@@ -382,7 +382,7 @@ func TestDRAPostFilterAsKubeScheduler(t *testing.T) {
 			}}
 			return p
 		},
-		refusal: "has a claim for its extended resources (status.extendedResourceClaimStatus), which DynamicResources' own PostFilter, run before DefaultPreemption, deletes",
+		refusal: "has a claim for its extended resources (status.extendedResourceClaimStatus), which DynamicResources' own PostFilter deletes before DefaultPreemption runs",
 		status:  "deletion of ResourceClaim completed",
 		writes:  []string{"update default/high-extended-resources-1", "delete default/high-extended-resources-1"},
 	}, {
@@ -479,7 +479,7 @@ func TestDRAPreEnqueueAsKubeScheduler(t *testing.T) {
 			c.ResourceClaims[len(c.ResourceClaims)-1].OwnerReferences[0].UID = "uid-other"
 			return c, p
 		},
-		refusal: "is not controlled by the pod",
+		refusal: "was not made for it (the pod is not its controller)",
 		waits:   "ResourceClaim default/high-gpu was not created for Pod default/high (Pod is not owner)", // resourceclaim.IsForPod's
 	}, {
 		name: "claim from a template, made",

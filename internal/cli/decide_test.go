@@ -179,7 +179,7 @@ func TestDecideRefusesUnmodelledFeatures(t *testing.T) {
 	}{
 		{name: "resource claims", podExtra: `  resourceClaims:
   - {name: gpu, resourceClaimName: gpu-claim}
-`, impl: "optimized", want: "optimized: dynamic resource allocation is not modelled: pod default/p has resource claims"},
+`, impl: "optimized", want: `optimized: dynamic resource allocation is not modelled: pod default/p has claim "gpu", and the cluster holds no ResourceClaim gpu-claim: DynamicResources' PreEnqueue keeps the pod out of the scheduling queue`},
 		{name: "an extended resource a DeviceClass backs", clusterExtra: `- apiVersion: resource.k8s.io/v1
   kind: DeviceClass
   metadata: {name: gpu}

@@ -67,6 +67,18 @@ func GenVolumes(maxNodes int) *rapid.Generator[Input] {
 	})
 }
 
+// GenClaims draws problems of 1 to maxNodes nodes whose cluster has
+// devices and whose preemptor has resource claims (ClaimSpec), without
+// extenders.
+func GenClaims(maxNodes int) *rapid.Generator[Input] {
+	return rapid.Custom(func(t *rapid.T) Input {
+		s := GenSpec(maxNodes).Draw(t, "spec")
+		s.Extenders = nil
+		s.Claims = genClaims(t, &s)
+		return s.Build()
+	})
+}
+
 // GenSpec draws Specs of 1 to maxNodes nodes.
 func GenSpec(maxNodes int) *rapid.Generator[Spec] {
 	return rapid.Custom(func(t *rapid.T) Spec {

@@ -125,6 +125,9 @@ func TestMutants(t *testing.T) {
 	for _, m := range volumeMutants {
 		all = append(all, entry{m.name, "-", volumeMutant{m.name, m.hide}, []string{"Volumes"}})
 	}
+	for _, m := range draMutants {
+		all = append(all, entry{m.name, "-", draMutant(m), []string{"Claims"}})
+	}
 	for _, m := range podGroupMutants {
 		var first []string
 		if m.gang {

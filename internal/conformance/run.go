@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -147,7 +148,25 @@ func Properties() []Property {
 			}
 			return outcome(CheckAgainstReference(t, in, impl))
 		}},
+		// Claims: the decision on problems with devices and resource
+		// claims (GenClaims). An implementation that does not model
+		// DynamicResources (preempt.ClaimGaps refused) makes no promise
+		// here.
+		{"Claims", func(t *rapid.T, impl preempt.Implementation) Outcome {
+			in := GenClaims(MaxVolumeNodes).Draw(t, "input")
+			if refusedClaims(in, impl) {
+				return NotApplicable
+			}
+			return outcome(CheckAgainstReference(t, in, impl))
+		}},
 	}
+}
+
+// refusedClaims reports whether impl refuses in for its claims.
+func refusedClaims(in Input, impl preempt.Implementation) bool {
+	var u *preempt.Unmodelled
+	err := harness.Refusal(impl, in.Cluster, in.Request.Pod)
+	return errors.As(err, &u) && strings.HasPrefix(u.Feature, "dynamic resource allocation")
 }
 
 // MaxVolumeNodes bounds the nodes of the Volumes property's problems.

@@ -89,6 +89,9 @@ type Spec struct {
 	// Volumes, when set, gives the cluster storage and the pods volumes
 	// (VolumeSpec).
 	Volumes *VolumeSpec
+	// Claims, when set, gives the cluster devices and the pods resource
+	// claims (ClaimSpec).
+	Claims *ClaimSpec
 	// Switches turns behaviour switches off (Config.Switches): bit i set
 	// turns preempt.Switches[i] off in the single-pod request, so the
 	// properties hold every implementation that models releases to each
@@ -505,6 +508,14 @@ func (s Spec) Build() Input {
 			// (NodeToStatus.SetAbsentNodesStatus), and the dry run then
 			// tries none: a drawn Unschedulable would have it run
 			// plugins whose PreFilter never ran.
+			for name := range filter {
+				filter[name] = preempt.UnschedulableAndUnresolvable
+			}
+		}
+	}
+	if s.Claims != nil {
+		s.Claims.build(c, c.Pods[:podCount], pod)
+		if s.Claims.rejectedAtPreFilter() {
 			for name := range filter {
 				filter[name] = preempt.UnschedulableAndUnresolvable
 			}

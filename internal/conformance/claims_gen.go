@@ -1,0 +1,218 @@
+package conformance
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"pgregory.net/rapid"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// ClaimSpec gives a generated cluster devices and its pods resource claims
+// (issue 32, DynamicResources): GPUs of DRADriverName published per node
+// (ResourceSlices), maybe one reachable from every node, a DeviceClass
+// "gpu" selecting them, bound pods holding their node's GPUs through
+// allocated claims reserved for them, and the preemptor's claims of the
+// kinds DynamicResources tells apart. Every claim exists and the
+// preemptor's allocated claims are shared with another pod, so no
+// implementation refuses the problem for its claims (preempt.DRACycleGaps).
+type ClaimSpec struct {
+	// Devices[i] indexes nodeDevices: the GPUs node i publishes (gpu-0, an
+	// a100; gpu-1, an h100; ...).
+	Devices []int
+	// AllNodes adds one GPU reachable from every node (a slice with
+	// allNodes, pool "fabric").
+	AllNodes bool
+	// Tainted is 0, or k for node (k-1 mod nodes)'s gpu-0 tainted
+	// NoSchedule (DRADeviceTaints).
+	Tainted int
+	// Holds[k] is set when the k-th pod of the cluster (in Build's order),
+	// if bound, holds a GPU of its node: claim "held-<pod>", allocated the
+	// node's next GPU not yet held and reserved for the pod.
+	Holds []bool
+	// Preemptor indexes preemptorClaimKinds, one entry per claim.
+	Preemptor []int
+}
+
+// DRADriverName is the driver of generated devices.
+const DRADriverName = "gpu.example.com"
+
+// The preemptor's claim kinds.
+const (
+	claimOneGPU      = iota // one GPU
+	claimTwoGPUs            // two GPUs
+	claimH100               // one GPU whose model is h100 (a CEL selector)
+	claimTwoElseOne         // firstAvailable: two GPUs, else one (DRAPrioritizedList)
+	claimNoClass            // one device of class "tpu", which does not exist: PreFilter rejects the pod
+	claimShareHeld          // a held claim shared (allocated, reserved for its holder; one GPU when none is held)
+	claimAllGPUs            // every GPU the node reaches (allocationMode All)
+	claimAdminAccess        // one GPU with admin access (allocated to no one exclusively)
+)
+
+var (
+	nodeDevices         = []int{0, 1, 1, 2, 3}
+	preemptorClaimKinds = []int{claimOneGPU, claimOneGPU, claimTwoGPUs, claimH100, claimTwoElseOne, claimNoClass, claimShareHeld, claimShareHeld, claimAllGPUs, claimAdminAccess}
+	gpuModels           = []string{"a100", "h100"}
+)
+
+// genClaims draws the devices and claims of s (its nodes and pods drawn).
+func genClaims(t *rapid.T, s *Spec) *ClaimSpec {
+	idx := func(table int, label string) int { return rapid.IntRange(0, table-1).Draw(t, label) }
+	cs := &ClaimSpec{AllNodes: rapid.IntRange(0, 4).Draw(t, "allNodes") == 0}
+	for range s.Nodes {
+		cs.Devices = append(cs.Devices, idx(len(nodeDevices), "nodeDevices"))
+	}
+	if rapid.IntRange(0, 3).Draw(t, "withTaint") == 0 {
+		cs.Tainted = rapid.IntRange(1, len(s.Nodes)).Draw(t, "tainted")
+	}
+	pods := len(s.Nominated)
+	for _, ns := range s.Nodes {
+		pods += len(ns.Bound)
+	}
+	for range pods {
+		cs.Holds = append(cs.Holds, rapid.IntRange(0, 2).Draw(t, "holds") == 0)
+	}
+	for range rapid.IntRange(1, 2).Draw(t, "preemptorClaims") {
+		cs.Preemptor = append(cs.Preemptor, idx(len(preemptorClaimKinds), "preemptorClaim"))
+	}
+	return cs
+}
+
+func gpuRequest(name, class string) resourcev1.DeviceRequest {
+	return resourcev1.DeviceRequest{Name: name, Exactly: &resourcev1.ExactDeviceRequest{
+		DeviceClassName: class, AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1,
+	}}
+}
+
+// build adds the devices and claims to c: the class, the slices, the held
+// claims of pods (c's pods in Build's order) and the preemptor's claims.
+func (cs *ClaimSpec) build(c *preempt.Cluster, pods []*v1.Pod, preemptor *v1.Pod) {
+	c.DeviceClasses = []*resourcev1.DeviceClass{{
+		ObjectMeta: metav1.ObjectMeta{Name: "gpu", UID: "uid-class-gpu"},
+		Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{
+			CEL: &resourcev1.CELDeviceSelector{Expression: fmt.Sprintf("device.driver == %q", DRADriverName)},
+		}}},
+	}}
+	count := map[string]int{} // node -> its GPUs
+	for i, node := range c.Nodes {
+		k := nodeDevices[at(cs.Devices[min(i, len(cs.Devices)-1)], len(nodeDevices))]
+		count[node.Name] = k
+		if k == 0 {
+			continue
+		}
+		slice := &resourcev1.ResourceSlice{
+			ObjectMeta: metav1.ObjectMeta{Name: node.Name + "-gpus", UID: types.UID("uid-slice-" + node.Name)},
+			Spec: resourcev1.ResourceSliceSpec{Driver: DRADriverName, NodeName: ptr.To(node.Name),
+				Pool: resourcev1.ResourcePool{Name: node.Name, ResourceSliceCount: 1}},
+		}
+		for d := range k {
+			slice.Spec.Devices = append(slice.Spec.Devices, resourcev1.Device{Name: fmt.Sprintf("gpu-%d", d),
+				Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{"model": {StringValue: ptr.To(gpuModels[d%len(gpuModels)])}}})
+		}
+		if cs.Tainted > 0 && at(cs.Tainted-1, len(c.Nodes)) == i {
+			slice.Spec.Devices[0].Taints = []resourcev1.DeviceTaint{{Key: "broken", Effect: resourcev1.DeviceTaintEffectNoSchedule}}
+		}
+		c.ResourceSlices = append(c.ResourceSlices, slice)
+	}
+	if cs.AllNodes {
+		c.ResourceSlices = append(c.ResourceSlices, &resourcev1.ResourceSlice{
+			ObjectMeta: metav1.ObjectMeta{Name: "fabric", UID: "uid-slice-fabric"},
+			Spec: resourcev1.ResourceSliceSpec{Driver: DRADriverName, AllNodes: ptr.To(true),
+				Pool:    resourcev1.ResourcePool{Name: "fabric", ResourceSliceCount: 1},
+				Devices: []resourcev1.Device{{Name: "gpu-0", Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{"model": {StringValue: ptr.To("a100")}}}}},
+		})
+	}
+	held := map[string]int{} // node -> GPUs held
+	var shareable []string   // held claims of namespace default
+	for k, p := range pods {
+		if k >= len(cs.Holds) || !cs.Holds[k] || p.Spec.NodeName == "" || held[p.Spec.NodeName] >= count[p.Spec.NodeName] {
+			continue
+		}
+		node := p.Spec.NodeName
+		rc := &resourcev1.ResourceClaim{
+			ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: "held-" + p.Name, UID: types.UID("uid-claim-held-" + p.Name)},
+			Spec:       resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{gpuRequest("gpu", "gpu")}}},
+			Status: resourcev1.ResourceClaimStatus{
+				Allocation: &resourcev1.AllocationResult{
+					Devices: resourcev1.DeviceAllocationResult{Results: []resourcev1.DeviceRequestAllocationResult{{
+						Request: "gpu", Driver: DRADriverName, Pool: node, Device: fmt.Sprintf("gpu-%d", held[node]),
+					}}},
+					NodeSelector: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+						MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{node}}},
+					}}},
+				},
+				ReservedFor: []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: p.Name, UID: p.UID}},
+			},
+		}
+		held[node]++
+		c.ResourceClaims = append(c.ResourceClaims, rc)
+		usesClaim(p, "gpu", rc.Name)
+		if p.Namespace == preemptor.Namespace {
+			shareable = append(shareable, rc.Name)
+		}
+	}
+	used := map[string]bool{}
+	for i, kind := range cs.Preemptor {
+		name := fmt.Sprintf("preemptor-c%d", i)
+		rc := &resourcev1.ResourceClaim{
+			ObjectMeta: metav1.ObjectMeta{Namespace: preemptor.Namespace, Name: name, UID: types.UID("uid-claim-" + name)},
+			Spec:       resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{gpuRequest("gpu", "gpu")}}},
+		}
+		req := &rc.Spec.Devices.Requests[0]
+		switch preemptorClaimKinds[at(kind, len(preemptorClaimKinds))] {
+		case claimTwoGPUs:
+			req.Exactly.Count = 2
+		case claimH100:
+			req.Exactly.Selectors = []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{
+				Expression: fmt.Sprintf("device.attributes[%q].model == \"h100\"", DRADriverName),
+			}}}
+		case claimTwoElseOne:
+			req.Exactly = nil
+			req.FirstAvailable = []resourcev1.DeviceSubRequest{
+				{Name: "two", DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 2},
+				{Name: "one", DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1},
+			}
+		case claimNoClass:
+			req.Exactly.DeviceClassName = "tpu"
+		case claimShareHeld:
+			if len(shareable) > 0 {
+				if shared := shareable[i%len(shareable)]; !used[shared] {
+					used[shared] = true
+					usesClaim(preemptor, fmt.Sprintf("c%d", i), shared)
+					continue
+				}
+			}
+		case claimAllGPUs:
+			req.Exactly.AllocationMode, req.Exactly.Count = resourcev1.DeviceAllocationModeAll, 0
+		case claimAdminAccess:
+			req.Exactly.AdminAccess = ptr.To(true)
+		}
+		c.ResourceClaims = append(c.ResourceClaims, rc)
+		usesClaim(preemptor, fmt.Sprintf("c%d", i), name)
+	}
+}
+
+// usesClaim makes p use claim by name, through its pod claim podClaim.
+func usesClaim(p *v1.Pod, podClaim, claim string) {
+	p.Spec.ResourceClaims = append(p.Spec.ResourceClaims, v1.PodResourceClaim{Name: podClaim, ResourceClaimName: ptr.To(claim)})
+	if len(p.Spec.Containers) > 0 {
+		p.Spec.Containers[0].Resources.Claims = append(p.Spec.Containers[0].Resources.Claims, v1.ResourceClaim{Name: podClaim})
+	}
+}
+
+// rejectedAtPreFilter reports whether the preemptor's claims make
+// DynamicResources' PreFilter reject it (a device class missing:
+// UnschedulableAndUnresolvable, for every node).
+func (cs *ClaimSpec) rejectedAtPreFilter() bool {
+	for _, kind := range cs.Preemptor {
+		if preemptorClaimKinds[at(kind, len(preemptorClaimKinds))] == claimNoClass {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,287 @@
+package optimized
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/klog/v2"
+
+	"github.com/preemptbench/preemptbench/internal/kube/features"
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// Upstream's DynamicResources reasons (v1.37.2 dynamicresources.go).
+var (
+	reasonsClaimUnavailable = []string{"resourceclaim not available on the node"}
+	reasonsCannotAllocate   = []string{"cannot allocate all claims"}
+)
+
+// dynamicResourcesState is DynamicResources' (v1.37.2) PreFilter state and
+// its Filter's outcome on every node, computed once per preemptor. The
+// outcome reads the node object, the pod's claims and an allocator whose
+// allocated devices are gathered once, at PreFilter, from every allocated
+// claim of the cluster (a victim's included); upstream has no
+// PreFilterExtensions for it, so the dry run, with victims removed and
+// nominated pods added, gets the answer Filter got: evicting a victim
+// frees no device. Every failure is UnschedulableAndUnresolvable (or
+// Error), so a node it rejects is never a candidate. nil: the pod has no
+// claim (PreFilter Skips).
+//
+// When PreFilter fails (an allocated claim not reservable, a device class
+// missing, a request of unknown type: UnschedulableAndUnresolvable; a
+// request naming no class, an allocator that cannot be built: Error),
+// rejected is every node's status, which nodeFilters returns before any
+// filter runs, unless a volume plugin's PreFilter, earlier in the profile,
+// failed first. Otherwise fits checks code[n] last, after the topology
+// plugins, where the profile runs DynamicResources (before
+// DefaultPreemption, after InterPodAffinity).
+//
+// What Impl.Unmodelled refuses is not handled here: claims PreEnqueue
+// holds and claims DynamicResources' own PostFilter acts on
+// (preempt.DRACycleGaps), extended resources a DeviceClass backs, claims
+// allocated with binding conditions. The allocator's features are
+// AllocatorFeatures at v1.37.2's default gates (a DRA gate set away from
+// its default is refused, preempt.GateGaps).
+type dynamicResourcesState struct {
+	rejected     []string
+	rejectedCode preempt.Code
+	code         []preempt.Code // per node index
+	reasons      [][]string     // per node index
+}
+
+// draAllocatorFeatures are AllocatorFeatures of the default gates.
+var draAllocatorFeatures = func() structured.Features {
+	g := func(name string) bool { return features.Default(featuregate.Feature(name)) }
+	return structured.Features{
+		AdminAccess:             g("DRAAdminAccess"),
+		CompatibilityGroups:     g("DRADeviceCompatibilityGroups"),
+		ConsumableCapacity:      g("DRAConsumableCapacity"),
+		DerivedAttributes:       g("DRADerivedAttributes"),
+		DeviceBindingAndStatus:  g("DRADeviceBindingConditions") && g("DRAResourceClaimDeviceStatus"),
+		DeviceTaints:            g("DRADeviceTaints"),
+		FractionalCapacityRange: g("DRAFractionalCapacityRange"),
+		ListTypeAttributes:      g("DRAListTypeAttributes"),
+		OptionalNodeOperations:  g("DRAOptionalNodeOperations"),
+		PartitionableDevices:    g("DRAPartitionableDevices"),
+		PrioritizedList:         g("DRAPrioritizedList"),
+	}
+}()
+
+// draClasses is the cluster's DeviceClasses by name, the allocator's
+// DeviceClassLister.
+type draClasses map[string]*resourcev1.DeviceClass
+
+func (m draClasses) Get(name string) (*resourcev1.DeviceClass, error) {
+	if dc := m[name]; dc != nil {
+		return dc, nil
+	}
+	return nil, apierrors.NewNotFound(resourcev1.Resource("deviceclass"), name)
+}
+
+func (m draClasses) List() ([]*resourcev1.DeviceClass, error) {
+	out := make([]*resourcev1.DeviceClass, 0, len(m))
+	for _, dc := range m {
+		out = append(out, dc)
+	}
+	slices.SortFunc(out, func(a, b *resourcev1.DeviceClass) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// newDynamicResourcesState is nil for a pod without claims.
+func newDynamicResourcesState(s *Snapshot, pod *v1.Pod) *dynamicResourcesState {
+	if len(pod.Spec.ResourceClaims) == 0 {
+		return nil
+	}
+	c := s.cluster
+	st := &dynamicResourcesState{}
+	reject := func(code preempt.Code, msg string) *dynamicResourcesState {
+		st.rejected, st.rejectedCode = []string{msg}, code
+		return st
+	}
+	byName := make(map[string]*resourcev1.ResourceClaim, len(c.ResourceClaims))
+	for _, rc := range c.ResourceClaims {
+		byName[rc.Namespace+"/"+rc.Name] = rc
+	}
+	claims := make([]*resourcev1.ResourceClaim, 0, len(pod.Spec.ResourceClaims))
+	for i := range pod.Spec.ResourceClaims {
+		name, checkOwner, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i])
+		switch {
+		case err != nil:
+			return reject(preempt.UnschedulableAndUnresolvable, err.Error())
+		case name == nil:
+			continue
+		}
+		key := pod.Namespace + "/" + *name
+		rc := byName[key]
+		if rc == nil {
+			return reject(preempt.UnschedulableAndUnresolvable, fmt.Sprintf("could not find ResourceClaim %q", key))
+		}
+		if rc.DeletionTimestamp != nil {
+			return reject(preempt.UnschedulableAndUnresolvable, fmt.Sprintf("resourceclaim %q is being deleted", rc.Name))
+		}
+		if checkOwner {
+			if err := resourceclaim.IsForPod(pod, rc, false); err != nil {
+				return reject(preempt.UnschedulableAndUnresolvable, err.Error())
+			}
+		}
+		claims = append(claims, rc)
+	}
+	if len(claims) == 0 {
+		return nil
+	}
+	classes := make(draClasses, len(c.DeviceClasses))
+	for _, dc := range c.DeviceClasses {
+		classes[dc.Name] = dc
+	}
+	preFilterError := func(err error) *dynamicResourcesState {
+		return reject(preempt.Error, fmt.Sprintf("running PreFilter plugin %q: %v", "DynamicResources", err))
+	}
+	// checkClass is validateDeviceClass: nil, or the failed state.
+	checkClass := func(class, request string) *dynamicResourcesState {
+		if class == "" {
+			return preFilterError(fmt.Errorf("request %s: unsupported request type", request))
+		}
+		if classes[class] == nil {
+			return reject(preempt.UnschedulableAndUnresolvable, fmt.Sprintf("request %s: device class %s does not exist", request, class))
+		}
+		return nil
+	}
+	selectors := make([]*nodeaffinity.NodeSelector, len(claims))
+	var toAllocate []*resourcev1.ResourceClaim
+	for i, rc := range claims {
+		if a := rc.Status.Allocation; a != nil {
+			if !resourceclaim.CanBeReserved(rc) && !resourceclaim.IsReservedForPod(pod, rc, false) {
+				return reject(preempt.UnschedulableAndUnresolvable, "resourceclaim in use")
+			}
+			if a.NodeSelector != nil {
+				ns, err := nodeaffinity.NewNodeSelector(a.NodeSelector)
+				if err != nil {
+					return preFilterError(err)
+				}
+				selectors[i] = ns
+			}
+			continue
+		}
+		toAllocate = append(toAllocate, rc)
+		for _, r := range rc.Spec.Devices.Requests {
+			if r.Exactly != nil {
+				if f := checkClass(r.Exactly.DeviceClassName, r.Name); f != nil {
+					return f
+				}
+				continue
+			}
+			if len(r.FirstAvailable) == 0 {
+				return reject(preempt.UnschedulableAndUnresolvable, fmt.Sprintf("resource claim %s, request %s: unknown request type", klog.KObj(rc), r.Name))
+			}
+			for _, sub := range r.FirstAvailable {
+				if f := checkClass(sub.DeviceClassName, r.Name+"/"+sub.Name); f != nil {
+					return f
+				}
+			}
+		}
+	}
+	var alloc structured.Allocator
+	if len(toAllocate) > 0 {
+		var err error
+		alloc, err = structured.NewAllocator(context.Background(), draAllocatorFeatures, draAllocated(c.ResourceClaims),
+			classes, c.ResourceSlices, cel.NewCache(10, cel.Features{
+				EnableConsumableCapacity: draAllocatorFeatures.ConsumableCapacity,
+				EnableListTypeAttributes: draAllocatorFeatures.ListTypeAttributes,
+			}))
+		if err != nil {
+			return preFilterError(err)
+		}
+	}
+	st.code = make([]preempt.Code, len(s.nodes))
+	st.reasons = make([][]string, len(s.nodes))
+	for n, node := range s.nodes {
+		st.code[n], st.reasons[n] = draFilter(node, claims, selectors, alloc, toAllocate)
+	}
+	return st
+}
+
+// draFilter is Filter on node.
+func draFilter(node *v1.Node, claims []*resourcev1.ResourceClaim, selectors []*nodeaffinity.NodeSelector,
+	alloc structured.Allocator, toAllocate []*resourcev1.ResourceClaim) (preempt.Code, []string) {
+	unavailable := false
+	for i, rc := range claims {
+		if selectors[i] != nil && !selectors[i].Match(node) {
+			unavailable = true
+			continue
+		}
+		if a := rc.Status.Allocation; a != nil && !slices.Contains(node.Status.DeclaredFeatures, "DRAOptionalNodeOperations") &&
+			slices.ContainsFunc(a.Devices.Results, func(r resourcev1.DeviceRequestAllocationResult) bool { return len(r.SkipNodeOperations) > 0 }) {
+			unavailable = true
+		}
+	}
+	if alloc != nil {
+		got, err := alloc.Allocate(context.Background(), node, toAllocate)
+		if errors.Is(err, structured.ErrFailedAllocationOnNode) {
+			return preempt.UnschedulableAndUnresolvable, []string{err.Error()}
+		}
+		if err != nil {
+			return preempt.Error, []string{fmt.Sprintf("running %q filter plugin: %v", "DynamicResources", err)}
+		}
+		if len(got) != len(toAllocate) {
+			return preempt.UnschedulableAndUnresolvable, reasonsCannotAllocate
+		}
+	}
+	if unavailable {
+		return preempt.UnschedulableAndUnresolvable, reasonsClaimUnavailable
+	}
+	return preempt.Success, nil
+}
+
+// draAllocated is the claim tracker's GatherAllocatedState over claims,
+// with DRAConsumableCapacity on (as by default): every allocated device
+// but those used with admin access, a result with a share ID counted as a
+// shared device with its consumed capacity.
+func draAllocated(claims []*resourcev1.ResourceClaim) structured.AllocatedState {
+	out := structured.AllocatedState{
+		AllocatedDevices:         sets.New[structured.DeviceID](),
+		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
+	}
+	for _, rc := range claims {
+		if rc.Status.Allocation == nil {
+			continue
+		}
+		for i := range rc.Status.Allocation.Devices.Results {
+			r := &rc.Status.Allocation.Devices.Results[i]
+			if r.AdminAccess != nil && *r.AdminAccess {
+				continue
+			}
+			id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+			switch {
+			case r.ShareID == nil || !draAllocatorFeatures.ConsumableCapacity:
+				out.AllocatedDevices.Insert(id)
+			default:
+				out.AllocatedSharedDeviceIDs.Insert(structured.MakeSharedDeviceID(id, r.ShareID))
+				if r.ConsumedCapacity != nil {
+					out.AggregatedCapacity.Insert(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// filter is DynamicResources' Filter on node n (last in the profile).
+func (st *dynamicResourcesState) filter(n int32) (preempt.Code, []string) {
+	if st.code == nil {
+		return preempt.Success, nil
+	}
+	return st.code[n], st.reasons[n]
+}
