@@ -71,7 +71,9 @@ func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) 
 		vols:          newNodeVolumeLimitsState(s, pod),
 		volumes:       newVolumeBindingState(s, pod),
 	}
-	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail() || d.volumes != nil
+	// VolumeBinding's PreFilter failure fails every node in nodeFilters;
+	// its Filter runs after NodeResourcesFit (fits).
+	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail() || (d.volumes != nil && d.volumes.rejected != nil)
 	if len(pod.Spec.Volumes) > 0 {
 		d.vol = newVolumeStates(s, pod, d.volumes)
 	}
