@@ -20,7 +20,8 @@ func StreamSizes() []int { return []int{5000} }
 
 // StreamSizesOf are the node counts BenchmarkPreemptionStream runs shape
 // at when -bench.nodes is not given: its scheduler_perf workload's sizes
-// (the podgroup shapes: 2 and 1000), StreamSizes otherwise.
+// (the podgroup shapes: 2 and 1000; pvs: 5 and 1000), StreamSizes
+// otherwise.
 func StreamSizesOf(shape string) []int {
 	if s := synth.UpstreamSizes(shape); s != nil {
 		return s
@@ -75,6 +76,12 @@ func StreamOf(f *Fixture, k int) harness.Stream {
 // An implementation that refuses the cluster or the gates is skipped
 // with its refusal. -bench.nodes and -bench.preemptors override sizes and
 // preemptors for every shape.
+//
+// The pvs shape is scheduler_perf's PreemptionPVs (volumes/) as a stream,
+// at its sizes (5 and 1000 nodes) with a preemptor per node, each of
+// 3000m at priority 10 with a claim and an in-tree EBS volume of its own
+// (StreamOf adds them to the cluster), evicting three of a node's four
+// 900m pods.
 //
 // The gang shapes (synth.GangShapes) are scheduler_perf's
 // workload_preemption tests as gang streams (harness.GangStream), at their
