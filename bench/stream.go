@@ -8,8 +8,6 @@ import (
 	"slices"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -22,7 +20,8 @@ func StreamSizes() []int { return []int{5000} }
 
 // StreamSizesOf are the node counts BenchmarkPreemptionStream runs shape
 // at when -bench.nodes is not given: its scheduler_perf workload's sizes
-// (the podgroup shapes: 2 and 1000), StreamSizes otherwise.
+// (the podgroup shapes: 2 and 1000; pvs: 5 and 1000), StreamSizes
+// otherwise.
 func StreamSizesOf(shape string) []int {
 	if s := synth.UpstreamSizes(shape); s != nil {
 		return s
@@ -41,21 +40,18 @@ func StreamPreemptors(f *Fixture) int {
 	return f.Nodes
 }
 
-// StreamOf is the stream of f: its cluster, k copies of its preemptor
-// (preemptor-0, preemptor-1, ...), synchronous actuation (the stream
-// times the decisions and their API calls, not a background goroutine
-// polled for), the fixture's feature gates (the shape's under
-// -bench.feature-gates), the fixture's Now, seed 1.
+// StreamOf is the stream of f: its first k measured pods and the cluster
+// they start from (synth.Scenario.Preemptors: k copies of its preemptor,
+// preemptor-0, preemptor-1, ..., on its cluster; for pvs, k pods each
+// with its own claim and volume, added to the cluster), synchronous
+// actuation (the stream times the decisions and their API calls, not a
+// background goroutine polled for), the fixture's feature gates (the
+// shape's under -bench.feature-gates), the fixture's Now, seed 1.
 func StreamOf(f *Fixture, k int) harness.Stream {
-	s := harness.Stream{Cluster: f.Scenario.Cluster, Config: preempt.DefaultConfig(), Now: f.Scenario.Now, Seed: Seed}
+	c, preemptors := f.Scenario.Preemptors(k)
+	s := harness.Stream{Cluster: c, Preemptors: preemptors, Config: preempt.DefaultConfig(), Now: f.Scenario.Now, Seed: Seed}
 	s.Config.Synchronous = true
 	s.Config.FeatureGates = f.Req.Config.FeatureGates
-	for i := range k {
-		p := f.Scenario.Pod.DeepCopy()
-		p.Name = fmt.Sprintf("%s-%d", p.Name, i)
-		p.UID = types.UID(fmt.Sprintf("%s-%d", p.UID, i))
-		s.Preemptors = append(s.Preemptors, p)
-	}
 	return s
 }
 
@@ -80,6 +76,12 @@ func StreamOf(f *Fixture, k int) harness.Stream {
 // An implementation that refuses the cluster or the gates is skipped
 // with its refusal. -bench.nodes and -bench.preemptors override sizes and
 // preemptors for every shape.
+//
+// The pvs shape is scheduler_perf's PreemptionPVs (volumes/) as a stream,
+// at its sizes (5 and 1000 nodes) with a preemptor per node, each of
+// 3000m at priority 10 with a claim and an in-tree EBS volume of its own
+// (StreamOf adds them to the cluster), evicting three of a node's four
+// 900m pods.
 //
 // The gang shapes (synth.GangShapes) are scheduler_perf's
 // workload_preemption tests as gang streams (harness.GangStream), at their

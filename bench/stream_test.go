@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kptr "k8s.io/utils/ptr"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -293,4 +296,104 @@ func evictedBefore(steps []harness.StreamStep, ref preempt.PodRef) bool {
 		}
 	}
 	return false
+}
+
+// The pvs stream (scheduler_perf's PreemptionPVs) at upstream's 5Nodes
+// with its 5 measured pods, and at 100 nodes with one preemptor more than
+// nodes: each preemptor, with a claim and volume of its own, evicts three
+// of a node's four 900m pods (3000m beside one 900m pod fits in 4 cpu) on
+// a node no other preemptor holds (3900m used leaves 100m), and the one
+// too many finds nothing to preempt. scheduler_perf creates no CSINode,
+// and v1.37.2's NodeVolumeLimits counts an in-tree EBS volume only on a
+// node with one (isCSIMigrationOn), so the volumes limit nothing; with a
+// CSINode allowing ebs.csi.aws.com no volume on every other node, the
+// migrated volume counts there and only the others take preemptors. On
+// every implementation, with the same steps and the same final cluster.
+func TestStreamPVs(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		nodes, preemptors int
+		csiNodes          bool
+	}{{5, 0, false}, {100, 101, false}, {5, 0, true}, {100, 101, true}} {
+		t.Run(fmt.Sprintf("nodes=%d/csinodes=%t", tc.nodes, tc.csiNodes), func(t *testing.T) {
+			f, err := FixtureFor("pvs", tc.nodes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := tc.preemptors
+			if k == 0 {
+				if k = StreamPreemptors(f); k != tc.nodes {
+					t.Fatalf("5Nodes measures %d pods, want %d", k, tc.nodes)
+				}
+			}
+			s := StreamOf(f, k)
+			usable := map[string]bool{}
+			if tc.csiNodes {
+				c := *s.Cluster
+				c.CSINodes = nil
+				for i, n := range c.Nodes {
+					if i%2 == 1 {
+						usable[n.Name] = true
+						continue
+					}
+					c.CSINodes = append(c.CSINodes, &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: n.Name},
+						Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: "ebs.csi.aws.com", NodeID: n.Name,
+							Allocatable: &storagev1.VolumeNodeResources{Count: kptr.To[int32](0)}}}}})
+				}
+				s.Cluster = &c
+			} else {
+				for _, n := range s.Cluster.Nodes {
+					usable[n.Name] = true
+				}
+			}
+			claims := map[string]bool{}
+			for _, p := range s.Preemptors {
+				if len(p.Spec.Volumes) != 1 || p.Spec.Volumes[0].PersistentVolumeClaim == nil || claims[p.Spec.Volumes[0].PersistentVolumeClaim.ClaimName] {
+					t.Fatalf("preemptor %s: volumes %+v, not a claim of its own", p.Name, p.Spec.Volumes)
+				}
+				claims[p.Spec.Volumes[0].PersistentVolumeClaim.ClaimName] = true
+			}
+			want, err := harness.RunStream(ctx, registry.Reference(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bound := min(k, len(usable))
+			if want.Bound != bound || want.Victims != 3*bound {
+				t.Fatalf("bound %d, victims %d; want %d and %d", want.Bound, want.Victims, bound, 3*bound)
+			}
+			nodes := map[string]bool{}
+			for i, st := range want.Steps {
+				if i >= bound {
+					if st.Status != preempt.Unschedulable || st.Node != "" {
+						t.Fatalf("step %d: %+v, want Unschedulable", i, st)
+					}
+					continue
+				}
+				if st.Status != preempt.Success || len(st.Victims) != 3 || nodes[st.Node] || !usable[st.Node] {
+					t.Fatalf("step %d: %+v", i, st)
+				}
+				nodes[st.Node] = true
+			}
+			ran := 0
+			for _, impl := range registry.Others() {
+				if err := refusal(impl, s); err != nil {
+					t.Fatalf("%s refuses pvs: %v", impl.Name(), err)
+				}
+				got, err := harness.RunStream(ctx, impl, s)
+				if err != nil {
+					t.Fatalf("%s: %v", impl.Name(), err)
+				}
+				ran++
+				if d := cmp.Diff(want.Steps, got.Steps); d != "" {
+					t.Errorf("%s: steps differ (-reference +%s):\n%s", impl.Name(), impl.Name(), d)
+				}
+				if d := cmp.Diff(podsOnNodes(want.Cluster), podsOnNodes(got.Cluster)); d != "" {
+					t.Errorf("%s: final clusters differ (-reference +%s):\n%s", impl.Name(), impl.Name(), d)
+				}
+			}
+			if ran < 2 {
+				t.Errorf("%d implementations besides the reference ran, want upstream and optimized", ran)
+			}
+		})
+	}
 }

@@ -74,7 +74,11 @@ func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) 
 		volumes:       newVolumeBindingState(s, pod),
 		dra:           newDynamicResourcesState(s, pod),
 	}
-	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail() || d.volumes != nil || d.dra != nil
+	// VolumeBinding's PreFilter failure fails every node in nodeFilters;
+	// its Filter runs after NodeResourcesFit (fits). DynamicResources'
+	// failure also fails every node there, and the FilterCodes shortcut
+	// does not check it.
+	d.checkNodes = d.nodeName.mayFail(pod) || d.nodeAffinity.mayFail() || (d.volumes != nil && d.volumes.rejected != nil) || d.dra != nil
 	if len(pod.Spec.Volumes) > 0 {
 		d.vol = newVolumeStates(s, pod, d.volumes)
 	}

@@ -22,7 +22,9 @@ import (
 // node's CSINode beside the unique volumes of the pods on the node and the
 // node's VolumeAttachments. A volume is its unique name, driver/handle,
 // interned per snapshot (volumeIndex, built on the first preemptor that
-// has such volumes: the pods' volumes do not depend on the preemptor).
+// has such volumes: the pods' volumes do not depend on the preemptor;
+// Update keeps it, the cluster's volume objects being the same, and
+// indexes the added pods' volumes only).
 // Per node, nodeUse.vols is the multiset of the volume ids of its pods
 // (each pod's ids deduplicated), which addPod keeps as victims go and
 // come back: a volume leaves the node when its last pod does. A pod whose
@@ -30,7 +32,10 @@ import (
 // a negative id, -1-pod: Filter then fails with its error, as upstream's
 // on any pod of the node. A preemptor without claims, generic ephemeral
 // volumes or migratable inline volumes has no state (upstream's PreFilter
-// Skips), and every hot loop checks d.vols == nil only.
+// Skips), nor has one whose volumes count on no node (no CSI volume
+// without a CSINode, none with one or no node has one: Filter passes
+// every node before it looks at the node's pods), and every hot loop
+// checks d.vols == nil only.
 
 var reasonsMaxVolumeCount = []string{"node(s) exceed max volume count"}
 
@@ -47,20 +52,42 @@ type volCount struct {
 	id, driver, n int32
 }
 
-// volumeIndex is the snapshot's NodeVolumeLimits data.
+// volumeIndex is the snapshot's NodeVolumeLimits data, and VolumeBinding's
+// view of the volume objects (vb). Only podVols and podErr depend on the
+// pods: Update extends them to the added pods (addPods) and keeps the
+// rest.
 type volumeIndex struct {
-	ids     map[string]int32 // unique name -> id
-	drivers map[string]int32 // driver name -> id
-	podVols [][]volKey       // pod -> its volumes on its node (bound, else nominated); one negative id on error
-	podErr  []string         // pod -> its error status's reason, when it has one
-	csiNode []*storagev1.CSINode
-	limits  [][]volLimit // node -> the drivers with a count
-	vas     [][]volKey   // node -> its VolumeAttachments' volumes, unique
+	ids     map[string]int32     // unique name -> id
+	drivers map[string]int32     // driver name -> id
+	podVols [][]volKey           // pod -> its volumes on its node (bound, else nominated); one negative id on error
+	podErr  []string             // pod -> its error status's reason, when it has one
+	csiNode []*storagev1.CSINode // node -> its CSINode
+	anyCSI  bool                 // some node has one
+	limits  [][]volLimit         // node -> the drivers with a count
+	vas     [][]volKey           // node -> its VolumeAttachments' volumes, unique
 
 	pvcs     map[podKey]*v1.PersistentVolumeClaim
 	pvs      map[string]*v1.PersistentVolume
 	classes  map[string]*storagev1.StorageClass
 	csiDrvrs map[string]*storagev1.CSIDriver
+
+	vb *vbIndex
+
+	// firstPVC, firstPV and firstClass are the positions in the
+	// cluster's lists of the first claim, volume and class of each name:
+	// VolumeRestrictions and VolumeZone take the first (a search of the
+	// list), the maps above the last.
+	firstPVC   map[podKey]int
+	firstPV    map[string]int
+	firstClass map[string]int
+}
+
+// at is the position of key's first object in first, -1 when none.
+func at[K comparable](first map[K]int, key K) int {
+	if i, ok := first[key]; ok {
+		return i
+	}
+	return -1
 }
 
 type volLimit struct {
@@ -68,7 +95,7 @@ type volLimit struct {
 	limit  int64
 }
 
-// volumeIndexOf is s's volume index, built once (Update drops it).
+// volumeIndexOf is s's volume index, built once (Update keeps it).
 func (s *Snapshot) volumeIndexOf() *volumeIndex {
 	s.volMu.Lock()
 	defer s.volMu.Unlock()
@@ -84,14 +111,25 @@ func newVolumeIndex(s *Snapshot) *volumeIndex {
 		pvcs: make(map[podKey]*v1.PersistentVolumeClaim, len(c.PVCs)), pvs: make(map[string]*v1.PersistentVolume, len(c.PVs)),
 		classes: map[string]*storagev1.StorageClass{}, csiDrvrs: map[string]*storagev1.CSIDriver{},
 		csiNode: make([]*storagev1.CSINode, len(s.nodes)), limits: make([][]volLimit, len(s.nodes)), vas: make([][]volKey, len(s.nodes))}
-	for _, o := range c.PVCs {
-		x.pvcs[podKey{o.Namespace, o.Name}] = o
+	x.firstPVC, x.firstPV, x.firstClass = make(map[podKey]int, len(c.PVCs)), make(map[string]int, len(c.PVs)), map[string]int{}
+	for i, o := range c.PVCs {
+		k := podKey{o.Namespace, o.Name}
+		x.pvcs[k] = o
+		if _, ok := x.firstPVC[k]; !ok {
+			x.firstPVC[k] = i
+		}
 	}
-	for _, o := range c.PVs {
+	for i, o := range c.PVs {
 		x.pvs[o.Name] = o
+		if _, ok := x.firstPV[o.Name]; !ok {
+			x.firstPV[o.Name] = i
+		}
 	}
-	for _, o := range c.StorageClasses {
+	for i, o := range c.StorageClasses {
 		x.classes[o.Name] = o
+		if _, ok := x.firstClass[o.Name]; !ok {
+			x.firstClass[o.Name] = i
+		}
 	}
 	for _, o := range c.CSIDrivers {
 		x.csiDrvrs[o.Name] = o
@@ -101,7 +139,7 @@ func newVolumeIndex(s *Snapshot) *volumeIndex {
 		if !ok {
 			continue
 		}
-		x.csiNode[n] = cn
+		x.csiNode[n], x.anyCSI = cn, true
 		for _, d := range cn.Spec.Drivers {
 			if d.Allocatable != nil && d.Allocatable.Count != nil {
 				// getVolumeLimits' map: a driver listed twice, the last.
@@ -128,10 +166,21 @@ func newVolumeIndex(s *Snapshot) *volumeIndex {
 			x.vas[n] = append(x.vas[n], k)
 		}
 	}
-	x.podVols = make([][]volKey, len(s.pods))
-	x.podErr = make([]string, len(s.pods))
+	x.vb = newVBIndex(x, c)
+	x.addPods(s, 0)
+	return x
+}
+
+// addPods indexes the volumes of s's pods from the first to the last, the
+// pods added since the index was built or last extended.
+func (x *volumeIndex) addPods(s *Snapshot, first int) {
+	for len(x.podVols) < len(s.pods) {
+		x.podVols = append(x.podVols, nil)
+		x.podErr = append(x.podErr, "")
+	}
 	var names map[string]string
-	for p, pod := range s.pods {
+	for p := first; p < len(s.pods); p++ {
+		pod := s.pods[p]
 		n := s.podNode[p]
 		if n < 0 {
 			n = s.podNom[p]
@@ -152,7 +201,6 @@ func newVolumeIndex(s *Snapshot) *volumeIndex {
 			x.podVols[p] = append(x.podVols[p], x.key(name, driver, true))
 		}
 	}
-	return x
 }
 
 // driver is the id of driver name, made when add, else -1 for one not
@@ -188,7 +236,9 @@ func volumeErrorReason(err error) string {
 
 // nodeVolumeLimitsState is the preemptor's side: its volumes on a node
 // with a CSINode and on one without (migration needs one), or the status
-// they give (a missing claim, an ephemeral claim it does not own).
+// they give (a missing claim, an ephemeral claim it does not own); the
+// side with a CSINode only when some node has one (no filter reads it
+// otherwise).
 type nodeVolumeLimitsState struct {
 	x    *volumeIndex
 	side [2]volumeSide // [0]: node without CSINode, [1]: with
@@ -225,6 +275,9 @@ func newNodeVolumeLimitsState(s *Snapshot, pod *v1.Pod) *nodeVolumeLimitsState {
 	// is one (isCSIMigrationOn) and, below, its drivers.
 	withCSI := &storagev1.CSINode{}
 	for i, cn := range []*storagev1.CSINode{nil, withCSI} {
+		if cn != nil && !x.anyCSI {
+			break
+		}
 		side := &st.side[i]
 		side.code = preempt.Success
 		names := map[string]string{}
@@ -244,6 +297,9 @@ func newNodeVolumeLimitsState(s *Snapshot, pod *v1.Pod) *nodeVolumeLimitsState {
 			}
 		}
 		slices.Sort(side.prevent)
+	}
+	if passes := func(side *volumeSide) bool { return side.code == preempt.Success && len(side.vols) == 0 }; passes(&st.side[0]) && (!x.anyCSI || passes(&st.side[1])) {
+		return nil
 	}
 	return st
 }

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/component-helpers/storage/ephemeral"
 	"k8s.io/component-helpers/storage/volume"
-	csitrans "k8s.io/csi-translation-lib"
 	csiplugins "k8s.io/csi-translation-lib/plugins"
 
 	"github.com/preemptbench/preemptbench/internal/kube/v1helper"
@@ -58,13 +57,33 @@ type volumeBindingState struct {
 	reasons      [][]string     // per node index
 }
 
-// vbIndex is the cluster's volume objects by name.
+// vbIndex is the cluster's volume objects by name, built once per
+// snapshot with NodeVolumeLimits' index, whose maps it shares (it does not
+// change with the pods: Update keeps it).
 type vbIndex struct {
-	pvcs    map[string]*v1.PersistentVolumeClaim // namespace/name
+	pvcs    map[podKey]*v1.PersistentVolumeClaim
 	pvs     map[string]*v1.PersistentVolume
 	classes map[string]*storagev1.StorageClass
 	csi     map[string]*storagev1.CSINode
 	drivers map[string]*storagev1.CSIDriver
+	// migrated are the in-tree plugins some CSINode names in its
+	// migrated-plugins annotation: tryTranslatePVToCSI translates a
+	// volume of another plugin on no node.
+	migrated map[string]bool
+}
+
+func newVBIndex(x *volumeIndex, c *preempt.Cluster) *vbIndex {
+	vb := &vbIndex{pvcs: x.pvcs, pvs: x.pvs, classes: x.classes, csi: make(map[string]*storagev1.CSINode, len(c.CSINodes)), drivers: x.csiDrvrs,
+		migrated: map[string]bool{}}
+	for _, o := range c.CSINodes {
+		vb.csi[o.Name] = o
+		for _, p := range strings.Split(o.Annotations[v1.MigratedPluginsAnnotationKey], ",") {
+			if p != "" {
+				vb.migrated[p] = true
+			}
+		}
+	}
+	return vb
 }
 
 // Get makes vbIndex the StorageClassLister IsDelayBindingMode reads.
@@ -110,23 +129,7 @@ func newVolumeBindingState(s *Snapshot, pod *v1.Pod) *volumeBindingState {
 	}
 	st := &volumeBindingState{}
 	c := s.cluster
-	x := &vbIndex{pvcs: map[string]*v1.PersistentVolumeClaim{}, pvs: map[string]*v1.PersistentVolume{},
-		classes: map[string]*storagev1.StorageClass{}, csi: map[string]*storagev1.CSINode{}, drivers: map[string]*storagev1.CSIDriver{}}
-	for _, o := range c.PVCs {
-		x.pvcs[o.Namespace+"/"+o.Name] = o
-	}
-	for _, o := range c.PVs {
-		x.pvs[o.Name] = o
-	}
-	for _, o := range c.StorageClasses {
-		x.classes[o.Name] = o
-	}
-	for _, o := range c.CSINodes {
-		x.csi[o.Name] = o
-	}
-	for _, o := range c.CSIDrivers {
-		x.drivers[o.Name] = o
-	}
+	x := s.volumeIndexOf().vb
 	reject := func(code preempt.Code, r string) *volumeBindingState {
 		return &volumeBindingState{rejected: []string{r}, rejectedCode: code}
 	}
@@ -137,7 +140,7 @@ func newVolumeBindingState(s *Snapshot, pod *v1.Pod) *volumeBindingState {
 		if name == "" {
 			continue
 		}
-		pvc := x.pvcs[pod.Namespace+"/"+name]
+		pvc := x.pvcs[podKey{pod.Namespace, name}]
 		switch {
 		case pvc == nil && eph:
 			return reject(preempt.UnschedulableAndUnresolvable, fmt.Sprintf("waiting for ephemeral volume controller to create the persistentvolumeclaim %q", name))
@@ -162,7 +165,7 @@ func newVolumeBindingState(s *Snapshot, pod *v1.Pod) *volumeBindingState {
 		if name == "" {
 			continue
 		}
-		pvc := x.pvcs[pod.Namespace+"/"+name]
+		pvc := x.pvcs[podKey{pod.Namespace, name}]
 		if pvc.Spec.VolumeName != "" && metav1.HasAnnotation(pvc.ObjectMeta, volume.AnnBindCompleted) {
 			bound = append(bound, pvc)
 			continue
@@ -179,6 +182,9 @@ func newVolumeBindingState(s *Snapshot, pod *v1.Pod) *volumeBindingState {
 	}
 	if immediate {
 		return reject(preempt.UnschedulableAndUnresolvable, "pod has unbound immediate PersistentVolumeClaims")
+	}
+	if len(delayed) == 0 && x.boundFitEverywhere(bound) {
+		return st // code nil: Success on every node
 	}
 	volumes := map[string][]*v1.PersistentVolume{}
 	for _, pvc := range delayed {
@@ -212,6 +218,36 @@ func newVolumeBindingState(s *Snapshot, pod *v1.Pod) *volumeBindingState {
 		st.reasons[n] = interned[key]
 	}
 	return st
+}
+
+// boundFitEverywhere says whether checkBoundClaims passes the bound
+// claims on every node, whatever its labels and CSINode: each claim's
+// volume exists and has no node affinity, nor has its CSI translation
+// when some CSINode migrates its plugin (tryTranslatePVToCSI translates
+// it there; CheckNodeAffinity passes a volume without affinity). False
+// leaves the answer to findPodVolumes on each node.
+func (x *vbIndex) boundFitEverywhere(bound []*v1.PersistentVolumeClaim) bool {
+	for _, pvc := range bound {
+		pv := x.pvs[pvc.Spec.VolumeName]
+		if pv == nil || pv.Spec.NodeAffinity != nil {
+			return false
+		}
+		if !volumeTranslator.IsPVMigratable(pv) {
+			continue
+		}
+		plugin, err := volumeTranslator.GetInTreePluginNameFromSpec(pv, nil)
+		if err != nil {
+			return false
+		}
+		if !x.migrated[plugin] {
+			continue
+		}
+		tr, err := volumeTranslator.TranslateInTreePVToCSI(logr.Discard(), pv)
+		if err != nil || tr.Spec.NodeAffinity != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // findPodVolumes is upstream's FindPodVolumes on node as the plugin's
@@ -322,7 +358,7 @@ func (x *vbIndex) findPodVolumes(node *v1.Node, bound, delayed []*v1.PersistentV
 
 // vbTranslate is upstream's tryTranslatePVToCSI.
 func vbTranslate(pv *v1.PersistentVolume, csiNode *storagev1.CSINode) (*v1.PersistentVolume, error) {
-	tr := csitrans.New()
+	tr := volumeTranslator
 	if !tr.IsPVMigratable(pv) {
 		return pv, nil
 	}

@@ -59,9 +59,7 @@ func newVolumeRestrictionsState(s *Snapshot, pod *v1.Pod) (volumeRestrictionsSta
 			continue
 		}
 		name := vol.PersistentVolumeClaim.ClaimName
-		i := slices.IndexFunc(s.cluster.PVCs, func(c *v1.PersistentVolumeClaim) bool {
-			return c.Namespace == pod.Namespace && c.Name == name
-		})
+		i := at(s.volumeIndexOf().firstPVC, podKey{pod.Namespace, name})
 		if i < 0 {
 			err := apierrors.NewNotFound(v1.Resource("persistentvolumeclaim"), name)
 			return st, preempt.Status{Code: preempt.UnschedulableAndUnresolvable, Reasons: []string{err.Error()}}

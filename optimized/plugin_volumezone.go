@@ -2,7 +2,6 @@ package optimized
 
 import (
 	"fmt"
-	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -51,6 +50,7 @@ func (st *volumeZoneState) on() bool { return len(st.tops) > 0 }
 func newVolumeZoneState(s *Snapshot, pod *v1.Pod) (volumeZoneState, preempt.Status) {
 	var st volumeZoneState
 	c := s.cluster
+	var x *volumeIndex // built for the first claim
 	fail := func(msg string) (volumeZoneState, preempt.Status) {
 		return volumeZoneState{}, preempt.Status{Code: preempt.UnschedulableAndUnresolvable, Reasons: []string{msg}}
 	}
@@ -62,7 +62,10 @@ func newVolumeZoneState(s *Snapshot, pod *v1.Pod) (volumeZoneState, preempt.Stat
 		if name == "" {
 			return fail("PersistentVolumeClaim had no name")
 		}
-		i := slices.IndexFunc(c.PVCs, func(c *v1.PersistentVolumeClaim) bool { return c.Namespace == pod.Namespace && c.Name == name })
+		if x == nil {
+			x = s.volumeIndexOf()
+		}
+		i := at(x.firstPVC, podKey{pod.Namespace, name})
 		if i < 0 {
 			return fail(apierrors.NewNotFound(v1.Resource("persistentvolumeclaim"), name).Error())
 		}
@@ -72,7 +75,7 @@ func newVolumeZoneState(s *Snapshot, pod *v1.Pod) (volumeZoneState, preempt.Stat
 			if scName == "" {
 				return fail("PersistentVolumeClaim had no pv name and storageClass name")
 			}
-			j := slices.IndexFunc(c.StorageClasses, func(sc *storagev1.StorageClass) bool { return sc.Name == scName })
+			j := at(x.firstClass, scName)
 			if j < 0 {
 				return fail(apierrors.NewNotFound(storagev1.Resource("storageclass"), scName).Error())
 			}
@@ -85,7 +88,7 @@ func newVolumeZoneState(s *Snapshot, pod *v1.Pod) (volumeZoneState, preempt.Stat
 			}
 			return fail("PersistentVolume had no name")
 		}
-		j := slices.IndexFunc(c.PVs, func(pv *v1.PersistentVolume) bool { return pv.Name == pvName })
+		j := at(x.firstPV, pvName)
 		if j < 0 {
 			return fail(apierrors.NewNotFound(v1.Resource("persistentvolume"), pvName).Error())
 		}

@@ -81,7 +81,7 @@ func (s *Snapshot) update(c *preempt.Cluster, ch preempt.Change) error {
 		}
 	}
 	s.cluster = c
-	s.volIdx = nil
+	first := len(s.pods)
 	for k, p := range ch.Added {
 		if _, ok := s.podIndex[podKey{p.Namespace, p.Name}]; ok {
 			return fmt.Errorf("update: pod %s is already in the cluster", preempt.Key(p.Namespace, p.Name))
@@ -103,6 +103,11 @@ func (s *Snapshot) update(c *preempt.Cluster, ch preempt.Change) error {
 		s.sortNode(n)
 	}
 	s.groupsRefreshed()
+	// The volume objects are the same (preempt.Updater): the volume index
+	// needs only the added pods'.
+	if s.volIdx != nil {
+		s.volIdx.addPods(s, first)
+	}
 	return nil
 }
 

@@ -14,7 +14,8 @@ import (
 )
 
 // TestFloorPicksAsOptimized: on the clusters the floor takes (resource-only
-// ones: the basic shapes, mixed, ties), its candidates and its pick are
+// ones: the basic shapes, mixed, ties; and pvs, whose volumes the floor
+// does not look at and which limit nothing there), its candidates and its pick are
 // optimized's, so the floor measures the same decision; it refuses the
 // shapes it does not model (PDBs, host ports, affinity, spread, nominated
 // pods, pod groups), naming why.

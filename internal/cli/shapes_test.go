@@ -89,7 +89,8 @@ func checkVictimsMakeRoom(t *testing.T, dir string, d DecisionJSON) {
 	for _, v := range d.Victims {
 		victims[preempt.Key(v.Namespace, v.Name)] = true
 	}
-	after := &preempt.Cluster{Nodes: c.Nodes, PDBs: c.PDBs}
+	after := *c // every object but the victims (pvs: the preemptor's claim and volume)
+	after.Pods = nil
 	for _, p := range c.Pods {
 		if !victims[preempt.Key(p.Namespace, p.Name)] {
 			after.Pods = append(after.Pods, p)
@@ -106,7 +107,7 @@ func checkVictimsMakeRoom(t *testing.T, dir string, d DecisionJSON) {
 	if len(victims) > 0 {
 		t.Errorf("victims not in the cluster: %v", victims)
 	}
-	ev, err := reference.Impl{}.NewEvaluator(after)
+	ev, err := reference.Impl{}.NewEvaluator(&after)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -465,6 +465,50 @@ var vbCases = []vbCase{
 		}),
 		pod: vbPod(vbClaimVolume("data", "data")),
 	},
+	{
+		// scheduler_perf's PreemptionPVs (shape pvs): a bound in-tree EBS
+		// volume and no CSINode, so no translation: every node passes.
+		name: "in-tree volume without affinity, no CSINode",
+		cluster: vbWith(func(c *preempt.Cluster) {
+			pv := vbVolume("pv-ebs", "", "data", "", "")
+			pv.Spec.PersistentVolumeSource = v1.PersistentVolumeSource{AWSElasticBlockStore: &v1.AWSElasticBlockStoreVolumeSource{VolumeID: "vol-1"}}
+			c.PVs = append(c.PVs, pv)
+			c.PVCs = append(c.PVCs, vbClaim("data", "", "pv-ebs", ""))
+		}),
+		pod: vbPod(vbClaimVolume("data", "data")),
+	},
+	{
+		// Migrated on n1, the volume is translated there, and its
+		// translation has no affinity either: every node passes.
+		name: "in-tree volume without affinity or zone, migrated on n1",
+		cluster: vbWith(func(c *preempt.Cluster) {
+			pv := vbVolume("pv-ebs", "", "data", "", "")
+			pv.Spec.PersistentVolumeSource = v1.PersistentVolumeSource{AWSElasticBlockStore: &v1.AWSElasticBlockStoreVolumeSource{VolumeID: "vol-1"}}
+			c.PVs = append(c.PVs, pv)
+			c.PVCs = append(c.PVCs, vbClaim("data", "", "pv-ebs", ""))
+			c.CSINodes = append(c.CSINodes, &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "n1",
+				Annotations: map[string]string{v1.MigratedPluginsAnnotationKey: "kubernetes.io/aws-ebs"}}})
+		}),
+		pod: vbPod(vbClaimVolume("data", "data")),
+	},
+	{
+		// The volume has no affinity but a zone label, which the
+		// translation on n1 (migrated) turns into an affinity to the CSI
+		// driver's zone key, a label n1 lacks: n1 fails VolumeBinding in
+		// the dry run, n2 (zone b) VolumeZone, and the preemptor goes to
+		// n3 (zone a, no CSINode: no translation).
+		name: "in-tree volume with a zone label and no affinity, migrated on n1",
+		cluster: vbWith(func(c *preempt.Cluster) {
+			pv := vbVolume("pv-ebs", "", "data", "", "")
+			pv.Labels = map[string]string{v1.LabelTopologyZone: "a"}
+			pv.Spec.PersistentVolumeSource = v1.PersistentVolumeSource{AWSElasticBlockStore: &v1.AWSElasticBlockStoreVolumeSource{VolumeID: "vol-1"}}
+			c.PVs = append(c.PVs, pv)
+			c.PVCs = append(c.PVCs, vbClaim("data", "", "pv-ebs", ""))
+			c.CSINodes = append(c.CSINodes, &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "n1",
+				Annotations: map[string]string{v1.MigratedPluginsAnnotationKey: "kubernetes.io/aws-ebs"}}})
+		}),
+		pod: vbPod(vbClaimVolume("data", "data")),
+	},
 
 	// Victims: VolumeBinding reads no pod of the node (no
 	// PreFilterExtensions, FindPodVolumes reads node labels and cluster

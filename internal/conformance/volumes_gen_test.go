@@ -15,6 +15,7 @@ import (
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/loader"
 	"github.com/preemptbench/preemptbench/internal/synth"
+	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/upstream"
 )
@@ -127,4 +128,31 @@ func TestVolumeClusterRoundTripsThroughAList(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Update on the Volumes property's problems (claims, inline disks, attach
+// limits, attachments): an evaluator that served a cycle and then follows
+// a drawn change (pods removed, a copy of the preemptor, its volumes
+// with it, bound to a node) answers as a new reference evaluator of the
+// changed cluster would (CheckUpdate), for every implementation that
+// updates in place and models the volumes: optimized keeps its volume
+// index through Update and indexes the added pod's volumes alone.
+func TestVolumesUpdate(t *testing.T) {
+	for _, impl := range []preempt.Implementation{optimized.Impl{}, harness.Deterministic(upstream.Impl{})} {
+		t.Run(impl.Name(), func(t *testing.T) {
+			var counts [3]int
+			rapid.Check(t, func(rt *rapid.T) {
+				in := GenVolumes(MaxVolumeNodes).Draw(rt, "input")
+				if refusedVolumes(in, impl) {
+					counts[NotApplicable]++
+					return
+				}
+				counts[CheckUpdate(rt, in, GenChange().Draw(rt, "change"), impl)]++
+			})
+			t.Logf("%d compared, %d refused, %d not applicable", counts[Compared], counts[Refused], counts[NotApplicable])
+			if counts[Compared] == 0 {
+				t.Errorf("no problem compared")
+			}
+		})
+	}
 }

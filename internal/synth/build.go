@@ -62,6 +62,7 @@ var shapes = map[string]builder{
 	"podgroup-none":   buildPodGroupNone,
 	"podgroup-single": buildPodGroupSingle,
 	"podgroup-all":    buildPodGroupAll,
+	"pvs":             buildPVs,
 }
 
 // Shapes lists the shape names in order.
@@ -120,6 +121,9 @@ const (
 	kindPod
 	kindPDB
 	kindPodGroup
+	kindPVC
+	kindPV
+	numKinds
 )
 
 // emitter hands a builder's objects of one kind to a function as they
@@ -132,9 +136,12 @@ type emitter struct {
 	fn      func(obj any) error
 	pending any
 	err     error
+	// seen says which kinds the builder added objects of, fn's or not.
+	seen [numKinds]bool
 }
 
 func (e *emitter) add(kind objectKind, obj any) {
+	e.seen[kind] = true
 	if kind != e.kind {
 		return
 	}
@@ -151,15 +158,16 @@ func (e *emitter) flush() {
 
 // buildEach builds the named shape, handing each object of kind to fn
 // (nodes in order, then nothing else) and keeping none, and returns the
-// scenario without its cluster. Check the arguments first.
-func buildEach(shape string, nodes int, seed uint64, kind objectKind, fn func(obj any) error) (*Scenario, error) {
+// scenario without its cluster and the kinds the shape has objects of.
+// Check the arguments first.
+func buildEach(shape string, nodes int, seed uint64, kind objectKind, fn func(obj any) error) (*Scenario, [numKinds]bool, error) {
 	b := newB(seed)
 	b.emit = &emitter{kind: kind, fn: fn}
 	shapes[shape](b, nodes)
 	b.emit.flush()
 	s := b.scenario(shape)
 	s.Cluster = nil
-	return s, b.emit.err
+	return s, b.emit.seen, b.emit.err
 }
 
 // MustBuild is Build for arguments known to be valid.
@@ -233,6 +241,10 @@ type PodSpec struct {
 	// PodGroup, when set, makes the pod a member of that PodGroup (in its
 	// namespace) through spec.schedulingGroup.podGroupName.
 	PodGroup string
+	// Claim, when set, gives the pod one volume, "vol", of that
+	// PersistentVolumeClaim (in its namespace), as scheduler_perf's
+	// CreatePodWithPersistentVolume sets spec.volumes.
+	Claim string
 }
 
 // NewPod makes a pod from s.
@@ -276,6 +288,9 @@ func NewPod(s PodSpec) *v1.Pod {
 	if s.PodGroup != "" {
 		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &s.PodGroup}
 	}
+	if s.Claim != "" {
+		p.Spec.Volumes = []v1.Volume{{Name: "vol", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: s.Claim}}}}
+	}
 	if s.Age >= 0 {
 		t := metav1.NewTime(Base().Add(time.Hour - s.Age))
 		p.Status.StartTime = &t
@@ -317,6 +332,24 @@ func (b *B) PDB(name string, matchLabels map[string]string, allowed int32) *poli
 	}
 	b.cluster.PDBs = append(b.cluster.PDBs, pdb)
 	return pdb
+}
+
+// PVC adds a PersistentVolumeClaim.
+func (b *B) PVC(pvc *v1.PersistentVolumeClaim) {
+	if b.emit != nil {
+		b.emit.add(kindPVC, pvc)
+		return
+	}
+	b.cluster.PVCs = append(b.cluster.PVCs, pvc)
+}
+
+// PV adds a PersistentVolume.
+func (b *B) PV(pv *v1.PersistentVolume) {
+	if b.emit != nil {
+		b.emit.add(kindPV, pv)
+		return
+	}
+	b.cluster.PVs = append(b.cluster.PVs, pv)
 }
 
 // Preemptor sets the pod to schedule.

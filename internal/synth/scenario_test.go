@@ -180,7 +180,7 @@ func TestBuildUnknownShape(t *testing.T) {
 
 func ExampleShapes() {
 	fmt.Println(strings.Join(Shapes(), " "))
-	// Output: affinity basic basic-v1.36 heterogeneous hostports mixed nominated pdb podgroup-all podgroup-none podgroup-single spread ties
+	// Output: affinity basic basic-v1.36 heterogeneous hostports mixed nominated pdb podgroup-all podgroup-none podgroup-single pvs spread ties
 }
 
 // defaulted is c as the API server would store it: the loader applies the
@@ -205,6 +205,19 @@ func defaulted(c *preempt.Cluster) *preempt.Cluster {
 	// The loader keeps pod groups as written (their type meta cleared).
 	for _, pg := range c.PodGroups {
 		out.PodGroups = append(out.PodGroups, pg.DeepCopy())
+	}
+	// It keeps the volume objects' type meta.
+	for _, pvc := range c.PVCs {
+		pvc = pvc.DeepCopy()
+		legacyscheme.Scheme.Default(pvc)
+		pvc.APIVersion, pvc.Kind = "v1", "PersistentVolumeClaim"
+		out.PVCs = append(out.PVCs, pvc)
+	}
+	for _, pv := range c.PVs {
+		pv = pv.DeepCopy()
+		legacyscheme.Scheme.Default(pv)
+		pv.APIVersion, pv.Kind = "v1", "PersistentVolume"
+		out.PVs = append(out.PVs, pv)
 	}
 	return out
 }

@@ -81,10 +81,11 @@ func ListYAML(c *preempt.Cluster) ([]byte, error) {
 // WriteCluster builds the named shape as Build does and writes its cluster
 // to w as ListYAML renders it, byte for byte, holding one object at a time
 // where ListYAML holds the cluster and its whole YAML tree (gigabytes at
-// 20000 nodes): it builds the shape once per kind of object, nodes, pods,
-// then PDBs, then PodGroups, as the List holds them, the same seed giving
-// the same objects each time. The scenario it returns is Build's without
-// its cluster.
+// 20000 nodes): it builds the shape once per kind of object it has, nodes,
+// pods, PDBs, PodGroups, then PersistentVolumeClaims and
+// PersistentVolumes, as the List holds them, the same seed giving the same
+// objects each time. The scenario it returns is Build's without its
+// cluster.
 func WriteCluster(w io.Writer, shape string, nodes int, seed uint64) (*Scenario, error) {
 	if err := Check(shape, nodes); err != nil {
 		return nil, err
@@ -92,13 +93,20 @@ func WriteCluster(w io.Writer, shape string, nodes int, seed uint64) (*Scenario,
 	bw := bufio.NewWriterSize(w, 256<<10)
 	lw := newListWriter(bw)
 	var s *Scenario
-	for _, kind := range []objectKind{kindNode, kindPod, kindPDB, kindPodGroup} {
-		built, err := buildEach(shape, nodes, seed, kind, func(obj any) error {
+	var has [numKinds]bool
+	for _, kind := range []objectKind{kindNode, kindPod, kindPDB, kindPodGroup, kindPVC, kindPV} {
+		if kind != kindNode && !has[kind] {
+			continue // the first build, the nodes', saw none
+		}
+		built, seen, err := buildEach(shape, nodes, seed, kind, func(obj any) error {
 			lw.item(obj)
 			return lw.err
 		})
 		if err != nil {
 			return nil, err
+		}
+		if kind == kindNode {
+			has = seen
 		}
 		s = built
 	}

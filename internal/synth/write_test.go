@@ -58,6 +58,16 @@ func listYAMLWhole(c *preempt.Cluster) ([]byte, error) {
 			return nil, err
 		}
 	}
+	for _, pvc := range c.PVCs {
+		if err := add("v1", "PersistentVolumeClaim", pvc); err != nil {
+			return nil, err
+		}
+	}
+	for _, pv := range c.PVs {
+		if err := add("v1", "PersistentVolume", pv); err != nil {
+			return nil, err
+		}
+	}
 	return yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
 }
 
