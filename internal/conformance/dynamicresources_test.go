@@ -448,30 +448,7 @@ func TestDynamicResourcesDeterministic(t *testing.T) {
 // paths) gives Filter's codes.
 func TestDynamicResourcesFilterCodes(t *testing.T) {
 	for _, tc := range draCases {
-		t.Run(tc.name, func(t *testing.T) {
-			for _, impl := range draImpls() {
-				c, p := tc.cluster(), tc.pod()
-				ev, err := impl.NewEvaluator(c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cf, ok := ev.(preempt.CodeFilter)
-				if !ok {
-					continue
-				}
-				want := ev.Filter(context.Background(), p).Codes()
-				got := cf.FilterCodes(context.Background(), p, nil)
-				for i, n := range c.Nodes {
-					w, ok := want[n.Name]
-					if !ok {
-						w = preempt.Success
-					}
-					if got[i] != w {
-						t.Errorf("%s: node %s: FilterCodes %s, Filter %s", impl.Name(), n.Name, got[i], w)
-					}
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkFilterCodes(t, draImpls(), tc.cluster, tc.pod) })
 	}
 }
 
