@@ -171,6 +171,9 @@ type NodeExplanation struct {
 	Stage   string   `json:"stage"` // filter, dryRun, notVisited
 	Code    string   `json:"code,omitempty"`
 	Reasons []string `json:"reasons,omitempty"`
+	// Claims are the preemptor's claims DynamicResources cannot satisfy
+	// there, when its status is the reason (ClaimBlock).
+	Claims []ClaimBlock `json:"claims,omitempty"`
 }
 
 // Event is one event upstream records.
@@ -254,6 +257,23 @@ func Pod(impl string, o harness.Result, c *preempt.Cluster, pod *v1.Pod, cfg pre
 			continue
 		}
 		ex.NotCandidates = append(ex.NotCandidates, NodeExplanation{Node: n, Stage: "notVisited"})
+	}
+
+	// The claims that block a node (DynamicResources' reasons).
+	var ce *claimExplainer
+	for i := range ex.NotCandidates {
+		nc := &ex.NotCandidates[i]
+		if !draBlocked(nc.Reasons) {
+			continue
+		}
+		if ce == nil {
+			ce = newClaimExplainer(c, pod)
+		}
+		for _, n := range c.Nodes {
+			if n.Name == nc.Node {
+				nc.Claims = ce.blocks(n)
+			}
+		}
 	}
 
 	// The candidates, ranked as pickOneNodeForPreemption ranks them.
@@ -458,6 +478,11 @@ func WriteText(w io.Writer, ex Explanation) {
 			shown += fmt.Sprintf(", ... %d more", len(nodes)-3)
 		}
 		fmt.Fprintf(w, "  %d %s (%s)\n", len(nodes), k, shown)
+	}
+	for _, n := range ex.NotCandidates {
+		if len(n.Claims) > 0 {
+			fmt.Fprintf(w, "  claims on %s: %s\n", n.Node, formatBlocks(n.Claims))
+		}
 	}
 	for _, e := range ex.Events {
 		fmt.Fprintf(w, "event %s %s %s: %s\n", e.Type, e.Reason, e.Object, e.Message)

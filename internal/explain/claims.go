@@ -1,0 +1,184 @@
+package explain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/sets"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/utils/ptr"
+
+	"github.com/preemptbench/preemptbench/preempt"
+)
+
+// ClaimBlock is a claim of the preemptor DynamicResources cannot satisfy
+// on a node, and why: explain's own reading of the cluster, since
+// upstream's status ("cannot allocate all claims", "resourceclaim not
+// available on the node") names no claim. Each claim is tried alone with
+// the allocator kube-scheduler uses, over the devices every allocated
+// claim holds (a victim's included: preemption frees none).
+type ClaimBlock struct {
+	Claim string `json:"claim"` // namespace/name
+	Why   string `json:"why"`
+	// Held are the node's devices that other claims hold, as
+	// "driver/pool/device (claim namespace/name, pod namespace/name)",
+	// the pods those the claim is reserved for, when Why is a shortage.
+	Held []string `json:"held,omitempty"`
+}
+
+// draBlocked is whether reasons are DynamicResources' Filter's.
+func draBlocked(reasons []string) bool {
+	return slices.Contains(reasons, "cannot allocate all claims") || slices.Contains(reasons, "resourceclaim not available on the node")
+}
+
+// claimExplainer tries the preemptor's claims on nodes; built on first use.
+type claimExplainer struct {
+	c      *preempt.Cluster
+	pod    *v1.Pod
+	claims []*resourcev1.ResourceClaim
+	alloc  structured.Allocator
+	err    error
+	// held are the allocated devices by node-local pool (driver/pool),
+	// each as "driver/pool/device (claim)".
+	held map[string][]string
+}
+
+func newClaimExplainer(c *preempt.Cluster, pod *v1.Pod) *claimExplainer {
+	e := &claimExplainer{c: c, pod: pod, held: map[string][]string{}}
+	for i := range pod.Spec.ResourceClaims {
+		name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i])
+		if err != nil || name == nil {
+			continue
+		}
+		for _, rc := range c.ResourceClaims {
+			if rc.Namespace == pod.Namespace && rc.Name == *name {
+				e.claims = append(e.claims, rc)
+			}
+		}
+	}
+	allocated := structured.AllocatedState{
+		AllocatedDevices:         sets.New[structured.DeviceID](),
+		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
+	}
+	fts := dynamicresources.AllocatorFeatures(feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
+	for _, rc := range c.ResourceClaims {
+		if rc.Status.Allocation == nil {
+			continue
+		}
+		for _, r := range rc.Status.Allocation.Devices.Results {
+			if ptr.Deref(r.AdminAccess, false) {
+				continue
+			}
+			id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+			pool := r.Driver + "/" + r.Pool
+			holder := "claim " + preempt.Key(rc.Namespace, rc.Name)
+			for _, ref := range rc.Status.ReservedFor {
+				if ref.Resource == "pods" {
+					holder += ", pod " + preempt.Key(rc.Namespace, ref.Name)
+				}
+			}
+			e.held[pool] = append(e.held[pool], fmt.Sprintf("%s/%s (%s)", pool, r.Device, holder))
+			if fts.ConsumableCapacity && r.ShareID != nil {
+				allocated.AllocatedSharedDeviceIDs.Insert(structured.MakeSharedDeviceID(id, r.ShareID))
+				if r.ConsumedCapacity != nil {
+					allocated.AggregatedCapacity.Insert(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
+				}
+				continue
+			}
+			allocated.AllocatedDevices.Insert(id)
+		}
+	}
+	slicesByName := slices.Clone(c.ResourceSlices)
+	sort.SliceStable(slicesByName, func(i, j int) bool { return slicesByName[i].Name < slicesByName[j].Name })
+	e.alloc, e.err = structured.NewAllocator(context.Background(), fts, allocated, classes(c.DeviceClasses), slicesByName,
+		cel.NewCache(10, cel.Features{EnableConsumableCapacity: fts.ConsumableCapacity, EnableListTypeAttributes: fts.ListTypeAttributes}))
+	return e
+}
+
+// blocks are the claims that cannot be satisfied on node, each tried
+// alone.
+func (e *claimExplainer) blocks(node *v1.Node) []ClaimBlock {
+	var out []ClaimBlock
+	for _, rc := range e.claims {
+		key := preempt.Key(rc.Namespace, rc.Name)
+		if a := rc.Status.Allocation; a != nil {
+			if a.NodeSelector == nil {
+				continue
+			}
+			sel, err := nodeaffinity.NewNodeSelector(a.NodeSelector)
+			if err != nil || !sel.Match(node) {
+				out = append(out, ClaimBlock{Claim: key, Why: "allocated already, to devices this node cannot reach (status.allocation.nodeSelector)"})
+			}
+			continue
+		}
+		if e.err != nil {
+			out = append(out, ClaimBlock{Claim: key, Why: "not tried: " + e.err.Error()})
+			continue
+		}
+		res, err := e.alloc.Allocate(context.Background(), node, []*resourcev1.ResourceClaim{rc})
+		switch {
+		case err != nil && !errors.Is(err, structured.ErrFailedAllocationOnNode):
+			out = append(out, ClaimBlock{Claim: key, Why: "not tried: " + err.Error()})
+		case err != nil || len(res) == 0:
+			out = append(out, ClaimBlock{Claim: key, Why: "its requests find no free device on the node; evicting pods frees none (DynamicResources has no RemovePod)", Held: e.heldOn(node)})
+		}
+	}
+	return out
+}
+
+// heldOn are the allocated devices of node's own pools (slices with
+// spec.nodeName the node).
+func (e *claimExplainer) heldOn(node *v1.Node) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range e.c.ResourceSlices {
+		pool := s.Spec.Driver + "/" + s.Spec.Pool.Name
+		if ptr.Deref(s.Spec.NodeName, "") != node.Name || seen[pool] {
+			continue
+		}
+		seen[pool] = true
+		out = append(out, e.held[pool]...)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// classes is the allocator's DeviceClassLister over the cluster's classes.
+type classes []*resourcev1.DeviceClass
+
+func (l classes) List() ([]*resourcev1.DeviceClass, error) { return l, nil }
+
+func (l classes) Get(name string) (*resourcev1.DeviceClass, error) {
+	for _, dc := range l {
+		if dc.Name == name {
+			return dc, nil
+		}
+	}
+	return nil, apierrors.NewNotFound(resourcev1.Resource("deviceclass"), name)
+}
+
+// formatBlocks is the text form of a node's blocked claims.
+func formatBlocks(bs []ClaimBlock) string {
+	parts := make([]string, len(bs))
+	for i, b := range bs {
+		parts[i] = b.Claim + ": " + b.Why
+		if len(b.Held) > 0 {
+			parts[i] += "; held: " + strings.Join(b.Held, ", ")
+		}
+	}
+	return strings.Join(parts, "; ")
+}
