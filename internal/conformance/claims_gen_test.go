@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -17,10 +18,7 @@ import (
 // of every outcome, with DynamicResources' reasons among the dry run's.
 func TestClaimProblemsAreAnswered(t *testing.T) {
 	impl := harness.Deterministic(upstream.Impl{})
-	codes := map[preempt.Code]int{}
-	reasons := map[string]int{}
-	rapid.Check(t, func(t *rapid.T) {
-		in := AtRelease(GenClaims(6).Draw(t, "in"), impl)
+	decide := func(t interface{ Fatalf(string, ...any) }, in Input) preempt.Decision {
 		if err := in.Cluster.Validate(); err != nil {
 			t.Fatalf("generator made an invalid cluster: %v", err)
 		}
@@ -29,15 +27,26 @@ func TestClaimProblemsAreAnswered(t *testing.T) {
 				t.Fatalf("%s refuses a generated claim problem: %v", im.Name(), err)
 			}
 		}
-		d, err := harness.Run(t.Context(), impl, in.Cluster, in.Request, in.Faults...)
+		d, err := harness.Run(context.Background(), impl, in.Cluster, in.Request, in.Faults...)
 		if err != nil {
 			t.Fatalf("%s: %v", impl.Name(), err)
 		}
+		return d
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		decide(t, AtRelease(GenClaims(6).Draw(t, "in"), impl))
+	})
+	// The outcomes, over a fixed set of examples (seeds 0 to 99), so that
+	// the count does not depend on -rapid.checks or -short.
+	codes := map[preempt.Code]int{}
+	reasons := map[string]int{}
+	for seed := range 100 {
+		d := decide(t, AtRelease(GenClaims(6).Example(seed), impl))
 		codes[d.Status]++
 		for _, ns := range d.NodeStatuses {
 			reasons[strings.Join(ns.Reasons, ", ")]++
 		}
-	})
+	}
 	t.Logf("decisions by status: %v", codes)
 	for r, n := range reasons {
 		t.Logf("dry-run node status %q: %d", r, n)
