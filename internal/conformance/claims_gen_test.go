@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -36,24 +35,9 @@ func TestClaimProblemsAreAnswered(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		decide(t, AtRelease(GenClaims(6).Draw(t, "in"), impl))
 	})
-	// The outcomes, over a fixed set of examples (seeds 0 to 99), so that
-	// the count does not depend on -rapid.checks or -short.
-	codes := map[preempt.Code]int{}
-	reasons := map[string]int{}
-	for seed := range 100 {
-		d := decide(t, AtRelease(GenClaims(6).Example(seed), impl))
-		codes[d.Status]++
-		for _, ns := range d.NodeStatuses {
-			reasons[strings.Join(ns.Reasons, ", ")]++
-		}
-	}
-	t.Logf("decisions by status: %v", codes)
-	for r, n := range reasons {
-		t.Logf("dry-run node status %q: %d", r, n)
-	}
-	if codes[preempt.Success] == 0 || codes[preempt.Unschedulable]+codes[preempt.UnschedulableAndUnresolvable] == 0 {
-		t.Errorf("the generator made no problem of some outcome: %v", codes)
-	}
+	reasons := exampleOutcomes(t, GenClaims(6), func(t interface{ Fatalf(string, ...any) }, in Input) preempt.Decision {
+		return decide(t, AtRelease(in, impl))
+	})
 	if reasons["cannot allocate all claims"] == 0 {
 		t.Errorf("no dry run failed DynamicResources' allocation: %v", reasons)
 	}

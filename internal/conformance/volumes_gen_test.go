@@ -67,24 +67,9 @@ func TestVolumeProblemsDecideTheSameEachTime(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		decide(t, AtRelease(GenVolumes(6).Draw(t, "in"), impl))
 	})
-	// The outcomes, over a fixed set of examples (seeds 0 to 99), so that
-	// the count does not depend on -rapid.checks or -short.
-	codes := map[preempt.Code]int{}
-	reasons := map[string]int{}
-	for seed := range 100 {
-		d := decide(t, AtRelease(GenVolumes(6).Example(seed), impl))
-		codes[d.Status]++
-		for _, ns := range d.NodeStatuses {
-			reasons[strings.Join(ns.Reasons, ", ")]++
-		}
-	}
-	t.Logf("decisions by status: %v", codes)
-	for r, n := range reasons {
-		t.Logf("dry-run node status %q: %d", r, n)
-	}
-	if codes[preempt.Success] == 0 || codes[preempt.Unschedulable]+codes[preempt.UnschedulableAndUnresolvable] == 0 {
-		t.Errorf("the generator made no problem of some outcome: %v", codes)
-	}
+	exampleOutcomes(t, GenVolumes(6), func(t interface{ Fatalf(string, ...any) }, in Input) preempt.Decision {
+		return decide(t, AtRelease(in, impl))
+	})
 }
 
 func objects[T runtime.Object](objs []T) []runtime.Object {
@@ -164,4 +149,30 @@ func TestVolumesUpdate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// exampleOutcomes decides the generator's examples of seeds 0 to 99 (a
+// fixed set, so that the counts do not depend on -rapid.checks or
+// -short), logs the decisions by status and the dry runs' node statuses,
+// fails when no problem ended in Success or none in a failure, and
+// returns the node statuses' counts.
+func exampleOutcomes(t *testing.T, gen *rapid.Generator[Input], decide func(interface{ Fatalf(string, ...any) }, Input) preempt.Decision) map[string]int {
+	t.Helper()
+	codes := map[preempt.Code]int{}
+	reasons := map[string]int{}
+	for seed := range 100 {
+		d := decide(t, gen.Example(seed))
+		codes[d.Status]++
+		for _, ns := range d.NodeStatuses {
+			reasons[strings.Join(ns.Reasons, ", ")]++
+		}
+	}
+	t.Logf("decisions by status: %v", codes)
+	for r, n := range reasons {
+		t.Logf("dry-run node status %q: %d", r, n)
+	}
+	if codes[preempt.Success] == 0 || codes[preempt.Unschedulable]+codes[preempt.UnschedulableAndUnresolvable] == 0 {
+		t.Errorf("the generator made no problem of some outcome: %v", codes)
+	}
+	return reasons
 }
