@@ -105,6 +105,9 @@ func floorScope(c *preempt.Cluster, pod *v1.Pod) error {
 		if p.Status.NominatedNodeName != "" {
 			return fmt.Errorf("pod %s/%s is nominated", p.Namespace, p.Name)
 		}
+		if u := preempt.VolumeGaps(p); u != nil {
+			return fmt.Errorf("pod %s/%s has volumes the volume filters check", p.Namespace, p.Name)
+		}
 		return nil
 	}
 	for _, p := range c.Pods {

@@ -14,11 +14,10 @@ import (
 )
 
 // TestFloorPicksAsOptimized: on the clusters the floor takes (resource-only
-// ones: the basic shapes, mixed, ties; and pvs, whose volumes the floor
-// does not look at and which limit nothing there), its candidates and its pick are
+// ones: the basic shapes, mixed, ties), its candidates and its pick are
 // optimized's, so the floor measures the same decision; it refuses the
 // shapes it does not model (PDBs, host ports, affinity, spread, nominated
-// pods, pod groups), naming why.
+// pods, pod groups, volumes), naming why.
 func TestFloorPicksAsOptimized(t *testing.T) {
 	ctx := context.Background()
 	for _, shape := range synth.Shapes() {
@@ -31,7 +30,7 @@ func TestFloorPicksAsOptimized(t *testing.T) {
 			fr := ev.Filter(ctx, s.Pod)
 			codes := preempt.NewNodeOrder(s.Cluster).Codes(fr, nil)
 			f, err := floor.New(s.Cluster, s.Pod, codes, s.Now)
-			refused := map[string]bool{"pdb": true, "hostports": true, "affinity": true, "spread": true, "nominated": true, "heterogeneous": true}
+			refused := map[string]bool{"pdb": true, "hostports": true, "affinity": true, "spread": true, "nominated": true, "heterogeneous": true, "pvs": true}
 			// A cluster with pod groups (the podgroup-single and -all
 			// shapes) is refused too: the floor has no groups.
 			if refused[shape] || len(s.Cluster.PodGroups) > 0 {
