@@ -212,7 +212,8 @@ func newDynamicResourcesState(s *Snapshot, pod *v1.Pod) *dynamicResourcesState {
 	return st
 }
 
-// draFilter is Filter on node.
+// draFilter is Filter on node; an allocation that outlasts
+// preempt.DRAFilterTimeout is an Error, as upstream's.
 func draFilter(node *v1.Node, claims []*resourcev1.ResourceClaim, selectors []*nodeaffinity.NodeSelector,
 	alloc structured.Allocator, toAllocate []*resourcev1.ResourceClaim) (preempt.Code, []string) {
 	unavailable := false
@@ -227,7 +228,12 @@ func draFilter(node *v1.Node, claims []*resourcev1.ResourceClaim, selectors []*n
 		}
 	}
 	if alloc != nil {
-		got, err := alloc.Allocate(context.Background(), node, toAllocate)
+		ctx, cancel := context.WithTimeout(context.Background(), preempt.DRAFilterTimeout)
+		got, err := alloc.Allocate(ctx, node, toAllocate)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			return preempt.Error, []string{preempt.DRAFilterTimeoutReason(node.Name)}
+		}
 		if errors.Is(err, structured.ErrFailedAllocationOnNode) {
 			return preempt.UnschedulableAndUnresolvable, []string{err.Error()}
 		}

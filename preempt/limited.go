@@ -8,6 +8,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 )
 
 // Limited is implemented by an implementation that models only part of
@@ -119,6 +120,22 @@ func VolumeReleaseGap(pod *v1.Pod, cfg Config) *Unmodelled {
 	u.Feature = "volumes at release " + cfg.Release
 	u.Detail += ", modelled as " + CurrentRelease + " runs them"
 	return u
+}
+
+// DRAFilterTimeout bounds DynamicResources' allocation on one node, as
+// v1.37.2's default configuration does (DRASchedulerFilterTimeout on by
+// default, DynamicResourcesArgs.filterTimeout defaulted to
+// DynamicResourcesFilterTimeoutDefault): an allocation that takes longer
+// is an Error for the node (DRAFilterTimeoutReason), and the filter phase
+// ends there, as kube-scheduler's does at a node's Error (its other nodes'
+// statuses are never read). Upstream reads the clock: an allocation near
+// the bound may go either way, one far from it cannot. Tests lower it.
+var DRAFilterTimeout = configv1.DynamicResourcesFilterTimeoutDefault
+
+// DRAFilterTimeoutReason is the Filter status's reason on node when its
+// allocation ran out of DRAFilterTimeout, as RunFilterPlugins wraps it.
+func DRAFilterTimeoutReason(node string) string {
+	return fmt.Sprintf("running %q filter plugin: node %s: timed out trying to allocate devices", "DynamicResources", node)
 }
 
 // DeviceClassExtendedResourcePrefix prefixes the extended resource every

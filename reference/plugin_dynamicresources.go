@@ -63,9 +63,10 @@ import (
 // refuses (no scheduling cycle, or DynamicResources' own PostFilter could
 // act); extended resources a DeviceClass backs (the claim DynamicResources
 // makes for them, preempt.DeviceClassResourceGaps); allocated claims with
-// binding conditions (their timeout reads the clock). Not read: the
-// Filter timeout (DRASchedulerFilterTimeout, 10s by default: an
-// allocation that long is an Error upstream), pending allocations of
+// binding conditions (their timeout reads the clock). The Filter timeout
+// (DRASchedulerFilterTimeout, preempt.DRAFilterTimeout) bounds each
+// node's allocation, in the filter phase and in the dry run: past it the
+// node is an Error, as upstream's. Not read: pending allocations of
 // other scheduling cycles (none: one pod is decided at a time), the Skip
 // of a deferred resize (alpha gate InPlacePodVerticalScalingSchedulerPreemption,
 // off).
@@ -294,8 +295,12 @@ func (dynamicResources) Filter(state stateData, _ *v1.Pod, s *nodeState) preempt
 				toAllocate = append(toAllocate, claim)
 			}
 		}
-		result, err := st.allocator.Allocate(context.Background(), node, toAllocate)
+		ctx, cancel := context.WithTimeout(context.Background(), preempt.DRAFilterTimeout)
+		result, err := st.allocator.Allocate(ctx, node, toAllocate)
+		cancel()
 		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			return preempt.Status{Code: preempt.Error, Reasons: []string{preempt.DRAFilterTimeoutReason(node.Name)}}
 		case errors.Is(err, structured.ErrFailedAllocationOnNode):
 			return unresolvable(err.Error())
 		case err != nil:

@@ -51,6 +51,9 @@ type claimExplainer struct {
 	claims []*resourcev1.ResourceClaim
 	alloc  structured.Allocator
 	err    error
+	// late is set once an allocation ran out of preempt.DRAFilterTimeout:
+	// no claim is tried after it.
+	late bool
 	// held are the allocated devices by node-local pool (driver/pool),
 	// each as "driver/pool/device (claim)".
 	held map[string][]string
@@ -129,8 +132,17 @@ func (e *claimExplainer) blocks(node *v1.Node) []ClaimBlock {
 			out = append(out, ClaimBlock{Claim: key, Why: "not tried: " + e.err.Error()})
 			continue
 		}
-		res, err := e.alloc.Allocate(context.Background(), node, []*resourcev1.ResourceClaim{rc})
+		if e.late {
+			out = append(out, ClaimBlock{Claim: key, Why: "not tried: an allocation ran out of the filter timeout before"})
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), preempt.DRAFilterTimeout)
+		res, err := e.alloc.Allocate(ctx, node, []*resourcev1.ResourceClaim{rc})
+		cancel()
 		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			e.late = true
+			out = append(out, ClaimBlock{Claim: key, Why: fmt.Sprintf("not tried: allocating it alone ran out of the filter timeout (%v)", preempt.DRAFilterTimeout)})
 		case err != nil && !errors.Is(err, structured.ErrFailedAllocationOnNode):
 			out = append(out, ClaimBlock{Claim: key, Why: "not tried: " + err.Error()})
 		case err != nil || len(res) == 0:
