@@ -475,7 +475,7 @@ func (w *evaluator) scheduleGang(ctx context.Context, req *preempt.PodGroupReque
 // succeeded without scheduling a member).
 func (w *evaluator) runGang(ctx context.Context, req *preempt.PodGroupRequest, tree *preempt.GroupNode) (*gangScheduler, *groupResult, error) {
 	world := w.clone()
-	world.reserved = &gangReserved{pvs: map[string]*v1.PersistentVolume{}, pvcs: map[string]*v1.PersistentVolumeClaim{},
+	world.reserved = &gangReserved{assumed: map[*v1.Pod]bool{}, pvs: map[string]*v1.PersistentVolume{}, pvcs: map[string]*v1.PersistentVolumeClaim{},
 		pending: map[types.UID]*resourcev1.AllocationResult{}}
 	s := &gangScheduler{
 		view:      &gangView{w: world, states: map[*v1.Pod]*cycleState{}},
@@ -657,7 +657,9 @@ func (v *gangView) Place(_ context.Context, pod *v1.Pod, node string) (bool, err
 		v.w.nominated[nn] = kept
 	}
 	unreserve := v.w.reserve(assumed, cs, v.w.nodeByName[node])
+	v.w.reserved.assumed[assumed] = true
 	v.undo = append(v.undo, func() {
+		delete(v.w.reserved.assumed, assumed)
 		unreserve()
 		v.w.bound[node] = without(v.w.bound[node], assumed)
 		_ = v.w.node(node).removePod(assumed)

@@ -43,6 +43,7 @@ import (
 // lists and the allocator are the PreFilter's, so those Reserves change
 // no verdict and are not modelled.
 type gangReserved struct {
+	assumed map[*v1.Pod]bool                     // the members assumed in the snapshot
 	pvs     map[string]*v1.PersistentVolume      // PV name -> the PV assumed bound
 	pvcs    map[string]*v1.PersistentVolumeClaim // namespace/name -> the claim assumed with a selected node
 	pending map[types.UID]*resourcev1.AllocationResult

@@ -40,6 +40,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/refstages"
 	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -355,6 +356,38 @@ func TestGangVolumesConformance(t *testing.T) {
 				t.Errorf("optimized: want its gang refusal of volumes and claims, got %s %q (%v)", d.Status, d.Message, err)
 			}
 			t.Logf("%s %q nominations %v victims %v", want.Status, want.Message, want.Nominations, want.Victims)
+		})
+	}
+}
+
+// gangVolumeMutants are the reference with one gang-volume behaviour
+// wrong; the table must catch each (some case's decision differs from
+// upstream's).
+var gangVolumeMutants = []podGroupMutant{
+	// A placed member's ReadWriteOncePod claim not in use for the next
+	// member (as if AssumePod left usedPVCRefCounts alone).
+	{name: "assumed-member-claims-not-in-use", gang: true, stage: func(s *refstages.Stages) { s.AssumedClaimsInUse = func() bool { return false } }},
+}
+
+func TestGangVolumeMutants(t *testing.T) {
+	for _, m := range gangVolumeMutants {
+		t.Run(m.name, func(t *testing.T) {
+			mutant := newPodGroupMutant(m)
+			for _, tc := range gangVolCases {
+				want, err := gvDecide(t, upstream.Impl{ListOrderTie: true}, tc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := gvDecide(t, mutant, tc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Logf("caught by %q (-upstream +mutant):\n%s", tc.name, diff)
+					return
+				}
+			}
+			t.Errorf("mutant %s not caught by the gang volume table", m.name)
 		})
 	}
 }
