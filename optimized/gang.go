@@ -116,6 +116,10 @@ func (ev *evaluator) checkGang(req *preempt.PodGroupRequest) (*preempt.GroupNode
 			return nil, fmt.Errorf("member %s is also in the cluster", preempt.Key(p.Namespace, p.Name))
 		}
 		if u := preempt.VolumeAndClaimGaps(s.cluster, p); u != nil {
+			// The reference models them (reference/gang_reserve.go);
+			// this gang world does not yet.
+			u.Feature += " in a gang"
+			u.Detail += "; optimized's gang path follows per-node sums, host ports and topology counts, not the volume plugins' state, the volumes a placed member's Reserve assumes or the claims it allocates"
 			return nil, u
 		}
 	}

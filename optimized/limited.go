@@ -15,8 +15,9 @@ var _ preempt.Limited = Impl{}
 // allocated claim with binding conditions (plugin_dynamicresources.go).
 // The four volume filters and DynamicResources are modelled for a single
 // pod; a gang's members with volumes or claims are still refused
-// (gang.go), as the gang path's world does not follow the volume plugins'
-// counters.
+// (gang.go checkGang), as the gang path's world does not follow the volume
+// plugins' state, the volumes a placed member's Reserve assumes or the
+// claims it allocates (the reference models them: reference/gang_reserve.go).
 func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
 	if u := preempt.DeviceClassResourceGaps(c, pod); u != nil {
 		return u

@@ -6,9 +6,11 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
@@ -92,11 +94,21 @@ func (ev *evaluator) checkGang(req *preempt.PodGroupRequest) (*preempt.GroupNode
 		if ev.podByKey[podKey(p)] != nil {
 			return nil, fmt.Errorf("member %s is also in the cluster", podKey(p))
 		}
-		if u := preempt.VolumeAndClaimGaps(ev.cluster, p); u != nil {
+		if u := gangMemberGaps(ev.cluster, p); u != nil {
 			return nil, u
 		}
 	}
 	return tree, nil
+}
+
+// gangMemberGaps is what the reference refuses of a gang's member: what
+// it refuses of a single pod (Impl.Unmodelled). preempt.DRACycleGaps'
+// PostFilter part is DynamicResources' PodGroupPostFilter's too, which
+// runs deallocateOrDeletePodClaims for each member before
+// DefaultPreemption; its unreserving of PodGroup claims needs
+// DRAWorkloadResourceClaims, off by default and refused as a gate.
+func gangMemberGaps(c *preempt.Cluster, p *v1.Pod) *preempt.Unmodelled {
+	return Impl{}.Unmodelled(c, p)
 }
 
 // nominations is PodGroupPostFilterResult's NominatingInfos on Success,
@@ -462,8 +474,11 @@ func (w *evaluator) scheduleGang(ctx context.Context, req *preempt.PodGroupReque
 // placement: every group's result, and the root's (Unschedulable when it
 // succeeded without scheduling a member).
 func (w *evaluator) runGang(ctx context.Context, req *preempt.PodGroupRequest, tree *preempt.GroupNode) (*gangScheduler, *groupResult, error) {
+	world := w.clone()
+	world.reserved = &gangReserved{assumed: map[*v1.Pod]bool{}, pvs: map[string]*v1.PersistentVolume{}, pvcs: map[string]*v1.PersistentVolumeClaim{},
+		pending: map[types.UID]*resourcev1.AllocationResult{}}
 	s := &gangScheduler{
-		view:      &gangView{w: w.clone(), states: map[*v1.Pod]*cycleState{}},
+		view:      &gangView{w: world, states: map[*v1.Pod]*cycleState{}},
 		req:       req,
 		placement: req.Placement,
 		tas:       req.Config.FeatureGates[preempt.TopologyAwareGate],
@@ -619,7 +634,7 @@ func (v *gangView) Fits(_ context.Context, pod *v1.Pod, node string) (bool, erro
 }
 
 func (v *gangView) Place(_ context.Context, pod *v1.Pod, node string) (bool, error) {
-	v.state(pod)
+	cs := v.state(pod)
 	assumed := pod.DeepCopy()
 	assumed.Spec.NodeName = node
 	if v.assumed == nil {
@@ -641,7 +656,11 @@ func (v *gangView) Place(_ context.Context, pod *v1.Pod, node string) (bool, err
 		}
 		v.w.nominated[nn] = kept
 	}
+	unreserve := v.w.reserve(assumed, cs, v.w.nodeByName[node])
+	v.w.reserved.assumed[assumed] = true
 	v.undo = append(v.undo, func() {
+		delete(v.w.reserved.assumed, assumed)
+		unreserve()
 		v.w.bound[node] = without(v.w.bound[node], assumed)
 		_ = v.w.node(node).removePod(assumed)
 		if nn != "" {

@@ -13,9 +13,10 @@ var _ preempt.Limited = Impl{}
 // implementations share: no scheduling cycle runs for it, or
 // DynamicResources' own PostFilter could act on it), an extended resource
 // a DeviceClass backs, and an allocated claim with binding conditions
-// (dynamicResources). The four volume filters are modelled for a single
-// pod; a gang's members with volumes or claims are still refused
-// (gang.go).
+// (dynamicResources). The four volume filters and DynamicResources are
+// modelled for a single pod and for a gang's members (gang_reserve.go:
+// what a placed member leaves for the next), the same refused for both
+// (gang.go gangMemberGaps).
 func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
 	if u := preempt.DeviceClassResourceGaps(c, pod); u != nil {
 		return u

@@ -82,6 +82,10 @@ type draState struct {
 	claims    []*resourcev1.ResourceClaim
 	available []*nodeaffinity.NodeSelector
 	allocator structured.Allocator
+	// pending is, per claim, the allocation a gang member placed
+	// earlier in the pod-group cycle made for it (gang_reserve.go), nil
+	// for none: the claim is taken as allocated there.
+	pending []*resourcev1.AllocationResult
 }
 
 func (s *draState) clone() stateData { return s }
@@ -135,6 +139,7 @@ func (dynamicResources) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool) 
 		return nil, true
 	}
 	st.available = make([]*nodeaffinity.NodeSelector, len(st.claims))
+	st.pending = make([]*resourcev1.AllocationResult, len(st.claims))
 	toAllocate := 0
 	for i, claim := range st.claims {
 		if claim.Status.Allocation != nil && !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, false) {
@@ -151,6 +156,20 @@ func (dynamicResources) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool) 
 			continue
 		}
 		toAllocate++
+		// In a gang, a claim another member allocated in Reserve earlier
+		// in this pod-group cycle (its pending allocation) is taken as
+		// allocated there, its requests not checked again.
+		if alloc := ev.pendingAllocation(claim); alloc != nil {
+			st.pending[i] = alloc
+			if sel := alloc.NodeSelector; sel != nil {
+				ns, err := nodeaffinity.NewNodeSelector(sel)
+				if err != nil {
+					return rejection{draPreFilterError(err)}, false
+				}
+				st.available[i] = ns
+			}
+			continue
+		}
 		for _, req := range claim.Spec.Devices.Requests {
 			switch {
 			case req.Exactly != nil:
@@ -173,7 +192,7 @@ func (dynamicResources) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool) 
 		return st, false
 	}
 	fts := draFeatures()
-	alloc, err := structured.NewAllocator(context.Background(), fts, allocatedState(c.ResourceClaims, fts.ConsumableCapacity),
+	alloc, err := structured.NewAllocator(context.Background(), fts, allocatedState(c.ResourceClaims, ev.inFlight(), fts.ConsumableCapacity),
 		classList(c.DeviceClasses), sortedSlices(c.ResourceSlices),
 		cel.NewCache(10, cel.Features{EnableConsumableCapacity: fts.ConsumableCapacity, EnableListTypeAttributes: fts.ListTypeAttributes}))
 	if err != nil {
@@ -209,17 +228,20 @@ func draPreFilterError(err error) preempt.Status {
 // a shared device (a result with a share ID) by its share ID and its
 // consumed capacity when consumable capacity is on, by its device ID
 // otherwise.
-func allocatedState(claims []*resourcev1.ResourceClaim, consumable bool) structured.AllocatedState {
+func allocatedState(claims []*resourcev1.ResourceClaim, inFlight []*resourcev1.AllocationResult, consumable bool) structured.AllocatedState {
 	s := structured.AllocatedState{
 		AllocatedDevices:         sets.New[structured.DeviceID](),
 		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
 		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
 	}
+	allocations := slices.Clone(inFlight)
 	for _, claim := range claims {
-		if claim.Status.Allocation == nil {
-			continue
+		if claim.Status.Allocation != nil {
+			allocations = append(allocations, claim.Status.Allocation)
 		}
-		for _, r := range claim.Status.Allocation.Devices.Results {
+	}
+	for _, a := range allocations {
+		for _, r := range a.Devices.Results {
 			if ptr.Deref(r.AdminAccess, false) {
 				continue
 			}
@@ -290,10 +312,17 @@ func (dynamicResources) Filter(state stateData, _ *v1.Pod, s *nodeState) preempt
 	}
 	if st.allocator != nil {
 		var toAllocate []*resourcev1.ResourceClaim
-		for _, claim := range st.claims {
-			if claim.Status.Allocation == nil {
-				toAllocate = append(toAllocate, claim)
+		for i, claim := range st.claims {
+			if claim.Status.Allocation != nil {
+				continue
 			}
+			if p := st.pending[i]; p != nil {
+				if skipsNodeOperations(p) && !slices.Contains(node.Status.DeclaredFeatures, draOptionalNodeOperations) {
+					return unresolvable(fmt.Sprintf("resource claim %s allocation requires DRAOptionalNodeOperations feature on the node", klog.KObj(claim)))
+				}
+				continue
+			}
+			toAllocate = append(toAllocate, claim)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), preempt.DRAFilterTimeout)
 		result, err := st.allocator.Allocate(ctx, node, toAllocate)

@@ -123,7 +123,10 @@ func (volumeBinding) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool) {
 		if name == "" {
 			continue
 		}
-		pvc := findPVC(c, pod.Namespace, name)
+		// GetPodVolumeClaims reads the binder's assume cache, where a
+		// gang member placed before this one may have assumed the claim
+		// (gang_reserve.go); podHasPVCs above reads the lister.
+		pvc := ev.assumedPVC(pod.Namespace, name)
 		if pvc.Spec.VolumeName != "" && metav1.HasAnnotation(pvc.ObjectMeta, volume.AnnBindCompleted) {
 			st.bound = append(st.bound, pvc)
 			continue
@@ -144,7 +147,7 @@ func (volumeBinding) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool) {
 		var pvs []*v1.PersistentVolume
 		for _, pv := range c.PVs {
 			if volume.GetPersistentVolumeClass(pv) == class {
-				pvs = append(pvs, pv)
+				pvs = append(pvs, ev.assumedPV(pv))
 			}
 		}
 		sort.Slice(pvs, func(i, j int) bool { return pvs[i].Name < pvs[j].Name })
@@ -171,38 +174,59 @@ func (volumeBinding) Filter(state stateData, pod *v1.Pod, s *nodeState) preempt.
 }
 
 func (st *volumeBindingState) findPodVolumes(node *v1.Node) ([]string, error) {
+	found, err := st.podVolumesOn(node)
+	return found.reasons, err
+}
+
+// podVolumes is FindPodVolumes' answer on a node: its reasons, and the
+// PodVolumes Reserve assumes (the static bindings, the claims to
+// provision).
+type podVolumes struct {
+	reasons    []string
+	bindings   []pvBinding
+	provisions []*v1.PersistentVolumeClaim
+}
+
+// pvBinding is a static binding (upstream's BindingInfo).
+type pvBinding struct {
+	pv  *v1.PersistentVolume
+	pvc *v1.PersistentVolumeClaim
+}
+
+// podVolumesOn is upstream's FindPodVolumes on node.
+func (st *volumeBindingState) podVolumesOn(node *v1.Node) (podVolumes, error) {
+	var out podVolumes
 	boundSatisfied, pvsFound, unboundSatisfied, enoughSpace := true, true, true, true
-	reasons := func() []string {
-		var r []string
+	done := func() (podVolumes, error) {
 		if !boundSatisfied {
-			r = append(r, reasonVolumeNodeConflict)
+			out.reasons = append(out.reasons, reasonVolumeNodeConflict)
 		}
 		if !unboundSatisfied {
-			r = append(r, reasonVolumeBindConflict)
+			out.reasons = append(out.reasons, reasonVolumeBindConflict)
 		}
 		if !enoughSpace {
-			r = append(r, reasonVolumeNoSpace)
+			out.reasons = append(out.reasons, reasonVolumeNoSpace)
 		}
 		if !pvsFound {
-			r = append(r, reasonVolumePVNotExist)
+			out.reasons = append(out.reasons, reasonVolumePVNotExist)
 		}
-		return r
+		return out, nil
 	}
 	if len(st.bound) > 0 {
 		var err error
 		if boundSatisfied, pvsFound, err = st.checkBoundClaims(node); err != nil {
-			return nil, err
+			return podVolumes{}, err
 		}
 	}
 	if len(st.delayed) == 0 {
-		return reasons(), nil
+		return done()
 	}
 	var toMatch, toProvision []*v1.PersistentVolumeClaim
 	for _, pvc := range st.delayed {
 		if selected, ok := pvc.Annotations[volume.AnnSelectedNode]; ok {
 			if selected != node.Name {
 				unboundSatisfied = false
-				return reasons(), nil
+				return done()
 			}
 			toProvision = append(toProvision, pvc)
 		} else {
@@ -219,7 +243,7 @@ func (st *volumeBindingState) findPodVolumes(node *v1.Node) ([]string, error) {
 		for _, pvc := range toMatch {
 			pv, err := volume.FindMatchingVolume(pvc, st.volumes[volume.GetPersistentVolumeClaimClass(pvc)], node, chosen, true, true)
 			if err != nil {
-				return nil, err
+				return podVolumes{}, err
 			}
 			if pv == nil {
 				toProvision = append(toProvision, pvc)
@@ -227,15 +251,19 @@ func (st *volumeBindingState) findPodVolumes(node *v1.Node) ([]string, error) {
 				continue
 			}
 			chosen[pv.Name] = pv
+			out.bindings = append(out.bindings, pvBinding{pv: pv, pvc: pvc})
 		}
 	}
 	if len(toProvision) > 0 {
 		var err error
 		if unboundSatisfied, enoughSpace, err = st.checkVolumeProvisions(toProvision, node); err != nil {
-			return nil, err
+			return podVolumes{}, err
+		}
+		if unboundSatisfied && enoughSpace {
+			out.provisions = toProvision
 		}
 	}
-	return reasons(), nil
+	return done()
 }
 
 // checkBoundClaims is upstream's: each bound claim's PV, translated to CSI

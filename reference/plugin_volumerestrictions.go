@@ -80,6 +80,9 @@ func claimsInUse(ev *evaluator) map[string]bool {
 	used := map[string]bool{}
 	for _, n := range ev.nodes {
 		for _, p := range ev.bound[n.Name] {
+			if r := ev.reserved; r != nil && r.assumed[p] && !ev.stages.AssumedClaimsInUse() {
+				continue
+			}
 			for _, vol := range p.Spec.Volumes {
 				if vol.PersistentVolumeClaim != nil {
 					used[p.Namespace+"/"+vol.PersistentVolumeClaim.ClaimName] = true

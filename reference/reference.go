@@ -79,6 +79,10 @@ type evaluator struct {
 	podByKey   map[string]*v1.Pod
 	pdbs       []*policyv1.PodDisruptionBudget
 	namespaces []*v1.Namespace
+	// reserved is what the Reserve plugins of a gang's placed members
+	// left for the members after them (gang_reserve.go), nil outside a
+	// gang's scheduling function.
+	reserved *gangReserved
 }
 
 const reasonNoVictims = "No preemption victims found for incoming pod"

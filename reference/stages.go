@@ -29,6 +29,7 @@ func ownStages() refstages.Stages {
 		OngoingNodes:        nominatedNodes,
 		ChildOrder:          treeChildOrder,
 		KeepsProposals:      everyGroupsProposals,
+		AssumedClaimsInUse:  assumedClaimsInUse,
 	}
 }
 
@@ -56,3 +57,7 @@ func treeChildOrder(children []*preempt.GroupNode) []*preempt.GroupNode { return
 // everyGroupsProposals: the scheduling function's closure gathers every
 // group's result, a failed child's included (docs/upstream-findings.md).
 func everyGroupsProposals(bool) bool { return true }
+
+// assumedClaimsInUse: a gang member assumed in the snapshot uses its
+// claims (Snapshot.AssumePod adds them to usedPVCRefCounts).
+func assumedClaimsInUse() bool { return true }

@@ -47,6 +47,12 @@ type Stages struct {
 	// the proposals of a group that succeeded or not (the reference's:
 	// every group's, as v1.37.2's closure gathers every result).
 	KeepsProposals func(succeeded bool) bool
+	// AssumedClaimsInUse is whether a gang member placed earlier in the
+	// pod-group scheduling function (assumed in the snapshot) uses its
+	// claims for VolumeRestrictions' PreFilter of the members after it
+	// (the reference's: yes, Snapshot.AssumePod counts them in
+	// usedPVCRefCounts).
+	AssumedClaimsInUse func() bool
 }
 
 var newReference func(replace func(*Stages)) preempt.Implementation

@@ -1,0 +1,209 @@
+package reference
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/component-helpers/storage/volume"
+)
+
+// What a gang member's placement leaves for the members after it, beyond
+// the snapshot (v1.37.2, schedule_one_podgroup.go: podGroupPodSchedulingAlgorithm
+// calls assumeAndReserve). The pod assumed in the snapshot
+// (Snapshot.AssumePod) is the world's bound pod (gangView.Place): its
+// node's pods (NodeVolumeLimits' counts, VolumeRestrictions' disk
+// conflicts) and the snapshot's claims in use (usedPVCRefCounts, which
+// VolumeRestrictions' PreFilter reads for ReadWriteOncePod claims). The
+// Reserve plugins leave the rest, kept here until the placement reverts
+// the member (Unreserve):
+//
+//   - VolumeBinding's Reserve (binder.AssumePodVolumes) assumes, in the
+//     binder's assume caches, each static binding's PV bound to its claim
+//     (ClaimRef set) and each claim to provision annotated with the node
+//     (volume.kubernetes.io/selected-node). A later member's PreFilter
+//     (GetPodVolumeClaims) reads both caches: the PVs it may match, and
+//     its claims' annotations. NodeVolumeLimits, VolumeZone and
+//     VolumeRestrictions read the informers' listers, which Reserve does
+//     not touch.
+//   - DynamicResources' Reserve records each claim it allocated as an
+//     in-flight allocation (SignalClaimPendingAllocation) and in the pod
+//     group's cycle state (pendingAllocations). A later member's PreFilter
+//     counts the in-flight devices as allocated (GatherAllocatedState),
+//     and takes a claim pending in this cycle as allocated there
+//     (informationsForClaim's allocation and node selector).
+//
+// PodGroupPostFilter's reprieve runs Reserve and Unreserve again
+// (selectVictimsOnDomain), but the members' Filters there read the
+// states their PreFilters made during the scheduling function: the PV
+// lists and the allocator are the PreFilter's, so those Reserves change
+// no verdict and are not modelled.
+type gangReserved struct {
+	assumed map[*v1.Pod]bool                     // the members assumed in the snapshot
+	pvs     map[string]*v1.PersistentVolume      // PV name -> the PV assumed bound
+	pvcs    map[string]*v1.PersistentVolumeClaim // namespace/name -> the claim assumed with a selected node
+	pending map[types.UID]*resourcev1.AllocationResult
+}
+
+// assumedPVC is the binder's pvcCache.Get: the claim as assumed, else the
+// cluster's.
+func (ev *evaluator) assumedPVC(namespace, name string) *v1.PersistentVolumeClaim {
+	if r := ev.reserved; r != nil {
+		if pvc := r.pvcs[namespace+"/"+name]; pvc != nil {
+			return pvc
+		}
+	}
+	return findPVC(ev.cluster, namespace, name)
+}
+
+// assumedPV is the binder's pvCache view of pv: the PV as assumed, else
+// pv.
+func (ev *evaluator) assumedPV(pv *v1.PersistentVolume) *v1.PersistentVolume {
+	if r := ev.reserved; r != nil {
+		if a := r.pvs[pv.Name]; a != nil {
+			return a
+		}
+	}
+	return pv
+}
+
+// pendingAllocation is the allocation a member placed earlier in this
+// pod-group cycle made for claim, nil for none.
+func (ev *evaluator) pendingAllocation(claim *resourcev1.ResourceClaim) *resourcev1.AllocationResult {
+	if r := ev.reserved; r != nil {
+		return r.pending[claim.UID]
+	}
+	return nil
+}
+
+// reserve is RunReservePluginsReserve for pod placed on node with cycle
+// state cs (the one its PreFilter and Filters used): VolumeBinding's and
+// DynamicResources' Reserve. It returns the Unreserve.
+func (ev *evaluator) reserve(pod *v1.Pod, cs *cycleState, node *v1.Node) func() {
+	r := ev.reserved
+	if r == nil || cs.failed != nil {
+		return func() {}
+	}
+	var undo []func()
+	for _, run := range cs.running {
+		switch st := run.state.(type) {
+		case *volumeBindingState:
+			undo = append(undo, ev.reserveVolumes(r, pod, st, node))
+		case *draState:
+			undo = append(undo, r.reserveClaims(st, node))
+		}
+	}
+	return func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
+}
+
+// reserveVolumes is binder.AssumePodVolumes with the pod volumes Filter
+// found on node: nothing when every claim of the pod is fully bound;
+// otherwise each static binding's PV assumed bound to its claim (when
+// not already: GetBindVolumeToClaim's dirty), each claim to provision
+// assumed with the node selected. RevertAssumedPodVolumes restores the
+// informers' objects.
+func (ev *evaluator) reserveVolumes(r *gangReserved, pod *v1.Pod, st *volumeBindingState, node *v1.Node) func() {
+	allBound := true
+	for i := range pod.Spec.Volumes {
+		name, _ := claimNameOf(pod, &pod.Spec.Volumes[i])
+		if name == "" {
+			continue
+		}
+		pvc := ev.assumedPVC(pod.Namespace, name)
+		if pvc == nil || pvc.Spec.VolumeName == "" || !metav1.HasAnnotation(pvc.ObjectMeta, volume.AnnBindCompleted) {
+			allBound = false
+		}
+	}
+	if allBound {
+		return func() {}
+	}
+	found, err := st.podVolumesOn(node)
+	if err != nil {
+		return func() {}
+	}
+	var pvNames, pvcKeys []string
+	for _, b := range found.bindings {
+		newPV, dirty, err := volume.GetBindVolumeToClaim(b.pv, b.pvc)
+		if err != nil || !dirty {
+			continue
+		}
+		r.pvs[newPV.Name] = newPV
+		pvNames = append(pvNames, newPV.Name)
+	}
+	for _, pvc := range found.provisions {
+		c := pvc.DeepCopy()
+		metav1.SetMetaDataAnnotation(&c.ObjectMeta, volume.AnnSelectedNode, node.Name)
+		key := c.Namespace + "/" + c.Name
+		r.pvcs[key] = c
+		pvcKeys = append(pvcKeys, key)
+	}
+	return func() {
+		// The assume caches' Restore: the informers' objects again.
+		for _, n := range pvNames {
+			delete(r.pvs, n)
+		}
+		for _, k := range pvcKeys {
+			delete(r.pvcs, k)
+		}
+	}
+}
+
+// reserveClaims is DynamicResources' Reserve on node: each claim to
+// allocate gets the allocation Filter found there, in flight; a claim
+// already pending in this cycle gains a sharer only. Unreserve drops the
+// in-flight allocations this Reserve started (the last sharer's
+// Unreserve removes one; reverts run last in, first out).
+func (r *gangReserved) reserveClaims(st *draState, node *v1.Node) func() {
+	if st.allocator == nil {
+		return func() {}
+	}
+	var toAllocate []*resourcev1.ResourceClaim
+	for i, claim := range st.claims {
+		if claim.Status.Allocation == nil && st.pending[i] == nil {
+			toAllocate = append(toAllocate, claim)
+		}
+	}
+	result, err := st.allocator.Allocate(context.Background(), node, toAllocate)
+	if err != nil || len(result) != len(toAllocate) {
+		return func() {}
+	}
+	var started []types.UID
+	for i, claim := range toAllocate {
+		if r.pending[claim.UID] != nil {
+			continue
+		}
+		alloc := result[i]
+		r.pending[claim.UID] = &alloc
+		started = append(started, claim.UID)
+	}
+	return func() {
+		for _, uid := range started {
+			delete(r.pending, uid)
+		}
+	}
+}
+
+// inFlight are the allocations in flight (the claim tracker's
+// inFlightAllocations): the gang's pending ones, none outside a gang.
+// GatherAllocatedState counts their devices as allocated; the order is
+// the claims' UIDs', though the allocated state is a set.
+func (ev *evaluator) inFlight() []*resourcev1.AllocationResult {
+	r := ev.reserved
+	if r == nil {
+		return nil
+	}
+	uids := slices.Sorted(maps.Keys(r.pending))
+	out := make([]*resourcev1.AllocationResult, 0, len(uids))
+	for _, uid := range uids {
+		out = append(out, r.pending[uid])
+	}
+	return out
+}
