@@ -115,11 +115,7 @@ func (ev *evaluator) checkGang(req *preempt.PodGroupRequest) (*preempt.GroupNode
 		if _, in := s.podIndex[podKey{p.Namespace, p.Name}]; in {
 			return nil, fmt.Errorf("member %s is also in the cluster", preempt.Key(p.Namespace, p.Name))
 		}
-		if u := preempt.VolumeAndClaimGaps(s.cluster, p); u != nil {
-			// The reference models them (reference/gang_reserve.go);
-			// this gang world does not yet.
-			u.Feature += " in a gang"
-			u.Detail += "; optimized's gang path follows per-node sums, host ports and topology counts, not the volume plugins' state, the volumes a placed member's Reserve assumes or the claims it allocates"
+		if u := gangMemberGaps(s.cluster, p); u != nil {
 			return nil, u
 		}
 	}
@@ -1130,4 +1126,18 @@ func actuateGang(ctx context.Context, cs kubernetes.Interface, victims, lower []
 		}
 	}
 	return nil
+}
+
+// gangMemberGaps refuses a gang's member with volumes or claims: the
+// reference models them (reference/gang_reserve.go); this gang world does
+// not yet. UnmodelledPodGroup refuses them before a decision, checkGang
+// again for a caller that did not ask.
+func gangMemberGaps(c *preempt.Cluster, p *v1.Pod) *preempt.Unmodelled {
+	u := preempt.VolumeAndClaimGaps(c, p)
+	if u == nil {
+		return nil
+	}
+	u.Feature += " in a gang"
+	u.Detail += "; optimized's gang path follows per-node sums, host ports and topology counts, not the volume plugins' state, the volumes a placed member's Reserve assumes or the claims it allocates"
+	return u
 }

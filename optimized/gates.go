@@ -28,9 +28,15 @@ func (Impl) ModelledGates() []string {
 var _ preempt.PodGroupLimited = Impl{}
 
 // UnmodelledPodGroup refuses a gang beside a CompositePodGroup hierarchy
-// with a cycle (compositeCycle, podgroup.go); every other gang is
+// with a cycle (compositeCycle, podgroup.go) and a gang whose members
+// have volumes or claims (gangMemberGaps, gang.go); every other gang is
 // modelled.
 func (Impl) UnmodelledPodGroup(c *preempt.Cluster, req *preempt.PodGroupRequest) *preempt.Unmodelled {
+	for _, p := range req.Pods {
+		if u := gangMemberGaps(c, p); u != nil {
+			return u
+		}
+	}
 	return compositeCycle(c, req.Config.FeatureGates)
 }
 

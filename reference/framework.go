@@ -120,6 +120,21 @@ func (cs *cycleState) rejectedBeforeDRA() bool {
 	return true
 }
 
+// reachedDRA is whether PreFilter ran DynamicResources' PreFilter, which
+// writes its state (and its pod-group state, in a pod-group cycle) before
+// anything else: no plugin before it rejected the pod.
+func (cs *cycleState) reachedDRA() bool {
+	if cs.failed == nil {
+		return true
+	}
+	for _, pl := range defaultProfile[:cs.failedAt+1] {
+		if pl.Name() == "DynamicResources" {
+			return true
+		}
+	}
+	return false
+}
+
 // clone is CycleState.Clone: every state cloned.
 func (cs *cycleState) clone() *cycleState {
 	out := &cycleState{running: make([]runningPlugin, len(cs.running)), failed: cs.failed, failedAt: cs.failedAt}

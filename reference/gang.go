@@ -142,8 +142,15 @@ func (g gangEvaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGro
 		return preempt.PodGroupAttempt{Status: preempt.Error, Message: err.Error()}
 	}
 	if root.status.code != preempt.Success {
-		// A member tried had its PreFilter run (gangView.state).
-		return preempt.PodGroupAttempt{Status: root.status.code, Message: root.status.message(), PreFiltered: len(s.view.states) > 0}
+		// A member tried had its PreFilter run (gangView.state) as far
+		// as DynamicResources', which writes the pod-group state its
+		// PodGroupPostFilter reads: a volume plugin's PreFilter, before
+		// it, may have rejected every member tried.
+		preFiltered := false
+		for _, cs := range s.view.states {
+			preFiltered = preFiltered || cs.reachedDRA()
+		}
+		return preempt.PodGroupAttempt{Status: root.status.code, Message: root.status.message(), PreFiltered: preFiltered}
 	}
 	nodes := make([]string, len(req.Pods))
 	var bind func(n *preempt.GroupNode)

@@ -39,6 +39,19 @@ func (Impl) UnmodelledGateUse(_ *preempt.Cluster, pod *v1.Pod, cfg preempt.Confi
 		Detail: "belongs to a pod group (spec.schedulingGroup): preempt for its group with -pod-group"}
 }
 
+var _ preempt.PodGroupLimited = Impl{}
+
+// UnmodelledPodGroup refuses a gang whose member the reference refuses
+// as a single pod (gangMemberGaps, gang.go), before a decision.
+func (Impl) UnmodelledPodGroup(c *preempt.Cluster, req *preempt.PodGroupRequest) *preempt.Unmodelled {
+	for _, p := range req.Pods {
+		if u := gangMemberGaps(c, p); u != nil {
+			return u
+		}
+	}
+	return nil
+}
+
 const (
 	podGroupPreemptionPolicyGate = "PodGroupPreemptionPolicy"
 	topologyAwareGate            = "TopologyAwareWorkloadScheduling"

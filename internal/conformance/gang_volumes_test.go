@@ -127,6 +127,26 @@ var gangVolCases = []gangVolCase{
 		},
 	},
 	{
+		// Found by hand (decide -pod-group on a claim without
+		// bind-completed): VolumeBinding's PreFilter rejects each member
+		// before DynamicResources' PreFilter writes the pod-group state,
+		// so DynamicResources' PodGroupPostFilter fails reading it and
+		// the chain ends there, DefaultPreemption never running.
+		name: "unbound Immediate claim: every member rejected at VolumeBinding's PreFilter, DynamicResources' PodGroupPostFilter finds no state",
+		build: func() (*preempt.Cluster, *preempt.PodGroup, []*v1.Pod) {
+			c := gvNodes(2)
+			c.StorageClasses = vbCluster().StorageClasses
+			c.PVCs = []*v1.PersistentVolumeClaim{vbClaim("pending", "csi", "", "")}
+			v := vbClaimVolume("data", "pending")
+			return c, gvGang(2), []*v1.Pod{gvMember("m1", "g", v), gvMember("m2", "g", v)}
+		},
+		want: func(t *testing.T, d preempt.PodGroupDecision) {
+			if d.Status != preempt.Error || !strings.Contains(d.Message, `"DynamicResources" PodGroupPostFilter`) {
+				t.Errorf("upstream: %s %q, want DynamicResources' PodGroupPostFilter error", d.Status, d.Message)
+			}
+		},
+	},
+	{
 		name: "RWOP claim shared by two members of minCount 1: one placed",
 		build: func() (*preempt.Cluster, *preempt.PodGroup, []*v1.Pod) {
 			c := gvNodes(3)
@@ -350,9 +370,16 @@ func TestGangVolumesConformance(t *testing.T) {
 					}
 				}
 			}
-			// Optimized's gang path answers Error with its refusal.
-			d, err := gvDecide(t, optimized.Impl{}, tc)
-			if err != nil || d.Status != preempt.Error || !strings.Contains(d.Message, " in a gang is not modelled: ") {
+			// Optimized refuses the gang before deciding (what the
+			// command and the suite ask: exit 2), and so does a
+			// decision through the harness.
+			c, pg, members := tc.build()
+			cfg := preempt.DefaultConfig()
+			cfg.FeatureGates = pgGates
+			if err := harness.PodGroupRefusal(optimized.Impl{}, c, &preempt.PodGroupRequest{PodGroup: pg, Pods: members, Config: cfg, Now: testobj.Epoch}); err == nil || !strings.Contains(err.Error(), " in a gang is not modelled: ") {
+				t.Errorf("optimized: want its gang refusal of volumes and claims, got %v", err)
+			}
+			if d, err := gvDecide(t, optimized.Impl{}, tc); err == nil || !strings.Contains(err.Error(), " in a gang is not modelled: ") {
 				t.Errorf("optimized: want its gang refusal of volumes and claims, got %s %q (%v)", d.Status, d.Message, err)
 			}
 			t.Logf("%s %q nominations %v victims %v", want.Status, want.Message, want.Nominations, want.Victims)
