@@ -102,25 +102,6 @@ func VolumeGaps(pod *v1.Pod) *Unmodelled {
 	return nil
 }
 
-// VolumeReleaseGap reports a volume the volume filters look at, under a
-// configuration that asks for another release than the current one: an
-// implementation that models the four volume filters as CurrentRelease
-// runs them refuses it (v1.36.3 runs NodeVolumeLimits' check of missing
-// CSI drivers only under VolumeLimitScaling, off there; v1.35.4's differs
-// again).
-func VolumeReleaseGap(pod *v1.Pod, cfg Config) *Unmodelled {
-	if pod == nil || cfg.Release == "" || cfg.Release == CurrentRelease {
-		return nil
-	}
-	u := VolumeGaps(pod)
-	if u == nil {
-		return nil
-	}
-	u.Feature = "volumes at release " + cfg.Release
-	u.Detail += ", modelled as " + CurrentRelease + " runs them"
-	return u
-}
-
 // DeviceClassExtendedResourcePrefix prefixes the extended resource every
 // DeviceClass backs implicitly (v1.37's resource.k8s.io/v1
 // ResourceDeviceClassPrefix): a pod asking "<prefix><class>" asks for a
