@@ -203,6 +203,8 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 		{preempt.SwitchNodeDeclaredFeatures, conformance.NodeDeclared, "NodeDeclaredFeatures", nil},
 		{preempt.SwitchPodLevelResizeRequests, conformance.PodLevelResized, "PodLevelResizeRequests", nil},
 		{preempt.SwitchAsyncSkipsLastVictim, conformance.AsyncVictimFault, "AsyncSkipsLastVictim", conformance.AsyncVictimFaults},
+		{preempt.SwitchPortworxMigrated, conformance.PortworxInline, "PortworxMigrated", nil},
+		{preempt.SwitchMissingCSIDriver, conformance.MissingCSIDriver, "SuccessMessage+MissingCSIDriver", nil},
 	}
 	for _, si := range preempt.Switches {
 		if !slices.ContainsFunc(cases, func(tc struct {
