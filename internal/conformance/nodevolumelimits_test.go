@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	csilibplugins "k8s.io/csi-translation-lib/plugins"
 
+	"github.com/preemptbench/preemptbench/internal/conformance"
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/optimized"
@@ -747,4 +748,15 @@ func vlFilter(t *testing.T, c *preempt.Cluster, pod *v1.Pod) preempt.FilterResul
 		t.Fatal(err)
 	}
 	return ev.Filter(context.Background(), pod)
+}
+
+// The table at each earlier release, decided by its own code (its child):
+// reference and optimized give the child's outcome
+// (conformance.CheckVolumeTableAtEarlierReleases).
+func TestNodeVolumeLimitsAtEarlierReleases(t *testing.T) {
+	var cases []conformance.VolumeTableCase
+	for _, tc := range vlCases() {
+		cases = append(cases, conformance.VolumeTableCase{Name: tc.name, Cluster: tc.cluster, Pod: tc.pod, Now: vlNow})
+	}
+	conformance.CheckVolumeTableAtEarlierReleases(t, cases)
 }
