@@ -59,6 +59,11 @@ func (p releasePair) drop(in conformance.Input) conformance.Input {
 	if slices.Index(preempt.Releases, p.old) >= slices.Index(preempt.Releases, preempt.SchedulingGroupSince) {
 		return in
 	}
+	return dropGroups(in)
+}
+
+// dropGroups is in without pod groups: no PodGroups, no pod in one.
+func dropGroups(in conformance.Input) conformance.Input {
 	c := *in.Cluster
 	c.PodGroups, c.CompositePodGroups = nil, nil
 	c.Pods = slices.Clone(c.Pods)
