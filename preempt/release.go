@@ -177,7 +177,9 @@ type SwitchInfo struct {
 
 // Switches are the behaviour changes, in the order a cross-release check
 // tries them (a new one is appended: the generators draw a bitmask over
-// this list, and the fuzz corpora keep theirs).
+// this list, and the fuzz corpora keep theirs; the fuzz decoder,
+// internal/conformance/decode.go, reads the first seven's mask from one
+// byte and the later ones' from the spec's last).
 var Switches = []SwitchInfo{
 	{SwitchPDBStopAtFirstViolation, "v1.37.2", "framework/preemption/util.go FilterVictimsWithPDBViolation (v1.36: defaultpreemption's filterPodsWithPDBViolation), with the pod-group-as-victim work; most likely kubernetes#137981, not confirmed from its diff",
 		"a victim stops lowering PodDisruptionBudgets at the first it takes below zero, so overlapping budgets count fewer violations, in the PDB lister's order"},
