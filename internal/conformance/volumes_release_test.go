@@ -85,11 +85,14 @@ func CheckVolumeTableAtEarlierReleases(t *testing.T, cases []VolumeTableCase) {
 			for _, tc := range cases {
 				t.Run(tc.Name, func(t *testing.T) {
 					want := decide(child, tc, cfg)
+					t.Logf("%s: err %q; filter %v; %s %q node %q victims %v", r.Name(), want.Err, want.Filter.NodeStatuses,
+						want.Decision.Status, want.Decision.Message, want.Decision.NominatedNode, want.Decision.Victims)
 					for i, impl := range impls {
 						if diff := cmp.Diff(want, decide(impl, tc, cfg), cmpopts.EquateEmpty()); diff != "" {
 							t.Errorf("impl %d, %s at %s (-%s +%s):\n%s", i, impl.Name(), r.Version, r.Name(), impl.Name(), diff)
 						}
 					}
+					checkFilterCodesAt(t, tc, cfg)
 				})
 			}
 		})
@@ -110,4 +113,30 @@ func TestVolumeRestrictionsZoneAtEarlierReleases(t *testing.T) {
 		cases = append(cases, VolumeTableCase{tc.name, tc.cluster, tc.pod, vrzNow})
 	}
 	CheckVolumeTableAtEarlierReleases(t, cases)
+}
+
+// checkFilterCodesAt: optimized's FilterCodes (its fast paths) gives its
+// Filter's codes under cfg's release behaviour.
+func checkFilterCodesAt(t *testing.T, tc VolumeTableCase, cfg preempt.Config) {
+	t.Helper()
+	ctx := context.Background()
+	c, pod := tc.Cluster(), tc.Pod()
+	ev, err := optimized.Impl{}.NewEvaluator(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	preempt.SetFilterConfig(ev, cfg)
+	fr := ev.Filter(ctx, pod)
+	want := make([]preempt.Code, len(c.Nodes))
+	for i, n := range c.Nodes {
+		want[i] = preempt.Success
+		for _, st := range fr.NodeStatuses {
+			if st.Node == n.Name {
+				want[i] = st.Code
+			}
+		}
+	}
+	if diff := cmp.Diff(want, ev.(preempt.CodeFilter).FilterCodes(ctx, pod, nil)); diff != "" {
+		t.Errorf("optimized at %s: FilterCodes (-Filter +FilterCodes):\n%s", cfg.Release, diff)
+	}
 }
