@@ -644,7 +644,9 @@ func portworxCases() []vlCase {
 	}
 	return []vlCase{
 		{name: "Portworx inline volume", cluster: cluster,
-			pod: func() *v1.Pod { return vlPod("default", "preemptor", "", 10, nil, v1.Volume{Name: "px", VolumeSource: px("vol-b")}) }},
+			pod: func() *v1.Pod {
+				return vlPod("default", "preemptor", "", 10, nil, v1.Volume{Name: "px", VolumeSource: px("vol-b")})
+			}},
 		{name: "Portworx volume of a bound claim", cluster: cluster,
 			pod: func() *v1.Pod { return vlPod("default", "preemptor", "", 10, []string{"bound"}) }},
 		{name: "Portworx class of an unbound claim", cluster: cluster,
