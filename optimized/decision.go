@@ -70,7 +70,7 @@ func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) 
 		nodeAffinity:  newNodeAffinityState(pod),
 		ports:         newNodePortsState(pod),
 		fit:           newNodeResourcesFitState(s, pod, b),
-		vols:          newNodeVolumeLimitsState(s, pod),
+		vols:          newNodeVolumeLimitsState(s, pod, b),
 		volumes:       newVolumeBindingState(s, pod),
 		dra:           newDynamicResourcesState(s, pod),
 	}

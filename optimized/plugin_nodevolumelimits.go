@@ -3,10 +3,12 @@ package optimized
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-helpers/storage/ephemeral"
 	storagehelpers "k8s.io/component-helpers/storage/volume"
 	csitrans "k8s.io/csi-translation-lib"
@@ -17,7 +19,11 @@ import (
 )
 
 // NodeVolumeLimits (upstream's CSILimits, nodevolumelimits/csi.go,
-// v1.37.2 with VolumeLimitScaling on, its default): the preemptor's new
+// v1.37.2 with VolumeLimitScaling on, its default; earlier releases by
+// two switches, as the reference: preempt.SwitchMissingCSIDriver, the
+// check of a missing driver, and preempt.SwitchPortworxMigrated, off in
+// v1.35, whose Portworx migration follows the CSINode's annotation: a
+// snapshot then keeps a second index, volIdxPX, for that rule): the preemptor's new
 // CSI volumes per driver must fit in the driver's attach limit in the
 // node's CSINode beside the unique volumes of the pods on the node and the
 // node's VolumeAttachments. A volume is its unique name, driver/handle,
@@ -73,6 +79,13 @@ type volumeIndex struct {
 
 	vb *vbIndex
 
+	// pxByAnnotation: Portworx volumes migrate only on a node whose
+	// CSINode's annotation lists the plugin (v1.35,
+	// preempt.SwitchPortworxMigrated off); pxOff[n] is whether node n's
+	// CSINode does not.
+	pxByAnnotation bool
+	pxOff          []bool
+
 	// firstPVC, firstPV and firstClass are the positions in the
 	// cluster's lists of the first claim, volume and class of each name:
 	// VolumeRestrictions and VolumeZone take the first (a search of the
@@ -97,17 +110,28 @@ type volLimit struct {
 
 // volumeIndexOf is s's volume index, built once (Update keeps it).
 func (s *Snapshot) volumeIndexOf() *volumeIndex {
-	s.volMu.Lock()
-	defer s.volMu.Unlock()
-	if s.volIdx == nil {
-		s.volIdx = newVolumeIndex(s)
-	}
-	return s.volIdx
+	return s.volumeIndexFor(false)
 }
 
-func newVolumeIndex(s *Snapshot) *volumeIndex {
+// volumeIndexFor is s's volume index with Portworx migrated as
+// preempt.SwitchPortworxMigrated says (pxByAnnotation: off), each built
+// once (Update keeps them).
+func (s *Snapshot) volumeIndexFor(pxByAnnotation bool) *volumeIndex {
+	s.volMu.Lock()
+	defer s.volMu.Unlock()
+	at := &s.volIdx
+	if pxByAnnotation {
+		at = &s.volIdxPX
+	}
+	if *at == nil {
+		*at = newVolumeIndex(s, pxByAnnotation)
+	}
+	return *at
+}
+
+func newVolumeIndex(s *Snapshot, pxByAnnotation bool) *volumeIndex {
 	c := s.cluster
-	x := &volumeIndex{ids: map[string]int32{}, drivers: map[string]int32{},
+	x := &volumeIndex{ids: map[string]int32{}, drivers: map[string]int32{}, pxByAnnotation: pxByAnnotation,
 		pvcs: make(map[podKey]*v1.PersistentVolumeClaim, len(c.PVCs)), pvs: make(map[string]*v1.PersistentVolume, len(c.PVs)),
 		classes: map[string]*storagev1.StorageClass{}, csiDrvrs: map[string]*storagev1.CSIDriver{},
 		csiNode: make([]*storagev1.CSINode, len(s.nodes)), limits: make([][]volLimit, len(s.nodes)), vas: make([][]volKey, len(s.nodes))}
@@ -140,6 +164,12 @@ func newVolumeIndex(s *Snapshot) *volumeIndex {
 			continue
 		}
 		x.csiNode[n], x.anyCSI = cn, true
+		if pxByAnnotation && !migratedOnNode(cn, csilibplugins.PortworxVolumePluginName) {
+			if x.pxOff == nil {
+				x.pxOff = make([]bool, len(s.nodes))
+			}
+			x.pxOff[n] = true
+		}
 		for _, d := range cn.Spec.Drivers {
 			if d.Allocatable != nil && d.Allocatable.Count != nil {
 				// getVolumeLimits' map: a driver listed twice, the last.
@@ -238,10 +268,23 @@ func volumeErrorReason(err error) string {
 // with a CSINode and on one without (migration needs one), or the status
 // they give (a missing claim, an ephemeral claim it does not own); the
 // side with a CSINode only when some node has one (no filter reads it
-// otherwise).
+// otherwise), and under v1.35's Portworx rule a third side, a CSINode
+// that does not list Portworx as migrated, when some node's does not.
 type nodeVolumeLimitsState struct {
 	x    *volumeIndex
-	side [2]volumeSide // [0]: node without CSINode, [1]: with
+	side [3]volumeSide // [0]: node without CSINode, [1]: with, [2]: with, Portworx not migrated
+}
+
+// sideOf is the side of node n.
+func (st *nodeVolumeLimitsState) sideOf(n int32) *volumeSide {
+	x := st.x
+	switch {
+	case x.csiNode[n] == nil:
+		return &st.side[0]
+	case x.pxOff != nil && x.pxOff[n]:
+		return &st.side[2]
+	}
+	return &st.side[1]
 }
 
 type volumeSide struct {
@@ -257,7 +300,7 @@ type volumeSide struct {
 
 // newNodeVolumeLimitsState is PreFilter: nil (Skip) for a pod without a
 // claim, a generic ephemeral volume or a migratable inline volume.
-func newNodeVolumeLimitsState(s *Snapshot, pod *v1.Pod) *nodeVolumeLimitsState {
+func newNodeVolumeLimitsState(s *Snapshot, pod *v1.Pod, b preempt.Behaviour) *nodeVolumeLimitsState {
 	need := false
 	for i := range pod.Spec.Volumes {
 		vol := &pod.Spec.Volumes[i]
@@ -269,13 +312,14 @@ func newNodeVolumeLimitsState(s *Snapshot, pod *v1.Pod) *nodeVolumeLimitsState {
 	if !need {
 		return nil
 	}
-	x := s.volumeIndexOf()
+	x := s.volumeIndexFor(!b.PortworxMigrated)
 	st := &nodeVolumeLimitsState{x: x}
 	// A CSINode stands for every one: the plugin reads only whether there
-	// is one (isCSIMigrationOn) and, below, its drivers.
-	withCSI := &storagev1.CSINode{}
-	for i, cn := range []*storagev1.CSINode{nil, withCSI} {
-		if cn != nil && !x.anyCSI {
+	// is one (isCSIMigrationOn; under v1.35's rule, and whether its
+	// annotation lists Portworx) and, below, its drivers.
+	withCSI := &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{v1.MigratedPluginsAnnotationKey: csilibplugins.PortworxVolumePluginName}}}
+	for i, cn := range []*storagev1.CSINode{nil, withCSI, {}} {
+		if (i == 1 && !x.anyCSI) || (i == 2 && x.pxOff == nil) {
 			break
 		}
 		side := &st.side[i]
@@ -291,14 +335,15 @@ func newNodeVolumeLimitsState(s *Snapshot, pod *v1.Pod) *nodeVolumeLimitsState {
 		}
 		for name, driver := range names {
 			side.vols = append(side.vols, x.key(name, driver, false))
-			if d := x.csiDrvrs[driver]; d != nil && d.Spec.PreventPodSchedulingIfMissing != nil && *d.Spec.PreventPodSchedulingIfMissing &&
+			if d := x.csiDrvrs[driver]; b.MissingCSIDriver && d != nil && d.Spec.PreventPodSchedulingIfMissing != nil && *d.Spec.PreventPodSchedulingIfMissing &&
 				!slices.Contains(side.prevent, driver) {
 				side.prevent = append(side.prevent, driver)
 			}
 		}
 		slices.Sort(side.prevent)
 	}
-	if passes := func(side *volumeSide) bool { return side.code == preempt.Success && len(side.vols) == 0 }; passes(&st.side[0]) && (!x.anyCSI || passes(&st.side[1])) {
+	if passes := func(side *volumeSide) bool { return side.code == preempt.Success && len(side.vols) == 0 }; passes(&st.side[0]) &&
+		(!x.anyCSI || passes(&st.side[1])) && (x.pxOff == nil || passes(&st.side[2])) {
 		return nil
 	}
 	return st
@@ -309,10 +354,7 @@ func newNodeVolumeLimitsState(s *Snapshot, pod *v1.Pod) *nodeVolumeLimitsState {
 func (st *nodeVolumeLimitsState) filter(n int32, u, nom *nodeUse) (preempt.Code, []string) {
 	x := st.x
 	cn := x.csiNode[n]
-	side := &st.side[0]
-	if cn != nil {
-		side = &st.side[1]
-	}
+	side := st.sideOf(n)
 	if side.code != preempt.Success {
 		return side.code, side.reasons
 	}
@@ -421,7 +463,7 @@ func (x *volumeIndex) attachable(pod *v1.Pod, cn *storagev1.CSINode, newPod bool
 			claim = ephemeral.VolumeClaimName(pod, vol)
 			isEphemeral = true
 		default:
-			if err := inlineAttachable(vol, cn, pod.Namespace, result); err != nil {
+			if err := x.inlineAttachable(vol, cn, pod.Namespace, result); err != nil {
 				return err
 			}
 			continue
@@ -449,7 +491,7 @@ func (x *volumeIndex) attachable(pod *v1.Pod, cn *storagev1.CSINode, newPod bool
 }
 
 // inlineAttachable is upstream's checkAttachableInlineVolume.
-func inlineAttachable(vol *v1.Volume, cn *storagev1.CSINode, namespace string, result map[string]string) error {
+func (x *volumeIndex) inlineAttachable(vol *v1.Volume, cn *storagev1.CSINode, namespace string, result map[string]string) error {
 	if !volumeTranslator.IsInlineMigratable(vol) {
 		return nil
 	}
@@ -457,7 +499,7 @@ func inlineAttachable(vol *v1.Volume, cn *storagev1.CSINode, namespace string, r
 	if err != nil {
 		return fmt.Errorf("looking up provisioner name for volume %s: %w", vol.Name, err)
 	}
-	if !csiMigrationOn(cn, plugin) {
+	if !x.csiMigrationOn(cn, plugin) {
 		return nil
 	}
 	pv, err := volumeTranslator.TranslateInTreeInlineVolumeToCSI(klog.Background(), vol, namespace)
@@ -474,17 +516,26 @@ func inlineAttachable(vol *v1.Volume, cn *storagev1.CSINode, namespace string, r
 	return nil
 }
 
-// csiMigrationOn is upstream's isCSIMigrationOn.
-func csiMigrationOn(cn *storagev1.CSINode, plugin string) bool {
+// csiMigrationOn is upstream's isCSIMigrationOn; Portworx, under v1.35's
+// rule (pxByAnnotation), only where the CSINode's annotation lists it.
+func (x *volumeIndex) csiMigrationOn(cn *storagev1.CSINode, plugin string) bool {
 	if cn == nil {
 		return false
 	}
 	switch plugin {
-	case csilibplugins.AWSEBSInTreePluginName, csilibplugins.PortworxVolumePluginName, csilibplugins.GCEPDInTreePluginName,
+	case csilibplugins.AWSEBSInTreePluginName, csilibplugins.GCEPDInTreePluginName,
 		csilibplugins.AzureDiskInTreePluginName, csilibplugins.CinderInTreePluginName:
 		return true
+	case csilibplugins.PortworxVolumePluginName:
+		return !x.pxByAnnotation || migratedOnNode(cn, plugin)
 	}
 	return false
+}
+
+// migratedOnNode is whether the CSINode's migrated-plugins annotation
+// (a comma-separated list) names plugin.
+func migratedOnNode(cn *storagev1.CSINode, plugin string) bool {
+	return slices.Contains(strings.Split(cn.Annotations[v1.MigratedPluginsAnnotationKey], ","), plugin)
 }
 
 // classHandlePrefix stands for upstream's randomVolumeIDPrefix: NUL is in
@@ -501,7 +552,7 @@ func (x *volumeIndex) claimDriver(cn *storagev1.CSINode, pvc *v1.PersistentVolum
 				return "", ""
 			}
 			plugin, err := volumeTranslator.GetInTreePluginNameFromSpec(pv, nil)
-			if err != nil || !csiMigrationOn(cn, plugin) {
+			if err != nil || !x.csiMigrationOn(cn, plugin) {
 				return "", ""
 			}
 			csiPV, err := volumeTranslator.TranslateInTreePVToCSI(klog.Background(), pv)
@@ -519,7 +570,7 @@ func (x *volumeIndex) claimDriver(cn *storagev1.CSINode, pvc *v1.PersistentVolum
 	}
 	handle := fmt.Sprintf("%s-%s/%s", classHandlePrefix, pvc.Namespace, pvc.Name)
 	if volumeTranslator.IsMigratableIntreePluginByName(class.Provisioner) {
-		if !csiMigrationOn(cn, class.Provisioner) {
+		if !x.csiMigrationOn(cn, class.Provisioner) {
 			return "", ""
 		}
 		driver, err := volumeTranslator.GetCSINameFromInTreeName(class.Provisioner)

@@ -96,7 +96,10 @@ type Snapshot struct {
 	reqs reqMode
 
 	volMu  sync.Mutex   // NodeVolumeLimits' index (plugin_nodevolumelimits.go),
-	volIdx *volumeIndex // built on first use, dropped by update
+	volIdx *volumeIndex // built on first use, extended by update
+	// volIdxPX is the index under v1.35's Portworx rule
+	// (preempt.SwitchPortworxMigrated off), built on first use.
+	volIdxPX *volumeIndex
 }
 
 // resizedDiffer reports whether some pod of c has other requests under

@@ -105,8 +105,10 @@ func (s *Snapshot) update(c *preempt.Cluster, ch preempt.Change) error {
 	s.groupsRefreshed()
 	// The volume objects are the same (preempt.Updater): the volume index
 	// needs only the added pods'.
-	if s.volIdx != nil {
-		s.volIdx.addPods(s, first)
+	for _, x := range []*volumeIndex{s.volIdx, s.volIdxPX} {
+		if x != nil {
+			x.addPods(s, first)
+		}
 	}
 	return nil
 }

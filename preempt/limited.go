@@ -103,33 +103,14 @@ func VolumeGaps(pod *v1.Pod) *Unmodelled {
 	return nil
 }
 
-// VolumeReleaseGap reports a volume the volume filters look at, under a
-// configuration that asks for another release than the current one: an
-// implementation that models the four volume filters as CurrentRelease
-// runs them refuses it (v1.36.3 runs NodeVolumeLimits' check of missing
-// CSI drivers only under VolumeLimitScaling, off there; v1.35.4's differs
-// again).
-func VolumeReleaseGap(pod *v1.Pod, cfg Config) *Unmodelled {
-	if pod == nil || cfg.Release == "" || cfg.Release == CurrentRelease {
-		return nil
-	}
-	u := VolumeGaps(pod)
-	if u == nil {
-		return nil
-	}
-	u.Feature = "volumes at release " + cfg.Release
-	u.Detail += ", modelled as " + CurrentRelease + " runs them"
-	return u
-}
-
 // DRAFilterTimeout bounds DynamicResources' allocation on one node, as
 // v1.37.2's default configuration does (DRASchedulerFilterTimeout on by
 // default, DynamicResourcesArgs.filterTimeout defaulted to
 // DynamicResourcesFilterTimeoutDefault): an allocation that takes longer
-// is an Error for the node (DRAFilterTimeoutReason), and the filter phase
-// ends there, as kube-scheduler's does at a node's Error (its other nodes'
-// statuses are never read). Upstream reads the clock: an allocation near
-// the bound may go either way, one far from it cannot. Tests lower it.
+// is an Error for the node (DRAFilterTimeoutReason), in the filter phase
+// and in the dry run, each node on its own. Upstream reads the clock: an
+// allocation near the bound may go either way, one far from it cannot.
+// Tests lower it.
 var DRAFilterTimeout = configv1.DynamicResourcesFilterTimeoutDefault
 
 // DRAFilterTimeoutReason is the Filter status's reason on node when its

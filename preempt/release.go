@@ -106,8 +106,8 @@ var Releases = func() []string {
 type Switch string
 
 // The changes from v1.35.4 to v1.36.3 (docs/divergences.md, "v1.35.4 →
-// v1.36.3"): two feature gates turned on by default, and the asynchronous
-// executor's last victim.
+// v1.36.3"): two feature gates turned on by default, the asynchronous
+// executor's last victim, and NodeVolumeLimits' Portworx migration.
 const (
 	// SwitchNodeDeclaredFeatures: the default profile runs the
 	// NodeDeclaredFeatures filter (its gate on by default): a pod whose
@@ -125,6 +125,14 @@ const (
 	// preempted it after a failure too, on the context the failure had
 	// cancelled, which the contract's API does not check).
 	SwitchAsyncSkipsLastVictim Switch = "AsyncSkipsLastVictim"
+	// SwitchPortworxMigrated: NodeVolumeLimits counts a Portworx volume
+	// (inline, a PersistentVolume's, or a claim's class provisioned by
+	// kubernetes.io/portworx-volume) under its CSI driver on every node
+	// with a CSINode, as it does the other migrated in-tree plugins (the
+	// CSIMigrationPortworx gate removed); v1.35 counted it only on a node
+	// whose CSINode lists kubernetes.io/portworx-volume in its
+	// storage.alpha.kubernetes.io/migrated-plugins annotation.
+	SwitchPortworxMigrated Switch = "PortworxMigrated"
 )
 
 // The changes from v1.36.3 to v1.37.2 (docs/divergences.md, "v1.36.3 →
@@ -149,6 +157,12 @@ const (
 	// potential placement for pod on node N, preempting K victims" (v1.36:
 	// empty).
 	SwitchSuccessMessage Switch = "SuccessMessage"
+	// SwitchMissingCSIDriver: NodeVolumeLimits fails a node whose CSINode
+	// lacks the driver of a new CSI volume of the pod when that driver's
+	// CSIDriver sets preventPodSchedulingIfMissing (VolumeLimitScaling
+	// on by default); v1.36 left the check to the gate, off by default
+	// (and v1.35's CSIDriver has no such field).
+	SwitchMissingCSIDriver Switch = "MissingCSIDriver"
 )
 
 // SwitchInfo documents a Switch: the release that made the change, the
@@ -163,7 +177,9 @@ type SwitchInfo struct {
 
 // Switches are the behaviour changes, in the order a cross-release check
 // tries them (a new one is appended: the generators draw a bitmask over
-// this list, and the fuzz corpora keep theirs).
+// this list, and the fuzz corpora keep theirs; the fuzz decoder,
+// internal/conformance/decode.go, reads the first seven's mask from one
+// byte and the later ones' from the spec's last).
 var Switches = []SwitchInfo{
 	{SwitchPDBStopAtFirstViolation, "v1.37.2", "framework/preemption/util.go FilterVictimsWithPDBViolation (v1.36: defaultpreemption's filterPodsWithPDBViolation), with the pod-group-as-victim work; most likely kubernetes#137981, not confirmed from its diff",
 		"a victim stops lowering PodDisruptionBudgets at the first it takes below zero, so overlapping budgets count fewer violations, in the PDB lister's order"},
@@ -179,6 +195,10 @@ var Switches = []SwitchInfo{
 		"a placed pod's pod-level requests are the largest of spec, actuated and allocated"},
 	{SwitchAsyncSkipsLastVictim, "v1.36.3", "framework/preemption executor.go prepareCandidateAsync (preemptLastVictim), with the Executor split out of the Evaluator; PR not identified",
 		"after a victim fails to be preempted asynchronously the last victim is left alone"},
+	{SwitchPortworxMigrated, "v1.36.3", "kubernetes#135322 (the in-tree Portworx plugin and the CSIMigrationPortworx gate removed; nodevolumelimits isCSIMigrationOn)",
+		"NodeVolumeLimits counts Portworx volumes under pxd.portworx.com on every node with a CSINode, not only where its migrated-plugins annotation lists the plugin"},
+	{SwitchMissingCSIDriver, "v1.37.2", "kubernetes#140612 (VolumeLimitScaling to beta, on by default; nodevolumelimits checkCSIDriverOnNode)",
+		`a node whose CSINode lacks a driver whose CSIDriver sets preventPodSchedulingIfMissing fails the pod's new volumes of it: "<driver> CSI driver is not installed on the node"`},
 }
 
 // SwitchInfoOf is s's entry of Switches.
@@ -200,6 +220,8 @@ type Behaviour struct {
 	NamespaceSelectorResolved bool
 	ResizedPodRequests        bool
 	SuccessMessage            bool
+	PortworxMigrated          bool
+	MissingCSIDriver          bool
 }
 
 // On reports whether s is on in b.
@@ -219,6 +241,10 @@ func (b Behaviour) On(s Switch) bool {
 		return b.ResizedPodRequests
 	case SwitchSuccessMessage:
 		return b.SuccessMessage
+	case SwitchPortworxMigrated:
+		return b.PortworxMigrated
+	case SwitchMissingCSIDriver:
+		return b.MissingCSIDriver
 	}
 	return false
 }
@@ -240,6 +266,10 @@ func (b Behaviour) With(s Switch, on bool) Behaviour {
 		b.ResizedPodRequests = on
 	case SwitchSuccessMessage:
 		b.SuccessMessage = on
+	case SwitchPortworxMigrated:
+		b.PortworxMigrated = on
+	case SwitchMissingCSIDriver:
+		b.MissingCSIDriver = on
 	}
 	return b
 }

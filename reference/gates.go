@@ -26,9 +26,6 @@ func (Impl) ModelledGates() []string {
 // that belongs to a pod group: kube-scheduler schedules such a pod with
 // its group (decide -pod-group), not alone.
 func (Impl) UnmodelledGateUse(_ *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
-	if u := preempt.VolumeReleaseGap(pod, cfg); u != nil {
-		return u
-	}
 	if u := preempt.ClaimReleaseGap(pod, cfg); u != nil {
 		return u
 	}

@@ -3,6 +3,7 @@ package reference
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -20,7 +21,11 @@ const reasonMaxVolumeCount = "node(s) exceed max volume count"
 
 // nodeVolumeLimits is upstream's NodeVolumeLimits (CSILimits,
 // framework/plugins/nodevolumelimits/csi.go, v1.37.2, with
-// VolumeLimitScaling on as it is by default there): the CSI volumes the
+// VolumeLimitScaling on as it is by default there; two switches give the
+// earlier releases': preempt.SwitchMissingCSIDriver, the check of a
+// missing CSI driver, off in v1.36 and v1.35, and
+// preempt.SwitchPortworxMigrated, v1.36's Portworx migration on wherever
+// there is a CSINode, which v1.35 read from the CSINode's annotation): the CSI volumes the
 // pod adds to a node, per driver, must fit in the driver's attach limit
 // in the node's CSINode (spec.drivers[].allocatable.count), beside the
 // unique volumes of the pods on the node and the node's
@@ -50,6 +55,9 @@ type nodeVolumeLimitsState struct {
 	csiNodes map[string]*storagev1.CSINode
 	drivers  map[string]*storagev1.CSIDriver
 	vas      []*storagev1.VolumeAttachment
+	// missingDriver is preempt.SwitchMissingCSIDriver (v1.37's
+	// VolumeLimitScaling on), portworx preempt.SwitchPortworxMigrated.
+	missingDriver, portworx bool
 }
 
 func (s *nodeVolumeLimitsState) clone() stateData { return s }
@@ -74,7 +82,8 @@ func (nodeVolumeLimits) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool) 
 	c := ev.cluster
 	st := &nodeVolumeLimitsState{pvcs: map[string]*v1.PersistentVolumeClaim{}, pvs: map[string]*v1.PersistentVolume{},
 		classes: map[string]*storagev1.StorageClass{}, csiNodes: map[string]*storagev1.CSINode{},
-		drivers: map[string]*storagev1.CSIDriver{}, vas: c.VolumeAttachments}
+		drivers: map[string]*storagev1.CSIDriver{}, vas: c.VolumeAttachments,
+		missingDriver: ev.b.MissingCSIDriver, portworx: ev.b.PortworxMigrated}
 	for _, o := range c.PVCs {
 		st.pvcs[o.Namespace+"/"+o.Name] = o
 	}
@@ -111,21 +120,23 @@ func (nodeVolumeLimits) Filter(state stateData, pod *v1.Pod, s *nodeState) preem
 		return preempt.Status{}
 	}
 
-	// VolumeLimitScaling: a driver whose CSIDriver sets
-	// preventPodSchedulingIfMissing must be in the node's CSINode.
-	// Upstream walks newVolumes in map order and reports the first missing
-	// driver it meets, so with two missing drivers its message is random;
-	// this takes the drivers in name order.
-	var drivers []string
-	for _, d := range newVolumes {
-		if !slices.Contains(drivers, d) {
-			drivers = append(drivers, d)
+	// VolumeLimitScaling (preempt.SwitchMissingCSIDriver): a driver
+	// whose CSIDriver sets preventPodSchedulingIfMissing must be in the
+	// node's CSINode. Upstream walks newVolumes in map order and reports
+	// the first missing driver it meets, so with two missing drivers its
+	// message is random; this takes the drivers in name order.
+	if st.missingDriver {
+		var drivers []string
+		for _, d := range newVolumes {
+			if !slices.Contains(drivers, d) {
+				drivers = append(drivers, d)
+			}
 		}
-	}
-	slices.Sort(drivers)
-	for _, d := range drivers {
-		if !st.driverInstalled(d, csiNode) {
-			return preempt.Status{Code: preempt.Unschedulable, Reasons: []string{fmt.Sprintf("%s CSI driver is not installed on the node", d)}}
+		slices.Sort(drivers)
+		for _, d := range drivers {
+			if !st.driverInstalled(d, csiNode) {
+				return preempt.Status{Code: preempt.Unschedulable, Reasons: []string{fmt.Sprintf("%s CSI driver is not installed on the node", d)}}
+			}
 		}
 	}
 
@@ -230,7 +241,7 @@ func (st *nodeVolumeLimitsState) attachableVolumes(pod *v1.Pod, csiNode *storage
 			claim = ephemeral.VolumeClaimName(pod, vol)
 			isEphemeral = true
 		default:
-			if err := inlineVolume(vol, csiNode, pod, result); err != nil {
+			if err := st.inlineVolume(vol, csiNode, pod, result); err != nil {
 				return err
 			}
 			continue
@@ -263,7 +274,7 @@ func (st *nodeVolumeLimitsState) attachableVolumes(pod *v1.Pod, csiNode *storage
 // inlineVolume is upstream's checkAttachableInlineVolume: an inline
 // in-tree volume counts under its CSI driver when csi-translation-lib can
 // migrate it and migration is on for its plugin on the node.
-func inlineVolume(vol *v1.Volume, csiNode *storagev1.CSINode, pod *v1.Pod, result map[string]string) error {
+func (st *nodeVolumeLimitsState) inlineVolume(vol *v1.Volume, csiNode *storagev1.CSINode, pod *v1.Pod, result map[string]string) error {
 	if !translator.IsInlineMigratable(vol) {
 		return nil
 	}
@@ -271,7 +282,7 @@ func inlineVolume(vol *v1.Volume, csiNode *storagev1.CSINode, pod *v1.Pod, resul
 	if err != nil {
 		return fmt.Errorf("looking up provisioner name for volume %s: %w", vol.Name, err)
 	}
-	if !migrationOn(csiNode, plugin) {
+	if !st.migrationOn(csiNode, plugin) {
 		return nil
 	}
 	pv, err := translator.TranslateInTreeInlineVolumeToCSI(klog.Background(), vol, pod.Namespace)
@@ -289,17 +300,29 @@ func inlineVolume(vol *v1.Volume, csiNode *storagev1.CSINode, pod *v1.Pod, resul
 	return nil
 }
 
-// migrationOn is upstream's isCSIMigrationOn.
-func migrationOn(csiNode *storagev1.CSINode, plugin string) bool {
+// migrationOn is upstream's isCSIMigrationOn: on a node with a CSINode,
+// for the five plugins it names; for Portworx before v1.36
+// (preempt.SwitchPortworxMigrated off) only where the CSINode's
+// migrated-plugins annotation lists it (v1.35's CSIMigrationPortworx,
+// locked on, let it through to that check).
+func (st *nodeVolumeLimitsState) migrationOn(csiNode *storagev1.CSINode, plugin string) bool {
 	if csiNode == nil {
 		return false
 	}
 	switch plugin {
-	case csilibplugins.AWSEBSInTreePluginName, csilibplugins.PortworxVolumePluginName, csilibplugins.GCEPDInTreePluginName,
+	case csilibplugins.AWSEBSInTreePluginName, csilibplugins.GCEPDInTreePluginName,
 		csilibplugins.AzureDiskInTreePluginName, csilibplugins.CinderInTreePluginName:
 		return true
+	case csilibplugins.PortworxVolumePluginName:
+		return st.portworx || migratedOnNode(csiNode, plugin)
 	}
 	return false
+}
+
+// migratedOnNode is whether the CSINode's migrated-plugins annotation
+// (a comma-separated list) names plugin.
+func migratedOnNode(csiNode *storagev1.CSINode, plugin string) bool {
+	return slices.Contains(strings.Split(csiNode.Annotations[v1.MigratedPluginsAnnotationKey], ","), plugin)
 }
 
 // scHandlePrefix stands for upstream's randomVolumeIDPrefix (32 random
@@ -324,7 +347,7 @@ func (st *nodeVolumeLimitsState) driverInfo(csiNode *storagev1.CSINode, pvc *v1.
 			return "", ""
 		}
 		plugin, err := translator.GetInTreePluginNameFromSpec(pv, nil)
-		if err != nil || !migrationOn(csiNode, plugin) {
+		if err != nil || !st.migrationOn(csiNode, plugin) {
 			return "", ""
 		}
 		csiPV, err := translator.TranslateInTreePVToCSI(klog.Background(), pv)
@@ -348,7 +371,7 @@ func (st *nodeVolumeLimitsState) driverInfoFromClass(csiNode *storagev1.CSINode,
 	handle := fmt.Sprintf("%s-%s/%s", scHandlePrefix, pvc.Namespace, pvc.Name)
 	provisioner := class.Provisioner
 	if translator.IsMigratableIntreePluginByName(provisioner) {
-		if !migrationOn(csiNode, provisioner) {
+		if !st.migrationOn(csiNode, provisioner) {
 			return "", ""
 		}
 		driver, err := translator.GetCSINameFromInTreeName(provisioner)

@@ -59,6 +59,11 @@ func (p releasePair) drop(in conformance.Input) conformance.Input {
 	if slices.Index(preempt.Releases, p.old) >= slices.Index(preempt.Releases, preempt.SchedulingGroupSince) {
 		return in
 	}
+	return dropGroups(in)
+}
+
+// dropGroups is in without pod groups: no PodGroups, no pod in one.
+func dropGroups(in conformance.Input) conformance.Input {
 	c := *in.Cluster
 	c.PodGroups, c.CompositePodGroups = nil, nil
 	c.Pods = slices.Clone(c.Pods)
@@ -88,7 +93,8 @@ func (p releasePair) check(t testing.TB, tb conformance.TB, in conformance.Input
 // of releases: on drawn problems, upstream's own code at the older
 // release (the release module) and at the newer (a module, or in
 // process) give the same decision, or a difference the reference's named
-// switches explain (conformance.CheckCrossRelease). It needs the release
+// switches explain (conformance.CheckCrossRelease); then the same on
+// problems with storage (conformance.GenVolumes). It needs the release
 // binaries and runs with PREEMPTBENCH_RELEASE_SUITE=1; -rapid.checks
 // problems per pair (1000 is the size the issue asks); -run
 // 'TestCrossRelease$/v1.35.4->v1.36.3' runs one pair.
@@ -110,6 +116,15 @@ func TestCrossRelease(t *testing.T) {
 			if counts["same"] == 0 {
 				t.Errorf("no problem gave the same decision in both releases: %v", counts)
 			}
+			// Problems with storage (conformance.GenVolumes): the volume
+			// filters' changes are switches too (MissingCSIDriver,
+			// PortworxMigrated).
+			volumes := map[string]int{}
+			rapid.Check(t, func(rt *rapid.T) {
+				in := p.drop(conformance.GenVolumes(conformance.MaxVolumeNodes).Draw(rt, "input"))
+				volumes[p.check(t, rt, in, nil).String()]++
+			})
+			t.Logf("cross-release outcomes %s with volumes: %v", p, volumes)
 		})
 	}
 }
@@ -203,6 +218,8 @@ func TestEachSwitchIsNeeded(t *testing.T) {
 		{preempt.SwitchNodeDeclaredFeatures, conformance.NodeDeclared, "NodeDeclaredFeatures", nil},
 		{preempt.SwitchPodLevelResizeRequests, conformance.PodLevelResized, "PodLevelResizeRequests", nil},
 		{preempt.SwitchAsyncSkipsLastVictim, conformance.AsyncVictimFault, "AsyncSkipsLastVictim", conformance.AsyncVictimFaults},
+		{preempt.SwitchPortworxMigrated, conformance.PortworxInline, "PortworxMigrated", nil},
+		{preempt.SwitchMissingCSIDriver, conformance.MissingCSIDriver, "SuccessMessage+MissingCSIDriver", nil},
 	}
 	for _, si := range preempt.Switches {
 		if !slices.ContainsFunc(cases, func(tc struct {

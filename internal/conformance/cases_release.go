@@ -82,6 +82,28 @@ func releaseCases() []releaseCase {
 				t.Errorf("victims %v, p2 deleted %v; want p1 and p2, p2 deleted only without the switch (actions %v)", got, deleted, res.Decision.Actions)
 			}
 		}, AsyncVictimFaults},
+		{"MissingCSIDriver", preempt.SwitchMissingCSIDriver, MissingCSIDriver, func(t *testing.T, res harness.Result, on bool) {
+			if on {
+				if d := res.Decision; d.Status != preempt.Unschedulable || len(d.Victims) != 0 {
+					t.Errorf("%v, victims %v; want Unschedulable (n1's CSINode lacks %s)", d.Status, victimKeys(d), CSIDriverName)
+				}
+				return
+			}
+			if got := victimKeys(res.Decision); !slices.Equal(got, []string{"default/low"}) {
+				t.Errorf("victims %v, want [default/low] (no check of missing drivers)", got)
+			}
+		}, nil},
+		{"PortworxInline", preempt.SwitchPortworxMigrated, PortworxInline, func(t *testing.T, res harness.Result, on bool) {
+			if on {
+				if got := victimKeys(res.Decision); len(res.Feasible) != 0 || !slices.Equal(got, []string{"default/low"}) {
+					t.Errorf("feasible %v, victims %v; want none feasible and default/low preempted (both Portworx volumes count, limit 1)", res.Feasible, got)
+				}
+				return
+			}
+			if !slices.Equal(res.Feasible, []string{"n1"}) {
+				t.Errorf("feasible %v, want [n1] (Portworx not migrated without the CSINode's annotation)", res.Feasible)
+			}
+		}, nil},
 		{"OnePodFull", preempt.SwitchSuccessMessage, OnePodFull, func(t *testing.T, res harness.Result, on bool) {
 			want := ""
 			if on {

@@ -105,13 +105,26 @@ func (r *byteReader) spec() Spec {
 	s.PDBsReversed = r.intn(2) == 1
 	s.Resized = r.intn(4)
 	s.ResizeShape = r.intn(len(resizes))
-	// Two bytes in three leave every switch on; a missing byte is 0.
-	if v := r.intn(3 << len(preempt.Switches)); v < 1<<len(preempt.Switches) {
+	// The first seven switches, as the corpora were written: a byte below
+	// 128 is their mask (0, as a missing byte, leaves them on), any other
+	// leaves them on. The later ones (firstSwitches on) take a byte after
+	// the groups, so that the corpora keep their meaning.
+	if v := r.intn(3 << firstSwitches); v < 1<<firstSwitches {
 		s.Switches = v
 	}
 	r.groups(&s)
+	if later := len(preempt.Switches) - firstSwitches; later > 0 {
+		// Two bytes in three leave them on.
+		if v := r.intn(3 << later); v < 1<<later {
+			s.Switches |= v << firstSwitches
+		}
+	}
 	return s
 }
+
+// firstSwitches are the switches (preempt.Switches' first) whose mask is
+// the byte after ResizeShape; the later ones' is the spec's last byte.
+const firstSwitches = 7
 
 // groups reads pod groups, after every other field (inputs older than
 // them end before and decode without groups): a byte for the gates (0 no
@@ -238,10 +251,12 @@ func Encode(s Spec) []byte {
 	flag(s.PDBsReversed, 1)
 	put(s.Resized)
 	put(s.ResizeShape)
-	put(s.Switches)
+	put(s.Switches & (1<<firstSwitches - 1))
+	later := s.Switches >> firstSwitches
 	switch {
 	case len(s.Groups) == 0:
 		put(0)
+		put(later)
 		return out
 	case s.Composite:
 		put(2)
@@ -273,5 +288,6 @@ func Encode(s Spec) []byte {
 	for _, ps := range s.Nominated {
 		put(ps.Group)
 	}
+	put(later)
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	csilibplugins "k8s.io/csi-translation-lib/plugins"
 
+	"github.com/preemptbench/preemptbench/internal/conformance"
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/testobj"
 	"github.com/preemptbench/preemptbench/optimized"
@@ -602,7 +603,55 @@ func adapterCases() []vlCase {
 }
 
 func vlCases() []vlCase {
-	return append(append(portedCases(), adapterCases()...), preemptionCases()...)
+	return append(append(append(portedCases(), adapterCases()...), preemptionCases()...), portworxCases()...)
+}
+
+// portworxCases: Portworx volumes, which count under their CSI driver
+// (pxd.portworx.com) on a node with a CSINode, and before v1.36.3 only on
+// one whose CSINode lists the in-tree plugin as migrated
+// (preempt.SwitchPortworxMigrated). n1's CSINode does not, n2's does
+// (each gives the driver a limit of 1 and holds a pod of priority 0 with
+// an inline Portworx volume); n3 has none and is full with a pod of
+// priority 20. The preemptor's Portworx volume is inline, a claim bound to
+// a Portworx PV, or an unbound claim of a class Portworx provisions: from
+// v1.36.3 it preempts on n1 or n2; at v1.35.4 it fits n1.
+func portworxCases() []vlCase {
+	px := func(id string) v1.VolumeSource {
+		return v1.VolumeSource{PortworxVolume: &v1.PortworxVolumeSource{VolumeID: id}}
+	}
+	cluster := func() *preempt.Cluster {
+		c := &preempt.Cluster{}
+		one := int32(1)
+		for _, n := range []string{"n1", "n2", "n3"} {
+			c.Nodes = append(c.Nodes, vlNodeObj(n))
+		}
+		n1, n2 := vlCSINode("n1", &one, csilibplugins.PortworxDriverName), vlCSINode("n2", &one, csilibplugins.PortworxDriverName)
+		n1.Annotations = nil
+		n2.Annotations = map[string]string{v1.MigratedPluginsAnnotationKey: csilibplugins.PortworxVolumePluginName}
+		c.CSINodes = []*storagev1.CSINode{n1, n2}
+		high := vlPod("default", "high-n3", "n3", 20, nil)
+		high.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("4")
+		c.Pods = []*v1.Pod{
+			vlPod("default", "low-n1", "n1", 0, nil, v1.Volume{Name: "px", VolumeSource: px("vol-a")}),
+			vlPod("default", "low-n2", "n2", 0, nil, v1.Volume{Name: "px", VolumeSource: px("vol-c")}),
+			high,
+		}
+		c.StorageClasses = []*storagev1.StorageClass{{ObjectMeta: metav1.ObjectMeta{Name: vlSC}, Provisioner: csilibplugins.PortworxVolumePluginName, VolumeBindingMode: wffc()}}
+		c.PVs = []*v1.PersistentVolume{vlPV("pv-px", v1.PersistentVolumeSource{PortworxVolume: &v1.PortworxVolumeSource{VolumeID: "vol-b"}}, "default", "bound")}
+		sc := vlSC
+		c.PVCs = []*v1.PersistentVolumeClaim{vlBoundPVC("default", "bound", "pv-px"), vlPendingPVC("default", "pending", &sc)}
+		return c
+	}
+	return []vlCase{
+		{name: "Portworx inline volume", cluster: cluster,
+			pod: func() *v1.Pod {
+				return vlPod("default", "preemptor", "", 10, nil, v1.Volume{Name: "px", VolumeSource: px("vol-b")})
+			}},
+		{name: "Portworx volume of a bound claim", cluster: cluster,
+			pod: func() *v1.Pod { return vlPod("default", "preemptor", "", 10, []string{"bound"}) }},
+		{name: "Portworx class of an unbound claim", cluster: cluster,
+			pod: func() *v1.Pod { return vlPod("default", "preemptor", "", 10, []string{"pending"}) }},
+	}
 }
 
 // vlOutcome is what a case gives: the filter phase and the decision, or
@@ -747,4 +796,15 @@ func vlFilter(t *testing.T, c *preempt.Cluster, pod *v1.Pod) preempt.FilterResul
 		t.Fatal(err)
 	}
 	return ev.Filter(context.Background(), pod)
+}
+
+// The table at each earlier release, decided by its own code (its child):
+// reference and optimized give the child's outcome
+// (conformance.CheckVolumeTableAtEarlierReleases).
+func TestNodeVolumeLimitsAtEarlierReleases(t *testing.T) {
+	var cases []conformance.VolumeTableCase
+	for _, tc := range vlCases() {
+		cases = append(cases, conformance.VolumeTableCase{Name: tc.name, Cluster: tc.cluster, Pod: tc.pod, Now: vlNow})
+	}
+	conformance.CheckVolumeTableAtEarlierReleases(t, cases)
 }

@@ -7,7 +7,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	csilibplugins "k8s.io/csi-translation-lib/plugins"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/internal/testobj"
@@ -137,3 +140,46 @@ func AsyncVictimFault(now time.Time) (*preempt.Cluster, *v1.Pod) {
 
 // AsyncVictimFaults are AsyncVictimFault's API faults: p1's deletion.
 var AsyncVictimFaults = []harness.Fault{{Verb: "delete", Namespace: "default", Name: "p1"}}
+
+// MissingCSIDriver is a 2-cpu node full with one pod of priority 0 and a
+// 1-cpu preemptor with a claim bound to a volume of CSIDriverName, whose
+// CSIDriver sets preventPodSchedulingIfMissing, and a CSINode for n1
+// without that driver (switch MissingCSIDriver): v1.36.3 (VolumeLimitScaling
+// off) preempts default/low; v1.37.2's NodeVolumeLimits fails n1 whatever
+// it removes, and no pod is preempted.
+func MissingCSIDriver(now time.Time) (*preempt.Cluster, *v1.Pod) {
+	p := releasePod("default", "preemptor", "", 10, "1").Obj()
+	p.Spec.Volumes = []v1.Volume{{Name: "data", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
+	return &preempt.Cluster{
+		Nodes: []*v1.Node{releaseNode("n1", "2")},
+		Pods:  []*v1.Pod{releasePod("default", "low", "n1", 0, "2").Phase(v1.PodRunning).StartTime(now.Add(-time.Hour)).Obj()},
+		PVCs:  []*v1.PersistentVolumeClaim{genPVC("data", "csi", "pv-data", v1.ReadWriteOnce)},
+		PVs:   []*v1.PersistentVolume{genPV("pv-data", "csi", "data", v1.ReadWriteOnce)},
+		StorageClasses: []*storagev1.StorageClass{{ObjectMeta: metav1.ObjectMeta{Name: "csi", UID: "uid-sc-csi"}, Provisioner: CSIDriverName,
+			VolumeBindingMode: ptr.To(storagev1.VolumeBindingWaitForFirstConsumer)}},
+		CSINodes:   []*storagev1.CSINode{{ObjectMeta: metav1.ObjectMeta{Name: "n1", UID: "uid-csinode-n1"}}},
+		CSIDrivers: []*storagev1.CSIDriver{{ObjectMeta: metav1.ObjectMeta{Name: CSIDriverName, UID: "uid-csidriver"}, Spec: storagev1.CSIDriverSpec{PreventPodSchedulingIfMissing: ptr.To(true)}}},
+	}, p
+}
+
+// PortworxInline is a 2-cpu node whose CSINode gives Portworx's CSI
+// driver an attach limit of 1 without listing the in-tree plugin in its
+// migrated-plugins annotation, holding a 1-cpu pod of priority 0 with an
+// inline Portworx volume, and a 1-cpu preemptor with another (switch
+// PortworxMigrated): v1.36.3 counts both volumes under the driver, so the
+// preemptor preempts default/low; v1.35.4 counts neither, and it fits n1.
+func PortworxInline(now time.Time) (*preempt.Cluster, *v1.Pod) {
+	px := func(id string) []v1.Volume {
+		return []v1.Volume{{Name: "px", VolumeSource: v1.VolumeSource{PortworxVolume: &v1.PortworxVolumeSource{VolumeID: id}}}}
+	}
+	low := releasePod("default", "low", "n1", 0, "1").Phase(v1.PodRunning).StartTime(now.Add(-time.Hour)).Obj()
+	low.Spec.Volumes = px("vol-a")
+	p := releasePod("default", "preemptor", "", 10, "1").Obj()
+	p.Spec.Volumes = px("vol-b")
+	return &preempt.Cluster{
+		Nodes: []*v1.Node{releaseNode("n1", "2")},
+		Pods:  []*v1.Pod{low},
+		CSINodes: []*storagev1.CSINode{{ObjectMeta: metav1.ObjectMeta{Name: "n1", UID: "uid-csinode-n1"},
+			Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: csilibplugins.PortworxDriverName, NodeID: "n1", Allocatable: &storagev1.VolumeNodeResources{Count: ptr.To[int32](1)}}}}}},
+	}, p
+}

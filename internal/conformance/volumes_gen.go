@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	csilibplugins "k8s.io/csi-translation-lib/plugins"
 	"k8s.io/utils/ptr"
 	"pgregory.net/rapid"
 
@@ -36,6 +37,18 @@ type VolumeSpec struct {
 	// Attached is 0 for no VolumeAttachment, k for one of claim
 	// ((k-1) mod claims)'s volume on node ((k-1) div claims, mod nodes).
 	Attached int
+	// Prevent: the CSIDriver sets preventPodSchedulingIfMissing (a node
+	// whose CSINode lacks the driver fails the preemptor's new volumes of
+	// it from v1.37.2, preempt.SwitchMissingCSIDriver).
+	Prevent bool
+	// Portworx, when set, gives the preemptor an inline Portworx volume
+	// ("vol-b"), the pods whose bit is set in PortworxPods another
+	// ("vol-a", shared), and every CSINode Portworx's CSI driver with an
+	// attach limit of 1; the CSINodes of the nodes whose bit is set in
+	// PortworxAnnotated list the in-tree plugin as migrated, which v1.35.4
+	// needs to count the volumes (preempt.SwitchPortworxMigrated).
+	Portworx                        bool
+	PortworxPods, PortworxAnnotated int
 }
 
 // CSIDriverName is the CSI driver of generated volumes.
@@ -111,6 +124,11 @@ func genVolumes(t *rapid.T, s *Spec) *VolumeSpec {
 	if rapid.IntRange(0, 3).Draw(t, "withAttachment") == 0 {
 		v.Attached = rapid.IntRange(1, len(v.Claims)*len(s.Nodes)).Draw(t, "attached")
 	}
+	v.Prevent = rapid.IntRange(0, 3).Draw(t, "prevent") == 0
+	if v.Portworx = rapid.IntRange(0, 2).Draw(t, "portworx") == 0; v.Portworx {
+		v.PortworxPods = rapid.IntRange(0, 1<<min(pods, 8)-1).Draw(t, "portworxPods")
+		v.PortworxAnnotated = rapid.IntRange(0, 1<<min(len(s.Nodes), 8)-1).Draw(t, "portworxAnnotated")
+	}
 	return v
 }
 
@@ -125,6 +143,9 @@ func (v *VolumeSpec) build(c *preempt.Cluster, pods []*v1.Pod, preemptor *v1.Pod
 		{ObjectMeta: metav1.ObjectMeta{Name: "immediate", UID: "uid-sc-immediate"}, Provisioner: CSIDriverName, VolumeBindingMode: &immediate},
 	}
 	c.CSIDrivers = []*storagev1.CSIDriver{{ObjectMeta: metav1.ObjectMeta{Name: CSIDriverName, UID: "uid-csidriver"}, Spec: storagev1.CSIDriverSpec{AttachRequired: ptr.To(true)}}}
+	if v.Prevent {
+		c.CSIDrivers[0].Spec.PreventPodSchedulingIfMissing = ptr.To(true)
+	}
 	n := len(c.Nodes)
 	for i, node := range c.Nodes {
 		limit := csiLimits[at(v.CSILimits[min(i, len(v.CSILimits)-1)], len(csiLimits))]
@@ -197,6 +218,34 @@ func (v *VolumeSpec) build(c *preempt.Cluster, pods []*v1.Pod, preemptor *v1.Pod
 		}
 	}
 	preemptor.Spec.Volumes = append(preemptor.Spec.Volumes, volumesOf(v.Preemptor, len(v.Claims))...)
+	if v.Portworx {
+		v.addPortworx(c, pods, preemptor)
+	}
+}
+
+// addPortworx adds the Portworx volumes and Portworx's CSI driver to
+// the CSINodes (Portworx).
+func (v *VolumeSpec) addPortworx(c *preempt.Cluster, pods []*v1.Pod, preemptor *v1.Pod) {
+	px := func(id string) v1.Volume {
+		return v1.Volume{Name: "px", VolumeSource: v1.VolumeSource{PortworxVolume: &v1.PortworxVolumeSource{VolumeID: id}}}
+	}
+	index := map[string]int{}
+	for i, node := range c.Nodes {
+		index[node.Name] = i
+	}
+	for _, cn := range c.CSINodes {
+		cn.Spec.Drivers = append(cn.Spec.Drivers, storagev1.CSINodeDriver{Name: csilibplugins.PortworxDriverName, NodeID: cn.Name,
+			Allocatable: &storagev1.VolumeNodeResources{Count: ptr.To[int32](1)}})
+		if v.PortworxAnnotated&(1<<min(index[cn.Name], 30)) != 0 {
+			cn.Annotations = map[string]string{v1.MigratedPluginsAnnotationKey: csilibplugins.PortworxVolumePluginName}
+		}
+	}
+	for k, p := range pods {
+		if v.PortworxPods&(1<<min(k, 30)) != 0 {
+			p.Spec.Volumes = append(p.Spec.Volumes, px("vol-a"))
+		}
+	}
+	preemptor.Spec.Volumes = append(preemptor.Spec.Volumes, px("vol-b"))
 }
 
 // rejectedAtPreFilter reports whether the preemptor's volumes make a
