@@ -46,7 +46,7 @@ func (Impl) UnmodelledGateUse(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Confi
 	if u := preempt.VolumeReleaseGap(pod, cfg); u != nil {
 		return u
 	}
-	if u := preempt.ClaimReleaseGap(pod, cfg); u != nil {
+	if u := preempt.ClaimReleaseGap(c, pod, cfg); u != nil {
 		return u
 	}
 	if u := groupGaps(c, pod, cfg); u != nil {
