@@ -24,6 +24,7 @@ package conformance
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -271,14 +272,36 @@ func TestDynamicResourcesBindingTimeoutReadsRequestNow(t *testing.T) {
 			if tt.candidate != (got.Decision.NominatedNode == "n2") {
 				t.Errorf("%v before Request.Now: %s nominates %q, want n2: %v", tt.ago, impl.Name(), got.Decision.NominatedNode, tt.candidate)
 			}
-			n2 := got.Filter.NodeStatuses[1]
-			if timedOut := n2.Code == preempt.UnschedulableAndUnresolvable && strings.Contains(strings.Join(n2.Reasons, ","), "resourceclaim not available"); timedOut == tt.candidate {
-				t.Errorf("%v before Request.Now: %s: n2's filter status %v", tt.ago, impl.Name(), n2)
+			// The filter phase stops at NodeResourcesFit (Insufficient
+			// cpu); the dry run on n2, its victim gone, reaches
+			// DynamicResources.
+			timedOut := false
+			for _, st := range got.Decision.NodeStatuses {
+				timedOut = timedOut || (st.Node == "n2" && st.Code == preempt.UnschedulableAndUnresolvable && strings.Contains(strings.Join(st.Reasons, ","), "resourceclaim not available"))
+			}
+			if timedOut == tt.candidate {
+				t.Errorf("%v before Request.Now: %s: dry-run statuses %v", tt.ago, impl.Name(), got.Decision.NodeStatuses)
 			}
 			outcomes = append(outcomes, got)
 		}
 		if diff := cmp.Diff(outcomes[0], outcomes[1]); diff != "" {
 			t.Errorf("%v: optimized differs from reference (-reference +optimized):\n%s", tt.ago, diff)
+		}
+		// Filter reads the clock SetNow gave: a preemptor asking no cpu
+		// fits n2 unless the claim timed out.
+		for _, impl := range []preempt.Implementation{reference.Impl{}, optimized.Impl{}} {
+			ev, err := impl.NewEvaluator(tc.cluster())
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := draUses(pod("default", "preemptor", 10).Obj(), "shared")
+			for _, at := range []time.Time{now, now.Add(time.Hour), now} {
+				preempt.SetFilterNow(ev, at)
+				fits := slices.Contains(ev.Filter(context.Background(), p).Feasible, "n2")
+				if want := tt.candidate && at.Equal(now); fits != want {
+					t.Errorf("%v before %v: %s: Filter finds n2 feasible: %v, want %v", tt.ago, at, impl.Name(), fits, want)
+				}
+			}
 		}
 		// The same request an hour later: timed out whatever the age.
 		for _, impl := range []preempt.Implementation{reference.Impl{}, optimized.Impl{}} {
