@@ -351,6 +351,6 @@ func TestDynamicResourcesExtendedRefused(t *testing.T) {
 		}
 	}
 	if err := preempt.ValidateFeatureGates(map[string]bool{"DRAExtendedResource": false}); err == nil {
-		t.Errorf("DRAExtendedResource=false validates; v1.37.2 locks it on")
+		t.Errorf("DRAExtendedResource=false validates; %s locks it on", preempt.CurrentRelease)
 	}
 }
