@@ -89,11 +89,6 @@ func draDeviceCondition(rc *resourcev1.ResourceClaim, cond string) {
 	})
 }
 
-var (
-	longAgo    = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-	farFromNow = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
-)
-
 var draExtendedCases = []draCase{
 	{
 		// No node advertises example.com/gpu: NodeResourcesFit leaves it
@@ -215,7 +210,7 @@ var draExtendedCases = []draCase{
 		// allocated in 2000: timed out, it is unavailable on every node.
 		name: "binding conditions timed out",
 		cluster: draWith(func(c *preempt.Cluster) {
-			draBinding(c, "shared", "n2", 1, longAgo)
+			draBinding(c, "shared", "n2", 1, BindingLongAgo)
 		}),
 		pod: draPreemptor("shared"),
 	},
@@ -223,7 +218,7 @@ var draExtendedCases = []draCase{
 		// Allocated in 2200: not timed out, available on n2.
 		name: "binding conditions not timed out",
 		cluster: draWith(func(c *preempt.Cluster) {
-			draBinding(c, "shared", "n2", 1, farFromNow)
+			draBinding(c, "shared", "n2", 1, BindingFarAhead)
 		}),
 		pod: draPreemptor("shared"),
 	},
@@ -231,7 +226,7 @@ var draExtendedCases = []draCase{
 		// Its failure condition is true: unavailable, whatever the clock.
 		name: "binding failure condition met",
 		cluster: draWith(func(c *preempt.Cluster) {
-			draDeviceCondition(draBinding(c, "shared", "n2", 1, farFromNow), "failed")
+			draDeviceCondition(draBinding(c, "shared", "n2", 1, BindingFarAhead), "failed")
 		}),
 		pod: draPreemptor("shared"),
 	},
@@ -239,7 +234,7 @@ var draExtendedCases = []draCase{
 		// Its binding condition is met: ready, the timeout is not read.
 		name: "binding condition met long ago",
 		cluster: draWith(func(c *preempt.Cluster) {
-			draDeviceCondition(draBinding(c, "shared", "n2", 1, longAgo), "attached")
+			draDeviceCondition(draBinding(c, "shared", "n2", 1, BindingLongAgo), "attached")
 		}),
 		pod: draPreemptor("shared"),
 	},
