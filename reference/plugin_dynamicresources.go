@@ -62,15 +62,26 @@ import (
 // every failure being UnschedulableAndUnresolvable, a node it rejects is
 // never a candidate. Its per-node verdict is fixed during preemption.
 //
+// Extended resources a DeviceClass backs (DRAExtendedResource, GA and
+// locked on): PreFilter makes a claim in memory for the pod
+// (preFilterExtendedResources), last among its claims, and Filter gives
+// it, per node, the requests of the resources the node does not
+// advertise (filterExtendedResources); nodeResourcesFit skips those
+// there. Allocated claims with binding conditions: unavailable when a
+// failure condition is true, or when a condition is not met and the
+// binding timeout has passed at ev.now (Request.Now, or the time SetNow
+// gave Filter; upstream reads time.Now()).
+//
 // Not modelled (refused, Impl.Unmodelled): what preempt.DRACycleGaps
 // refuses (no scheduling cycle, or DynamicResources' own PostFilter could
-// act); extended resources a DeviceClass backs (the claim DynamicResources
-// makes for them, preempt.DeviceClassResourceGaps); allocated claims with
-// binding conditions (their timeout reads the clock). Not read: the
-// Filter timeout (DRASchedulerFilterTimeout, 10s by default: an
-// allocation that long is an Error upstream), pending allocations of
-// other scheduling cycles (none: one pod is decided at a time), the Skip
-// of a deferred resize (alpha gate InPlacePodVerticalScalingSchedulerPreemption,
+// act); what preempt.ExtendedResourceClaimGaps refuses (a claim an
+// earlier cycle made for the extended resources, a class that depends on
+// informer order). Not read: the Filter timeout
+// (DRASchedulerFilterTimeout, 10s by default: an allocation that long is
+// an Error upstream), pending allocations of other scheduling cycles
+// (none: one pod is decided at a time), the Skip of a deferred resize
+// (alpha gate InPlacePodVerticalScalingSchedulerPreemption, off), the
+// node-allocatable resources of devices (alpha DRANodeAllocatableResources,
 // off).
 type dynamicResources struct{}
 
