@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
@@ -504,7 +505,7 @@ func (w *gangWorld) setMembers(ev *evaluator, members []*v1.Pod, now int64) {
 		w.ports = append(w.ports, nil)
 	}
 	for i, m := range members {
-		d := newPlainDecision(s, m, now, ev.b)
+		d := newPlainDecision(s, m, now, time.Unix(0, now), ev.b)
 		d.groups = w.g
 		w.dec = append(w.dec, d)
 		maxWants = max(maxWants, len(d.fit.wants))

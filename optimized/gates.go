@@ -49,7 +49,7 @@ func (Impl) UnmodelledPodGroup(c *preempt.Cluster, req *preempt.PodGroupRequest)
 // modelled otherwise (preempt.Config.Behaviour; the evaluator answers
 // with it).
 func (Impl) UnmodelledGateUse(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
-	if u := preempt.ClaimReleaseGap(pod, cfg); u != nil {
+	if u := preempt.ClaimReleaseGap(c, pod, cfg); u != nil {
 		return u
 	}
 	if u := groupGaps(c, pod, cfg); u != nil {
