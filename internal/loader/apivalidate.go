@@ -1,11 +1,17 @@
 package loader
 
 import (
+	"encoding/json"
+	"sync"
+
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/core"
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
@@ -13,6 +19,7 @@ import (
 	resourcevalidation "k8s.io/kubernetes/pkg/apis/resource/validation"
 	"k8s.io/kubernetes/pkg/apis/storage"
 	storagevalidation "k8s.io/kubernetes/pkg/apis/storage/validation"
+	"k8s.io/kubernetes/pkg/features"
 	volumevalidation "k8s.io/kubernetes/pkg/volume/validation"
 )
 
@@ -40,7 +47,8 @@ func validateAPI(obj runtime.Object) error {
 		if err := convert(o, in); err != nil {
 			return err
 		}
-		errs = resourcevalidation.ValidateResourceClaim(in)
+		errs = corevalidation.ValidateObjectMeta(&in.ObjectMeta, true, corevalidation.ValidateResourceClaimName, field.NewPath("metadata"))
+		errs = append(errs, claimSpecErrors(&o.Spec, in)...)
 		errs = append(errs, validateClaimStatus(in)...)
 	case *resourcev1.ResourceClaimTemplate:
 		in := &resource.ResourceClaimTemplate{}
@@ -127,4 +135,58 @@ func validateClaimStatus(in *resource.ResourceClaim) field.ErrorList {
 	created := written
 	created.Status = resource.ResourceClaimStatus{}
 	return resourcevalidation.ValidateResourceClaimStatusUpdate(&written, &created)
+}
+
+// claimSpecErrors is what ValidateResourceClaim says of in's spec (spec,
+// the v1 form): upstream's ValidateResourceClaim is ValidateObjectMeta
+// and the spec's validation, and the spec's, which compiles every CEL
+// selector (half a millisecond a claim), is memoized by the spec's JSON
+// and the gates it reads: a workload's claims, made from one template,
+// share one spec.
+func claimSpecErrors(spec *resourcev1.ResourceClaimSpec, in *resource.ResourceClaim) field.ErrorList {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return specOnly(in)
+	}
+	key := gateKey() + string(b)
+	claimSpecMemo.Lock()
+	errs, ok := claimSpecMemo.m[key]
+	claimSpecMemo.Unlock()
+	if ok {
+		return errs
+	}
+	errs = specOnly(in)
+	claimSpecMemo.Lock()
+	if claimSpecMemo.m == nil || len(claimSpecMemo.m) >= 1024 {
+		claimSpecMemo.m = map[string]field.ErrorList{}
+	}
+	claimSpecMemo.m[key] = errs
+	claimSpecMemo.Unlock()
+	return errs
+}
+
+var claimSpecMemo struct {
+	sync.Mutex
+	m map[string]field.ErrorList
+}
+
+// specOnly is ValidateResourceClaim's errors of in's spec: its own, on
+// in with metadata that validates.
+func specOnly(in *resource.ResourceClaim) field.ErrorList {
+	return resourcevalidation.ValidateResourceClaim(&resource.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "claim", Namespace: "default"},
+		Spec:       in.Spec,
+	})
+}
+
+// gateKey is the gates the resource.k8s.io validation reads, as the
+// process's feature gate has them now.
+func gateKey() string {
+	key := []byte("---:")
+	for i, g := range []featuregate.Feature{features.DRAConsumableCapacity, features.DRAListTypeAttributes, features.DRAFractionalCapacityRange} {
+		if utilfeature.DefaultFeatureGate.Enabled(g) {
+			key[i] = '+'
+		}
+	}
+	return string(key)
 }
