@@ -115,15 +115,24 @@ func (ev *evaluator) checkGang(req *preempt.PodGroupRequest) (*preempt.GroupNode
 		if _, in := s.podIndex[podKey{p.Namespace, p.Name}]; in {
 			return nil, fmt.Errorf("member %s is also in the cluster", preempt.Key(p.Namespace, p.Name))
 		}
-		if u := preempt.VolumeAndClaimGaps(s.cluster, p); u != nil {
-			// The reference models them (reference/gang_reserve.go);
-			// this gang world does not yet.
-			u.Feature += " in a gang"
-			u.Detail += "; optimized's gang path follows per-node sums, host ports and topology counts, not the volume plugins' state, the volumes a placed member's Reserve assumes or the claims it allocates"
+		if u := memberGaps(s.cluster, p); u != nil {
 			return nil, u
 		}
 	}
 	return tree, nil
+}
+
+// memberGaps is what optimized refuses of a gang's member: volumes the
+// volume filters check, resource claims. The reference models them
+// (reference/gang_reserve.go); this gang world does not yet.
+func memberGaps(c *preempt.Cluster, p *v1.Pod) *preempt.Unmodelled {
+	u := preempt.VolumeAndClaimGaps(c, p)
+	if u == nil {
+		return nil
+	}
+	u.Feature += " in a gang"
+	u.Detail += "; optimized's gang path follows per-node sums, host ports and topology counts, not the volume plugins' state, the volumes a placed member's Reserve assumes or the claims it allocates"
+	return u
 }
 
 // SchedulePodGroup is the pod-group cycle's scheduling attempt on the

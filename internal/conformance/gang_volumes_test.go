@@ -28,6 +28,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -350,10 +351,23 @@ func TestGangVolumesConformance(t *testing.T) {
 					}
 				}
 			}
-			// Optimized's gang path answers Error with its refusal.
+			// Optimized refuses the gang (preempt.PodGroupLimited), and
+			// its gang path answers Error with the same refusal.
 			d, err := gvDecide(t, optimized.Impl{}, tc)
-			if err != nil || d.Status != preempt.Error || !strings.Contains(d.Message, " in a gang is not modelled: ") {
+			var u *preempt.Unmodelled
+			if !errors.As(err, &u) || !strings.HasSuffix(u.Feature, " in a gang") {
 				t.Errorf("optimized: want its gang refusal of volumes and claims, got %s %q (%v)", d.Status, d.Message, err)
+			}
+			c, pg, members := tc.build()
+			ev, err := optimized.Impl{}.NewEvaluator(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := preempt.DefaultConfig()
+			cfg.FeatureGates = pgGates
+			at := ev.(preempt.PodGroupPreempter).SchedulePodGroup(context.Background(), &preempt.PodGroupRequest{PodGroup: pg, Pods: members, Config: cfg, Now: testobj.Epoch})
+			if at.Status != preempt.Error || !strings.Contains(at.Message, " in a gang is not modelled: ") {
+				t.Errorf("optimized's gang path: want Error with its refusal, got %s %q", at.Status, at.Message)
 			}
 			t.Logf("%s %q nominations %v victims %v", want.Status, want.Message, want.Nominations, want.Victims)
 		})
