@@ -143,7 +143,7 @@ func (g gangEvaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGro
 	}
 	if root.status.code != preempt.Success {
 		// A member tried had its PreFilter run (gangView.state).
-		return preempt.PodGroupAttempt{Status: root.status.code, Message: root.status.message(), PreFiltered: len(s.view.states) > 0}
+		return preempt.PodGroupAttempt{Status: root.status.code, Message: root.status.message(), PreFiltered: s.view.preFiltered()}
 	}
 	nodes := make([]string, len(req.Pods))
 	var bind func(n *preempt.GroupNode)
@@ -609,6 +609,22 @@ type gangView struct {
 	states  map[*v1.Pod]*cycleState
 	assumed map[*v1.Pod]*v1.Pod
 	undo    []func()
+}
+
+// preFiltered is whether DynamicResources' PreFilter ran for a member
+// the attempt tried: it writes the pod-group cycle state
+// (getOrCreatePodGroupStateData) before anything else, but
+// RunPreFilterPlugins stops at the first UnschedulableAndUnresolvable, and
+// a member rejected so by an earlier PreFilter (VolumeBinding's for an
+// unbound Immediate claim or a missing one, ...) never reaches it
+// (rejectedBeforeDRA).
+func (v *gangView) preFiltered() bool {
+	for _, cs := range v.states {
+		if !cs.rejectedBeforeDRA() {
+			return true
+		}
+	}
+	return false
 }
 
 func (v *gangView) Nodes() []string {

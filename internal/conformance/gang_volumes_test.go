@@ -284,6 +284,52 @@ var gangVolCases = []gangVolCase{
 		},
 	},
 	{
+		// The GangVolumes property's first failure, minimised (one node,
+		// a member asking more cpu than it has, its volume's claim
+		// missing): the reference took any member tried for one whose
+		// PreFilter reached DynamicResources'.
+		name: "member's claim missing: VolumeBinding's PreFilter stops before DynamicResources', whose PodGroupPostFilter fails",
+		build: func() (*preempt.Cluster, *preempt.PodGroup, []*v1.Pod) {
+			c := gvNodes(1)
+			c.Pods = nil
+			return c, gvGang(1), []*v1.Pod{pgPod("m1", "", "g", 100, "5").Volumes([]v1.Volume{vbClaimVolume("data", "missing")}).Obj()}
+		},
+		want: func(t *testing.T, d preempt.PodGroupDecision) {
+			if d.Status != preempt.Error || !strings.Contains(d.Message, `"DynamicResources" PodGroupPostFilter`) {
+				t.Errorf("want DynamicResources' PodGroupPostFilter error, got %s %q", d.Status, d.Message)
+			}
+		},
+	},
+	{
+		name: "member's claim unbound and Immediate: no PreFilter reaches DynamicResources', whose PodGroupPostFilter fails",
+		build: func() (*preempt.Cluster, *preempt.PodGroup, []*v1.Pod) {
+			c := gvNodes(2)
+			c.StorageClasses = vbCluster().StorageClasses
+			c.PVCs = []*v1.PersistentVolumeClaim{vbClaim("imm", "csi", "", "")}
+			v := vbClaimVolume("data", "imm")
+			return c, gvGang(2), []*v1.Pod{gvMember("m1", "g", v), gvMember("m2", "g", v)}
+		},
+		want: func(t *testing.T, d preempt.PodGroupDecision) {
+			if d.Status != preempt.Error || !strings.Contains(d.Message, `"DynamicResources" PodGroupPostFilter`) {
+				t.Errorf("want DynamicResources' PodGroupPostFilter error, got %s %q", d.Status, d.Message)
+			}
+		},
+	},
+	{
+		name: "one member's claim unbound and Immediate, the other's PreFilter reaches DynamicResources': preemption runs",
+		build: func() (*preempt.Cluster, *preempt.PodGroup, []*v1.Pod) {
+			c := gvNodes(2)
+			c.StorageClasses = vbCluster().StorageClasses
+			c.PVCs = []*v1.PersistentVolumeClaim{vbClaim("imm", "csi", "", "")}
+			return c, gvGang(1), []*v1.Pod{gvMember("m1", "g", vbClaimVolume("data", "imm")), gvMember("m2", "g")}
+		},
+		want: func(t *testing.T, d preempt.PodGroupDecision) {
+			if d.Status != preempt.Success || len(d.Victims) == 0 {
+				t.Errorf("want m2 placed by preemption, got %s %q %v", d.Status, d.Message, d.Victims)
+			}
+		},
+	},
+	{
 		name: "victim gang member holds the only GPU: no preemption frees it",
 		build: func() (*preempt.Cluster, *preempt.PodGroup, []*v1.Pod) {
 			c := gvNodes(2)

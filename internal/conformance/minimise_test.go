@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -44,8 +46,13 @@ func TestMinimiseGang(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gen := GenGang(MaxNodes)
+	if os.Getenv("PREEMPTTEST_GEN") == "volumes" {
+		// The GangVolumes property's problems.
+		gen = GenGangVolumes(MaxVolumeNodes)
+	}
 	differs := func(in Input) (bool, string) {
-		if in.Cluster.Validate() != nil || in.Gang.Validate() != nil {
+		if in.Cluster.Validate() != nil || in.Gang.Validate() != nil || refusedGangMember(in) {
 			return false, ""
 		}
 		rec := &recorder{name: "minimise"}
@@ -83,7 +90,7 @@ func TestMinimiseGang(t *testing.T) {
 		var in Input
 		defer setFlag(t, "rapid.failfile", ff)()
 		rapid.Check(&recorder{name: t.Name()}, func(rt *rapid.T) {
-			in = GenGang(MaxNodes).Draw(rt, "input")
+			in = gen.Draw(rt, "input")
 			rt.Fatalf("drawn")
 		})
 		if ok, _ := differs(in); !ok {
@@ -96,7 +103,7 @@ func TestMinimiseGang(t *testing.T) {
 		return
 	}
 	for seed := first; seed < seeds; seed++ {
-		in := GenGang(MaxNodes).Example(seed)
+		in := gen.Example(seed)
 		if ok, _ := differs(in); !ok {
 			continue
 		}
@@ -188,6 +195,41 @@ func shrinkGang(in Input, bad func(Input) bool) Input {
 				return true
 			}) || changed
 		}
+		// storage and devices, then the members' volumes and claims
+		for _, list := range []func(c *preempt.Cluster) any{
+			func(c *preempt.Cluster) any { return &c.PVCs },
+			func(c *preempt.Cluster) any { return &c.PVs },
+			func(c *preempt.Cluster) any { return &c.StorageClasses },
+			func(c *preempt.Cluster) any { return &c.CSINodes },
+			func(c *preempt.Cluster) any { return &c.CSIDrivers },
+			func(c *preempt.Cluster) any { return &c.VolumeAttachments },
+			func(c *preempt.Cluster) any { return &c.ResourceClaims },
+			func(c *preempt.Cluster) any { return &c.ResourceSlices },
+		} {
+			for i := shrinkLen(list(in.Cluster)) - 1; i >= 0; i-- {
+				changed = try(func(c Input) bool { return shrinkDrop(list(c.Cluster), i) }) || changed
+			}
+		}
+		for i := range in.Gang.Pods {
+			for j := len(in.Gang.Pods[i].Spec.Volumes) - 1; j >= 0; j-- {
+				changed = try(func(c Input) bool {
+					p := c.Gang.Pods[i]
+					p.Spec.Volumes = append(p.Spec.Volumes[:j:j], p.Spec.Volumes[j+1:]...)
+					return true
+				}) || changed
+			}
+			for j := len(in.Gang.Pods[i].Spec.ResourceClaims) - 1; j >= 0; j-- {
+				changed = try(func(c Input) bool {
+					p := c.Gang.Pods[i]
+					name := p.Spec.ResourceClaims[j].Name
+					p.Spec.ResourceClaims = append(p.Spec.ResourceClaims[:j:j], p.Spec.ResourceClaims[j+1:]...)
+					for k := range p.Spec.Containers {
+						p.Spec.Containers[k].Resources.Claims = slices.DeleteFunc(slices.Clone(p.Spec.Containers[k].Resources.Claims), func(rc v1.ResourceClaim) bool { return rc.Name == name })
+					}
+					return true
+				}) || changed
+			}
+		}
 		for i := len(in.Gang.Pods) - 1; i >= 0 && len(in.Gang.Pods) > 1; i-- {
 			changed = try(func(c Input) bool {
 				c.Gang.Pods = append(c.Gang.Pods[:i:i], c.Gang.Pods[i+1:]...)
@@ -236,6 +278,19 @@ func shrinkGang(in Input, bad func(Input) bool) Input {
 		}
 	}
 	return in
+}
+
+// shrinkLen is the length of the slice list points to.
+func shrinkLen(list any) int { return reflect.ValueOf(list).Elem().Len() }
+
+// shrinkDrop removes element i of the slice list points to (a copy).
+func shrinkDrop(list any, i int) bool {
+	v := reflect.ValueOf(list).Elem()
+	out := reflect.MakeSlice(v.Type(), 0, v.Len()-1)
+	out = reflect.AppendSlice(out, v.Slice(0, i))
+	out = reflect.AppendSlice(out, v.Slice(i+1, v.Len()))
+	v.Set(out)
+	return true
 }
 
 func writeGang(t *testing.T, dir string, in Input) {
