@@ -25,17 +25,37 @@ func GenGangVolumes(maxNodes int) *rapid.Generator[Input] {
 		mode := rapid.IntRange(0, 2).Draw(t, "gangStorage") // 0 volumes, 1 claims, 2 both
 		if mode != 1 {
 			s.Volumes = genVolumes(t, &s)
-			for range s.Gang.Members {
+			// Claim c0, which the members' first volume sets name, more
+			// often ReadWriteOncePod or WaitForFirstConsumer on local
+			// volumes: the kinds members compete for.
+			switch rapid.IntRange(0, 3).Draw(t, "firstClaim") {
+			case 0:
+				s.Volumes.Claims[0] = slices.Index(claimKinds, claimRWOP)
+			case 1:
+				s.Volumes.Claims[0] = slices.Index(claimKinds, claimWFFCLocal)
+			}
+			// A third of the gangs give every member the first's volumes
+			// (its claims then shared by all).
+			same := rapid.IntRange(0, 2).Draw(t, "membersSameVolumes") == 0
+			for i := range s.Gang.Members {
 				// Index 4 is no volume, 5 to 8 claims (shared among
 				// members modulo the claims), the rest inline volumes.
-				s.Volumes.Members = append(s.Volumes.Members, rapid.IntRange(4, len(volumeSets)-1).Draw(t, "memberVolumes"))
+				set := rapid.IntRange(4, len(volumeSets)-1).Draw(t, "memberVolumes")
+				if same && i > 0 {
+					set = s.Volumes.Members[0]
+				}
+				s.Volumes.Members = append(s.Volumes.Members, set)
 			}
 		}
 		if mode != 0 {
 			s.Claims = genClaims(t, &s)
 			for range s.Gang.Members {
 				var kinds []int
-				for range rapid.IntRange(0, 2).Draw(t, "memberClaims") {
+				fewest := 0
+				if mode == 1 {
+					fewest = 1 // with claims alone, every member has one
+				}
+				for range rapid.IntRange(fewest, 2).Draw(t, "memberClaims") {
 					kinds = append(kinds, rapid.IntRange(0, len(memberClaimKinds)-1).Draw(t, "memberClaim"))
 				}
 				s.Claims.Members = append(s.Claims.Members, kinds)

@@ -89,6 +89,7 @@ func TestMinimiseGang(t *testing.T) {
 		// draw labelled "input", as GangDecision draws it.
 		var in Input
 		defer setFlag(t, "rapid.failfile", ff)()
+		defer setFlag(t, "rapid.nofailfile", "true")() // its "drawn" is no failure
 		rapid.Check(&recorder{name: t.Name()}, func(rt *rapid.T) {
 			in = gen.Draw(rt, "input")
 			rt.Fatalf("drawn")
