@@ -56,6 +56,10 @@ type gangVolCase struct {
 	// want is a part of upstream's decision the case is about, checked
 	// beside the agreement (a guard that the case still shows it).
 	want func(t *testing.T, d preempt.PodGroupDecision)
+	// composite, when set, makes the gang a CompositePodGroup of these
+	// children (build's PodGroup unused; CompositePodGroup and
+	// TopologyAwareWorkloadScheduling on).
+	composite func() (*preempt.CompositePodGroup, []*preempt.PodGroup)
 }
 
 // gvNodes are nodes n1..n<count> of 4 cpu, each holding a pod of priority
@@ -330,6 +334,49 @@ var gangVolCases = []gangVolCase{
 		},
 	},
 	{
+		// The GangVolumes property's second failure, minimised: a
+		// claim's pending allocation is shared within one PodGroup's
+		// scheduling cycle only (each child of a CompositePodGroup gets
+		// its own pod-group cycle state); from another child's member
+		// the claim is in flight, and its PreFilter waits.
+		name: "DRA: claim shared by members of two children of a composite: the second child's member waits for its allocation",
+		build: func() (*preempt.Cluster, *preempt.PodGroup, []*v1.Pod) {
+			c := gvNodes(1)
+			c.Pods = nil
+			gvDRA(c, "n1")
+			c.ResourceClaims = []*resourcev1.ResourceClaim{draClaim("shared", "gpu", 1)}
+			return c, nil, []*v1.Pod{draUses(gvMember("m1", "g-c0"), "shared"), draUses(gvMember("m2", "g-c1"), "shared")}
+		},
+		composite: func() (*preempt.CompositePodGroup, []*preempt.PodGroup) {
+			return pgComposite("g", 100).Obj(), []*preempt.PodGroup{
+				pgGang("g-c0", 100, 1).ParentCompositePodGroup("g").Obj(), pgGang("g-c1", 100, 1).ParentCompositePodGroup("g").Obj()}
+		},
+		want: func(t *testing.T, d preempt.PodGroupDecision) {
+			if d.Status != preempt.Schedulable || len(d.Placement) != 1 || d.Placement[0].Name != "m1" {
+				t.Errorf("want m1 alone placed, got %s %q %v", d.Status, d.Message, d.Placement)
+			}
+		},
+	},
+	{
+		name: "DRA: claim shared by members of one child of a composite: both placed",
+		build: func() (*preempt.Cluster, *preempt.PodGroup, []*v1.Pod) {
+			c := gvNodes(1)
+			c.Pods = nil
+			gvDRA(c, "n1")
+			c.ResourceClaims = []*resourcev1.ResourceClaim{draClaim("shared", "gpu", 1)}
+			return c, nil, []*v1.Pod{draUses(gvMember("m1", "g-c0"), "shared"), draUses(gvMember("m2", "g-c0"), "shared")}
+		},
+		composite: func() (*preempt.CompositePodGroup, []*preempt.PodGroup) {
+			return pgComposite("g", 100).Obj(), []*preempt.PodGroup{
+				pgGang("g-c0", 100, 2).ParentCompositePodGroup("g").Obj(), pgGang("g-c1", 100, 1).ParentCompositePodGroup("g").Obj()}
+		},
+		want: func(t *testing.T, d preempt.PodGroupDecision) {
+			if d.Status != preempt.Schedulable || len(d.Placement) != 2 {
+				t.Errorf("want both placed, got %s %q %v", d.Status, d.Message, d.Placement)
+			}
+		},
+	},
+	{
 		name: "victim gang member holds the only GPU: no preemption frees it",
 		build: func() (*preempt.Cluster, *preempt.PodGroup, []*v1.Pod) {
 			c := gvNodes(2)
@@ -347,14 +394,29 @@ var gangVolCases = []gangVolCase{
 	},
 }
 
-// gvDecide runs tc's whole pod-group cycle on impl: the decision, or the
-// refusal's error.
-func gvDecide(t *testing.T, impl preempt.Implementation, tc gangVolCase) (preempt.PodGroupDecision, error) {
+// gvRequest is tc's cluster and gang request.
+func gvRequest(t *testing.T, tc gangVolCase) (*preempt.Cluster, *preempt.PodGroupRequest) {
 	t.Helper()
 	c, pg, members := tc.build()
 	if err := c.Validate(); err != nil {
 		t.Fatalf("invalid cluster: %v", err)
 	}
+	cfg := preempt.DefaultConfig()
+	cfg.FeatureGates = pgGates
+	req := &preempt.PodGroupRequest{PodGroup: pg, Pods: members, Config: cfg, Now: testobj.Epoch}
+	if tc.composite != nil {
+		req.PodGroup = nil
+		req.CompositePodGroup, req.PodGroups = tc.composite()
+		req.Config.FeatureGates = pgCompositeOn
+	}
+	return c, req
+}
+
+// gvDecide runs tc's whole pod-group cycle on impl: the decision, or the
+// refusal's error.
+func gvDecide(t *testing.T, impl preempt.Implementation, tc gangVolCase) (preempt.PodGroupDecision, error) {
+	t.Helper()
+	c, req := gvRequest(t, tc)
 	ev, err := impl.NewEvaluator(c)
 	if err != nil {
 		t.Fatal(err)
@@ -363,9 +425,7 @@ func gvDecide(t *testing.T, impl preempt.Implementation, tc gangVolCase) (preemp
 	if !ok {
 		t.Fatalf("%s has no gang preemption", impl.Name())
 	}
-	cfg := preempt.DefaultConfig()
-	cfg.FeatureGates = pgGates
-	req := &preempt.PodGroupRequest{PodGroup: pg, Pods: members, Config: cfg, Now: testobj.Epoch}
+	members := req.Pods
 	cs := harness.NewClient(c, nil)
 	for _, p := range members {
 		_ = cs.Tracker().Add(p.DeepCopy())
@@ -404,14 +464,12 @@ func TestGangVolumesConformance(t *testing.T) {
 			if !errors.As(err, &u) || !strings.HasSuffix(u.Feature, " in a gang") {
 				t.Errorf("optimized: want its gang refusal of volumes and claims, got %s %q (%v)", d.Status, d.Message, err)
 			}
-			c, pg, members := tc.build()
+			c, req := gvRequest(t, tc)
 			ev, err := optimized.Impl{}.NewEvaluator(c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := preempt.DefaultConfig()
-			cfg.FeatureGates = pgGates
-			at := ev.(preempt.PodGroupPreempter).SchedulePodGroup(context.Background(), &preempt.PodGroupRequest{PodGroup: pg, Pods: members, Config: cfg, Now: testobj.Epoch})
+			at := ev.(preempt.PodGroupPreempter).SchedulePodGroup(context.Background(), req)
 			if at.Status != preempt.Error || !strings.Contains(at.Message, " in a gang is not modelled: ") {
 				t.Errorf("optimized's gang path: want Error with its refusal, got %s %q", at.Status, at.Message)
 			}

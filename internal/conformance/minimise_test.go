@@ -184,7 +184,7 @@ func shrinkGang(in Input, bad func(Input) bool) Input {
 		for i := len(in.Cluster.PodGroups) - 1; i >= 0; i-- {
 			changed = try(func(c Input) bool {
 				name := c.Cluster.PodGroups[i].Name
-				if name == c.Gang.PodGroup.Name {
+				if c.Gang.PodGroup != nil && name == c.Gang.PodGroup.Name {
 					return false
 				}
 				for _, p := range c.Cluster.Pods {
@@ -307,13 +307,31 @@ func writeGang(t *testing.T, dir string, in Input) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	pg := in.Gang.PodGroup.DeepCopy()
-	pg.APIVersion, pg.Kind = "scheduling.k8s.io/v1beta1", "PodGroup"
-	y, err := yaml.Marshal(pg)
-	if err != nil {
-		t.Fatal(err)
+	var groups []any
+	if in.Gang.PodGroup != nil {
+		pg := in.Gang.PodGroup.DeepCopy()
+		pg.APIVersion, pg.Kind = "scheduling.k8s.io/v1beta1", "PodGroup"
+		groups = append(groups, pg)
+	} else {
+		cpg := in.Gang.CompositePodGroup.DeepCopy()
+		cpg.APIVersion, cpg.Kind = "scheduling.k8s.io/v1alpha3", "CompositePodGroup"
+		groups = append(groups, cpg)
+		for _, pg := range in.Gang.PodGroups {
+			pg = pg.DeepCopy()
+			pg.APIVersion, pg.Kind = "scheduling.k8s.io/v1beta1", "PodGroup"
+			groups = append(groups, pg)
+		}
 	}
-	buf.Write(y)
+	for i, g := range groups {
+		y, err := yaml.Marshal(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			buf.WriteString("---\n")
+		}
+		buf.Write(y)
+	}
 	for _, p := range in.Gang.Pods {
 		y, err := synth.PodYAML(p)
 		if err != nil {
