@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 
 	"github.com/preemptbench/preemptbench/internal/podinfo"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -101,6 +102,16 @@ func (w *world) ensureCache(groups []*preempt.PodGroup, composites []*preempt.Co
 		}
 	}
 	addPodGroups(logger, cache, w.fts, groups, composites, unbound)
+	// The cache keeps the PVC reference counts' changes since its last
+	// snapshot and applies them to the next snapshot it updates in place:
+	// here every initial pod's, which w.snapshot (NewSnapshot of the same
+	// pods) already counts. Taking them into a throwaway snapshot leaves
+	// only the changes that follow, so that a ReadWriteOncePod claim
+	// whose last holder an Update removes is no longer in use (it stayed
+	// in use, counted twice; found by TestVolumesUpdate).
+	if err := cache.UpdateSnapshot(logger, internalcache.NewEmptySnapshot()); err != nil {
+		return err
+	}
 	w.cache = cache
 	return nil
 }
