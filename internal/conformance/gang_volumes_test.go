@@ -23,8 +23,10 @@ package conformance
 //   - a victim's device is never freed (DynamicResources has no
 //     RemovePod): a gang short of devices gets no preemption.
 //
-// Optimized refuses every such gang (its gang path does not model them:
-// optimized/gang.go checkGang); the test checks that it does, naming it.
+// Optimized models them too (optimized/gang_volumes.go) and must agree
+// the same way, with one worker and with several (its gang path is
+// serial; the single-pod dry run's workers must not change it), and
+// harness.PodGroupRefusal must not refuse them.
 
 import (
 	"context"
@@ -359,7 +361,7 @@ func TestGangVolumesConformance(t *testing.T) {
 			if tc.want != nil {
 				tc.want(t, want)
 			}
-			for _, impl := range []preempt.Implementation{up, reference.Impl{}} {
+			for _, impl := range []preempt.Implementation{up, reference.Impl{}, optimized.Impl{Workers: 1}, optimized.Impl{Workers: 2, ParallelFrom: 1}} {
 				for i := range runs {
 					got, err := gvDecide(t, impl, tc)
 					if err != nil {
@@ -370,17 +372,13 @@ func TestGangVolumesConformance(t *testing.T) {
 					}
 				}
 			}
-			// Optimized refuses the gang before deciding (what the
-			// command and the suite ask: exit 2), and so does a
-			// decision through the harness.
+			// Optimized does not refuse the gang before deciding (what
+			// the command and the suite ask).
 			c, pg, members := tc.build()
 			cfg := preempt.DefaultConfig()
 			cfg.FeatureGates = pgGates
-			if err := harness.PodGroupRefusal(optimized.Impl{}, c, &preempt.PodGroupRequest{PodGroup: pg, Pods: members, Config: cfg, Now: testobj.Epoch}); err == nil || !strings.Contains(err.Error(), " in a gang is not modelled: ") {
-				t.Errorf("optimized: want its gang refusal of volumes and claims, got %v", err)
-			}
-			if d, err := gvDecide(t, optimized.Impl{}, tc); err == nil || !strings.Contains(err.Error(), " in a gang is not modelled: ") {
-				t.Errorf("optimized: want its gang refusal of volumes and claims, got %s %q (%v)", d.Status, d.Message, err)
+			if err := harness.PodGroupRefusal(optimized.Impl{}, c, &preempt.PodGroupRequest{PodGroup: pg, Pods: members, Config: cfg, Now: testobj.Epoch}); err != nil {
+				t.Errorf("optimized refuses the gang: %v", err)
 			}
 			t.Logf("%s %q nominations %v victims %v", want.Status, want.Message, want.Nominations, want.Victims)
 		})
