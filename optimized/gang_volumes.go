@@ -57,8 +57,9 @@ type gangVolumes struct {
 	// flight by claim UID. log undoes the Reserves (last in, first out).
 	pvs     map[string]*v1.PersistentVolume
 	pvcs    map[podKey]*v1.PersistentVolumeClaim
-	pending map[types.UID]*resourcev1.AllocationResult
-	log     []func()
+	pending   map[types.UID]*resourcev1.AllocationResult
+	pendingIn map[types.UID]string // claim UID -> the PodGroup whose member allocated it
+	log       []func()
 	// back are the potential victims the reprieve put back.
 	back     []bool
 	backList []int32
@@ -85,7 +86,7 @@ func (w *gangWorld) setVolumes(members []*v1.Pod, b preempt.Behaviour) {
 	gv.x = &x
 	gv.memberVols = make([][]volKey, len(members))
 	gv.pvs, gv.pvcs = map[string]*v1.PersistentVolume{}, map[podKey]*v1.PersistentVolumeClaim{}
-	gv.pending = map[types.UID]*resourcev1.AllocationResult{}
+	gv.pending, gv.pendingIn = map[types.UID]*resourcev1.AllocationResult{}, map[types.UID]string{}
 	gv.log = gv.log[:0]
 }
 
@@ -145,7 +146,7 @@ func (w *gangWorld) volumePreFilter(i int) {
 		d.vol = newVolumeStatesIn(s, m, d.volumes, w.inWorld, placed)
 	}
 	if d.dra != nil {
-		g := &draGang{pending: gv.pending}
+		g := &draGang{pending: gv.pending, pendingIn: gv.pendingIn, group: memberGroup(m)}
 		for _, uid := range slices.Sorted(maps.Keys(gv.pending)) {
 			g.inFlight = append(g.inFlight, gv.pending[uid])
 		}
@@ -297,15 +298,23 @@ func (w *gangWorld) volumeReserve(i int, n int32) {
 				}
 				alloc := result[k]
 				gv.pending[claim.UID] = &alloc
+				gv.pendingIn[claim.UID] = memberGroup(m)
 				started = append(started, claim.UID)
 			}
 			gv.log = append(gv.log, func() {
 				for _, uid := range started {
 					delete(gv.pending, uid)
+					delete(gv.pendingIn, uid)
 				}
 			})
 		}
 	}
+}
+
+// memberGroup is the PodGroup of pod, a gang's member, as namespace/name.
+func memberGroup(pod *v1.Pod) string {
+	name, _ := preempt.PodGroupName(pod)
+	return preempt.Key(pod.Namespace, name)
 }
 
 // allBound: every claim of pod is bound (AssumePodVolumes does nothing),

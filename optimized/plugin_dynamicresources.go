@@ -72,6 +72,12 @@ type dynamicResourcesState struct {
 type draGang struct {
 	inFlight []*resourcev1.AllocationResult
 	pending  map[types.UID]*resourcev1.AllocationResult
+	// pendingIn is, per pending claim, the PodGroup (namespace/name)
+	// whose member allocated it, and group the pod's: each PodGroup's
+	// cycle state is its own, so a claim pending in another (a
+	// CompositePodGroup's other child) is in flight, and the pod waits.
+	pendingIn map[types.UID]string
+	group     string
 }
 
 // draAllocatorFeatures are AllocatorFeatures of the default gates.
@@ -196,6 +202,9 @@ func newDynamicResourcesStateIn(s *Snapshot, pod *v1.Pod, g *draGang) *dynamicRe
 				selectors[i] = ns
 			}
 			continue
+		}
+		if g != nil && g.pending[rc.UID] != nil && g.pendingIn[rc.UID] != g.group {
+			return reject(preempt.UnschedulableAndUnresolvable, fmt.Sprintf("resource claim %s is in the process of being allocated", klog.KObj(rc)))
 		}
 		if a := g.pendingOf(rc); a != nil {
 			if a.NodeSelector != nil {
