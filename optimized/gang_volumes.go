@@ -55,8 +55,8 @@ type gangVolumes struct {
 	// The assume caches: PV name -> the PV assumed bound, claim -> the
 	// claim assumed with a selected node; pending are the allocations in
 	// flight by claim UID. log undoes the Reserves (last in, first out).
-	pvs     map[string]*v1.PersistentVolume
-	pvcs    map[podKey]*v1.PersistentVolumeClaim
+	pvs       map[string]*v1.PersistentVolume
+	pvcs      map[podKey]*v1.PersistentVolumeClaim
 	pending   map[types.UID]*resourcev1.AllocationResult
 	pendingIn map[types.UID]string // claim UID -> the PodGroup whose member allocated it
 	log       []func()
@@ -386,4 +386,3 @@ func (w *gangWorld) recheckAssignments() {
 		}
 	}
 }
-

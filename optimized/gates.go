@@ -28,16 +28,20 @@ func (Impl) ModelledGates() []string {
 var _ preempt.PodGroupLimited = Impl{}
 
 // UnmodelledPodGroup refuses a gang beside a CompositePodGroup hierarchy
-// with a cycle (compositeCycle, podgroup.go) and a gang whose members
-// have volumes or claims (gangMemberGaps, gang.go); every other gang is
-// modelled.
+// with a cycle (compositeCycle, podgroup.go) and a gang whose member
+// optimized refuses as a single pod (gangMemberGaps, gang.go: the gang
+// path answers Error for it too); every other gang, members with volumes
+// or claims included (gang_volumes.go), is modelled.
 func (Impl) UnmodelledPodGroup(c *preempt.Cluster, req *preempt.PodGroupRequest) *preempt.Unmodelled {
+	if u := compositeCycle(c, req.Config.FeatureGates); u != nil {
+		return u
+	}
 	for _, p := range req.Pods {
 		if u := gangMemberGaps(c, p); u != nil {
 			return u
 		}
 	}
-	return compositeCycle(c, req.Config.FeatureGates)
+	return nil
 }
 
 // UnmodelledGateUse refuses, under GenericWorkload=true, a preemptor in

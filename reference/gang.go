@@ -483,7 +483,7 @@ func (w *evaluator) scheduleGang(ctx context.Context, req *preempt.PodGroupReque
 func (w *evaluator) runGang(ctx context.Context, req *preempt.PodGroupRequest, tree *preempt.GroupNode) (*gangScheduler, *groupResult, error) {
 	world := w.clone()
 	world.reserved = &gangReserved{assumed: map[*v1.Pod]bool{}, pvs: map[string]*v1.PersistentVolume{}, pvcs: map[string]*v1.PersistentVolumeClaim{},
-		pending: map[types.UID]*resourcev1.AllocationResult{}}
+		pending: map[types.UID]*resourcev1.AllocationResult{}, pendingIn: map[types.UID]string{}}
 	s := &gangScheduler{
 		view:      &gangView{w: world, states: map[*v1.Pod]*cycleState{}},
 		req:       req,

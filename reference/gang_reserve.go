@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/component-helpers/storage/volume"
+
+	"github.com/preemptbench/preemptbench/preempt"
 )
 
 // What a gang member's placement leaves for the members after it, beyond
@@ -47,6 +49,12 @@ type gangReserved struct {
 	pvs     map[string]*v1.PersistentVolume      // PV name -> the PV assumed bound
 	pvcs    map[string]*v1.PersistentVolumeClaim // namespace/name -> the claim assumed with a selected node
 	pending map[types.UID]*resourcev1.AllocationResult
+	// pendingIn is, per pending claim, the PodGroup whose member's Reserve
+	// made the allocation: each PodGroup's pod-group cycle state is its
+	// own (a CompositePodGroup's children each get a new one,
+	// compositePodGroupSchedulingDefaultAlgorithm), and only there is it
+	// a pendingAllocation; elsewhere the claim is in flight.
+	pendingIn map[types.UID]string
 }
 
 // assumedPVC is the binder's pvcCache.Get: the claim as assumed, else the
@@ -71,13 +79,25 @@ func (ev *evaluator) assumedPV(pv *v1.PersistentVolume) *v1.PersistentVolume {
 	return pv
 }
 
-// pendingAllocation is the allocation a member placed earlier in this
-// pod-group cycle made for claim, nil for none.
-func (ev *evaluator) pendingAllocation(claim *resourcev1.ResourceClaim) *resourcev1.AllocationResult {
-	if r := ev.reserved; r != nil {
-		return r.pending[claim.UID]
+// pendingAllocation is the allocation a member placed earlier in pod's
+// PodGroup's scheduling cycle made for claim (nil for none), and whether
+// the claim's allocation is in flight from another PodGroup's (upstream's
+// PreFilter then waits for it: "is in the process of being allocated").
+func (ev *evaluator) pendingAllocation(claim *resourcev1.ResourceClaim, pod *v1.Pod) (alloc *resourcev1.AllocationResult, elsewhere bool) {
+	r := ev.reserved
+	if r == nil || r.pending[claim.UID] == nil {
+		return nil, false
 	}
-	return nil
+	if r.pendingIn[claim.UID] != memberGroup(pod) {
+		return nil, true
+	}
+	return r.pending[claim.UID], false
+}
+
+// memberGroup is the PodGroup of pod, a gang's member, as namespace/name.
+func memberGroup(pod *v1.Pod) string {
+	name, _ := preempt.PodGroupName(pod)
+	return preempt.Key(pod.Namespace, name)
 }
 
 // reserve is RunReservePluginsReserve for pod placed on node with cycle
@@ -94,7 +114,7 @@ func (ev *evaluator) reserve(pod *v1.Pod, cs *cycleState, node *v1.Node) func() 
 		case *volumeBindingState:
 			undo = append(undo, ev.reserveVolumes(r, pod, st, node))
 		case *draState:
-			undo = append(undo, r.reserveClaims(st, node))
+			undo = append(undo, r.reserveClaims(st, node, memberGroup(pod)))
 		}
 	}
 	return func() {
@@ -161,7 +181,7 @@ func (ev *evaluator) reserveVolumes(r *gangReserved, pod *v1.Pod, st *volumeBind
 // already pending in this cycle gains a sharer only. Unreserve drops the
 // in-flight allocations this Reserve started (the last sharer's
 // Unreserve removes one; reverts run last in, first out).
-func (r *gangReserved) reserveClaims(st *draState, node *v1.Node) func() {
+func (r *gangReserved) reserveClaims(st *draState, node *v1.Node, group string) func() {
 	if st.allocator == nil {
 		return func() {}
 	}
@@ -182,11 +202,13 @@ func (r *gangReserved) reserveClaims(st *draState, node *v1.Node) func() {
 		}
 		alloc := result[i]
 		r.pending[claim.UID] = &alloc
+		r.pendingIn[claim.UID] = group
 		started = append(started, claim.UID)
 	}
 	return func() {
 		for _, uid := range started {
 			delete(r.pending, uid)
+			delete(r.pendingIn, uid)
 		}
 	}
 }

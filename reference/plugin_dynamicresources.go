@@ -156,10 +156,16 @@ func (dynamicResources) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool) 
 			continue
 		}
 		toAllocate++
-		// In a gang, a claim another member allocated in Reserve earlier
-		// in this pod-group cycle (its pending allocation) is taken as
-		// allocated there, its requests not checked again.
-		if alloc := ev.pendingAllocation(claim); alloc != nil {
+		// In a gang, a claim another member of the PodGroup allocated in
+		// Reserve earlier in this pod-group cycle (its pending
+		// allocation) is taken as allocated there, its requests not
+		// checked again; one a member of another PodGroup allocated is
+		// in flight, and the pod waits for it.
+		alloc, elsewhere := ev.pendingAllocation(claim, pod)
+		if elsewhere {
+			return rejection{unresolvable(fmt.Sprintf("resource claim %s is in the process of being allocated", klog.KObj(claim)))}, false
+		}
+		if alloc != nil {
 			st.pending[i] = alloc
 			if sel := alloc.NodeSelector; sel != nil {
 				ns, err := nodeaffinity.NewNodeSelector(sel)

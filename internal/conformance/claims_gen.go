@@ -37,6 +37,9 @@ type ClaimSpec struct {
 	Holds []bool
 	// Preemptor indexes preemptorClaimKinds, one entry per claim.
 	Preemptor []int
+	// Members[i] indexes memberClaimKinds, one entry per claim of the
+	// gang's member i (GenGangVolumes), none past the end.
+	Members [][]int
 }
 
 // DRADriverName is the driver of generated devices.
@@ -158,43 +161,49 @@ func (cs *ClaimSpec) build(c *preempt.Cluster, pods []*v1.Pod, preemptor *v1.Pod
 	}
 	used := map[string]bool{}
 	for i, kind := range cs.Preemptor {
-		name := fmt.Sprintf("preemptor-c%d", i)
-		rc := &resourcev1.ResourceClaim{
-			ObjectMeta: metav1.ObjectMeta{Namespace: preemptor.Namespace, Name: name, UID: types.UID("uid-claim-" + name)},
-			Spec:       resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{gpuRequest("gpu", "gpu")}}},
-		}
-		req := &rc.Spec.Devices.Requests[0]
-		switch preemptorClaimKinds[at(kind, len(preemptorClaimKinds))] {
-		case claimTwoGPUs:
-			req.Exactly.Count = 2
-		case claimH100:
-			req.Exactly.Selectors = []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{
-				Expression: fmt.Sprintf("device.attributes[%q].model == \"h100\"", DRADriverName),
-			}}}
-		case claimTwoElseOne:
-			req.Exactly = nil
-			req.FirstAvailable = []resourcev1.DeviceSubRequest{
-				{Name: "two", DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 2},
-				{Name: "one", DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1},
-			}
-		case claimNoClass:
-			req.Exactly.DeviceClassName = "tpu"
-		case claimShareHeld:
-			if len(shareable) > 0 {
-				if shared := shareable[i%len(shareable)]; !used[shared] {
-					used[shared] = true
-					usesClaim(preemptor, fmt.Sprintf("c%d", i), shared)
-					continue
-				}
-			}
-		case claimAllGPUs:
-			req.Exactly.AllocationMode, req.Exactly.Count = resourcev1.DeviceAllocationModeAll, 0
-		case claimAdminAccess:
-			req.Exactly.AdminAccess = ptr.To(true)
-		}
-		c.ResourceClaims = append(c.ResourceClaims, rc)
-		usesClaim(preemptor, fmt.Sprintf("c%d", i), name)
+		addClaim(c, preemptor, fmt.Sprintf("c%d", i), fmt.Sprintf("preemptor-c%d", i), preemptorClaimKinds[at(kind, len(preemptorClaimKinds))], shareable, i, used)
 	}
+}
+
+// addClaim gives p, through its pod claim podClaim, a claim of kind: a
+// held claim of shareable (the pick-th, when kind is claimShareHeld and
+// p uses it not yet: used), else a new claim name of p's namespace.
+func addClaim(c *preempt.Cluster, p *v1.Pod, podClaim, name string, kind int, shareable []string, pick int, used map[string]bool) {
+	rc := &resourcev1.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: name, UID: types.UID("uid-claim-" + name)},
+		Spec:       resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{gpuRequest("gpu", "gpu")}}},
+	}
+	req := &rc.Spec.Devices.Requests[0]
+	switch kind {
+	case claimTwoGPUs:
+		req.Exactly.Count = 2
+	case claimH100:
+		req.Exactly.Selectors = []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{
+			Expression: fmt.Sprintf("device.attributes[%q].model == \"h100\"", DRADriverName),
+		}}}
+	case claimTwoElseOne:
+		req.Exactly = nil
+		req.FirstAvailable = []resourcev1.DeviceSubRequest{
+			{Name: "two", DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 2},
+			{Name: "one", DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1},
+		}
+	case claimNoClass:
+		req.Exactly.DeviceClassName = "tpu"
+	case claimShareHeld:
+		if len(shareable) > 0 {
+			if shared := shareable[pick%len(shareable)]; !used[shared] {
+				used[shared] = true
+				usesClaim(p, podClaim, shared)
+				return
+			}
+		}
+	case claimAllGPUs:
+		req.Exactly.AllocationMode, req.Exactly.Count = resourcev1.DeviceAllocationModeAll, 0
+	case claimAdminAccess:
+		req.Exactly.AdminAccess = ptr.To(true)
+	}
+	c.ResourceClaims = append(c.ResourceClaims, rc)
+	usesClaim(p, podClaim, name)
 }
 
 // usesClaim makes p use claim by name, through its pod claim podClaim.

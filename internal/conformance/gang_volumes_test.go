@@ -57,6 +57,10 @@ type gangVolCase struct {
 	// want is a part of upstream's decision the case is about, checked
 	// beside the agreement (a guard that the case still shows it).
 	want func(t *testing.T, d preempt.PodGroupDecision)
+	// composite, when set, makes the gang a CompositePodGroup of these
+	// children (build's PodGroup unused; CompositePodGroup and
+	// TopologyAwareWorkloadScheduling on).
+	composite func() (*preempt.CompositePodGroup, []*preempt.PodGroup)
 }
 
 // gvNodes are nodes n1..n<count> of 4 cpu, each holding a pod of priority
@@ -305,6 +309,95 @@ var gangVolCases = []gangVolCase{
 		},
 	},
 	{
+		// The GangVolumes property's first failure, minimised (one node,
+		// a member asking more cpu than it has, its volume's claim
+		// missing): the reference took any member tried for one whose
+		// PreFilter reached DynamicResources'.
+		name: "member's claim missing: VolumeBinding's PreFilter stops before DynamicResources', whose PodGroupPostFilter fails",
+		build: func() (*preempt.Cluster, *preempt.PodGroup, []*v1.Pod) {
+			c := gvNodes(1)
+			c.Pods = nil
+			return c, gvGang(1), []*v1.Pod{pgPod("m1", "", "g", 100, "5").Volumes([]v1.Volume{vbClaimVolume("data", "missing")}).Obj()}
+		},
+		want: func(t *testing.T, d preempt.PodGroupDecision) {
+			if d.Status != preempt.Error || !strings.Contains(d.Message, `"DynamicResources" PodGroupPostFilter`) {
+				t.Errorf("want DynamicResources' PodGroupPostFilter error, got %s %q", d.Status, d.Message)
+			}
+		},
+	},
+	{
+		name: "member's claim unbound and Immediate: no PreFilter reaches DynamicResources', whose PodGroupPostFilter fails",
+		build: func() (*preempt.Cluster, *preempt.PodGroup, []*v1.Pod) {
+			c := gvNodes(2)
+			c.StorageClasses = vbCluster().StorageClasses
+			c.PVCs = []*v1.PersistentVolumeClaim{vbClaim("imm", "csi", "", "")}
+			v := vbClaimVolume("data", "imm")
+			return c, gvGang(2), []*v1.Pod{gvMember("m1", "g", v), gvMember("m2", "g", v)}
+		},
+		want: func(t *testing.T, d preempt.PodGroupDecision) {
+			if d.Status != preempt.Error || !strings.Contains(d.Message, `"DynamicResources" PodGroupPostFilter`) {
+				t.Errorf("want DynamicResources' PodGroupPostFilter error, got %s %q", d.Status, d.Message)
+			}
+		},
+	},
+	{
+		name: "one member's claim unbound and Immediate, the other's PreFilter reaches DynamicResources': preemption runs",
+		build: func() (*preempt.Cluster, *preempt.PodGroup, []*v1.Pod) {
+			c := gvNodes(2)
+			c.StorageClasses = vbCluster().StorageClasses
+			c.PVCs = []*v1.PersistentVolumeClaim{vbClaim("imm", "csi", "", "")}
+			return c, gvGang(1), []*v1.Pod{gvMember("m1", "g", vbClaimVolume("data", "imm")), gvMember("m2", "g")}
+		},
+		want: func(t *testing.T, d preempt.PodGroupDecision) {
+			if d.Status != preempt.Success || len(d.Victims) == 0 {
+				t.Errorf("want m2 placed by preemption, got %s %q %v", d.Status, d.Message, d.Victims)
+			}
+		},
+	},
+	{
+		// The GangVolumes property's second failure, minimised: a
+		// claim's pending allocation is shared within one PodGroup's
+		// scheduling cycle only (each child of a CompositePodGroup gets
+		// its own pod-group cycle state); from another child's member
+		// the claim is in flight, and its PreFilter waits.
+		name: "DRA: claim shared by members of two children of a composite: the second child's member waits for its allocation",
+		build: func() (*preempt.Cluster, *preempt.PodGroup, []*v1.Pod) {
+			c := gvNodes(1)
+			c.Pods = nil
+			gvDRA(c, "n1")
+			c.ResourceClaims = []*resourcev1.ResourceClaim{draClaim("shared", "gpu", 1)}
+			return c, nil, []*v1.Pod{draUses(gvMember("m1", "g-c0"), "shared"), draUses(gvMember("m2", "g-c1"), "shared")}
+		},
+		composite: func() (*preempt.CompositePodGroup, []*preempt.PodGroup) {
+			return pgComposite("g", 100).Obj(), []*preempt.PodGroup{
+				pgGang("g-c0", 100, 1).ParentCompositePodGroup("g").Obj(), pgGang("g-c1", 100, 1).ParentCompositePodGroup("g").Obj()}
+		},
+		want: func(t *testing.T, d preempt.PodGroupDecision) {
+			if d.Status != preempt.Schedulable || len(d.Placement) != 1 || d.Placement[0].Name != "m1" {
+				t.Errorf("want m1 alone placed, got %s %q %v", d.Status, d.Message, d.Placement)
+			}
+		},
+	},
+	{
+		name: "DRA: claim shared by members of one child of a composite: both placed",
+		build: func() (*preempt.Cluster, *preempt.PodGroup, []*v1.Pod) {
+			c := gvNodes(1)
+			c.Pods = nil
+			gvDRA(c, "n1")
+			c.ResourceClaims = []*resourcev1.ResourceClaim{draClaim("shared", "gpu", 1)}
+			return c, nil, []*v1.Pod{draUses(gvMember("m1", "g-c0"), "shared"), draUses(gvMember("m2", "g-c0"), "shared")}
+		},
+		composite: func() (*preempt.CompositePodGroup, []*preempt.PodGroup) {
+			return pgComposite("g", 100).Obj(), []*preempt.PodGroup{
+				pgGang("g-c0", 100, 2).ParentCompositePodGroup("g").Obj(), pgGang("g-c1", 100, 1).ParentCompositePodGroup("g").Obj()}
+		},
+		want: func(t *testing.T, d preempt.PodGroupDecision) {
+			if d.Status != preempt.Schedulable || len(d.Placement) != 2 {
+				t.Errorf("want both placed, got %s %q %v", d.Status, d.Message, d.Placement)
+			}
+		},
+	},
+	{
 		name: "victim gang member holds the only GPU: no preemption frees it",
 		build: func() (*preempt.Cluster, *preempt.PodGroup, []*v1.Pod) {
 			c := gvNodes(2)
@@ -322,14 +415,29 @@ var gangVolCases = []gangVolCase{
 	},
 }
 
-// gvDecide runs tc's whole pod-group cycle on impl: the decision, or the
-// refusal's error.
-func gvDecide(t *testing.T, impl preempt.Implementation, tc gangVolCase) (preempt.PodGroupDecision, error) {
+// gvRequest is tc's cluster and gang request.
+func gvRequest(t *testing.T, tc gangVolCase) (*preempt.Cluster, *preempt.PodGroupRequest) {
 	t.Helper()
 	c, pg, members := tc.build()
 	if err := c.Validate(); err != nil {
 		t.Fatalf("invalid cluster: %v", err)
 	}
+	cfg := preempt.DefaultConfig()
+	cfg.FeatureGates = pgGates
+	req := &preempt.PodGroupRequest{PodGroup: pg, Pods: members, Config: cfg, Now: testobj.Epoch}
+	if tc.composite != nil {
+		req.PodGroup = nil
+		req.CompositePodGroup, req.PodGroups = tc.composite()
+		req.Config.FeatureGates = pgCompositeOn
+	}
+	return c, req
+}
+
+// gvDecide runs tc's whole pod-group cycle on impl: the decision, or the
+// refusal's error.
+func gvDecide(t *testing.T, impl preempt.Implementation, tc gangVolCase) (preempt.PodGroupDecision, error) {
+	t.Helper()
+	c, req := gvRequest(t, tc)
 	ev, err := impl.NewEvaluator(c)
 	if err != nil {
 		t.Fatal(err)
@@ -338,9 +446,7 @@ func gvDecide(t *testing.T, impl preempt.Implementation, tc gangVolCase) (preemp
 	if !ok {
 		t.Fatalf("%s has no gang preemption", impl.Name())
 	}
-	cfg := preempt.DefaultConfig()
-	cfg.FeatureGates = pgGates
-	req := &preempt.PodGroupRequest{PodGroup: pg, Pods: members, Config: cfg, Now: testobj.Epoch}
+	members := req.Pods
 	cs := harness.NewClient(c, nil)
 	for _, p := range members {
 		_ = cs.Tracker().Add(p.DeepCopy())
@@ -374,10 +480,8 @@ func TestGangVolumesConformance(t *testing.T) {
 			}
 			// Optimized does not refuse the gang before deciding (what
 			// the command and the suite ask).
-			c, pg, members := tc.build()
-			cfg := preempt.DefaultConfig()
-			cfg.FeatureGates = pgGates
-			if err := harness.PodGroupRefusal(optimized.Impl{}, c, &preempt.PodGroupRequest{PodGroup: pg, Pods: members, Config: cfg, Now: testobj.Epoch}); err != nil {
+			c, req := gvRequest(t, tc)
+			if err := harness.PodGroupRefusal(optimized.Impl{}, c, req); err != nil {
 				t.Errorf("optimized refuses the gang: %v", err)
 			}
 			t.Logf("%s %q nominations %v victims %v", want.Status, want.Message, want.Nominations, want.Victims)

@@ -182,105 +182,110 @@ func genGroups(t *rapid.T, s *Spec) {
 
 // GenGang draws problems with a gang preemptor (GenericWorkload on).
 func GenGang(maxNodes int) *rapid.Generator[Input] {
-	return rapid.Custom(func(t *rapid.T) Input {
-		s := GenSpec(maxNodes).Draw(t, "spec")
-		s.GenericWorkload = true
-		s.Extenders = nil // extenders take no part in gang preemption
-		g := &GangSpec{Priority: rapid.IntRange(0, len(priorities)-1).Draw(t, "gangPriority"), MinCount: rapid.IntRange(0, 4).Draw(t, "minCount"),
-			Never: rapid.IntRange(0, 9).Draw(t, "gangNever") == 0, GroupPolicy: rapid.IntRange(0, 5).Draw(t, "groupPolicy")}
-		if g.GroupPolicy > 2 {
-			g.GroupPolicy = 0
+	return rapid.Custom(func(t *rapid.T) Input { return gangInput(genGangSpec(t, maxNodes)) })
+}
+
+// genGangSpec draws a Spec with a gang preemptor, as GenGang has it (the
+// draws of the GangDecision property's failure files: change them and
+// those files replay other problems).
+func genGangSpec(t *rapid.T, maxNodes int) Spec {
+	s := GenSpec(maxNodes).Draw(t, "spec")
+	s.GenericWorkload = true
+	s.Extenders = nil // extenders take no part in gang preemption
+	g := &GangSpec{Priority: rapid.IntRange(0, len(priorities)-1).Draw(t, "gangPriority"), MinCount: rapid.IntRange(0, 4).Draw(t, "minCount"),
+		Never: rapid.IntRange(0, 9).Draw(t, "gangNever") == 0, GroupPolicy: rapid.IntRange(0, 5).Draw(t, "groupPolicy")}
+	if g.GroupPolicy > 2 {
+		g.GroupPolicy = 0
+	}
+	for i := range rapid.IntRange(1, 4).Draw(t, "members") {
+		ps := genPodSpec(t, 0)
+		if rapid.IntRange(0, 2).Draw(t, "memberNominated") == 0 {
+			ps.Node = rapid.IntRange(1, len(s.Nodes)).Draw(t, "memberNominatedTo")
 		}
-		for i := range rapid.IntRange(1, 4).Draw(t, "members") {
-			ps := genPodSpec(t, 0)
-			if rapid.IntRange(0, 2).Draw(t, "memberNominated") == 0 {
-				ps.Node = rapid.IntRange(1, len(s.Nodes)).Draw(t, "memberNominatedTo")
+		if rapid.IntRange(0, 7).Draw(t, "memberDeleting") == 0 {
+			// A member being deleted and nominated in a gang of
+			// priority 0 or less is refused (PodGroupRequest.
+			// CycleRefusal): drawn rarely.
+			if ps.Node == 0 || groupPriority(g.Priority) > 0 || rapid.IntRange(0, 7).Draw(t, "deletingNominated") == 0 {
+				g.Deleting |= 1 << i
 			}
-			if rapid.IntRange(0, 7).Draw(t, "memberDeleting") == 0 {
-				// A member being deleted and nominated in a gang of
-				// priority 0 or less is refused (PodGroupRequest.
-				// CycleRefusal): drawn rarely.
-				if ps.Node == 0 || groupPriority(g.Priority) > 0 || rapid.IntRange(0, 7).Draw(t, "deletingNominated") == 0 {
-					g.Deleting |= 1 << i
-				}
+		}
+		g.Members = append(g.Members, ps)
+	}
+	if r := rapid.IntRange(0, 31).Draw(t, "refuse"); r <= 4 {
+		g.Refuse = r
+	}
+	for range rapid.IntRange(0, 1).Draw(t, "gangScheduled") {
+		g.Scheduled = append(g.Scheduled, rapid.IntRange(0, len(s.Nodes)-1).Draw(t, "gangScheduledOn"))
+	}
+	// GangScheduling's PreEnqueue holds a gang back until minCount of
+	// its pods are known: mostly draw gangs the queue lets through.
+	if known := len(g.Members) + len(g.Scheduled); g.MinCount > known && rapid.IntRange(0, 7).Draw(t, "gangHeldBack") != 0 {
+		g.MinCount = known
+	}
+	if rapid.IntRange(0, 3).Draw(t, "compositeGang") == 0 {
+		g.Children = rapid.IntRange(1, 3).Draw(t, "children")
+		g.MinGroupCount = rapid.IntRange(0, 3).Draw(t, "minGroupCount")
+		for range g.Children {
+			g.ChildMinCounts = append(g.ChildMinCounts, rapid.IntRange(0, 3).Draw(t, "childMinCount"))
+			g.ChildCreated = append(g.ChildCreated, rapid.IntRange(0, 3).Draw(t, "childCreated"))
+		}
+		for i := range g.Members {
+			g.Members[i].Group = rapid.IntRange(0, g.Children-1).Draw(t, "memberChild")
+		}
+		// PreEnqueue holds the tree back until minGroupCount children
+		// have their minCount of pods: mostly draw trees it admits.
+		if rapid.IntRange(0, 7).Draw(t, "treeHeldBack") != 0 {
+			known := make([]int, g.Children)
+			for _, m := range g.Members {
+				known[m.Group]++
 			}
-			g.Members = append(g.Members, ps)
-		}
-		if r := rapid.IntRange(0, 31).Draw(t, "refuse"); r <= 4 {
-			g.Refuse = r
-		}
-		for range rapid.IntRange(0, 1).Draw(t, "gangScheduled") {
-			g.Scheduled = append(g.Scheduled, rapid.IntRange(0, len(s.Nodes)-1).Draw(t, "gangScheduledOn"))
-		}
-		// GangScheduling's PreEnqueue holds a gang back until minCount of
-		// its pods are known: mostly draw gangs the queue lets through.
-		if known := len(g.Members) + len(g.Scheduled); g.MinCount > known && rapid.IntRange(0, 7).Draw(t, "gangHeldBack") != 0 {
-			g.MinCount = known
-		}
-		if rapid.IntRange(0, 3).Draw(t, "compositeGang") == 0 {
-			g.Children = rapid.IntRange(1, 3).Draw(t, "children")
-			g.MinGroupCount = rapid.IntRange(0, 3).Draw(t, "minGroupCount")
-			for range g.Children {
-				g.ChildMinCounts = append(g.ChildMinCounts, rapid.IntRange(0, 3).Draw(t, "childMinCount"))
-				g.ChildCreated = append(g.ChildCreated, rapid.IntRange(0, 3).Draw(t, "childCreated"))
+			known[0] += len(g.Scheduled)
+			for k := range g.ChildMinCounts {
+				g.ChildMinCounts[k] = min(g.ChildMinCounts[k], known[k])
 			}
+		}
+		switch rapid.IntRange(0, 2).Draw(t, "unplaceableKind") {
+		case 0:
+			g.Unplaceable = rapid.IntRange(1, len(g.Members)).Draw(t, "unplaceable")
+		case 1:
+			// A child that fails after placing members: the last
+			// member fits nowhere and its child's minCount needs
+			// every member; the composite's basic policy is met by
+			// any other child.
+			for len(g.Members) < 3 {
+				g.Members = append(g.Members, genPodSpec(t, 0))
+			}
+			if g.Children < 2 {
+				g.Children = 2
+				g.ChildMinCounts, g.ChildCreated = append(g.ChildMinCounts, 0), append(g.ChildCreated, 0)
+			}
+			last := len(g.Members) - 1
+			g.Unplaceable = last + 1
+			c := g.Members[last].Group
+			g.Members[last-1].Group = c // placed before the child fails
+			// The first member in another child, which it alone
+			// satisfies.
+			g.Members[0].Group = (c + 1) % g.Children
+			g.ChildMinCounts[g.Members[0].Group] = 0
 			for i := range g.Members {
-				g.Members[i].Group = rapid.IntRange(0, g.Children-1).Draw(t, "memberChild")
+				g.Members[i].Node = 0 // no ongoing preemption
 			}
-			// PreEnqueue holds the tree back until minGroupCount children
-			// have their minCount of pods: mostly draw trees it admits.
-			if rapid.IntRange(0, 7).Draw(t, "treeHeldBack") != 0 {
-				known := make([]int, g.Children)
-				for _, m := range g.Members {
-					known[m.Group]++
-				}
-				known[0] += len(g.Scheduled)
-				for k := range g.ChildMinCounts {
-					g.ChildMinCounts[k] = min(g.ChildMinCounts[k], known[k])
+			g.Never, g.GroupPolicy = false, 0
+			g.Priority = len(priorities) - 1 // 100: above most pods
+			g.ChildMinCounts[c] = 0
+			for _, m := range g.Members {
+				if m.Group == c {
+					g.ChildMinCounts[c]++
 				}
 			}
-			switch rapid.IntRange(0, 2).Draw(t, "unplaceableKind") {
-			case 0:
-				g.Unplaceable = rapid.IntRange(1, len(g.Members)).Draw(t, "unplaceable")
-			case 1:
-				// A child that fails after placing members: the last
-				// member fits nowhere and its child's minCount needs
-				// every member; the composite's basic policy is met by
-				// any other child.
-				for len(g.Members) < 3 {
-					g.Members = append(g.Members, genPodSpec(t, 0))
-				}
-				if g.Children < 2 {
-					g.Children = 2
-					g.ChildMinCounts, g.ChildCreated = append(g.ChildMinCounts, 0), append(g.ChildCreated, 0)
-				}
-				last := len(g.Members) - 1
-				g.Unplaceable = last + 1
-				c := g.Members[last].Group
-				g.Members[last-1].Group = c // placed before the child fails
-				// The first member in another child, which it alone
-				// satisfies.
-				g.Members[0].Group = (c + 1) % g.Children
-				g.ChildMinCounts[g.Members[0].Group] = 0
-				for i := range g.Members {
-					g.Members[i].Node = 0 // no ongoing preemption
-				}
-				g.Never, g.GroupPolicy = false, 0
-				g.Priority = len(priorities) - 1 // 100: above most pods
-				g.ChildMinCounts[c] = 0
-				for _, m := range g.Members {
-					if m.Group == c {
-						g.ChildMinCounts[c]++
-					}
-				}
-				g.MinGroupCount = 0
-			}
-		} else {
-			g.TAS = rapid.IntRange(0, 4).Draw(t, "gangTAS") == 0
+			g.MinGroupCount = 0
 		}
-		s.Gang = g
-		return gangInput(s)
-	})
+	} else {
+		g.TAS = rapid.IntRange(0, 4).Draw(t, "gangTAS") == 0
+	}
+	s.Gang = g
+	return s
 }
 
 // gangInput builds s with its gang as GenGang and DecodeGang have it:

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -44,8 +46,13 @@ func TestMinimiseGang(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gen := GenGang(MaxNodes)
+	if os.Getenv("PREEMPTTEST_GEN") == "volumes" {
+		// The GangVolumes property's problems.
+		gen = GenGangVolumes(MaxVolumeNodes)
+	}
 	differs := func(in Input) (bool, string) {
-		if in.Cluster.Validate() != nil || in.Gang.Validate() != nil {
+		if in.Cluster.Validate() != nil || in.Gang.Validate() != nil || refusedGangMember(in) {
 			return false, ""
 		}
 		rec := &recorder{name: "minimise"}
@@ -82,8 +89,9 @@ func TestMinimiseGang(t *testing.T) {
 		// draw labelled "input", as GangDecision draws it.
 		var in Input
 		defer setFlag(t, "rapid.failfile", ff)()
+		defer setFlag(t, "rapid.nofailfile", "true")() // its "drawn" is no failure
 		rapid.Check(&recorder{name: t.Name()}, func(rt *rapid.T) {
-			in = GenGang(MaxNodes).Draw(rt, "input")
+			in = gen.Draw(rt, "input")
 			rt.Fatalf("drawn")
 		})
 		if ok, _ := differs(in); !ok {
@@ -96,7 +104,7 @@ func TestMinimiseGang(t *testing.T) {
 		return
 	}
 	for seed := first; seed < seeds; seed++ {
-		in := GenGang(MaxNodes).Example(seed)
+		in := gen.Example(seed)
 		if ok, _ := differs(in); !ok {
 			continue
 		}
@@ -176,7 +184,7 @@ func shrinkGang(in Input, bad func(Input) bool) Input {
 		for i := len(in.Cluster.PodGroups) - 1; i >= 0; i-- {
 			changed = try(func(c Input) bool {
 				name := c.Cluster.PodGroups[i].Name
-				if name == c.Gang.PodGroup.Name {
+				if c.Gang.PodGroup != nil && name == c.Gang.PodGroup.Name {
 					return false
 				}
 				for _, p := range c.Cluster.Pods {
@@ -187,6 +195,41 @@ func shrinkGang(in Input, bad func(Input) bool) Input {
 				c.Cluster.PodGroups = append(c.Cluster.PodGroups[:i:i], c.Cluster.PodGroups[i+1:]...)
 				return true
 			}) || changed
+		}
+		// storage and devices, then the members' volumes and claims
+		for _, list := range []func(c *preempt.Cluster) any{
+			func(c *preempt.Cluster) any { return &c.PVCs },
+			func(c *preempt.Cluster) any { return &c.PVs },
+			func(c *preempt.Cluster) any { return &c.StorageClasses },
+			func(c *preempt.Cluster) any { return &c.CSINodes },
+			func(c *preempt.Cluster) any { return &c.CSIDrivers },
+			func(c *preempt.Cluster) any { return &c.VolumeAttachments },
+			func(c *preempt.Cluster) any { return &c.ResourceClaims },
+			func(c *preempt.Cluster) any { return &c.ResourceSlices },
+		} {
+			for i := shrinkLen(list(in.Cluster)) - 1; i >= 0; i-- {
+				changed = try(func(c Input) bool { return shrinkDrop(list(c.Cluster), i) }) || changed
+			}
+		}
+		for i := range in.Gang.Pods {
+			for j := len(in.Gang.Pods[i].Spec.Volumes) - 1; j >= 0; j-- {
+				changed = try(func(c Input) bool {
+					p := c.Gang.Pods[i]
+					p.Spec.Volumes = append(p.Spec.Volumes[:j:j], p.Spec.Volumes[j+1:]...)
+					return true
+				}) || changed
+			}
+			for j := len(in.Gang.Pods[i].Spec.ResourceClaims) - 1; j >= 0; j-- {
+				changed = try(func(c Input) bool {
+					p := c.Gang.Pods[i]
+					name := p.Spec.ResourceClaims[j].Name
+					p.Spec.ResourceClaims = append(p.Spec.ResourceClaims[:j:j], p.Spec.ResourceClaims[j+1:]...)
+					for k := range p.Spec.Containers {
+						p.Spec.Containers[k].Resources.Claims = slices.DeleteFunc(slices.Clone(p.Spec.Containers[k].Resources.Claims), func(rc v1.ResourceClaim) bool { return rc.Name == name })
+					}
+					return true
+				}) || changed
+			}
 		}
 		for i := len(in.Gang.Pods) - 1; i >= 0 && len(in.Gang.Pods) > 1; i-- {
 			changed = try(func(c Input) bool {
@@ -238,6 +281,19 @@ func shrinkGang(in Input, bad func(Input) bool) Input {
 	return in
 }
 
+// shrinkLen is the length of the slice list points to.
+func shrinkLen(list any) int { return reflect.ValueOf(list).Elem().Len() }
+
+// shrinkDrop removes element i of the slice list points to (a copy).
+func shrinkDrop(list any, i int) bool {
+	v := reflect.ValueOf(list).Elem()
+	out := reflect.MakeSlice(v.Type(), 0, v.Len()-1)
+	out = reflect.AppendSlice(out, v.Slice(0, i))
+	out = reflect.AppendSlice(out, v.Slice(i+1, v.Len()))
+	v.Set(out)
+	return true
+}
+
 func writeGang(t *testing.T, dir string, in Input) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -251,13 +307,31 @@ func writeGang(t *testing.T, dir string, in Input) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	pg := in.Gang.PodGroup.DeepCopy()
-	pg.APIVersion, pg.Kind = "scheduling.k8s.io/v1beta1", "PodGroup"
-	y, err := yaml.Marshal(pg)
-	if err != nil {
-		t.Fatal(err)
+	var groups []any
+	if in.Gang.PodGroup != nil {
+		pg := in.Gang.PodGroup.DeepCopy()
+		pg.APIVersion, pg.Kind = "scheduling.k8s.io/v1beta1", "PodGroup"
+		groups = append(groups, pg)
+	} else {
+		cpg := in.Gang.CompositePodGroup.DeepCopy()
+		cpg.APIVersion, cpg.Kind = "scheduling.k8s.io/v1alpha3", "CompositePodGroup"
+		groups = append(groups, cpg)
+		for _, pg := range in.Gang.PodGroups {
+			pg = pg.DeepCopy()
+			pg.APIVersion, pg.Kind = "scheduling.k8s.io/v1beta1", "PodGroup"
+			groups = append(groups, pg)
+		}
 	}
-	buf.Write(y)
+	for i, g := range groups {
+		y, err := yaml.Marshal(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			buf.WriteString("---\n")
+		}
+		buf.Write(y)
+	}
 	for _, p := range in.Gang.Pods {
 		y, err := synth.PodYAML(p)
 		if err != nil {

@@ -135,6 +135,10 @@ func TestMutants(t *testing.T) {
 		}
 		all = append(all, entry{m.name, m.upstream, newPodGroupMutant(m), first})
 	}
+	for _, m := range gangVolumeMutants {
+		// Caught by the gang volume table too (TestGangVolumeMutants).
+		all = append(all, entry{m.name, "-", newPodGroupMutant(m), []string{"GangVolumes"}})
+	}
 	for _, m := range all {
 		by, after, msg := catch(m.impl, m.first...)
 		issue := m.upstream

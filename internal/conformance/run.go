@@ -11,6 +11,7 @@ import (
 
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/preempt"
+	"github.com/preemptbench/preemptbench/reference"
 )
 
 // Run runs the whole conformance suite against impl: every table (with
@@ -138,6 +139,21 @@ func Properties() []Property {
 		{"GangDecision", func(t *rapid.T, impl preempt.Implementation) Outcome {
 			return CheckGang(t, GenGang(MaxNodes).Draw(t, "input"), impl)
 		}},
+		// GangVolumes: the gang decision on problems whose members have
+		// volumes and resource claims (GenGangVolumes). An implementation
+		// that does not model them in a gang (a refusal of volumes or
+		// dynamic resource allocation "in a gang") makes no promise
+		// there; a gang the reference refuses a member of is refused.
+		{"GangVolumes", func(t *rapid.T, impl preempt.Implementation) Outcome {
+			in := GenGangVolumes(MaxVolumeNodes).Draw(t, "input")
+			if refusedGangMember(in) {
+				return Refused
+			}
+			if refusedGangVolumes(in, impl) {
+				return NotApplicable
+			}
+			return CheckGang(t, in, impl)
+		}},
 		// Volumes: the decision on problems with storage (GenVolumes). An
 		// implementation that does not model the volume filters
 		// (preempt.VolumeGaps refused) makes no promise here.
@@ -160,6 +176,29 @@ func Properties() []Property {
 			return outcome(CheckAgainstReference(t, in, impl))
 		}},
 	}
+}
+
+// refusedGangMember reports whether the reference refuses a member of
+// in's gang (its gang path answers Error for it: reference/gang.go
+// gangMemberGaps, which is Impl.Unmodelled).
+func refusedGangMember(in Input) bool {
+	for _, p := range in.Gang.Pods {
+		if (reference.Impl{}).Unmodelled(in.Cluster, p) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// refusedGangVolumes reports whether impl refuses in's gang for its
+// members' volumes or claims.
+func refusedGangVolumes(in Input, impl preempt.Implementation) bool {
+	var u *preempt.Unmodelled
+	mine, _ := in.Gang.OfDefaultScheduler()
+	kept, _ := mine.WithoutDeleting()
+	err := harness.PodGroupRefusal(impl, in.Cluster, kept)
+	return errors.As(err, &u) && strings.HasSuffix(u.Feature, " in a gang") &&
+		(strings.HasPrefix(u.Feature, "volumes") || strings.HasPrefix(u.Feature, "dynamic resource allocation"))
 }
 
 // refusedClaims reports whether impl refuses in for its claims.

@@ -573,6 +573,12 @@ func (s Spec) Build() Input {
 	if s.Gang != nil {
 		gangCfg.Extenders, gangCfg.FeatureGates = cfg.Extenders, cfg.FeatureGates
 		in.Gang = s.buildGang(c, gangCfg)
+		if s.Volumes != nil {
+			s.Volumes.buildMembers(in.Gang.Pods)
+		}
+		if s.Claims != nil {
+			s.Claims.buildMembers(c, in.Gang.Pods)
+		}
 	}
 	if k := at(s.Fault, 2*len(c.Pods)+2); k > 0 {
 		f := harness.Fault{Verb: "patch", Subresource: "status", Namespace: pod.Namespace, Name: pod.Name}

@@ -34,6 +34,9 @@ type VolumeSpec struct {
 	// cluster (in Build's order); Preemptor the preemptor's.
 	Uses      []int
 	Preemptor int
+	// Members[i] indexes volumeSets: the volumes of the gang's member i
+	// (GenGangVolumes), none past the end.
+	Members []int
 	// Attached is 0 for no VolumeAttachment, k for one of claim
 	// ((k-1) mod claims)'s volume on node ((k-1) div claims, mod nodes).
 	Attached int
