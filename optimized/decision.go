@@ -3,6 +3,7 @@ package optimized
 import (
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"time"
 
 	"github.com/preemptbench/preemptbench/internal/podinfo"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -43,8 +44,10 @@ type decision struct {
 	// plugins' first PreFilter failure; nil when both Skip and no
 	// PreFilter failed: the fast paths are off when it is set.
 	vol *volumeStates
-	// dra is DynamicResources' state, nil when its PreFilter Skips.
-	dra *dynamicResourcesState
+	// dra is DynamicResources' state, nil when its PreFilter Skips; it
+	// reads clock (a claim's binding timeout) when dra.readsClock.
+	dra   *dynamicResourcesState
+	clock time.Time
 	// topo is the state of the plugins with AddPod/RemovePod
 	// (PodTopologySpread, InterPodAffinity), nil when all Skip.
 	topo *topology
@@ -56,23 +59,23 @@ type decision struct {
 	groups *groupView
 }
 
-func newDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) *decision {
-	d := newPlainDecision(s, pod, now, b)
+func newDecision(s *Snapshot, pod *v1.Pod, now int64, clock time.Time, b preempt.Behaviour) *decision {
+	d := newPlainDecision(s, pod, now, clock, b)
 	d.topo = newTopology(s, pod, b)
 	return d
 }
 
 // newPlainDecision is newDecision without the topology plugins' state,
 // which the gang path makes over its own world (gang_affinity.go).
-func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, b preempt.Behaviour) *decision {
-	d := &decision{s: s, pod: pod, priority: corev1helpers.PodPriority(pod), now: now, b: b,
+func newPlainDecision(s *Snapshot, pod *v1.Pod, now int64, clock time.Time, b preempt.Behaviour) *decision {
+	d := &decision{s: s, pod: pod, priority: corev1helpers.PodPriority(pod), now: now, clock: clock, b: b,
 		unschedulable: newNodeUnschedulableState(pod),
 		nodeAffinity:  newNodeAffinityState(pod),
 		ports:         newNodePortsState(pod),
 		fit:           newNodeResourcesFitState(s, pod, b),
 		vols:          newNodeVolumeLimitsState(s, pod, b),
 		volumes:       newVolumeBindingState(s, pod),
-		dra:           newDynamicResourcesState(s, pod),
+		dra:           newDynamicResourcesState(s, pod, clock),
 	}
 	// VolumeBinding's PreFilter failure fails every node in nodeFilters;
 	// its Filter runs after NodeResourcesFit (fits). DynamicResources'

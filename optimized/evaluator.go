@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -89,6 +90,8 @@ type evaluator struct {
 	// asking for another (preempt.Config.Behaviour) to a sibling (with).
 	// filterB is the behaviour Filter reproduces (SetBehaviour).
 	b, filterB preempt.Behaviour
+	// filterNow is the clock Filter and FilterCodes read (SetNow).
+	filterNow time.Time
 	// siblings are the evaluators of other behaviours, made on first use
 	// and dropped by Update; alt[m] is the snapshot with the placed
 	// requests of mode m (reqMode) they share when the cluster holds a pod
@@ -141,6 +144,17 @@ var _ preempt.BehaviourSetter = (*evaluator)(nil)
 // reproduce.
 func (ev *evaluator) SetBehaviour(b preempt.Behaviour) { ev.filterB = b }
 
+var _ preempt.ClockSetter = (*evaluator)(nil)
+
+// SetNow sets the clock Filter and FilterCodes read (DynamicResources'
+// binding timeout), for ev and the siblings it hands Filter to.
+func (ev *evaluator) SetNow(now time.Time) {
+	ev.filterNow = now
+	for _, sib := range ev.siblings {
+		sib.filterNow = now
+	}
+}
+
 // at is the evaluator answering req with its configuration's behaviour.
 func (ev *evaluator) at(req *preempt.Request) *evaluator {
 	if req == nil || (req.Config.Release == "" && len(req.Config.Switches) == 0) {
@@ -176,14 +190,14 @@ func (ev *evaluator) with(b preempt.Behaviour) *evaluator {
 			s = ev.alt[m]
 		}
 	}
-	sib := &evaluator{s: s, workers: ev.workers, parallelFrom: ev.parallelFrom, b: b, filterB: b}
+	sib := &evaluator{s: s, workers: ev.workers, parallelFrom: ev.parallelFrom, b: b, filterB: b, filterNow: ev.filterNow}
 	ev.siblings = append(ev.siblings, sib)
 	return sib
 }
 
-func (ev *evaluator) decision(pod *v1.Pod, now int64) *decision {
-	if ev.dec == nil || ev.decPod != pod {
-		ev.dec, ev.decPod = newDecision(ev.s, pod, now, ev.b), pod
+func (ev *evaluator) decision(pod *v1.Pod, now int64, clock time.Time) *decision {
+	if ev.dec == nil || ev.decPod != pod || (ev.dec.dra.readsClock() && !ev.dec.clock.Equal(clock)) {
+		ev.dec, ev.decPod = newDecision(ev.s, pod, now, clock, ev.b), pod
 	}
 	ev.dec.completeTopology()
 	ev.dec.now = now // nothing a decision keeps depends on it
@@ -191,7 +205,7 @@ func (ev *evaluator) decision(pod *v1.Pod, now int64) *decision {
 }
 
 func (ev *evaluator) decisionFor(req *preempt.Request) *decision {
-	d := ev.decision(req.Pod, req.Now.UnixNano())
+	d := ev.decision(req.Pod, req.Now.UnixNano(), req.Now)
 	d.groups = ev.s.groupsFor(req.Config.FeatureGates)
 	return d
 }
@@ -200,7 +214,7 @@ func (ev *evaluator) Filter(_ context.Context, pod *v1.Pod) preempt.FilterResult
 	if ev.filterB != ev.b {
 		return ev.with(ev.filterB).Filter(context.Background(), pod)
 	}
-	d := newDecision(ev.s, pod, 0, ev.b)
+	d := newDecision(ev.s, pod, 0, ev.filterNow, ev.b)
 	sc := &ev.single
 	sc.reset(d)
 	res := preempt.FilterResult{Feasible: []string{}, NodeStatuses: []preempt.NodeStatus{}}

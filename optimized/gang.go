@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
@@ -513,7 +514,7 @@ func (w *gangWorld) setMembers(ev *evaluator, members []*v1.Pod, now int64) {
 		w.ports = append(w.ports, nil)
 	}
 	for i, m := range members {
-		d := newPlainDecision(s, m, now, ev.b)
+		d := newPlainDecision(s, m, now, time.Unix(0, now), ev.b)
 		d.groups = w.g
 		w.dec = append(w.dec, d)
 		maxWants = max(maxWants, len(d.fit.wants))
@@ -1148,10 +1149,20 @@ func actuateGang(ctx context.Context, cs kubernetes.Interface, victims, lower []
 	return nil
 }
 
-// gangMemberGaps is what optimized refuses of a gang's member: what it
-// refuses of a single pod (Impl.Unmodelled). Members with volumes or
-// claims are modelled (gang_volumes.go). UnmodelledPodGroup refuses them
+// gangMemberGaps is what optimized refuses of a gang's member, as the
+// reference's gangMemberGaps: what it refuses of a single pod
+// (Impl.Unmodelled), extended resources a DeviceClass backs (the claim
+// DynamicResources makes for them, whose Reserve in a gang is not
+// modelled) and claims allocated with binding conditions (the gang's
+// attempt reads no request clock). Members with volumes or claims are
+// modelled otherwise (gang_volumes.go). UnmodelledPodGroup refuses them
 // before a decision, checkGang again for a caller that did not ask.
 func gangMemberGaps(c *preempt.Cluster, p *v1.Pod) *preempt.Unmodelled {
-	return Impl{}.Unmodelled(c, p)
+	if u := (Impl{}).Unmodelled(c, p); u != nil {
+		return u
+	}
+	if u := preempt.DeviceClassResourceGaps(c, p); u != nil {
+		return u
+	}
+	return preempt.ClaimBindingConditionsGap(c, p)
 }

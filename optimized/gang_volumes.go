@@ -150,7 +150,7 @@ func (w *gangWorld) volumePreFilter(i int) {
 		for _, uid := range slices.Sorted(maps.Keys(gv.pending)) {
 			g.inFlight = append(g.inFlight, gv.pending[uid])
 		}
-		d.dra = newDynamicResourcesStateIn(s, m, g)
+		d.dra = newDynamicResourcesStateIn(s, m, d.clock, g)
 	}
 	d.checkNodes = d.nodeName.mayFail(m) || d.nodeAffinity.mayFail() || (d.volumes != nil && d.volumes.rejected != nil) || d.dra != nil
 }

@@ -14,8 +14,8 @@ import v1 "k8s.io/api/core/v1"
 // filterDecision is ev.decision(pod, 0) with the topology state not made
 // yet (topoPending) unless the cached decision already has it.
 func (ev *evaluator) filterDecision(pod *v1.Pod) *decision {
-	if ev.dec == nil || ev.decPod != pod {
-		d := newPlainDecision(ev.s, pod, 0, ev.b)
+	if ev.dec == nil || ev.decPod != pod || (ev.dec.dra.readsClock() && !ev.dec.clock.Equal(ev.filterNow)) {
+		d := newPlainDecision(ev.s, pod, 0, ev.filterNow, ev.b)
 		d.topoPending = true
 		ev.dec, ev.decPod = d, pod
 	}

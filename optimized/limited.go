@@ -11,19 +11,20 @@ var _ preempt.Limited = Impl{}
 // Unmodelled reports what the filters modelled here cannot see: a pod
 // preempt.DRACycleGaps refuses (the rule the three implementations share:
 // no scheduling cycle runs for it, or DynamicResources' own PostFilter
-// could act on it), an extended resource a DeviceClass backs, and an
-// allocated claim with binding conditions (plugin_dynamicresources.go).
-// The four volume filters and DynamicResources are modelled for a single
-// pod; a gang's members with volumes or claims are still refused
-// (gang.go checkGang), as the gang path's world does not follow the volume
-// plugins' state, the volumes a placed member's Reserve assumes or the
-// claims it allocates (the reference models them: reference/gang_reserve.go).
+// could act on it), and what preempt.ExtendedResourceClaimGaps refuses of
+// the claim DynamicResources makes for extended resources a DeviceClass
+// backs. Those extended resources and claims allocated with binding
+// conditions are modelled (plugin_dynamicresources.go; the binding
+// timeout reads the request's clock). The four volume filters and
+// DynamicResources are modelled for a single pod and for a gang's
+// members (gang_volumes.go: the volumes a placed member's Reserve
+// assumes and the claims it allocates, as reference/gang_reserve.go);
+// a gang's member asking for extended resources a DeviceClass backs, or
+// with a claim allocated with binding conditions, is refused, as the
+// reference refuses it (gang.go gangMemberGaps).
 func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
-	if u := preempt.DeviceClassResourceGaps(c, pod); u != nil {
-		return u
-	}
 	if u := preempt.DRACycleGaps(c, pod); u != nil {
 		return u
 	}
-	return preempt.ClaimBindingConditionsGap(c, pod)
+	return preempt.ExtendedResourceClaimGaps(c, pod)
 }

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/component-base/featuregate"
@@ -19,6 +21,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 
+	"github.com/preemptbench/preemptbench/internal/draext"
 	"github.com/preemptbench/preemptbench/internal/kube/features"
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -27,6 +30,7 @@ import (
 var (
 	reasonsClaimUnavailable = []string{"resourceclaim not available on the node"}
 	reasonsCannotAllocate   = []string{"cannot allocate all claims"}
+	reasonsCannotFit        = []string{"cannot fit resource"}
 )
 
 // dynamicResourcesState is DynamicResources' (v1.37.2) PreFilter state and
@@ -49,10 +53,20 @@ var (
 // plugins, where the profile runs DynamicResources (before
 // DefaultPreemption, after InterPodAffinity).
 //
+// Extended resources a DeviceClass backs (DRAExtendedResource, GA and
+// locked on in v1.37): the pod gets a claim made in memory
+// (draext.InMemoryClaim), last, whose requests on node n are those of
+// the extended resources n does not advertise (filterExtendedResources).
+// Claims allocated with binding conditions not met yet are unavailable
+// on every node once their allocation is older than the binding timeout
+// at the decision's clock (readsClock: the state is made again when the
+// clock changes).
+//
 // What Impl.Unmodelled refuses is not handled here: claims PreEnqueue
 // holds and claims DynamicResources' own PostFilter acts on
-// (preempt.DRACycleGaps), extended resources a DeviceClass backs, claims
-// allocated with binding conditions. The allocator's features are
+// (preempt.DRACycleGaps), a claim an earlier cycle made for the extended
+// resources and a class that depends on informer order
+// (preempt.ExtendedResourceClaimGaps). The allocator's features are
 // AllocatorFeatures at v1.37.2's default gates (a DRA gate set away from
 // its default is refused, preempt.GateGaps).
 type dynamicResourcesState struct {
@@ -60,6 +74,7 @@ type dynamicResourcesState struct {
 	rejectedCode preempt.Code
 	code         []preempt.Code // per node index
 	reasons      [][]string     // per node index
+	clocked      bool           // a claim's availability read the clock
 	// What Reserve reads (a gang member's, gang_volumes.go): the
 	// allocator and the claims it allocates.
 	alloc      structured.Allocator
@@ -79,6 +94,13 @@ type draGang struct {
 	pendingIn map[types.UID]string
 	group     string
 }
+
+// readsClock is whether st's verdicts depend on the clock they were made
+// at.
+func (st *dynamicResourcesState) readsClock() bool { return st != nil && st.clocked }
+
+// draBindingTimeout is DynamicResourcesArgs.bindingTimeout's default.
+const draBindingTimeout = 600 * time.Second
 
 // draAllocatorFeatures are AllocatorFeatures of the default gates.
 var draAllocatorFeatures = func() structured.Features {
@@ -118,17 +140,25 @@ func (m draClasses) List() ([]*resourcev1.DeviceClass, error) {
 	return out, nil
 }
 
-// newDynamicResourcesState is nil for a pod without claims.
-func newDynamicResourcesState(s *Snapshot, pod *v1.Pod) *dynamicResourcesState {
-	return newDynamicResourcesStateIn(s, pod, nil)
+// newDynamicResourcesState is nil for a pod without claims, and asking
+// for no extended resource a DeviceClass backs.
+func newDynamicResourcesState(s *Snapshot, pod *v1.Pod, clock time.Time) *dynamicResourcesState {
+	return newDynamicResourcesStateIn(s, pod, clock, nil)
 }
 
 // newDynamicResourcesStateIn is PreFilter with what a gang's members
 // placed earlier left (g; nil for none): their in-flight allocations
 // count as allocated, and a claim pending in the cycle is taken as
 // allocated there (its node selector; its requests not checked again).
-func newDynamicResourcesStateIn(s *Snapshot, pod *v1.Pod, g *draGang) *dynamicResourcesState {
-	if len(pod.Spec.ResourceClaims) == 0 {
+// A gang's members ask for no extended resource a class backs and have
+// no claim with binding conditions (gangMemberGaps refuses them).
+func newDynamicResourcesStateIn(s *Snapshot, pod *v1.Pod, clock time.Time, g *draGang) *dynamicResourcesState {
+	var reqs v1.ResourceList
+	if len(s.cluster.DeviceClasses) > 0 {
+		reqs = draext.PodRequests(pod)
+	}
+	extended := s.backedBy.Backed(reqs)
+	if len(pod.Spec.ResourceClaims) == 0 && !extended {
 		return nil
 	}
 	c := s.cluster
@@ -165,6 +195,13 @@ func newDynamicResourcesStateIn(s *Snapshot, pod *v1.Pod, g *draGang) *dynamicRe
 		}
 		claims = append(claims, rc)
 	}
+	userClaims := len(claims)
+	var ext *resourcev1.ResourceClaim
+	var scalar map[v1.ResourceName]int64
+	if extended {
+		ext, scalar = draext.InMemoryClaim(pod), draext.ScalarRequests(reqs)
+		claims = append(claims, ext)
+	}
 	if len(claims) == 0 {
 		return nil
 	}
@@ -186,10 +223,15 @@ func newDynamicResourcesStateIn(s *Snapshot, pod *v1.Pod, g *draGang) *dynamicRe
 		return nil
 	}
 	selectors := make([]*nodeaffinity.NodeSelector, len(claims))
+	unbound := false // a claim unavailable on every node for its binding conditions
 	var toAllocate []*resourcev1.ResourceClaim
 	var pending []*resourcev1.AllocationResult // per claim, its allocation pending in the gang's cycle
 	anyPending := false
 	for i, rc := range claims {
+		if rc == ext {
+			toAllocate = append(toAllocate, rc)
+			continue
+		}
 		if a := rc.Status.Allocation; a != nil {
 			if !resourceclaim.CanBeReserved(rc) && !resourceclaim.IsReservedForPod(pod, rc, false) {
 				return reject(preempt.UnschedulableAndUnresolvable, "resourceclaim in use")
@@ -201,6 +243,9 @@ func newDynamicResourcesStateIn(s *Snapshot, pod *v1.Pod, g *draGang) *dynamicRe
 				}
 				selectors[i] = ns
 			}
+			u, clocked := draBindingUnavailable(rc, clock)
+			unbound = unbound || u
+			st.clocked = st.clocked || clocked
 			continue
 		}
 		if g != nil && g.pending[rc.UID] != nil && g.pendingIn[rc.UID] != g.group {
@@ -254,7 +299,26 @@ func newDynamicResourcesStateIn(s *Snapshot, pod *v1.Pod, g *draGang) *dynamicRe
 	st.code = make([]preempt.Code, len(s.nodes))
 	st.reasons = make([][]string, len(s.nodes))
 	for n, node := range s.nodes {
-		st.code[n], st.reasons[n] = draFilter(node, claims, selectors, alloc, toAllocate, pending)
+		nodeAllocate := toAllocate
+		if ext != nil {
+			code, reasons, nodeClaim := draFilterExtended(s, pod, node, ext, scalar, userClaims)
+			switch {
+			case code != preempt.Success:
+				st.code[n], st.reasons[n] = code, reasons
+				continue
+			case nodeClaim == nil && userClaims == 0:
+				st.code[n] = preempt.Success
+				continue
+			}
+			nodeAllocate = slices.Clone(toAllocate)
+			i := slices.Index(nodeAllocate, ext)
+			if nodeClaim == nil {
+				nodeAllocate[i] = ext
+			} else {
+				nodeAllocate[i] = nodeClaim
+			}
+		}
+		st.code[n], st.reasons[n] = draFilter(node, claims, selectors, unbound, alloc, nodeAllocate, pending)
 	}
 	return st
 }
@@ -276,13 +340,87 @@ func (g *draGang) allocations() []*resourcev1.AllocationResult {
 	return g.inFlight
 }
 
-// draFilter is Filter on node; an allocation that outlasts
-// preempt.DRAFilterTimeout is an Error, as upstream's. pending are the
-// allocations of the claims pending in a gang's cycle, per claim (nil
-// outside a gang).
-func draFilter(node *v1.Node, claims []*resourcev1.ResourceClaim, selectors []*nodeaffinity.NodeSelector,
+// draFilterExtended is filterExtendedResources on node: the claim for
+// the extended resources the node does not advertise and a class backs,
+// nil when there are none and the pod has no claim of its own (the
+// claim with no request is allocated with the user claims otherwise); a
+// resource neither advertised nor backed fails the node.
+func draFilterExtended(s *Snapshot, pod *v1.Pod, node *v1.Node, ext *resourcev1.ResourceClaim,
+	scalar map[v1.ResourceName]int64, userClaims int) (preempt.Code, []string, *resourcev1.ResourceClaim) {
+	var viaDRA map[v1.ResourceName]int64
+	for name, q := range scalar {
+		if q == 0 || !draext.IsDRAExtendedResourceName(name) {
+			continue
+		}
+		a, advertised := node.Status.Allocatable[name]
+		switch {
+		case s.backedBy.Class(name) != nil && a.Value() == 0:
+			if viaDRA == nil {
+				viaDRA = map[v1.ResourceName]int64{}
+			}
+			viaDRA[name] = q
+		case !advertised:
+			return preempt.UnschedulableAndUnresolvable, reasonsCannotFit, nil
+		}
+	}
+	if userClaims == 0 && len(viaDRA) == 0 {
+		return preempt.Success, nil, nil
+	}
+	claim := ext.DeepCopy()
+	claim.Spec.Devices.Requests = draext.Requests(pod, viaDRA, s.backedBy)
+	return preempt.Success, nil, claim
+}
+
+// draBindingUnavailable is Filter's check of an allocated claim's binding
+// conditions (on by default in v1.37.2): unavailable when a device's
+// failure condition is true, or when a condition is not true yet and
+// allocationTimestamp + the binding timeout is before clock (then
+// clocked: the verdict read the clock).
+func draBindingUnavailable(rc *resourcev1.ResourceClaim, clock time.Time) (unavailable, clocked bool) {
+	if !draAllocatorFeatures.DeviceBindingAndStatus {
+		return false, false
+	}
+	a := rc.Status.Allocation
+	for _, r := range a.Devices.Results {
+		if len(r.BindingConditions) == 0 {
+			continue
+		}
+		i := slices.IndexFunc(rc.Status.Devices, func(d resourcev1.AllocatedDeviceStatus) bool {
+			return d.Device == r.Device && d.Driver == r.Driver && d.Pool == r.Pool
+		})
+		if i < 0 {
+			return draTimedOut(a, clock), true
+		}
+		conds := rc.Status.Devices[i].Conditions
+		if slices.ContainsFunc(r.BindingFailureConditions, func(c string) bool { return meta.IsStatusConditionTrue(conds, c) }) {
+			return true, false
+		}
+		if !slices.ContainsFunc(r.BindingConditions, func(c string) bool { return !meta.IsStatusConditionTrue(conds, c) }) {
+			continue
+		}
+		return draTimedOut(a, clock), true
+	}
+	return false, false
+}
+
+// draTimedOut is isClaimTimeout for a claim not ready for binding.
+func draTimedOut(a *resourcev1.AllocationResult, clock time.Time) bool {
+	if a.AllocationTimestamp == nil {
+		return false
+	}
+	deadline := a.AllocationTimestamp.Add(draBindingTimeout)
+	return slices.ContainsFunc(a.Devices.Results, func(r resourcev1.DeviceRequestAllocationResult) bool {
+		return r.BindingConditions != nil && deadline.Before(clock)
+	})
+}
+
+// draFilter is Filter on node, after the extended resources; an
+// allocation that outlasts preempt.DRAFilterTimeout is an Error, as
+// upstream's. pending are the allocations of the claims pending in a
+// gang's cycle, per claim (nil outside a gang).
+func draFilter(node *v1.Node, claims []*resourcev1.ResourceClaim, selectors []*nodeaffinity.NodeSelector, unbound bool,
 	alloc structured.Allocator, toAllocate []*resourcev1.ResourceClaim, pending []*resourcev1.AllocationResult) (preempt.Code, []string) {
-	unavailable := false
+	unavailable := unbound
 	for i, rc := range claims {
 		if selectors[i] != nil && !selectors[i].Match(node) {
 			unavailable = true

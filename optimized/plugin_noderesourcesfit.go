@@ -108,6 +108,9 @@ func newNodeResourcesFitState(s *Snapshot, pod *v1.Pod, b preempt.Behaviour) nod
 			}
 			dim, ok := s.scalarDims[name]
 			if !ok {
+				if s.backedBy.Class(name) != nil {
+					continue // no node advertises it: DynamicResources' on every node
+				}
 				dim = -1
 			}
 			scalars = append(scalars, want{dim: dim, amount: q.Value(), reason: "Insufficient " + string(name)})

@@ -2,6 +2,7 @@ package optimized
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 
@@ -12,6 +13,7 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/preemptbench/preemptbench/internal/draext"
 	"github.com/preemptbench/preemptbench/internal/podinfo"
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -40,7 +42,11 @@ type Snapshot struct {
 
 	dims       int                       // cpu, memory, ephemeral, the scalars, and a zero column (dims-1)
 	scalarDims map[v1.ResourceName]int32 // scalar resource -> dimension
-	scalars    []v1.ResourceName         // dimension-fixedDims -> name, in name order
+	// backedBy resolves the extended resources DeviceClasses back
+	// (DRAExtendedResource): on a node that does not advertise one, its
+	// allocatable is delegatedAllocatable.
+	backedBy draext.Resolver
+	scalars  []v1.ResourceName // dimension-fixedDims -> name, in name order
 
 	alloc       []int64 // node*dims
 	allowedPods []int64 // node
@@ -127,12 +133,18 @@ func sameList(a, b v1.ResourceList) bool {
 	return true
 }
 
+// delegatedAllocatable stands for the allocatable of an extended resource
+// NodeResourcesFit leaves to DynamicResources on a node: more than any
+// request, and far from overflowing when requests are subtracted.
+const delegatedAllocatable = math.MaxInt64 / 4
+
 // Prepare builds the snapshot of c, which must have passed Validate.
 func Prepare(c *preempt.Cluster) (*Snapshot, error) { return prepare(c, 0) }
 
 // prepare builds the snapshot of c, with the placed requests of mode m.
 func prepare(c *preempt.Cluster, m reqMode) (*Snapshot, error) {
-	s := &Snapshot{cluster: c, nodeIndex: make(map[string]int32, len(c.Nodes)), scalarDims: map[v1.ResourceName]int32{}, reqs: m}
+	s := &Snapshot{cluster: c, nodeIndex: make(map[string]int32, len(c.Nodes)), scalarDims: map[v1.ResourceName]int32{}, reqs: m,
+		backedBy: draext.NewResolver(c.DeviceClasses)}
 	s.clusterIdx = make([]int32, len(c.Nodes))
 	for i := range s.clusterIdx {
 		s.clusterIdx[i] = int32(i)
@@ -183,6 +195,15 @@ func prepare(c *preempt.Cluster, m reqMode) (*Snapshot, error) {
 	s.tainted = make([]bool, nn)
 	for i, n := range s.nodes {
 		s.addList(s.alloc[i*s.dims:(i+1)*s.dims], n.Status.Allocatable, 1)
+		for _, name := range s.scalars {
+			// NodeResourcesFit leaves an extended resource a
+			// DeviceClass backs to DynamicResources on a node that does
+			// not advertise it (shouldDelegateResourceToDRA): no request
+			// exceeds this allocatable.
+			if dim := s.scalarDims[name]; s.backedBy.Class(name) != nil && s.alloc[i*s.dims+int(dim)] <= 0 {
+				s.alloc[i*s.dims+int(dim)] = delegatedAllocatable
+			}
+		}
 		pods := n.Status.Allocatable[v1.ResourcePods]
 		s.allowedPods[i] = pods.Value()
 		s.tainted[i] = n.Spec.Unschedulable || len(n.Spec.Taints) > 0

@@ -112,6 +112,9 @@ func (c *Cluster) Validate() error {
 			return err
 		}
 	}
+	if err := c.validateVolumeAndDeviceNames(); err != nil {
+		return err
+	}
 	composites := make(map[string]bool, len(c.CompositePodGroups))
 	for i, cpg := range c.CompositePodGroups {
 		if cpg == nil {
@@ -125,6 +128,58 @@ func (c *Cluster) Validate() error {
 		}
 	}
 	return nil
+}
+
+// validateVolumeAndDeviceNames refuses a nil, unnamed or repeated
+// object of the storage and resource.k8s.io kinds, as the API server
+// holds one object of a kind by name (in its namespace); a second one
+// would otherwise silently shadow the first.
+func (c *Cluster) validateVolumeAndDeviceNames() error {
+	for _, k := range []struct {
+		kind string
+		n    int
+		meta func(i int) *metav1.ObjectMeta
+	}{
+		{"persistentvolumeclaim", len(c.PVCs), func(i int) *metav1.ObjectMeta { return objectMeta(c.PVCs[i]) }},
+		{"persistentvolume", len(c.PVs), func(i int) *metav1.ObjectMeta { return objectMeta(c.PVs[i]) }},
+		{"storageclass", len(c.StorageClasses), func(i int) *metav1.ObjectMeta { return objectMeta(c.StorageClasses[i]) }},
+		{"csinode", len(c.CSINodes), func(i int) *metav1.ObjectMeta { return objectMeta(c.CSINodes[i]) }},
+		{"csidriver", len(c.CSIDrivers), func(i int) *metav1.ObjectMeta { return objectMeta(c.CSIDrivers[i]) }},
+		{"volumeattachment", len(c.VolumeAttachments), func(i int) *metav1.ObjectMeta { return objectMeta(c.VolumeAttachments[i]) }},
+		{"resourceclaim", len(c.ResourceClaims), func(i int) *metav1.ObjectMeta { return objectMeta(c.ResourceClaims[i]) }},
+		{"resourceclaimtemplate", len(c.ResourceClaimTemplates), func(i int) *metav1.ObjectMeta { return objectMeta(c.ResourceClaimTemplates[i]) }},
+		{"resourceslice", len(c.ResourceSlices), func(i int) *metav1.ObjectMeta { return objectMeta(c.ResourceSlices[i]) }},
+		{"deviceclass", len(c.DeviceClasses), func(i int) *metav1.ObjectMeta { return objectMeta(c.DeviceClasses[i]) }},
+	} {
+		seen := make(map[string]bool, k.n)
+		for i := range k.n {
+			m := k.meta(i)
+			if m == nil {
+				return fmt.Errorf("%s #%d is nil", k.kind, i)
+			}
+			if _, err := register(k.kind, i, m, seen); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// clusterScoped are the kinds register names without namespace.
+var clusterScoped = map[string]bool{
+	"node": true, "persistentvolume": true, "storageclass": true, "csinode": true, "csidriver": true,
+	"volumeattachment": true, "resourceslice": true, "deviceclass": true,
+}
+
+// objectMeta is o's metadata, nil for a nil o.
+func objectMeta[T any, P interface {
+	*T
+	metav1.ObjectMetaAccessor
+}](o P) *metav1.ObjectMeta {
+	if o == nil {
+		return nil
+	}
+	return o.GetObjectMeta().(*metav1.ObjectMeta)
 }
 
 // PodGroupName is the PodGroup p belongs to (spec.schedulingGroup.
@@ -159,7 +214,7 @@ func register(kind string, i int, m *metav1.ObjectMeta, seen map[string]bool) (s
 		return "", fmt.Errorf("%s #%d has no name", kind, i)
 	}
 	key, shown := Key(m.Namespace, m.Name), Key(m.Namespace, m.Name)
-	if kind == "node" {
+	if clusterScoped[kind] {
 		key, shown = m.Name, fmt.Sprintf("%q", m.Name)
 	}
 	if seen[key] {

@@ -737,3 +737,25 @@ func (r *Request) DeepCopy() *Request {
 	}
 	return &out
 }
+
+// ClockSetter is an Evaluator whose filter phase reads the clock:
+// DynamicResources' Filter finds a claim allocated with binding
+// conditions, none of them met yet, unavailable once its
+// status.allocation.allocationTimestamp plus the binding timeout (600s,
+// DynamicResourcesArgs' default) is before the clock (isClaimTimeout).
+// Its Filter (and FilterCodes) read the time last given to SetNow (none:
+// the zero time, before every allocation); a request's stages read
+// Request.Now. Upstream reads time.Now() there; here the clock is an input
+// (decide's -now, else the time the input was loaded), so one request
+// gets one answer.
+type ClockSetter interface {
+	SetNow(now time.Time)
+}
+
+// SetFilterNow gives now to ev when it is a ClockSetter: the clock its
+// filter phase reads.
+func SetFilterNow(ev Evaluator, now time.Time) {
+	if s, ok := ev.(ClockSetter); ok {
+		s.SetNow(now)
+	}
+}

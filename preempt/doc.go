@@ -37,7 +37,10 @@
 //     random among the nodes that are equal on all five criteria.
 //   - Clock. A pod without a start time takes Request.Now, for the victim sort
 //     and for the latest-start-time criterion. Upstream calls time.Now() at
-//     every comparison.
+//     every comparison. DynamicResources' binding timeout (a claim allocated
+//     with binding conditions not met) reads Request.Now too, and in the
+//     filter phase the time given to SetFilterNow (ClockSetter); upstream
+//     reads time.Now().
 //   - Reasons of a NodeResourcesFit failure list extended, hugepages and other
 //     scalar resources in name order (upstream ranges over a map).
 //   - Extenders. Upstream's callExtenders rebuilds the candidates from a map;

@@ -2,6 +2,7 @@ package preempt
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -9,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/preemptbench/preemptbench/internal/draext"
 )
 
 // Limited is implemented by an implementation that models only part of
@@ -255,48 +258,64 @@ func DRACycleGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
 	return nil
 }
 
-// ClaimBindingConditionsGap reports a claim of pod allocated with a
-// device that has binding conditions (DRADeviceBindingConditions, on by
-// default in v1.37.2): DynamicResources' Filter then finds the claim
-// unavailable once its allocation is older than the binding timeout,
-// read from the clock (isClaimTimeout), which an implementation that
-// answers from the request alone does not read.
-func ClaimBindingConditionsGap(c *Cluster, pod *v1.Pod) *Unmodelled {
-	for _, pc := range pod.Spec.ResourceClaims {
-		name := ""
-		if pc.ResourceClaimName != nil {
-			name = *pc.ResourceClaimName
+// ExtendedResourceClaimGaps is what an implementation that models
+// DynamicResources' claim for extended resources (reference, optimized)
+// refuses of it: a claim of the cluster made for pod's extended resources
+// in an earlier cycle (findExtendedResourceClaim: annotated, controlled
+// by the pod), which DynamicResources' Filter fails and its own PostFilter
+// deletes before DefaultPreemption runs; and an extended resource whose
+// DeviceClass depends on the order kube-scheduler's informer lists the
+// classes in (draext.Resolver.Ambiguous). A pod with
+// status.extendedResourceClaimStatus is DRACycleGaps'.
+func ExtendedResourceClaimGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
+	if len(c.DeviceClasses) == 0 {
+		// No class backs a resource or makes one ambiguous; the pod's
+		// requests (a deep copy) are not worth reading.
+		return nil
+	}
+	who := "pod " + Key(pod.Namespace, pod.Name)
+	r := draext.NewResolver(c.DeviceClasses)
+	reqs := draext.PodRequests(pod)
+	names := make([]string, 0, len(reqs))
+	for name, q := range reqs {
+		if !q.IsZero() && draext.IsDRAExtendedResourceName(name) {
+			names = append(names, string(name))
 		}
-		for _, st := range pod.Status.ResourceClaimStatuses {
-			if pc.ResourceClaimName == nil && st.Name == pc.Name && st.ResourceClaimName != nil {
-				name = *st.ResourceClaimName
-			}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if why := r.Ambiguous(v1.ResourceName(name)); why != "" {
+			return &Unmodelled{Feature: "dynamic resource allocation", Object: who, Detail: fmt.Sprintf("asks for extended resource %s: %s", name, why)}
 		}
-		for _, rc := range c.ResourceClaims {
-			if rc.Namespace != pod.Namespace || rc.Name != name || rc.Status.Allocation == nil {
-				continue
-			}
-			for _, r := range rc.Status.Allocation.Devices.Results {
-				if len(r.BindingConditions) > 0 {
-					return &Unmodelled{Feature: "dynamic resource allocation", Object: "pod " + Key(pod.Namespace, pod.Name),
-						Detail: fmt.Sprintf("has ResourceClaim %s allocated with device %s/%s/%s, which has binding conditions: DynamicResources checks their timeout against the clock", name, r.Driver, r.Pool, r.Device)}
-				}
-			}
-		}
+	}
+	if !r.Backed(reqs) {
+		return nil
+	}
+	if rc := draext.ExistingClaim(pod, c.ResourceClaims); rc != nil {
+		return &Unmodelled{Feature: "dynamic resource allocation", Object: who,
+			Detail: fmt.Sprintf("asks for extended resources a DeviceClass backs, and ResourceClaim %s was made for them in an earlier cycle: DynamicResources' Filter fails every node on it, and its own PostFilter deletes it before DefaultPreemption runs", Key(rc.Namespace, rc.Name))}
 	}
 	return nil
 }
 
-// ClaimReleaseGap reports a pod with resource claims under a
-// configuration that asks for another release than the current one: an
-// implementation that models DynamicResources as CurrentRelease runs it
-// refuses it.
-func ClaimReleaseGap(pod *v1.Pod, cfg Config) *Unmodelled {
-	if pod == nil || cfg.Release == "" || cfg.Release == CurrentRelease || len(pod.Spec.ResourceClaims) == 0 {
+// ClaimReleaseGap reports a pod with resource claims, or asking for an
+// extended resource a DeviceClass of c backs, under a configuration that
+// asks for another release than the current one: an implementation that
+// models DynamicResources as CurrentRelease runs it refuses it.
+func ClaimReleaseGap(c *Cluster, pod *v1.Pod, cfg Config) *Unmodelled {
+	if pod == nil || cfg.Release == "" || cfg.Release == CurrentRelease {
 		return nil
 	}
-	return &Unmodelled{Feature: "dynamic resource allocation at release " + cfg.Release, Object: "pod " + Key(pod.Namespace, pod.Name),
-		Detail: "has resource claims, modelled as " + CurrentRelease + " allocates them"}
+	detail := ""
+	switch {
+	case len(pod.Spec.ResourceClaims) > 0:
+		detail = "has resource claims, modelled as " + CurrentRelease + " allocates them"
+	case c != nil && draext.NewResolver(c.DeviceClasses).Backed(draext.PodRequests(pod)):
+		detail = "asks for an extended resource a DeviceClass backs, modelled as " + CurrentRelease + " allocates it (DRAExtendedResource)"
+	default:
+		return nil
+	}
+	return &Unmodelled{Feature: "dynamic resource allocation at release " + cfg.Release, Object: "pod " + Key(pod.Namespace, pod.Name), Detail: detail}
 }
 
 // antiAffinityAgainst finds a required anti-affinity term of existing that
@@ -327,4 +346,37 @@ func antiAffinityAgainst(existing, pod *v1.Pod) (v1.PodAffinityTerm, bool) {
 		}
 	}
 	return v1.PodAffinityTerm{}, false
+}
+
+// ClaimBindingConditionsGap reports a claim of pod allocated with a
+// device that has binding conditions (DRADeviceBindingConditions, on by
+// default in v1.37.2): DynamicResources' Filter then finds the claim
+// unavailable once its allocation is older than the binding timeout,
+// read from the clock (isClaimTimeout). Reference and optimized read the
+// request's clock for a single pod; a gang's cycle carries none they
+// read, so they refuse such a member.
+func ClaimBindingConditionsGap(c *Cluster, pod *v1.Pod) *Unmodelled {
+	for _, pc := range pod.Spec.ResourceClaims {
+		name := ""
+		if pc.ResourceClaimName != nil {
+			name = *pc.ResourceClaimName
+		}
+		for _, st := range pod.Status.ResourceClaimStatuses {
+			if pc.ResourceClaimName == nil && st.Name == pc.Name && st.ResourceClaimName != nil {
+				name = *st.ResourceClaimName
+			}
+		}
+		for _, rc := range c.ResourceClaims {
+			if rc.Namespace != pod.Namespace || rc.Name != name || rc.Status.Allocation == nil {
+				continue
+			}
+			for _, r := range rc.Status.Allocation.Devices.Results {
+				if len(r.BindingConditions) > 0 {
+					return &Unmodelled{Feature: "dynamic resource allocation", Object: "pod " + Key(pod.Namespace, pod.Name),
+						Detail: fmt.Sprintf("has ResourceClaim %s allocated with device %s/%s/%s, which has binding conditions: DynamicResources checks their timeout against the clock", name, r.Driver, r.Pool, r.Device)}
+				}
+			}
+		}
+	}
+	return nil
 }

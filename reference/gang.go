@@ -106,9 +106,19 @@ func (ev *evaluator) checkGang(req *preempt.PodGroupRequest) (*preempt.GroupNode
 // PostFilter part is DynamicResources' PodGroupPostFilter's too, which
 // runs deallocateOrDeletePodClaims for each member before
 // DefaultPreemption; its unreserving of PodGroup claims needs
-// DRAWorkloadResourceClaims, off by default and refused as a gate.
+// DRAWorkloadResourceClaims, off by default and refused as a gate. Also
+// refused for a member, though modelled for a single pod: extended
+// resources a DeviceClass backs (the claim DynamicResources makes for
+// them, whose Reserve in a gang is not modelled) and claims allocated
+// with binding conditions (the gang's attempt reads no request clock).
 func gangMemberGaps(c *preempt.Cluster, p *v1.Pod) *preempt.Unmodelled {
-	return Impl{}.Unmodelled(c, p)
+	if u := (Impl{}).Unmodelled(c, p); u != nil {
+		return u
+	}
+	if u := preempt.DeviceClassResourceGaps(c, p); u != nil {
+		return u
+	}
+	return preempt.ClaimBindingConditionsGap(c, p)
 }
 
 // nominations is PodGroupPostFilterResult's NominatingInfos on Success,

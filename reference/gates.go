@@ -25,8 +25,8 @@ func (Impl) ModelledGates() []string {
 // UnmodelledGateUse refuses, under GenericWorkload=true, a preemptor pod
 // that belongs to a pod group: kube-scheduler schedules such a pod with
 // its group (decide -pod-group), not alone.
-func (Impl) UnmodelledGateUse(_ *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
-	if u := preempt.ClaimReleaseGap(pod, cfg); u != nil {
+func (Impl) UnmodelledGateUse(c *preempt.Cluster, pod *v1.Pod, cfg preempt.Config) *preempt.Unmodelled {
+	if u := preempt.ClaimReleaseGap(c, pod, cfg); u != nil {
 		return u
 	}
 	if !cfg.FeatureGates[preempt.GenericWorkloadGate] || pod == nil || pod.Spec.SchedulingGroup == nil {

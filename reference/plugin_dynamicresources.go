@@ -7,10 +7,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -20,6 +22,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
+	"github.com/preemptbench/preemptbench/internal/draext"
 	"github.com/preemptbench/preemptbench/internal/kube/features"
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -59,36 +62,64 @@ import (
 // every failure being UnschedulableAndUnresolvable, a node it rejects is
 // never a candidate. Its per-node verdict is fixed during preemption.
 //
+// Extended resources a DeviceClass backs (DRAExtendedResource, GA and
+// locked on): PreFilter makes a claim in memory for the pod
+// (preFilterExtendedResources), last among its claims, and Filter gives
+// it, per node, the requests of the resources the node does not
+// advertise (filterExtendedResources); nodeResourcesFit skips those
+// there. Allocated claims with binding conditions: unavailable when a
+// failure condition is true, or when a condition is not met and the
+// binding timeout has passed at ev.now (Request.Now, or the time SetNow
+// gave Filter; upstream reads time.Now()).
+//
 // Not modelled (refused, Impl.Unmodelled): what preempt.DRACycleGaps
 // refuses (no scheduling cycle, or DynamicResources' own PostFilter could
-// act); extended resources a DeviceClass backs (the claim DynamicResources
-// makes for them, preempt.DeviceClassResourceGaps); allocated claims with
-// binding conditions (their timeout reads the clock). The Filter timeout
-// (DRASchedulerFilterTimeout, preempt.DRAFilterTimeout) bounds each
-// node's allocation, in the filter phase and in the dry run: past it the
-// node is an Error, as upstream's. Not read: pending allocations of
-// other scheduling cycles (none: one pod is decided at a time), the Skip
-// of a deferred resize (alpha gate InPlacePodVerticalScalingSchedulerPreemption,
+// act); what preempt.ExtendedResourceClaimGaps refuses (a claim an
+// earlier cycle made for the extended resources, a class that depends on
+// informer order). The Filter timeout (DRASchedulerFilterTimeout,
+// preempt.DRAFilterTimeout) bounds each node's allocation, in the filter
+// phase and in the dry run: past it the node is an Error, as upstream's.
+// Not read: pending allocations of other scheduling cycles (none: one pod
+// is decided at a time; a gang's own members' are, gang_reserve.go), the
+// Skip of a deferred resize (alpha gate
+// InPlacePodVerticalScalingSchedulerPreemption, off), the
+// node-allocatable resources of devices (alpha DRANodeAllocatableResources,
 // off).
 type dynamicResources struct{}
 
 func (dynamicResources) Name() string { return "DynamicResources" }
 
 // draState is PreFilter's: the pod's claims in pod.Spec.ResourceClaims
-// order, each allocated one's node selector (nil for an unallocated
-// claim or an allocation without one), and the allocator, nil when every
-// claim is allocated. Nothing of it changes in the dry run.
+// order, then the claim for its extended resources (extended, when it
+// asks for one a DeviceClass backs); each allocated one's node selector
+// (nil for an unallocated claim or an allocation without one); which
+// allocated claims are unavailable on every node for their binding
+// conditions (a failure condition met, or not all met and the binding
+// timeout reached at the evaluator's clock); and the allocator, nil when
+// every claim is allocated. Nothing of it changes in the dry run.
 type draState struct {
 	claims    []*resourcev1.ResourceClaim
 	available []*nodeaffinity.NodeSelector
+	unbound   []bool
 	allocator structured.Allocator
 	// pending is, per claim, the allocation a gang member placed
 	// earlier in the pod-group cycle made for it (gang_reserve.go), nil
 	// for none: the claim is taken as allocated there.
 	pending []*resourcev1.AllocationResult
+
+	// The extended resources (preFilterExtendedResources): the claim
+	// made in memory for them, the pod's scalar requests and the
+	// resolver of their classes.
+	extended *resourcev1.ResourceClaim
+	scalar   map[v1.ResourceName]int64
+	resolver draext.Resolver
 }
 
 func (s *draState) clone() stateData { return s }
+
+// draBindingTimeout is DynamicResourcesArgs.bindingTimeout's default,
+// which the contract's configuration cannot change.
+const draBindingTimeout = 600 * time.Second
 
 // draFeatures are v1.37.2's AllocatorFeatures at the default gates.
 func draFeatures() structured.Features {
@@ -135,11 +166,23 @@ func (dynamicResources) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool) 
 		}
 		st.claims = append(st.claims, claim)
 	}
+	// preFilterExtendedResources (DRAExtendedResource, GA and locked on
+	// in v1.37): a claim made in memory, with no requests yet, when the
+	// pod asks for an extended resource a DeviceClass backs, whether or
+	// not nodes advertise it. A claim left by an earlier cycle is refused
+	// (preempt.ExtendedResourceClaimGaps).
+	st.resolver = draext.NewResolver(c.DeviceClasses)
+	if reqs := draext.PodRequests(pod); st.resolver.Backed(reqs) {
+		st.scalar = draext.ScalarRequests(reqs)
+		st.extended = draext.InMemoryClaim(pod)
+		st.claims = append(st.claims, st.extended)
+	}
 	if len(st.claims) == 0 {
 		return nil, true
 	}
 	st.available = make([]*nodeaffinity.NodeSelector, len(st.claims))
 	st.pending = make([]*resourcev1.AllocationResult, len(st.claims))
+	st.unbound = make([]bool, len(st.claims))
 	toAllocate := 0
 	for i, claim := range st.claims {
 		if claim.Status.Allocation != nil && !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, false) {
@@ -153,9 +196,14 @@ func (dynamicResources) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool) 
 				}
 				st.available[i] = ns
 			}
+			st.unbound[i] = bindingUnavailable(claim, ev.now)
 			continue
 		}
 		toAllocate++
+		if claim == st.extended {
+			// Its requests are made per node, in Filter.
+			continue
+		}
 		// In a gang, a claim another member of the PodGroup allocated in
 		// Reserve earlier in this pod-group cycle (its pending
 		// allocation) is taken as allocated there, its requests not
@@ -301,10 +349,22 @@ func findResourceClaim(c *preempt.Cluster, namespace, name string) *resourcev1.R
 // (status.declaredFeatures) for devices that skip node operations.
 const draOptionalNodeOperations = "DRAOptionalNodeOperations"
 
-// Filter is upstream's on node s.
-func (dynamicResources) Filter(state stateData, _ *v1.Pod, s *nodeState) preempt.Status {
+// Filter is upstream's on node s: first the extended resources
+// (filterExtendedResources), then the claims.
+func (dynamicResources) Filter(state stateData, pod *v1.Pod, s *nodeState) preempt.Status {
 	st := state.(*draState)
 	node := s.node
+	nodeClaim, status := st.filterExtendedResources(pod, s)
+	if status != nil {
+		return *status
+	}
+	userClaims := len(st.claims)
+	if st.extended != nil {
+		userClaims--
+	}
+	if nodeClaim == nil && userClaims == 0 {
+		return preempt.Status{}
+	}
 	unavailable := false
 	for i, claim := range st.claims {
 		if sel := st.available[i]; sel != nil && !sel.Match(node) {
@@ -315,12 +375,18 @@ func (dynamicResources) Filter(state stateData, _ *v1.Pod, s *nodeState) preempt
 			unavailable = true
 			continue
 		}
+		if st.unbound[i] {
+			unavailable = true
+		}
 	}
 	if st.allocator != nil {
 		var toAllocate []*resourcev1.ResourceClaim
 		for i, claim := range st.claims {
 			if claim.Status.Allocation != nil {
 				continue
+			}
+			if claim == st.extended && nodeClaim != nil {
+				claim = nodeClaim
 			}
 			if p := st.pending[i]; p != nil {
 				if skipsNodeOperations(p) && !slices.Contains(node.Status.DeclaredFeatures, draOptionalNodeOperations) {
@@ -349,6 +415,93 @@ func (dynamicResources) Filter(state stateData, _ *v1.Pod, s *nodeState) preempt
 		return unresolvable("resourceclaim not available on the node")
 	}
 	return preempt.Status{}
+}
+
+// filterExtendedResources is upstream's: the claim for the extended
+// resources that node s does not advertise (allocatable zero) and a class
+// backs, with its requests for them; nil when there is no such claim, or
+// when no user claim needs the allocator either and the node advertises
+// them all (NodeResourcesFit counted them). A resource neither advertised
+// nor backed fails the node (NodeResourcesFit, earlier in the profile,
+// already failed it: "Insufficient").
+func (st *draState) filterExtendedResources(pod *v1.Pod, s *nodeState) (*resourcev1.ResourceClaim, *preempt.Status) {
+	if st.extended == nil {
+		return nil, nil
+	}
+	viaDRA := map[v1.ResourceName]int64{}
+	for name, q := range st.scalar {
+		if !draext.IsDRAExtendedResourceName(name) || q == 0 {
+			continue
+		}
+		allocatable, advertised := s.allocated.scalar[name]
+		if st.resolver.Class(name) != nil && allocatable == 0 {
+			viaDRA[name] = q
+		} else if !advertised {
+			status := unresolvable("cannot fit resource")
+			return nil, &status
+		}
+	}
+	if len(st.claims) == 1 && len(viaDRA) == 0 {
+		return nil, nil
+	}
+	claim := st.extended.DeepCopy()
+	claim.Spec.Devices.Requests = draext.Requests(pod, viaDRA, st.resolver)
+	return claim, nil
+}
+
+// bindingUnavailable is Filter's check of an allocated claim's binding
+// conditions (DRADeviceBindingConditions and DRAResourceClaimDeviceStatus,
+// both on by default): unavailable when a device's binding failure
+// condition is true (isClaimReadyForBinding's error), or when some
+// condition is not true yet and the allocation is older than the binding
+// timeout at now (isClaimTimeout, which reads time.Now() upstream).
+func bindingUnavailable(claim *resourcev1.ResourceClaim, now time.Time) bool {
+	on := func(g string) bool { return features.Default(featuregate.Feature(g)) }
+	if !on("DRADeviceBindingConditions") || !on("DRAResourceClaimDeviceStatus") {
+		return false
+	}
+	a := claim.Status.Allocation
+	ready := true
+	for _, r := range a.Devices.Results {
+		if len(r.BindingConditions) == 0 {
+			continue
+		}
+		var status *resourcev1.AllocatedDeviceStatus
+		for i := range claim.Status.Devices {
+			d := &claim.Status.Devices[i]
+			if d.Device == r.Device && d.Driver == r.Driver && d.Pool == r.Pool {
+				status = d
+				break
+			}
+		}
+		if status == nil {
+			ready = false
+			break
+		}
+		for _, cond := range r.BindingFailureConditions {
+			if meta.IsStatusConditionTrue(status.Conditions, cond) {
+				return true
+			}
+		}
+		for _, cond := range r.BindingConditions {
+			if !meta.IsStatusConditionTrue(status.Conditions, cond) {
+				ready = false
+				break
+			}
+		}
+		if !ready {
+			break
+		}
+	}
+	if ready || a.AllocationTimestamp == nil {
+		return false
+	}
+	for _, r := range a.Devices.Results {
+		if r.BindingConditions != nil && a.AllocationTimestamp.Add(draBindingTimeout).Before(now) {
+			return true
+		}
+	}
+	return false
 }
 
 func skipsNodeOperations(a *resourcev1.AllocationResult) bool {

@@ -3,6 +3,7 @@ package reference
 import (
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/preemptbench/preemptbench/internal/draext"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -18,6 +19,11 @@ func (nodeResourcesFit) Name() string { return "NodeResourcesFit" }
 // for an incoming pod (computePodResourceRequest); it never changes.
 type nodeResourcesFitState struct {
 	requests resources
+	// delegated are the extended resources a DeviceClass backs
+	// (DRAExtendedResource, GA and locked on in v1.37): on a node that
+	// does not advertise one (allocatable not above zero) Filter leaves
+	// it to DynamicResources (shouldDelegateResourceToDRA).
+	delegated map[v1.ResourceName]bool
 }
 
 func (s *nodeResourcesFitState) clone() stateData { return s }
@@ -25,6 +31,15 @@ func (s *nodeResourcesFitState) clone() stateData { return s }
 func (nodeResourcesFit) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool) {
 	st := &nodeResourcesFitState{}
 	st.requests.add(ev.incomingRequests(pod), 1)
+	r := draext.NewResolver(ev.cluster.DeviceClasses)
+	for name := range st.requests.scalar {
+		if r.Class(name) != nil {
+			if st.delegated == nil {
+				st.delegated = map[v1.ResourceName]bool{}
+			}
+			st.delegated[name] = true
+		}
+	}
 	return st, false
 }
 
@@ -46,11 +61,15 @@ func (nodeResourcesFit) Filter(state stateData, _ *v1.Pod, s *nodeState) preempt
 	if int64(len(s.pods))+1 > s.allocated.allowedPods {
 		reasons = append(reasons, reasonTooManyPods)
 	}
-	want := state.(*nodeResourcesFitState).requests
+	fit := state.(*nodeResourcesFitState)
+	want := fit.requests
 	insufficient(string(v1.ResourceCPU), want.milliCPU, s.allocated.milliCPU, s.requested.milliCPU)
 	insufficient(string(v1.ResourceMemory), want.memory, s.allocated.memory, s.requested.memory)
 	insufficient(string(v1.ResourceEphemeralStorage), want.ephemeralStorage, s.allocated.ephemeralStorage, s.requested.ephemeralStorage)
 	for _, name := range want.scalarNames() {
+		if fit.delegated[name] && !(s.allocated.scalar[name] > 0) {
+			continue
+		}
 		insufficient(string(name), want.scalar[name], s.allocated.scalar[name], s.requested.scalar[name])
 	}
 	switch {

@@ -67,6 +67,10 @@ type evaluator struct {
 	// b is the behaviour of the release the evaluation reproduces
 	// (preempt.Config.Behaviour); at gives a copy for a request's.
 	b preempt.Behaviour
+	// now is the clock DynamicResources reads (a claim's binding
+	// timeout): Request.Now in a request's stages, the time given to
+	// SetNow in Filter.
+	now time.Time
 	// states are the node states of a gang preemption's world (gang.go),
 	// nil otherwise.
 	states     map[string]*nodeState
@@ -93,17 +97,23 @@ var _ preempt.BehaviourSetter = (*evaluator)(nil)
 // SetBehaviour sets the release behaviour Filter reproduces.
 func (ev *evaluator) SetBehaviour(b preempt.Behaviour) { ev.b = b }
 
-// at is ev reproducing the release behaviour of req's configuration.
+var _ preempt.ClockSetter = (*evaluator)(nil)
+
+// SetNow sets the clock Filter reads.
+func (ev *evaluator) SetNow(now time.Time) { ev.now = now }
+
+// at is ev reproducing the release behaviour of req's configuration, at
+// req's clock.
 func (ev *evaluator) at(req *preempt.Request) *evaluator {
 	if req == nil {
 		return ev
 	}
 	b := req.Config.Behaviour()
-	if b == ev.b {
+	if b == ev.b && req.Now.Equal(ev.now) {
 		return ev
 	}
 	c := *ev
-	c.b = b
+	c.b, c.now = b, req.Now
 	return &c
 }
 

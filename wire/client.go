@@ -368,6 +368,7 @@ type evaluator struct {
 	// every Filter and FilterCodes: nil until set.
 	gates     map[string]bool
 	behaviour *preempt.Behaviour
+	now       *time.Time
 	// filterErr is why the last filter phase failed in the child, until
 	// the next Preempt reports it or a filter phase succeeds.
 	filterErr error
@@ -376,7 +377,16 @@ type evaluator struct {
 var (
 	_ preempt.GateSetter      = (*evaluator)(nil)
 	_ preempt.BehaviourSetter = (*evaluator)(nil)
+	_ preempt.ClockSetter     = (*evaluator)(nil)
 )
+
+// SetNow sets the clock the child's evaluator filters with, when it is a
+// preempt.ClockSetter.
+func (ev *evaluator) SetNow(now time.Time) {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	ev.now = &now
+}
 
 // SetFeatureGates sets the gates the child's evaluator filters with, when
 // it is a preempt.GateSetter.
@@ -402,7 +412,7 @@ func (ev *evaluator) SetBehaviour(b preempt.Behaviour) {
 // Preempt.
 func (ev *evaluator) filter(method string, pod *v1.Pod) (Response, error) {
 	ev.mu.Lock()
-	req := &Request{Method: method, Pod: pod, FeatureGates: ev.gates, Behaviour: ev.behaviour}
+	req := &Request{Method: method, Pod: pod, FeatureGates: ev.gates, Behaviour: ev.behaviour, Now: ev.now}
 	ev.mu.Unlock()
 	resp, err := ev.do(req, nil)
 	if err == nil && method == MethodFilter && resp.Filter == nil {

@@ -178,6 +178,9 @@ func setFilterConfig(ev preempt.Evaluator, req *Request) {
 	if s, ok := ev.(preempt.BehaviourSetter); ok && req.Behaviour != nil {
 		s.SetBehaviour(*req.Behaviour)
 	}
+	if req.Now != nil {
+		preempt.SetFilterNow(ev, *req.Now)
+	}
 }
 
 // setError puts err in resp with what its type says: a background error

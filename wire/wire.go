@@ -69,6 +69,9 @@ type Request struct {
 	// are {}.
 	FeatureGates map[string]bool    `json:"featureGates,omitzero"`
 	Behaviour    *preempt.Behaviour `json:"behaviour,omitempty"`
+	// Now is the clock the filter phase reads (preempt.ClockSetter),
+	// with Filter and FilterCodes; nil until the parent sets one.
+	Now *time.Time `json:"now,omitempty"`
 	// StartTimes are the start times of Cluster's and Change's pods to the
 	// nanosecond (namespace/name: RFC 3339), which their JSON, as the
 	// API's, gives to the second only: victims are ordered by them.

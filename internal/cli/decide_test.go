@@ -180,12 +180,19 @@ func TestDecideRefusesUnmodelledFeatures(t *testing.T) {
 		{name: "resource claims", podExtra: `  resourceClaims:
   - {name: gpu, resourceClaimName: gpu-claim}
 `, impl: "optimized", want: `optimized: dynamic resource allocation is not modelled: pod default/p has claim "gpu", and the cluster holds no ResourceClaim gpu-claim: DynamicResources' PreEnqueue keeps the pod out of the scheduling queue`},
-		{name: "an extended resource a DeviceClass backs", clusterExtra: `- apiVersion: resource.k8s.io/v1
+		// DRA-backed extended resources are modelled; the implicit name
+		// of a class that loses its explicit name to another is not (the
+		// scheduler's cache maps it or not by informer order).
+		{name: "an extended resource whose class depends on informer order", clusterExtra: `- apiVersion: resource.k8s.io/v1
   kind: DeviceClass
-  metadata: {name: gpu}
+  metadata: {name: a}
   spec: {extendedResourceName: example.com/gpu}
-`, podExtra: `  initContainers: [{name: i, image: pause, resources: {requests: {example.com/gpu: "1"}, limits: {example.com/gpu: "1"}}}]
-`, want: "reference: dynamic resource allocation is not modelled: pod default/p asks for extended resource example.com/gpu, which DeviceClass gpu backs"},
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceClass
+  metadata: {name: b}
+  spec: {extendedResourceName: example.com/gpu}
+`, podExtra: `  initContainers: [{name: i, image: pause, resources: {requests: {deviceclass.resource.kubernetes.io/b: "1"}, limits: {deviceclass.resource.kubernetes.io/b: "1"}}}]
+`, want: "reference: dynamic resource allocation is not modelled: pod default/p asks for extended resource deviceclass.resource.kubernetes.io/b: DeviceClass b names extended resource example.com/gpu, as DeviceClass a does, which wins it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cluster := writeFile(t, dir, "c.yaml", list(okNode+tc.clusterExtra))

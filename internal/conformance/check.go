@@ -48,6 +48,8 @@ func CheckAgainstReference(t TB, in Input, other preempt.Implementation) (compar
 	}
 	preempt.SetFilterConfig(refEv, in.Request.Config)
 	preempt.SetFilterConfig(otherEv, in.Request.Config)
+	preempt.SetFilterNow(refEv, in.Request.Now)
+	preempt.SetFilterNow(otherEv, in.Request.Now)
 	if diff := cmp.Diff(refEv.Filter(ctx, in.Request.Pod), otherEv.Filter(ctx, in.Request.Pod)); diff != "" {
 		t.Fatalf("filter phase differs (-reference +%s):\n%s", other.Name(), diff)
 	}

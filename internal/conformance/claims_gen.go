@@ -2,9 +2,11 @@ package conformance
 
 import (
 	"fmt"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -37,10 +39,49 @@ type ClaimSpec struct {
 	Holds []bool
 	// Preemptor indexes preemptorClaimKinds, one entry per claim.
 	Preemptor []int
+	// Extended indexes extendedKinds: whether class "gpu" backs the
+	// extended resource pods ask for (ExtendedResource, through
+	// spec.extendedResourceName), or the preemptor also asks for one
+	// device by the class's implicit name (DRAExtendedResource): where a
+	// node does not advertise it, DynamicResources allocates a claim the
+	// scheduler makes for the pod.
+	Extended int
+	// Binding indexes bindingKinds: the binding conditions of the held
+	// claims' devices (the preemptor may share one: claimShareHeld).
+	Binding int
 	// Members[i] indexes memberClaimKinds, one entry per claim of the
 	// gang's member i (GenGangVolumes), none past the end.
 	Members [][]int
 }
+
+// The extended resources a class backs.
+const (
+	extendedNone     = iota
+	extendedBacked   // class gpu's extendedResourceName is ExtendedResource
+	extendedImplicit // and the preemptor asks for deviceclass.resource.kubernetes.io/gpu: 1
+)
+
+// The held claims' binding conditions: none; "attached", not met, the
+// allocation made in 2000 (timed out at any clock after) or in 2200 (not
+// yet); its failure condition met; it met.
+const (
+	bindingNone = iota
+	bindingTimedOut
+	bindingPending
+	bindingFailed
+	bindingMet
+)
+
+var (
+	extendedKinds = []int{extendedNone, extendedNone, extendedBacked, extendedImplicit}
+	bindingKinds  = []int{bindingNone, bindingNone, bindingNone, bindingTimedOut, bindingPending, bindingFailed, bindingMet}
+	// BindingLongAgo and BindingFarAhead are allocation times whose
+	// binding timeout (600s) is reached, and not reached, at any clock a
+	// test runs at: upstream reads time.Now(), reference and optimized
+	// Request.Now.
+	BindingLongAgo  = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	BindingFarAhead = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+)
 
 // DRADriverName is the driver of generated devices.
 const DRADriverName = "gpu.example.com"
@@ -83,6 +124,8 @@ func genClaims(t *rapid.T, s *Spec) *ClaimSpec {
 	for range rapid.IntRange(1, 2).Draw(t, "preemptorClaims") {
 		cs.Preemptor = append(cs.Preemptor, idx(len(preemptorClaimKinds), "preemptorClaim"))
 	}
+	cs.Extended = idx(len(extendedKinds), "extended")
+	cs.Binding = idx(len(bindingKinds), "binding")
 	return cs
 }
 
@@ -101,6 +144,17 @@ func (cs *ClaimSpec) build(c *preempt.Cluster, pods []*v1.Pod, preemptor *v1.Pod
 			CEL: &resourcev1.CELDeviceSelector{Expression: fmt.Sprintf("device.driver == %q", DRADriverName)},
 		}}},
 	}}
+	switch extendedKinds[at(cs.Extended, len(extendedKinds))] {
+	case extendedImplicit:
+		ctr := &preemptor.Spec.Containers[0]
+		if ctr.Resources.Requests == nil {
+			ctr.Resources.Requests = v1.ResourceList{}
+		}
+		ctr.Resources.Requests[v1.ResourceName(resourcev1.ResourceDeviceClassPrefix+"gpu")] = resource.MustParse("1")
+		fallthrough
+	case extendedBacked:
+		c.DeviceClasses[0].Spec.ExtendedResourceName = ptr.To(string(ExtendedResource))
+	}
 	count := map[string]int{} // node -> its GPUs
 	for i, node := range c.Nodes {
 		k := nodeDevices[at(cs.Devices[min(i, len(cs.Devices)-1)], len(nodeDevices))]
@@ -151,6 +205,19 @@ func (cs *ClaimSpec) build(c *preempt.Cluster, pods []*v1.Pod, preemptor *v1.Pod
 				},
 				ReservedFor: []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: p.Name, UID: p.UID}},
 			},
+		}
+		if b := bindingKinds[at(cs.Binding, len(bindingKinds))]; b != bindingNone {
+			r := &rc.Status.Allocation.Devices.Results[0]
+			r.BindingConditions, r.BindingFailureConditions = []string{"attached"}, []string{"failed"}
+			rc.Status.Allocation.AllocationTimestamp = &metav1.Time{Time: BindingLongAgo}
+			if b == bindingPending {
+				rc.Status.Allocation.AllocationTimestamp = &metav1.Time{Time: BindingFarAhead}
+			}
+			cond := map[int]string{bindingFailed: "failed", bindingMet: "attached"}[b]
+			if cond != "" {
+				rc.Status.Devices = []resourcev1.AllocatedDeviceStatus{{Driver: r.Driver, Pool: r.Pool, Device: r.Device,
+					Conditions: []metav1.Condition{{Type: cond, Status: metav1.ConditionTrue, Reason: "Generated", LastTransitionTime: metav1.Time{Time: BindingLongAgo}}}}}
+			}
 		}
 		held[node]++
 		c.ResourceClaims = append(c.ResourceClaims, rc)

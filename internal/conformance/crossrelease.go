@@ -153,6 +153,7 @@ func Untie(ctx context.Context, c *preempt.Cluster, pod *v1.Pod, cfg preempt.Con
 		return r.Decision, fmt.Errorf("reference: %w", err)
 	}
 	preempt.SetFilterConfig(refEv, cfg)
+	preempt.SetFilterNow(refEv, now)
 	want, note, err := agreement.Expected(ctx, refEv, c, ref.Request, ref.Decision, r.Decision, impl, fs...)
 	if err == nil && note != "" && cmp.Equal(want, r.Decision) {
 		return ref.Decision, nil

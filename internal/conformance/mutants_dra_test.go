@@ -44,6 +44,26 @@ var draMutants = []struct {
 	{"device-classes-not-read", optimized.Impl{}, func(c *preempt.Cluster) {
 		c.DeviceClasses = nil
 	}},
+	// A NodeResourcesFit and DynamicResources that do not read a class's
+	// spec.extendedResourceName: a pod asking for that resource fits
+	// only nodes advertising it.
+	{"extended-resource-name-ignored", reference.Impl{}, func(c *preempt.Cluster) {
+		for _, dc := range c.DeviceClasses {
+			dc.Spec.ExtendedResourceName = nil
+		}
+	}},
+	// A DynamicResources that does not check binding conditions: a claim
+	// whose binding timed out, or failed, stays available.
+	{"binding-conditions-ignored", optimized.Impl{}, func(c *preempt.Cluster) {
+		for _, rc := range c.ResourceClaims {
+			if a := rc.Status.Allocation; a != nil {
+				for i := range a.Devices.Results {
+					a.Devices.Results[i].BindingConditions = nil
+					a.Devices.Results[i].BindingFailureConditions = nil
+				}
+			}
+		}
+	}},
 }
 
 // draMutant is base on the cluster hide leaves.

@@ -178,16 +178,14 @@ func Properties() []Property {
 	}
 }
 
-// refusedGangMember reports whether the reference refuses a member of
-// in's gang (its gang path answers Error for it: reference/gang.go
-// gangMemberGaps, which is Impl.Unmodelled).
+// refusedGangMember reports whether the reference refuses in's gang for a
+// member (UnmodelledPodGroup, reference/gang.go gangMemberGaps: what it
+// refuses of a single pod and, in a gang, extended resources a
+// DeviceClass backs and claims allocated with binding conditions).
 func refusedGangMember(in Input) bool {
-	for _, p := range in.Gang.Pods {
-		if (reference.Impl{}).Unmodelled(in.Cluster, p) != nil {
-			return true
-		}
-	}
-	return false
+	mine, _ := in.Gang.OfDefaultScheduler()
+	kept, _ := mine.WithoutDeleting()
+	return harness.PodGroupRefusal(reference.Impl{}, in.Cluster, kept) != nil
 }
 
 // refusedGangVolumes reports whether impl refuses in's gang for its

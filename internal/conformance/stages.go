@@ -39,6 +39,8 @@ func CheckStages(t TB, in Input, other preempt.Implementation) (compared bool) {
 
 	preempt.SetFilterConfig(ref, req.Config)
 	preempt.SetFilterConfig(ev, req.Config)
+	preempt.SetFilterNow(ref, req.Now)
+	preempt.SetFilterNow(ev, req.Now)
 	if cf, ok := ev.(preempt.CodeFilter); ok {
 		want := preempt.NewNodeOrder(in.Cluster).Codes(ref.Filter(ctx, req.Pod), nil)
 		diff("FilterCodes", want, cf.FilterCodes(ctx, req.Pod, nil))

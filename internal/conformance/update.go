@@ -112,6 +112,8 @@ func CheckUpdate(t TB, in Input, cs ChangeSpec, other preempt.Implementation) Ou
 	ref := newReferenceEvaluator(t, Input{Cluster: after})
 	preempt.SetFilterConfig(ref, in.Request.Config)
 	preempt.SetFilterConfig(ev, in.Request.Config)
+	preempt.SetFilterNow(ref, in.Request.Now)
+	preempt.SetFilterNow(ev, in.Request.Now)
 	fr := ref.Filter(ctx, in.Request.Pod)
 	if d := cmp.Diff(fr, ev.Filter(ctx, in.Request.Pod)); d != "" {
 		t.Fatalf("Filter after Update(%+v) (-new reference evaluator +updated %s):\n%s", ch, other.Name(), d)

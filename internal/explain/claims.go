@@ -7,10 +7,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -21,6 +24,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/utils/ptr"
 
+	"github.com/preemptbench/preemptbench/internal/draext"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -48,9 +52,16 @@ func draBlocked(reasons []string) bool {
 type claimExplainer struct {
 	c      *preempt.Cluster
 	pod    *v1.Pod
+	now    time.Time // the clock of binding timeouts (Request.Now)
 	claims []*resourcev1.ResourceClaim
-	alloc  structured.Allocator
-	err    error
+	// The extended resources a DeviceClass backs the pod asks for
+	// (DRAExtendedResource), by value, and their classes: on a node that
+	// does not advertise them DynamicResources allocates a claim it makes
+	// for them.
+	extended map[v1.ResourceName]int64
+	resolver draext.Resolver
+	alloc    structured.Allocator
+	err      error
 	// late is set once an allocation ran out of preempt.DRAFilterTimeout:
 	// no claim is tried after it.
 	late bool
@@ -59,8 +70,16 @@ type claimExplainer struct {
 	held map[string][]string
 }
 
-func newClaimExplainer(c *preempt.Cluster, pod *v1.Pod) *claimExplainer {
-	e := &claimExplainer{c: c, pod: pod, held: map[string][]string{}}
+func newClaimExplainer(c *preempt.Cluster, pod *v1.Pod, now time.Time) *claimExplainer {
+	e := &claimExplainer{c: c, pod: pod, now: now, held: map[string][]string{}, resolver: draext.NewResolver(c.DeviceClasses)}
+	if reqs := draext.PodRequests(pod); e.resolver.Backed(reqs) {
+		e.extended = map[v1.ResourceName]int64{}
+		for name, q := range draext.ScalarRequests(reqs) {
+			if q != 0 && draext.IsDRAExtendedResourceName(name) && e.resolver.Class(name) != nil {
+				e.extended[name] = q
+			}
+		}
+	}
 	for i := range pod.Spec.ResourceClaims {
 		name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i])
 		if err != nil || name == nil {
@@ -119,12 +138,15 @@ func (e *claimExplainer) blocks(node *v1.Node) []ClaimBlock {
 	for _, rc := range e.claims {
 		key := preempt.Key(rc.Namespace, rc.Name)
 		if a := rc.Status.Allocation; a != nil {
-			if a.NodeSelector == nil {
-				continue
+			if a.NodeSelector != nil {
+				sel, err := nodeaffinity.NewNodeSelector(a.NodeSelector)
+				if err != nil || !sel.Match(node) {
+					out = append(out, ClaimBlock{Claim: key, Why: "allocated already, to devices this node cannot reach (status.allocation.nodeSelector)"})
+					continue
+				}
 			}
-			sel, err := nodeaffinity.NewNodeSelector(a.NodeSelector)
-			if err != nil || !sel.Match(node) {
-				out = append(out, ClaimBlock{Claim: key, Why: "allocated already, to devices this node cannot reach (status.allocation.nodeSelector)"})
+			if why := bindingBlock(rc, e.now); why != "" {
+				out = append(out, ClaimBlock{Claim: key, Why: why})
 			}
 			continue
 		}
@@ -149,7 +171,77 @@ func (e *claimExplainer) blocks(node *v1.Node) []ClaimBlock {
 			out = append(out, ClaimBlock{Claim: key, Why: "its requests find no free device on the node; evicting pods frees none (DynamicResources has no RemovePod)", Held: e.heldOn(node)})
 		}
 	}
-	return out
+	return append(out, e.extendedBlock(node)...)
+}
+
+// extendedBlock is the claim DynamicResources makes for the pod's
+// extended resources that node does not advertise, when it cannot be
+// allocated on node (tried alone).
+func (e *claimExplainer) extendedBlock(node *v1.Node) []ClaimBlock {
+	viaDRA := map[v1.ResourceName]int64{}
+	var names []string
+	for name, q := range e.extended {
+		if a := node.Status.Allocatable[name]; a.Value() == 0 {
+			viaDRA[name] = q
+			names = append(names, fmt.Sprintf("%s: %d (DeviceClass %s)", name, q, e.resolver.Class(name).Name))
+		}
+	}
+	if len(viaDRA) == 0 || e.err != nil {
+		return nil
+	}
+	sort.Strings(names)
+	rc := draext.InMemoryClaim(e.pod)
+	rc.Spec.Devices.Requests = draext.Requests(e.pod, viaDRA, e.resolver)
+	key := "extended resources " + strings.Join(names, ", ")
+	res, err := e.alloc.Allocate(context.Background(), node, []*resourcev1.ResourceClaim{rc})
+	switch {
+	case err != nil && !errors.Is(err, structured.ErrFailedAllocationOnNode):
+		return []ClaimBlock{{Claim: key, Why: "not tried: " + err.Error()}}
+	case err != nil || len(res) == 0:
+		return []ClaimBlock{{Claim: key, Why: "the node does not advertise them, and the claim DynamicResources makes for them finds no free device on the node; evicting pods frees none (DynamicResources has no RemovePod)", Held: e.heldOn(node)}}
+	}
+	return nil
+}
+
+// bindingBlock is why an allocated claim is unavailable for its binding
+// conditions (DynamicResources' Filter, v1.37.2's default gates), "" when
+// it is not: a failure condition met, or a condition not met when the
+// binding timeout (600s) has passed at now (Request.Now; upstream reads
+// the wall clock).
+func bindingBlock(rc *resourcev1.ResourceClaim, now time.Time) string {
+	a := rc.Status.Allocation
+	for _, r := range a.Devices.Results {
+		if len(r.BindingConditions) == 0 {
+			continue
+		}
+		var conds []metav1.Condition
+		found := false
+		for _, d := range rc.Status.Devices {
+			if d.Driver == r.Driver && d.Pool == r.Pool && d.Device == r.Device {
+				conds, found = d.Conditions, true
+				break
+			}
+		}
+		if found {
+			for _, c := range r.BindingFailureConditions {
+				if meta.IsStatusConditionTrue(conds, c) {
+					return fmt.Sprintf("allocated already, and device %s/%s/%s's binding failure condition %s is true", r.Driver, r.Pool, r.Device, c)
+				}
+			}
+			met := true
+			for _, c := range r.BindingConditions {
+				met = met && meta.IsStatusConditionTrue(conds, c)
+			}
+			if met {
+				continue
+			}
+		}
+		if a.AllocationTimestamp != nil && a.AllocationTimestamp.Add(600*time.Second).Before(now) {
+			return fmt.Sprintf("allocated already at %s, and device %s/%s/%s's binding conditions are not met 600s later (the binding timeout), before %s", a.AllocationTimestamp.UTC().Format(time.RFC3339), r.Driver, r.Pool, r.Device, now.UTC().Format(time.RFC3339))
+		}
+		return ""
+	}
+	return ""
 }
 
 // heldOn are the allocated devices of node's own pools (slices with

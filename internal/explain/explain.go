@@ -260,6 +260,10 @@ func Pod(impl string, o harness.Result, c *preempt.Cluster, pod *v1.Pod, cfg pre
 	}
 
 	// The claims that block a node (DynamicResources' reasons).
+	now := time.Time{}
+	if o.Request != nil {
+		now = o.Request.Now
+	}
 	var ce *claimExplainer
 	for i := range ex.NotCandidates {
 		nc := &ex.NotCandidates[i]
@@ -267,7 +271,7 @@ func Pod(impl string, o harness.Result, c *preempt.Cluster, pod *v1.Pod, cfg pre
 			continue
 		}
 		if ce == nil {
-			ce = newClaimExplainer(c, pod)
+			ce = newClaimExplainer(c, pod, now)
 		}
 		for _, n := range c.Nodes {
 			if n.Name == nc.Node {
@@ -277,10 +281,6 @@ func Pod(impl string, o harness.Result, c *preempt.Cluster, pod *v1.Pod, cfg pre
 	}
 
 	// The candidates, ranked as pickOneNodeForPreemption ranks them.
-	now := time.Time{}
-	if o.Request != nil {
-		now = o.Request.Now
-	}
 	ex.Candidates, ex.criteria = rank(d.Candidates, reference.PickCriteria(c, now))
 	for i := range ex.Candidates {
 		if i < len(d.Candidates) {

@@ -60,6 +60,7 @@ func DecideValid(ctx context.Context, impl preempt.Implementation, c *preempt.Cl
 		return Result{}, err
 	}
 	preempt.SetFilterConfig(ev, cfg)
+	preempt.SetFilterNow(ev, now)
 	var out Result
 	fr := ev.Filter(ctx, pod)
 	out.Feasible = fr.Feasible

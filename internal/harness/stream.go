@@ -131,6 +131,7 @@ func NewStreamRunner(impl preempt.Implementation, c *preempt.Cluster, s Stream) 
 		return nil, err
 	}
 	preempt.SetFilterConfig(ev, s.Config)
+	preempt.SetFilterNow(ev, s.Now)
 	cs := NewAcceptingClientset()
 	r := &StreamRunner{
 		impl: impl, ev: ev, c: c, cfg: s.Config, now: s.Now,
@@ -232,6 +233,7 @@ func (r *StreamRunner) Next(ctx context.Context, pod *v1.Pod) error {
 		return fmt.Errorf("preemptor %s: following the cluster: %w", step.Pod, err)
 	}
 	preempt.SetFilterConfig(ev, r.cfg) // a new evaluator has none
+	preempt.SetFilterNow(ev, r.now)
 	r.ev = ev
 	r.Result.Bound++
 	r.Result.Victims += len(gone)

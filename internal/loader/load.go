@@ -1154,7 +1154,10 @@ func convertV1alpha3PodGroup(in *schedulingv1alpha3.PodGroup) (*schedulingv1beta
 }
 
 // admit applies the API server's defaulting and the checks the API server
-// would have made of what the filters read.
+// would have made of what the filters read: of the resource.k8s.io and
+// storage kinds, its whole validation on create (validateAPI). A
+// namespaced object without a namespace is in "default", as kubectl
+// create puts it.
 func admit(obj runtime.Object) error {
 	if err := checkAnnotations(obj); err != nil {
 		return err
@@ -1189,6 +1192,14 @@ func admit(obj runtime.Object) error {
 		if o.Namespace == "" {
 			o.Namespace = metav1.NamespaceDefault
 		}
+	case *resourcev1.ResourceClaim:
+		if o.Namespace == "" {
+			o.Namespace = metav1.NamespaceDefault
+		}
+	case *resourcev1.ResourceClaimTemplate:
+		if o.Namespace == "" {
+			o.Namespace = metav1.NamespaceDefault
+		}
 	case *schedulingv1beta1.PodGroup:
 		o.TypeMeta = metav1.TypeMeta{}
 		if o.Namespace == "" {
@@ -1200,7 +1211,7 @@ func admit(obj runtime.Object) error {
 			o.Namespace = metav1.NamespaceDefault
 		}
 	}
-	return nil
+	return validateAPI(obj)
 }
 
 // pullPolicies sets the image pull policy the defaults would set on every
