@@ -44,17 +44,12 @@ type volumeRefs struct {
 	rwop int32
 }
 
-// newVolumeRestrictionsState is PreFilter: its failure is a claim of the
-// pod that does not exist (UnschedulableAndUnresolvable, the lister's
-// message); it Skips when the pod has no inline volume to check and none
-// of its ReadWriteOncePod claims is in use.
-func newVolumeRestrictionsState(s *Snapshot, pod *v1.Pod) (volumeRestrictionsState, preempt.Status) {
-	return newVolumeRestrictionsStateIn(s, pod, nil, nil)
-}
-
 // newVolumeRestrictionsStateIn is PreFilter on a snapshot whose bound pods
 // are those of s for which bound says so (nil: every one) and the pods
-// extra (a gang's members placed before: Snapshot.AssumePod).
+// extra (a gang's members placed before: Snapshot.AssumePod). Its failure
+// is a claim of the pod that does not exist (UnschedulableAndUnresolvable,
+// the lister's message); it Skips when the pod has no inline volume to
+// check and none of its ReadWriteOncePod claims is in use.
 func newVolumeRestrictionsStateIn(s *Snapshot, pod *v1.Pod, bound func(p int32) bool, extra []*v1.Pod) (volumeRestrictionsState, preempt.Status) {
 	var st volumeRestrictionsState
 	if len(pod.Spec.Volumes) == 0 {
