@@ -103,8 +103,15 @@ type volumeStates struct {
 // which never fails there, VolumeBinding, whose state binding is, and
 // VolumeZone); nil when every one Skips.
 func newVolumeStates(s *Snapshot, pod *v1.Pod, binding *volumeBindingState) *volumeStates {
+	return newVolumeStatesIn(s, pod, binding, nil, nil)
+}
+
+// newVolumeStatesIn is newVolumeStates on a world whose bound pods are
+// those of s bound says (nil: all) and the pods extra
+// (newVolumeRestrictionsStateIn).
+func newVolumeStatesIn(s *Snapshot, pod *v1.Pod, binding *volumeBindingState, bound func(int32) bool, extra []*v1.Pod) *volumeStates {
 	v := &volumeStates{}
-	if v.restrictions, v.preFilter = newVolumeRestrictionsState(s, pod); !v.preFilter.IsSuccess() {
+	if v.restrictions, v.preFilter = newVolumeRestrictionsStateIn(s, pod, bound, extra); !v.preFilter.IsSuccess() {
 		v.restrictionsFailed = true
 		return v
 	}

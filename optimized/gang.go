@@ -161,7 +161,11 @@ func (ev *evaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGroup
 	}
 	if code != preempt.Success {
 		// A member tried had its PreFilter run (gangPreFilter).
-		return preempt.PodGroupAttempt{Status: code, Message: msg, PreFiltered: slices.Contains(w.tried, true)}
+		preFiltered := false
+		for i := range w.tried {
+			preFiltered = preFiltered || w.volumePreFiltered(i)
+		}
+		return preempt.PodGroupAttempt{Status: code, Message: msg, PreFiltered: preFiltered}
 	}
 	at := preempt.PodGroupAttempt{Status: preempt.Success, PreFiltered: true}
 	for i, p := range req.Pods {
@@ -260,6 +264,10 @@ type gangWorld struct {
 	keys, keyTmp []unitKey
 	sortBuf      []unitRef
 
+	// vols is the volume plugins' world, for a gang whose members have
+	// volumes or claims (gang_volumes.go).
+	vols gangVolumes
+
 	numViolations int
 	names         []string  // Nodes(): s.names, copied once per snapshot
 	namesOf       *Snapshot // the snapshot names was copied from
@@ -270,6 +278,7 @@ type gangWorld struct {
 // restoreUndo puts back the world rows the placement's undo log
 // recorded.
 func (w *gangWorld) restoreUndo() {
+	w.revertVolumes(0)
 	s := w.s
 	for i := len(w.undo) - 1; i >= 0; i-- {
 		u := &w.undo[i]
@@ -541,6 +550,7 @@ func (w *gangWorld) setMembers(ev *evaluator, members []*v1.Pod, now int64) {
 	}
 	w.use.used = resize(w.use.used, maxWants)
 	w.nom.used = resize(w.nom.used, maxWants)
+	w.setVolumes(members, ev.b)
 	w.sc.reset(w.dec[0])
 }
 
@@ -630,6 +640,7 @@ func (w *gangWorld) buildWorld() {
 			w.move(p, -1)
 		}
 	}
+	w.resetBack()
 }
 
 // unitPods are unit r's pods: a pod of its own, or the unit's members.
@@ -670,6 +681,7 @@ func (w *gangWorld) nominated(i int, n int32, view bool) {
 	s, d, nom := w.s, w.dec[i], &w.nom
 	clear(nom.used)
 	nom.node, nom.pods, nom.ports = n, 0, nom.ports[:0]
+	nom.vols, nom.disk, nom.rwop = nom.vols[:0], 0, 0
 	if d.topo != nil {
 		nom.topo = resize32(nom.topo, d.topo.counters())
 		clear(nom.topo)
@@ -703,6 +715,9 @@ func (w *gangWorld) fitsOn(i int, n int32, used []int64, pods int64, ports []pod
 		u.used[k] = used[dim]
 	}
 	u.node, u.pods, u.ports = n, pods, ports
+	if w.vols.on && !w.volumeUse(i, n, u, view) {
+		return false
+	}
 	if d.topo != nil {
 		// The member's counts are its state's own: nothing changed here.
 		u.topo = resize32(u.topo, d.topo.counters())
@@ -793,6 +808,7 @@ func (v gangView) Place(_ context.Context, pod *v1.Pod, node string) (bool, erro
 	}
 	w.inView[i] = true
 	w.viewNode[i] = n
+	w.volumeReserve(i, int32(n))
 	return true, nil
 }
 
@@ -1032,14 +1048,18 @@ func (w *gangWorld) reprieve(r *unitRef) bool {
 	for _, p := range members {
 		w.move(p, 1)
 	}
+	w.putBack(members, 1)
 	w.recheck(members, w.topologyMove(members, 1))
+	w.recheckAssignments()
 	if w.bad == 0 {
 		return true
 	}
 	for _, p := range members {
 		w.move(p, -1)
 	}
+	w.putBack(members, -1)
 	w.recheck(members, w.topologyMove(members, -1))
+	w.recheckAssignments()
 	return false
 }
 
@@ -1129,16 +1149,20 @@ func actuateGang(ctx context.Context, cs kubernetes.Interface, victims, lower []
 	return nil
 }
 
-// gangMemberGaps refuses a gang's member with volumes or claims: the
-// reference models them (reference/gang_reserve.go); this gang world does
-// not yet. UnmodelledPodGroup refuses them before a decision, checkGang
-// again for a caller that did not ask.
+// gangMemberGaps is what optimized refuses of a gang's member, as the
+// reference's gangMemberGaps: what it refuses of a single pod
+// (Impl.Unmodelled), extended resources a DeviceClass backs (the claim
+// DynamicResources makes for them, whose Reserve in a gang is not
+// modelled) and claims allocated with binding conditions (the gang's
+// attempt reads no request clock). Members with volumes or claims are
+// modelled otherwise (gang_volumes.go). UnmodelledPodGroup refuses them
+// before a decision, checkGang again for a caller that did not ask.
 func gangMemberGaps(c *preempt.Cluster, p *v1.Pod) *preempt.Unmodelled {
-	u := preempt.VolumeAndClaimGaps(c, p)
-	if u == nil {
-		return nil
+	if u := (Impl{}).Unmodelled(c, p); u != nil {
+		return u
 	}
-	u.Feature += " in a gang"
-	u.Detail += "; optimized's gang path follows per-node sums, host ports and topology counts, not the volume plugins' state, the volumes a placed member's Reserve assumes or the claims it allocates"
-	return u
+	if u := preempt.DeviceClassResourceGaps(c, p); u != nil {
+		return u
+	}
+	return preempt.ClaimBindingConditionsGap(c, p)
 }

@@ -32,6 +32,7 @@ import (
 // InterPodAffinity Skips (w.spread[i] when PodTopologySpread does).
 func (w *gangWorld) gangPreFilter(i int) {
 	w.tried[i] = true
+	w.volumePreFilter(i)
 	w.spread[i] = w.spreadPreFilter(i)
 	s, d, m := w.s, w.dec[i], w.members[i]
 	base := w.affinityBaseOf(i) // the terms, and the world's counts, of members like m

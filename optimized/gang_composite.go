@@ -31,6 +31,8 @@ type gangTrail struct {
 	used  []int64
 	pods  int64
 	ports []podinfo.HostPort
+	// volMark is the volume Reserve log's length before this Place.
+	volMark int
 }
 
 // trailPlace records member i's Place on node n (called by Place before
@@ -40,7 +42,7 @@ func (w *gangWorld) trailPlace(i int, n int32) {
 		return
 	}
 	s := w.s
-	t := gangTrail{i: int32(i), n: n, used: append([]int64(nil), w.used[int(n)*s.dims:int(n+1)*s.dims]...), pods: w.pods[n]}
+	t := gangTrail{i: int32(i), n: n, used: append([]int64(nil), w.used[int(n)*s.dims:int(n+1)*s.dims]...), pods: w.pods[n], volMark: w.volumeMark()}
 	if w.anyPort {
 		t.ports = append([]podinfo.HostPort(nil), w.portz[n]...)
 	}
@@ -50,6 +52,9 @@ func (w *gangWorld) trailPlace(i int, n int32) {
 // revertTrail takes back the Places since mark.
 func (w *gangWorld) revertTrail(mark int) {
 	s := w.s
+	if mark < len(w.trail) {
+		w.revertVolumes(w.trail[mark].volMark)
+	}
 	for k := len(w.trail) - 1; k >= mark; k-- {
 		t := &w.trail[k]
 		copy(w.used[int(t.n)*s.dims:int(t.n+1)*s.dims], t.used)

@@ -16,11 +16,12 @@ var _ preempt.Limited = Impl{}
 // backs. Those extended resources and claims allocated with binding
 // conditions are modelled (plugin_dynamicresources.go; the binding
 // timeout reads the request's clock). The four volume filters and
-// DynamicResources are modelled for a single pod; a gang's members with
-// volumes or claims are still refused (gang.go gangMemberGaps), as the
-// gang path's world does not follow the volume plugins' state, the
-// volumes a placed member's Reserve assumes or the claims it allocates
-// (the reference models them: reference/gang_reserve.go).
+// DynamicResources are modelled for a single pod and for a gang's
+// members (gang_volumes.go: the volumes a placed member's Reserve
+// assumes and the claims it allocates, as reference/gang_reserve.go);
+// a gang's member asking for extended resources a DeviceClass backs, or
+// with a claim allocated with binding conditions, is refused, as the
+// reference refuses it (gang.go gangMemberGaps).
 func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
 	if u := preempt.DRACycleGaps(c, pod); u != nil {
 		return u

@@ -12,6 +12,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -74,6 +75,24 @@ type dynamicResourcesState struct {
 	code         []preempt.Code // per node index
 	reasons      [][]string     // per node index
 	clocked      bool           // a claim's availability read the clock
+	// What Reserve reads (a gang member's, gang_volumes.go): the
+	// allocator and the claims it allocates.
+	alloc      structured.Allocator
+	toAllocate []*resourcev1.ResourceClaim
+}
+
+// draGang is what a pod-group cycle's earlier members left for
+// DynamicResources' PreFilter: the allocations in flight (their Reserve's)
+// and, per claim, the one pending in this cycle (nil outside a gang).
+type draGang struct {
+	inFlight []*resourcev1.AllocationResult
+	pending  map[types.UID]*resourcev1.AllocationResult
+	// pendingIn is, per pending claim, the PodGroup (namespace/name)
+	// whose member allocated it, and group the pod's: each PodGroup's
+	// cycle state is its own, so a claim pending in another (a
+	// CompositePodGroup's other child) is in flight, and the pod waits.
+	pendingIn map[types.UID]string
+	group     string
 }
 
 // readsClock is whether st's verdicts depend on the clock they were made
@@ -124,6 +143,16 @@ func (m draClasses) List() ([]*resourcev1.DeviceClass, error) {
 // newDynamicResourcesState is nil for a pod without claims, and asking
 // for no extended resource a DeviceClass backs.
 func newDynamicResourcesState(s *Snapshot, pod *v1.Pod, clock time.Time) *dynamicResourcesState {
+	return newDynamicResourcesStateIn(s, pod, clock, nil)
+}
+
+// newDynamicResourcesStateIn is PreFilter with what a gang's members
+// placed earlier left (g; nil for none): their in-flight allocations
+// count as allocated, and a claim pending in the cycle is taken as
+// allocated there (its node selector; its requests not checked again).
+// A gang's members ask for no extended resource a class backs and have
+// no claim with binding conditions (gangMemberGaps refuses them).
+func newDynamicResourcesStateIn(s *Snapshot, pod *v1.Pod, clock time.Time, g *draGang) *dynamicResourcesState {
 	var reqs v1.ResourceList
 	if len(s.cluster.DeviceClasses) > 0 {
 		reqs = draext.PodRequests(pod)
@@ -196,6 +225,8 @@ func newDynamicResourcesState(s *Snapshot, pod *v1.Pod, clock time.Time) *dynami
 	selectors := make([]*nodeaffinity.NodeSelector, len(claims))
 	unbound := false // a claim unavailable on every node for its binding conditions
 	var toAllocate []*resourcev1.ResourceClaim
+	var pending []*resourcev1.AllocationResult // per claim, its allocation pending in the gang's cycle
+	anyPending := false
 	for i, rc := range claims {
 		if rc == ext {
 			toAllocate = append(toAllocate, rc)
@@ -217,6 +248,23 @@ func newDynamicResourcesState(s *Snapshot, pod *v1.Pod, clock time.Time) *dynami
 			st.clocked = st.clocked || clocked
 			continue
 		}
+		if g != nil && g.pending[rc.UID] != nil && g.pendingIn[rc.UID] != g.group {
+			return reject(preempt.UnschedulableAndUnresolvable, fmt.Sprintf("resource claim %s is in the process of being allocated", klog.KObj(rc)))
+		}
+		if a := g.pendingOf(rc); a != nil {
+			if a.NodeSelector != nil {
+				ns, err := nodeaffinity.NewNodeSelector(a.NodeSelector)
+				if err != nil {
+					return preFilterError(err)
+				}
+				selectors[i] = ns
+			}
+			if pending == nil {
+				pending = make([]*resourcev1.AllocationResult, len(claims))
+			}
+			pending[i], anyPending = a, true
+			continue
+		}
 		toAllocate = append(toAllocate, rc)
 		for _, r := range rc.Spec.Devices.Requests {
 			if r.Exactly != nil {
@@ -236,9 +284,9 @@ func newDynamicResourcesState(s *Snapshot, pod *v1.Pod, clock time.Time) *dynami
 		}
 	}
 	var alloc structured.Allocator
-	if len(toAllocate) > 0 {
+	if len(toAllocate) > 0 || anyPending {
 		var err error
-		alloc, err = structured.NewAllocator(context.Background(), draAllocatorFeatures, draAllocated(c.ResourceClaims),
+		alloc, err = structured.NewAllocator(context.Background(), draAllocatorFeatures, draAllocated(c.ResourceClaims, g.allocations()),
 			classes, c.ResourceSlices, cel.NewCache(10, cel.Features{
 				EnableConsumableCapacity: draAllocatorFeatures.ConsumableCapacity,
 				EnableListTypeAttributes: draAllocatorFeatures.ListTypeAttributes,
@@ -247,6 +295,7 @@ func newDynamicResourcesState(s *Snapshot, pod *v1.Pod, clock time.Time) *dynami
 			return preFilterError(err)
 		}
 	}
+	st.alloc, st.toAllocate = alloc, toAllocate
 	st.code = make([]preempt.Code, len(s.nodes))
 	st.reasons = make([][]string, len(s.nodes))
 	for n, node := range s.nodes {
@@ -269,9 +318,26 @@ func newDynamicResourcesState(s *Snapshot, pod *v1.Pod, clock time.Time) *dynami
 				nodeAllocate[i] = nodeClaim
 			}
 		}
-		st.code[n], st.reasons[n] = draFilter(node, claims, selectors, unbound, alloc, nodeAllocate)
+		st.code[n], st.reasons[n] = draFilter(node, claims, selectors, unbound, alloc, nodeAllocate, pending)
 	}
 	return st
+}
+
+// pendingOf is the allocation pending for claim in the gang's cycle, nil
+// for none.
+func (g *draGang) pendingOf(claim *resourcev1.ResourceClaim) *resourcev1.AllocationResult {
+	if g == nil {
+		return nil
+	}
+	return g.pending[claim.UID]
+}
+
+// allocations are the allocations in flight.
+func (g *draGang) allocations() []*resourcev1.AllocationResult {
+	if g == nil {
+		return nil
+	}
+	return g.inFlight
 }
 
 // draFilterExtended is filterExtendedResources on node: the claim for
@@ -350,21 +416,26 @@ func draTimedOut(a *resourcev1.AllocationResult, clock time.Time) bool {
 
 // draFilter is Filter on node, after the extended resources; an
 // allocation that outlasts preempt.DRAFilterTimeout is an Error, as
-// upstream's.
+// upstream's. pending are the allocations of the claims pending in a
+// gang's cycle, per claim (nil outside a gang).
 func draFilter(node *v1.Node, claims []*resourcev1.ResourceClaim, selectors []*nodeaffinity.NodeSelector, unbound bool,
-	alloc structured.Allocator, toAllocate []*resourcev1.ResourceClaim) (preempt.Code, []string) {
+	alloc structured.Allocator, toAllocate []*resourcev1.ResourceClaim, pending []*resourcev1.AllocationResult) (preempt.Code, []string) {
 	unavailable := unbound
 	for i, rc := range claims {
 		if selectors[i] != nil && !selectors[i].Match(node) {
 			unavailable = true
 			continue
 		}
-		if a := rc.Status.Allocation; a != nil && !slices.Contains(node.Status.DeclaredFeatures, "DRAOptionalNodeOperations") &&
-			slices.ContainsFunc(a.Devices.Results, func(r resourcev1.DeviceRequestAllocationResult) bool { return len(r.SkipNodeOperations) > 0 }) {
+		if a := rc.Status.Allocation; a != nil && !slices.Contains(node.Status.DeclaredFeatures, "DRAOptionalNodeOperations") && draSkipsNodeOperations(a) {
 			unavailable = true
 		}
 	}
 	if alloc != nil {
+		for i, a := range pending {
+			if a != nil && draSkipsNodeOperations(a) && !slices.Contains(node.Status.DeclaredFeatures, "DRAOptionalNodeOperations") {
+				return preempt.UnschedulableAndUnresolvable, []string{fmt.Sprintf("resource claim %s allocation requires DRAOptionalNodeOperations feature on the node", klog.KObj(claims[i]))}
+			}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), preempt.DRAFilterTimeout)
 		got, err := alloc.Allocate(ctx, node, toAllocate)
 		cancel()
@@ -387,22 +458,30 @@ func draFilter(node *v1.Node, claims []*resourcev1.ResourceClaim, selectors []*n
 	return preempt.Success, nil
 }
 
+// draSkipsNodeOperations: some device of a skips node operations.
+func draSkipsNodeOperations(a *resourcev1.AllocationResult) bool {
+	return slices.ContainsFunc(a.Devices.Results, func(r resourcev1.DeviceRequestAllocationResult) bool { return len(r.SkipNodeOperations) > 0 })
+}
+
 // draAllocated is the claim tracker's GatherAllocatedState over claims,
 // with DRAConsumableCapacity on (as by default): every allocated device
 // but those used with admin access, a result with a share ID counted as a
 // shared device with its consumed capacity.
-func draAllocated(claims []*resourcev1.ResourceClaim) structured.AllocatedState {
+func draAllocated(claims []*resourcev1.ResourceClaim, inFlight []*resourcev1.AllocationResult) structured.AllocatedState {
 	out := structured.AllocatedState{
 		AllocatedDevices:         sets.New[structured.DeviceID](),
 		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
 		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
 	}
+	allocations := slices.Clone(inFlight)
 	for _, rc := range claims {
-		if rc.Status.Allocation == nil {
-			continue
+		if rc.Status.Allocation != nil {
+			allocations = append(allocations, rc.Status.Allocation)
 		}
-		for i := range rc.Status.Allocation.Devices.Results {
-			r := &rc.Status.Allocation.Devices.Results[i]
+	}
+	for _, a := range allocations {
+		for i := range a.Devices.Results {
+			r := &a.Devices.Results[i]
 			if r.AdminAccess != nil && *r.AdminAccess {
 				continue
 			}

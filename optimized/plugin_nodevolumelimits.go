@@ -312,7 +312,12 @@ func newNodeVolumeLimitsState(s *Snapshot, pod *v1.Pod, b preempt.Behaviour) *no
 	if !need {
 		return nil
 	}
-	x := s.volumeIndexFor(!b.PortworxMigrated)
+	return newNodeVolumeLimitsStateIn(s.volumeIndexFor(!b.PortworxMigrated), pod, b)
+}
+
+// newNodeVolumeLimitsStateIn is PreFilter on index x (a gang's, with its
+// members' volumes interned) for a pod that has a volume it counts.
+func newNodeVolumeLimitsStateIn(x *volumeIndex, pod *v1.Pod, b preempt.Behaviour) *nodeVolumeLimitsState {
 	st := &nodeVolumeLimitsState{x: x}
 	// A CSINode stands for every one: the plugin reads only whether there
 	// is one (isCSIMigrationOn; under v1.35's rule, and whether its
@@ -431,7 +436,13 @@ func (st *nodeVolumeLimitsState) filter(n int32, u, nom *nodeUse) (preempt.Code,
 // addVolumes applies pod p's volumes to u with sign 1 and takes them off
 // with sign -1.
 func (u *nodeUse) addVolumes(x *volumeIndex, p int32, sign int64) {
-	for _, k := range x.podVols[p] {
+	u.addVolKeys(x.podVols[p], sign)
+}
+
+// addVolKeys applies the volumes keys to u with sign 1 and takes them off
+// with sign -1.
+func (u *nodeUse) addVolKeys(keys []volKey, sign int64) {
+	for _, k := range keys {
 		i := slices.IndexFunc(u.vols, func(e volCount) bool { return e.id == k.id })
 		switch {
 		case sign > 0 && i < 0:

@@ -55,6 +55,21 @@ type volumeBindingState struct {
 	rejectedCode preempt.Code
 	code         []preempt.Code // per node index
 	reasons      [][]string     // per node index
+	// What Reserve reads (a gang member's, gang_volumes.go): the index
+	// PreFilter read, the bound and delayed claims and the volumes of
+	// the delayed claims' classes.
+	x       *vbIndex
+	bound   []*v1.PersistentVolumeClaim
+	delayed []*v1.PersistentVolumeClaim
+	volumes map[string][]*v1.PersistentVolume
+}
+
+// vbFound is what FindPodVolumes found on a node: the static bindings
+// (claim -> volume) and the claims to provision.
+type vbFound struct {
+	pvcs       []*v1.PersistentVolumeClaim
+	pvs        []*v1.PersistentVolume
+	provisions []*v1.PersistentVolumeClaim
 }
 
 // vbIndex is the cluster's volume objects by name, built once per
@@ -117,6 +132,12 @@ func vbClaimName(pod *v1.Pod, vol *v1.Volume) (string, bool) {
 // newVolumeBindingState is nil for a pod without a PVC or generic
 // ephemeral volume (upstream's PreFilter Skips).
 func newVolumeBindingState(s *Snapshot, pod *v1.Pod) *volumeBindingState {
+	return newVolumeBindingStateIn(s, pod, s.volumeIndexOf().vb, s.cluster.PVs)
+}
+
+// newVolumeBindingStateIn is PreFilter reading the claims of x and the
+// volumes pvList (a gang's assume caches over the cluster's).
+func newVolumeBindingStateIn(s *Snapshot, pod *v1.Pod, x *vbIndex, pvList []*v1.PersistentVolume) *volumeBindingState {
 	on := false
 	for i := range pod.Spec.Volumes {
 		if v := &pod.Spec.Volumes[i]; v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
@@ -128,8 +149,6 @@ func newVolumeBindingState(s *Snapshot, pod *v1.Pod) *volumeBindingState {
 		return nil
 	}
 	st := &volumeBindingState{}
-	c := s.cluster
-	x := s.volumeIndexOf().vb
 	reject := func(code preempt.Code, r string) *volumeBindingState {
 		return &volumeBindingState{rejected: []string{r}, rejectedCode: code}
 	}
@@ -183,6 +202,7 @@ func newVolumeBindingState(s *Snapshot, pod *v1.Pod) *volumeBindingState {
 	if immediate {
 		return reject(preempt.UnschedulableAndUnresolvable, "pod has unbound immediate PersistentVolumeClaims")
 	}
+	st.x, st.bound, st.delayed = x, bound, delayed
 	if len(delayed) == 0 && x.boundFitEverywhere(bound) {
 		return st // code nil: Success on every node
 	}
@@ -193,7 +213,7 @@ func newVolumeBindingState(s *Snapshot, pod *v1.Pod) *volumeBindingState {
 			continue
 		}
 		var pvs []*v1.PersistentVolume
-		for _, pv := range c.PVs {
+		for _, pv := range pvList {
 			if volume.GetPersistentVolumeClass(pv) == class {
 				pvs = append(pvs, pv)
 			}
@@ -201,12 +221,13 @@ func newVolumeBindingState(s *Snapshot, pod *v1.Pod) *volumeBindingState {
 		sort.Slice(pvs, func(i, j int) bool { return pvs[i].Name < pvs[j].Name })
 		volumes[class] = pvs
 	}
+	st.volumes = volumes
 	// FindPodVolumes on every node; the reason lists interned.
 	st.code = make([]preempt.Code, len(s.nodes))
 	st.reasons = make([][]string, len(s.nodes))
 	interned := map[string][]string{}
 	for n, node := range s.nodes {
-		code, r := x.findPodVolumes(node, bound, delayed, volumes)
+		code, r := x.findPodVolumes(node, bound, delayed, volumes, nil)
 		st.code[n] = code
 		if code == preempt.Success {
 			continue
@@ -251,8 +272,9 @@ func (x *vbIndex) boundFitEverywhere(bound []*v1.PersistentVolumeClaim) bool {
 }
 
 // findPodVolumes is upstream's FindPodVolumes on node as the plugin's
-// Filter reports it.
-func (x *vbIndex) findPodVolumes(node *v1.Node, bound, delayed []*v1.PersistentVolumeClaim, volumes map[string][]*v1.PersistentVolume) (preempt.Code, []string) {
+// Filter reports it; out, when not nil, gets its bindings and
+// provisions (what Reserve assumes).
+func (x *vbIndex) findPodVolumes(node *v1.Node, bound, delayed []*v1.PersistentVolumeClaim, volumes map[string][]*v1.PersistentVolume, out *vbFound) (preempt.Code, []string) {
 	boundOK, found, unboundOK, space := true, true, true, true
 	fail := func(err error) (preempt.Code, []string) {
 		return preempt.Error, []string{fmt.Sprintf("running %q filter plugin: %v", "VolumeBinding", err)}
@@ -326,6 +348,9 @@ func (x *vbIndex) findPodVolumes(node *v1.Node, bound, delayed []*v1.PersistentV
 				continue
 			}
 			chosen[pv.Name] = pv
+			if out != nil {
+				out.pvcs, out.pvs = append(out.pvcs, pvc), append(out.pvs, pv)
+			}
 		}
 	}
 	// checkVolumeProvisions
@@ -352,6 +377,9 @@ func (x *vbIndex) findPodVolumes(node *v1.Node, bound, delayed []*v1.PersistentV
 				}
 			}
 		}
+	}
+	if out != nil && unboundOK && space {
+		out.provisions = toProvision
 	}
 	return done()
 }

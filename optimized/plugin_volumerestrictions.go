@@ -44,11 +44,13 @@ type volumeRefs struct {
 	rwop int32
 }
 
-// newVolumeRestrictionsState is PreFilter: its failure is a claim of the
-// pod that does not exist (UnschedulableAndUnresolvable, the lister's
-// message); it Skips when the pod has no inline volume to check and none
-// of its ReadWriteOncePod claims is in use.
-func newVolumeRestrictionsState(s *Snapshot, pod *v1.Pod) (volumeRestrictionsState, preempt.Status) {
+// newVolumeRestrictionsStateIn is PreFilter on a snapshot whose bound pods
+// are those of s for which bound says so (nil: every one) and the pods
+// extra (a gang's members placed before: Snapshot.AssumePod). Its failure
+// is a claim of the pod that does not exist (UnschedulableAndUnresolvable,
+// the lister's message); it Skips when the pod has no inline volume to
+// check and none of its ReadWriteOncePod claims is in use.
+func newVolumeRestrictionsStateIn(s *Snapshot, pod *v1.Pod, bound func(p int32) bool, extra []*v1.Pod) (volumeRestrictionsState, preempt.Status) {
 	var st volumeRestrictionsState
 	if len(pod.Spec.Volumes) == 0 {
 		return st, preempt.Status{}
@@ -84,7 +86,7 @@ func newVolumeRestrictionsState(s *Snapshot, pod *v1.Pod) (volumeRestrictionsSta
 				continue
 			}
 			r.rwop++
-			if s.podNode[p] >= 0 && other.Namespace == pod.Namespace && !slices.Contains(used, c.ClaimName) {
+			if s.podNode[p] >= 0 && (bound == nil || bound(int32(p))) && other.Namespace == pod.Namespace && !slices.Contains(used, c.ClaimName) {
 				used = append(used, c.ClaimName)
 			}
 		}
@@ -101,6 +103,16 @@ func newVolumeRestrictionsState(s *Snapshot, pod *v1.Pod) (volumeRestrictionsSta
 				st.refs = map[int32]volumeRefs{}
 			}
 			st.refs[int32(p)] = r
+		}
+	}
+	for _, other := range extra {
+		if other.Namespace != pod.Namespace {
+			continue
+		}
+		for i := range other.Spec.Volumes {
+			if c := other.Spec.Volumes[i].PersistentVolumeClaim; c != nil && slices.Contains(rwop, c.ClaimName) && !slices.Contains(used, c.ClaimName) {
+				used = append(used, c.ClaimName)
+			}
 		}
 	}
 	st.conflicting = int32(len(used))

@@ -268,6 +268,11 @@ func DRACycleGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
 // classes in (draext.Resolver.Ambiguous). A pod with
 // status.extendedResourceClaimStatus is DRACycleGaps'.
 func ExtendedResourceClaimGaps(c *Cluster, pod *v1.Pod) *Unmodelled {
+	if len(c.DeviceClasses) == 0 {
+		// No class backs a resource or makes one ambiguous; the pod's
+		// requests (a deep copy) are not worth reading.
+		return nil
+	}
 	who := "pod " + Key(pod.Namespace, pod.Name)
 	r := draext.NewResolver(c.DeviceClasses)
 	reqs := draext.PodRequests(pod)

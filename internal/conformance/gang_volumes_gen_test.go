@@ -3,12 +3,14 @@ package conformance
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
 	"github.com/preemptbench/preemptbench/reference"
 )
@@ -142,4 +144,44 @@ func competition(in Input) []string {
 		}
 	}
 	return out
+}
+
+// TestGangVolumesOptimizedRefusesAsReference: on GenGangVolumes' draws,
+// optimized refuses a gang for a member (UnmodelledPodGroup, its
+// gangMemberGaps) exactly when and as the reference does: extended
+// resources a DeviceClass backs and claims allocated with binding
+// conditions included, which both model for a single pod only. A
+// refusal of optimized's alone (compositeCycle) is left out.
+func TestGangVolumesOptimizedRefusesAsReference(t *testing.T) {
+	refused := map[string]int{}
+	gen := GenGangVolumes(8)
+	for i := range 400 {
+		in := gen.Example(i)
+		mine, _ := in.Gang.OfDefaultScheduler()
+		kept, _ := mine.WithoutDeleting()
+		ref := (reference.Impl{}).UnmodelledPodGroup(in.Cluster, kept)
+		opt := (optimized.Impl{}).UnmodelledPodGroup(in.Cluster, kept)
+		if opt != nil && strings.Contains(opt.Feature, "CompositePodGroup") {
+			continue
+		}
+		if diff := cmp.Diff(ref, opt); diff != "" {
+			t.Errorf("example %d: refusals differ (-reference +optimized):\n%s", i, diff)
+		}
+		if ref != nil {
+			switch {
+			case strings.Contains(ref.Detail, "binding conditions"):
+				refused["binding conditions"]++
+			case strings.Contains(ref.Detail, "extended resource"):
+				refused["backed extended resources"]++
+			default:
+				refused["other"]++
+			}
+		}
+	}
+	t.Logf("refused: %v", refused)
+	for _, k := range []string{"binding conditions", "backed extended resources"} {
+		if refused[k] == 0 {
+			t.Errorf("no draw refused for %s", k)
+		}
+	}
 }

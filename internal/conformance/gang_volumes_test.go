@@ -23,12 +23,13 @@ package conformance
 //   - a victim's device is never freed (DynamicResources has no
 //     RemovePod): a gang short of devices gets no preemption.
 //
-// Optimized refuses every such gang (its gang path does not model them:
-// optimized/gang.go checkGang); the test checks that it does, naming it.
+// Optimized models them too (optimized/gang_volumes.go) and must agree
+// the same way, with one worker and with several (its gang path is
+// serial; the single-pod dry run's workers must not change it), and
+// harness.PodGroupRefusal must not refuse them.
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -466,7 +467,7 @@ func TestGangVolumesConformance(t *testing.T) {
 			if tc.want != nil {
 				tc.want(t, want)
 			}
-			for _, impl := range []preempt.Implementation{up, reference.Impl{}} {
+			for _, impl := range []preempt.Implementation{up, reference.Impl{}, optimized.Impl{Workers: 1}, optimized.Impl{Workers: 2, ParallelFrom: 1}} {
 				for i := range runs {
 					got, err := gvDecide(t, impl, tc)
 					if err != nil {
@@ -477,21 +478,11 @@ func TestGangVolumesConformance(t *testing.T) {
 					}
 				}
 			}
-			// Optimized refuses the gang (preempt.PodGroupLimited), and
-			// its gang path answers Error with the same refusal.
-			d, err := gvDecide(t, optimized.Impl{}, tc)
-			var u *preempt.Unmodelled
-			if !errors.As(err, &u) || !strings.HasSuffix(u.Feature, " in a gang") {
-				t.Errorf("optimized: want its gang refusal of volumes and claims, got %s %q (%v)", d.Status, d.Message, err)
-			}
+			// Optimized does not refuse the gang before deciding (what
+			// the command and the suite ask).
 			c, req := gvRequest(t, tc)
-			ev, err := optimized.Impl{}.NewEvaluator(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			at := ev.(preempt.PodGroupPreempter).SchedulePodGroup(context.Background(), req)
-			if at.Status != preempt.Error || !strings.Contains(at.Message, " in a gang is not modelled: ") {
-				t.Errorf("optimized's gang path: want Error with its refusal, got %s %q", at.Status, at.Message)
+			if err := harness.PodGroupRefusal(optimized.Impl{}, c, req); err != nil {
+				t.Errorf("optimized refuses the gang: %v", err)
 			}
 			t.Logf("%s %q nominations %v victims %v", want.Status, want.Message, want.Nominations, want.Victims)
 		})
