@@ -158,6 +158,10 @@ type referenceEvaluator interface {
 	preempt.Evaluator
 	preempt.PodGroupPreempter
 	preempt.BehaviourSetter
+	// The clock its filter phase reads (claims' binding conditions):
+	// without it the wrappers hid SetFilterNow, and the baseline read the
+	// zero time where the reference read the request's.
+	preempt.ClockSetter
 }
 
 // stepMutant is the reference's evaluator with the step of the cycle it
