@@ -286,11 +286,6 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 			if code, r := d.topo.check(d.s, n, u, nom); code != preempt.Success {
 				return code, r, 0
 			}
-			if nom.pods > 0 {
-				if code, r := d.topo.check(d.s, n, u, nil); code != preempt.Success {
-					return code, r, 0
-				}
-			}
 		} else if d.topoPending {
 			// FilterCodes makes the topology state and checks n again:
 			// DynamicResources runs after the topology plugins.
@@ -301,6 +296,25 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 				return code, r, 0
 			}
 		}
+		// Upstream's second pass, every filter again without the
+		// nominated pods, after the first passed: only those a nominated
+		// pod can make pass can fail now, in profile order.
+		// NodeVolumeLimits: a nominated pod holding the preemptor's
+		// volume makes it no new volume (found by the Volumes property:
+		// a CSINode allowing 0 volumes, a nominated pod using the
+		// preemptor's claim). Then the topology plugins.
+		if nom.pods > 0 {
+			if d.vols != nil && len(nom.vols) > 0 {
+				if code, r := d.vols.filter(n, u, &noNominated); code != preempt.Success {
+					return code, r, 0
+				}
+			}
+			if d.topo != nil {
+				if code, r := d.topo.check(d.s, n, u, nil); code != preempt.Success {
+					return code, r, 0
+				}
+			}
+		}
 		return preempt.Success, nil, 0
 	}
 	code := preempt.Unschedulable
@@ -309,6 +323,10 @@ func (d *decision) fits(n int32, u, nom *nodeUse) (preempt.Code, []string, uint6
 	}
 	return code, nil, mask
 }
+
+// noNominated is the nominated pods' use of a node when none counts
+// (upstream's second pass); read only.
+var noNominated nodeUse
 
 // moreImportant orders pods by priority (high first), start time (early
 // first; none means now), namespace, name and UID.
