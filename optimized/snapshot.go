@@ -102,7 +102,7 @@ type Snapshot struct {
 	reqs reqMode
 
 	volMu  sync.Mutex   // NodeVolumeLimits' index (plugin_nodevolumelimits.go),
-	volIdx *volumeIndex // built on first use, extended by update
+	volIdx *volumeIndex // built by prepare when the cluster has volume objects, else on first use; extended by update
 	// volIdxPX is the index under v1.35's Portworx rule
 	// (preempt.SwitchPortworxMigrated off), built on first use.
 	volIdxPX *volumeIndex
@@ -253,6 +253,12 @@ func prepare(c *preempt.Cluster, m reqMode) (*Snapshot, error) {
 	s.presorted = make([]bool, nn)
 	for n := range int32(nn) {
 		s.sortNode(n)
+	}
+	if len(c.PVCs)+len(c.PVs)+len(c.CSINodes)+len(c.VolumeAttachments) > 0 {
+		// Built with the snapshot, as kube-scheduler's volume listers are
+		// filled before its first cycle, for the current release (Portworx
+		// migrated); the other is built on first use.
+		s.volIdx = newVolumeIndex(s, false)
 	}
 	return s, nil
 }

@@ -301,8 +301,8 @@ func (c Config) Behaviour() Behaviour {
 	if err != nil {
 		b, _ = ReleaseBehaviour(CurrentRelease)
 	}
-	for _, s := range sortedSwitches(c.Switches) {
-		b = b.With(s, c.Switches[s])
+	for s, on := range c.Switches {
+		b = b.With(s, on) // each switch sets its own field: any order
 	}
 	return b
 }
