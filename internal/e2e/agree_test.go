@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"maps"
@@ -74,6 +75,15 @@ func TestSchedulerPerfAgreement(t *testing.T) {
 			runs = append(runs, &run{suite: suite, impl: impl})
 		}
 	}
+	// The children (and their etcd) are killed before the test's own
+	// deadline: a test binary that times out panics without running
+	// cleanups, and a child left behind would keep its etcd running.
+	ctx := t.Context()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-time.Until(d)/20-10*time.Second))
+		defer cancel()
+	}
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, 2)
 	for _, r := range runs {
@@ -83,7 +93,7 @@ func TestSchedulerPerfAgreement(t *testing.T) {
 			slots <- struct{}{}
 			defer func() { <-slots }()
 			start := time.Now()
-			r.recs, r.err = runRecorded(tmp, perfDir, r.suite, r.impl, env)
+			r.recs, r.err = runRecorded(ctx, tmp, perfDir, r.suite, r.impl, env)
 			if r.err == nil {
 				t.Logf("%s, %s: %d workloads in %s", r.suite, r.impl, len(r.recs), time.Since(start).Round(time.Second))
 			}
@@ -169,7 +179,7 @@ func TestSchedulerPerfAgreement(t *testing.T) {
 // runRecorded runs suite's integration-test workloads (those
 // -e2e.agree-bench selects) with impl's preemption in a child process,
 // and returns their Records by workload (none when no workload matched).
-func runRecorded(tmp, perfDir, suite, impl string, env []string) (map[string]*Record, error) {
+func runRecorded(ctx context.Context, tmp, perfDir, suite, impl string, env []string) (map[string]*Record, error) {
 	cfg, err := SchedulerConfig(impl)
 	if err != nil {
 		return nil, err
@@ -179,11 +189,15 @@ func runRecorded(tmp, perfDir, suite, impl string, env []string) (map[string]*Re
 		return nil, err
 	}
 	file := filepath.Join(tmp, impl+"-"+suite+".jsonl")
-	cmd := exec.Command(os.Args[0], "-test.run", "^$", "-test.bench", *agreeBenchFlag, "-test.benchtime", "1x",
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run", "^$", "-test.bench", *agreeBenchFlag, "-test.benchtime", "1x",
 		"-perf-scheduling-label-filter=integration-test", "-e2e.impl", impl, "-e2e.record", file,
 		"-data-items-dir", filepath.Join(tmp, "data-"+impl+"-"+suite))
 	cmd.Dir, cmd.Env = work, env
+	ownGroup(cmd)
 	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("stopped before the test's deadline (its process group killed): %v\n%s", ctx.Err(), tail(out, 80))
+	}
 	if *agreeLogsFlag != "" {
 		if werr := os.WriteFile(filepath.Join(*agreeLogsFlag, impl+"-"+suite+".log"), out, 0o644); werr != nil {
 			return nil, werr
