@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/preemptbench/preemptbench/internal/procgroup"
 )
 
 // MaxLineBytes is the longest line the client reads from a child: a
@@ -125,7 +127,7 @@ func startProcess(args []string, maxLine int) (p *process, err error) {
 	if lim := inheritedMemoryLimit(); lim != "" {
 		cmd.Env = append(cmd.Env, lim)
 	}
-	ownGroup(cmd)
+	procgroup.Set(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("wire: starting %s: %w", args[0], err)
 	}
@@ -152,7 +154,7 @@ func startProcess(args []string, maxLine int) (p *process, err error) {
 		close(p.reaped)
 		// What the child leaves in its group (a grandchild holding its
 		// pipes, say) goes with it.
-		killGroup(cmd.Process)
+		procgroup.Kill(cmd.Process)
 		p.cleanUp()
 		close(p.gone)
 	}()
@@ -205,7 +207,7 @@ func (p *process) cleanUp() {
 func (p *process) kill() {
 	p.killOnce.Do(func() {
 		close(p.quit)
-		killGroup(p.cmd.Process)
+		procgroup.Kill(p.cmd.Process)
 		_ = p.stdin.Close()
 		go func() {
 			// The readers' pipes, once the child is reaped: a grandchild

@@ -19,6 +19,7 @@ import (
 	"github.com/preemptbench/preemptbench/bench"
 	"github.com/preemptbench/preemptbench/internal/benchcmp"
 	"github.com/preemptbench/preemptbench/internal/harness"
+	"github.com/preemptbench/preemptbench/internal/procgroup"
 	"github.com/preemptbench/preemptbench/internal/registry"
 	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -56,6 +57,7 @@ func (r execRunner) Build(ctx context.Context, bin string) error {
 func (r execRunner) Run(ctx context.Context, bin string, args []string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = filepath.Join(r.root, "bench")
+	procgroup.Own(cmd)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

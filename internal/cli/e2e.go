@@ -22,6 +22,7 @@ import (
 
 	"github.com/preemptbench/preemptbench/internal/benchcmp"
 	"github.com/preemptbench/preemptbench/internal/e2e"
+	"github.com/preemptbench/preemptbench/internal/procgroup"
 )
 
 // e2eOptions are compare e2e's flags, checked.
@@ -302,6 +303,7 @@ func runE2EJob(opts e2eOptions, stderr io.Writer) (*benchcmp.Report, error) {
 				}
 				cmd := exec.CommandContext(ctx, bin, args...)
 				cmd.Dir, cmd.Env = work[[2]string{impl, r.suite}], env
+				procgroup.Own(cmd) // a stop kills the etcd scheduler_perf starts too
 				out, err := cmd.CombinedOutput()
 				if err != nil {
 					return nil, fmt.Errorf("%s: %v\n%s", r.name(impl), err, tail(out, 60))

@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
+
+	"github.com/preemptbench/preemptbench/internal/procgroup"
 )
 
 // TestSchedulerPerfAgreement runs every integration-test workload of
@@ -193,7 +195,7 @@ func runRecorded(ctx context.Context, tmp, perfDir, suite, impl string, env []st
 		"-perf-scheduling-label-filter=integration-test", "-e2e.impl", impl, "-e2e.record", file,
 		"-data-items-dir", filepath.Join(tmp, "data-"+impl+"-"+suite))
 	cmd.Dir, cmd.Env = work, env
-	ownGroup(cmd)
+	procgroup.Own(cmd)
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("stopped before the test's deadline (its process group killed): %v\n%s", ctx.Err(), tail(out, 80))
