@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/component-helpers/storage/volume"
 
+	"github.com/preemptbench/preemptbench/internal/refstages"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -114,7 +115,7 @@ func (ev *evaluator) reserve(pod *v1.Pod, cs *cycleState, node *v1.Node) func() 
 		case *volumeBindingState:
 			undo = append(undo, ev.reserveVolumes(r, pod, st, node))
 		case *draState:
-			undo = append(undo, r.reserveClaims(st, pod, ev.node(node.Name), memberGroup(pod)))
+			undo = append(undo, r.reserveClaims(st, pod, ev.node(node.Name), memberGroup(pod), &ev.stages))
 		}
 	}
 	return func() {
@@ -189,7 +190,7 @@ func (ev *evaluator) reserveVolumes(r *gangReserved, pod *v1.Pod, st *volumeBind
 // where it gains a sharer only and keeps its allocation. Unreserve drops
 // the in-flight allocations this Reserve started (the last sharer's
 // Unreserve removes one; reverts run last in, first out).
-func (r *gangReserved) reserveClaims(st *draState, pod *v1.Pod, s *nodeState, group string) func() {
+func (r *gangReserved) reserveClaims(st *draState, pod *v1.Pod, s *nodeState, group string, stages *refstages.Stages) func() {
 	if st.allocator == nil {
 		return func() {}
 	}
@@ -197,15 +198,18 @@ func (r *gangReserved) reserveClaims(st *draState, pod *v1.Pod, s *nodeState, gr
 	if status != nil || (nodeClaim == nil && st.extended != nil && len(st.claims) == 1) {
 		return func() {}
 	}
+	if !stages.ReservesExtendedClaim() {
+		nodeClaim = nil
+	}
 	var toAllocate, order []*resourcev1.ResourceClaim
-	var pendingResults []resourcev1.AllocationResult
+	var pending []*resourcev1.AllocationResult
 	for i, claim := range st.claims {
 		if claim.Status.Allocation != nil {
 			continue
 		}
 		order = append(order, claim)
-		if p := st.pending[i]; p != nil {
-			pendingResults = append(pendingResults, *p)
+		pending = append(pending, st.pending[i])
+		if st.pending[i] != nil {
 			continue
 		}
 		if claim == st.extended && nodeClaim != nil {
@@ -217,7 +221,7 @@ func (r *gangReserved) reserveClaims(st *draState, pod *v1.Pod, s *nodeState, gr
 	if err != nil || len(result) != len(toAllocate) {
 		return func() {}
 	}
-	results := append(result, pendingResults...)
+	results := stages.ReserveResults(result, pending)
 	var started []types.UID
 	for i, claim := range order {
 		if r.pending[claim.UID] != nil {
