@@ -35,10 +35,12 @@ import (
 //     not touch.
 //   - DynamicResources' Reserve records each claim it allocated as an
 //     in-flight allocation (SignalClaimPendingAllocation) and in the pod
-//     group's cycle state (pendingAllocations). A later member's PreFilter
-//     counts the in-flight devices as allocated (GatherAllocatedState),
-//     and takes a claim pending in this cycle as allocated there
-//     (informationsForClaim's allocation and node selector).
+//     group's cycle state (pendingAllocations), the claim made for the
+//     member's extended resources too (its own UID). A later member's
+//     PreFilter counts the in-flight devices as allocated
+//     (GatherAllocatedState), and takes a claim pending in this cycle as
+//     allocated there (informationsForClaim's allocation and node
+//     selector).
 //
 // PodGroupPostFilter's reprieve runs Reserve and Unreserve again
 // (selectVictimsOnDomain), but the members' Filters there read the
