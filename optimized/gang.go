@@ -1151,18 +1151,12 @@ func actuateGang(ctx context.Context, cs kubernetes.Interface, victims, lower []
 
 // gangMemberGaps is what optimized refuses of a gang's member, as the
 // reference's gangMemberGaps: what it refuses of a single pod
-// (Impl.Unmodelled), extended resources a DeviceClass backs (the claim
-// DynamicResources makes for them, whose Reserve in a gang is not
-// modelled) and claims allocated with binding conditions (the gang's
-// attempt reads no request clock). Members with volumes or claims are
-// modelled otherwise (gang_volumes.go). UnmodelledPodGroup refuses them
-// before a decision, checkGang again for a caller that did not ask.
+// (Impl.Unmodelled). Members with volumes or claims, extended resources
+// a DeviceClass backs (the claim DynamicResources makes for them,
+// allocated in flight by Reserve) and claims allocated with binding
+// conditions (their timeout read at the request's Now) are modelled
+// (gang_volumes.go). UnmodelledPodGroup refuses them before a decision,
+// checkGang again for a caller that did not ask.
 func gangMemberGaps(c *preempt.Cluster, p *v1.Pod) *preempt.Unmodelled {
-	if u := (Impl{}).Unmodelled(c, p); u != nil {
-		return u
-	}
-	if u := preempt.DeviceClassResourceGaps(c, p); u != nil {
-		return u
-	}
-	return preempt.ClaimBindingConditionsGap(c, p)
+	return (Impl{}).Unmodelled(c, p)
 }

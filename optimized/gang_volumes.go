@@ -70,10 +70,21 @@ func hasVolumesOrClaims(pod *v1.Pod) bool {
 	return len(pod.Spec.Volumes) > 0 || len(pod.Spec.ResourceClaims) > 0
 }
 
-// setVolumes resets the gang's volume state for members (setMembers).
+// usesVolumes: member i has a volume or a resource claim, or asks for an
+// extended resource a DeviceClass backs (its DynamicResources state is
+// made: the claim for them).
+func (w *gangWorld) usesVolumes(i int) bool {
+	return hasVolumesOrClaims(w.members[i]) || w.dec[i].dra != nil
+}
+
+// setVolumes resets the gang's volume state for members (setMembers,
+// after their decisions).
 func (w *gangWorld) setVolumes(members []*v1.Pod, b preempt.Behaviour) {
 	gv := &w.vols
-	gv.on = slices.ContainsFunc(members, hasVolumesOrClaims)
+	gv.on = false
+	for i := range members {
+		gv.on = gv.on || w.usesVolumes(i)
+	}
 	if !gv.on {
 		return
 	}
@@ -112,7 +123,7 @@ func (w *gangWorld) inWorld(p int32) bool {
 // (gangPreFilter calls it when the placement first tries i).
 func (w *gangWorld) volumePreFilter(i int) {
 	m, d, s, gv := w.members[i], w.dec[i], w.s, &w.vols
-	if !gv.on || !hasVolumesOrClaims(m) {
+	if !gv.on || !w.usesVolumes(i) {
 		return
 	}
 	var placed []*v1.Pod
@@ -236,7 +247,7 @@ func memberDiskConflict(pod, other *v1.Pod) bool {
 // into the assume caches, undone by revertVolumes.
 func (w *gangWorld) volumeReserve(i int, n int32) {
 	gv, s := &w.vols, w.s
-	if !gv.on || !hasVolumesOrClaims(w.members[i]) {
+	if !gv.on || !w.usesVolumes(i) {
 		return
 	}
 	m, d, node := w.members[i], w.dec[i], s.nodes[n]
@@ -289,26 +300,68 @@ func (w *gangWorld) volumeReserve(i int, n int32) {
 		}
 	}
 	if st := d.dra; st != nil && st.alloc != nil {
-		result, err := st.alloc.Allocate(context.Background(), node, st.toAllocate)
-		if err == nil && len(result) == len(st.toAllocate) {
-			var started []types.UID
-			for k, claim := range st.toAllocate {
-				if gv.pending[claim.UID] != nil {
-					continue
-				}
-				alloc := result[k]
-				gv.pending[claim.UID] = &alloc
-				gv.pendingIn[claim.UID] = memberGroup(m)
-				started = append(started, claim.UID)
-			}
-			gv.log = append(gv.log, func() {
-				for _, uid := range started {
-					delete(gv.pending, uid)
-					delete(gv.pendingIn, uid)
-				}
-			})
+		w.draReserve(st, m, node)
+	}
+}
+
+// draReserve is DynamicResources' Reserve of member m on node, with the
+// allocations its Filter made there: the claims to allocate but those
+// pending in the cycle are allocated on the node, the claim for the
+// extended resources with the requests the node needs
+// (draFilterExtended); nothing when that claim is the only one and the
+// node advertises them all. Filter lists the results of the claims it
+// allocated, then those of the pending ones, and Reserve hands them out
+// in claim order (a pending claim before one allocated here swaps their
+// results, as v1.37.2 does); a claim already in flight gains a sharer
+// only and keeps its allocation.
+func (w *gangWorld) draReserve(st *dynamicResourcesState, m *v1.Pod, node *v1.Node) {
+	gv := &w.vols
+	var nodeClaim *resourcev1.ResourceClaim
+	if st.ext != nil {
+		var code preempt.Code
+		code, _, nodeClaim = draFilterExtended(w.s, m, node, st.ext, st.scalar, st.userClaims)
+		if code != preempt.Success || (nodeClaim == nil && st.userClaims == 0) {
+			return
 		}
 	}
+	toAllocate := st.toAllocate
+	if nodeClaim != nil {
+		toAllocate = slices.Clone(toAllocate)
+		toAllocate[slices.Index(toAllocate, st.ext)] = nodeClaim
+	}
+	result, err := st.alloc.Allocate(context.Background(), node, toAllocate)
+	if err != nil || len(result) != len(toAllocate) {
+		return
+	}
+	// Filter's results: those of the claims allocated here, then those
+	// of the pending claims, each list in claim order.
+	results := slices.Clip(result)
+	for _, a := range st.pending {
+		if a != nil {
+			results = append(results, *a)
+		}
+	}
+	var started []types.UID
+	k := 0
+	for _, claim := range st.claims {
+		if claim.Status.Allocation != nil {
+			continue
+		}
+		alloc := results[k]
+		k++
+		if gv.pending[claim.UID] != nil {
+			continue
+		}
+		gv.pending[claim.UID] = &alloc
+		gv.pendingIn[claim.UID] = memberGroup(m)
+		started = append(started, claim.UID)
+	}
+	gv.log = append(gv.log, func() {
+		for _, uid := range started {
+			delete(gv.pending, uid)
+			delete(gv.pendingIn, uid)
+		}
+	})
 }
 
 // memberGroup is the PodGroup of pod, a gang's member, as namespace/name.

@@ -29,11 +29,11 @@ var _ preempt.PodGroupLimited = Impl{}
 
 // UnmodelledPodGroup refuses a gang beside a CompositePodGroup hierarchy
 // with a cycle (compositeCycle, podgroup.go) and a gang whose member
-// optimized refuses as a single pod, asks for extended resources a
-// DeviceClass backs or has a claim allocated with binding conditions
-// (gangMemberGaps, gang.go: the gang path answers Error for it too);
-// every other gang, members with volumes or claims included
-// (gang_volumes.go), is modelled.
+// optimized refuses as a single pod (gangMemberGaps, gang.go: the gang
+// path answers Error for it too); every other gang, members with
+// volumes, claims, extended resources a DeviceClass backs or claims
+// allocated with binding conditions included (gang_volumes.go), is
+// modelled.
 func (Impl) UnmodelledPodGroup(c *preempt.Cluster, req *preempt.PodGroupRequest) *preempt.Unmodelled {
 	if u := compositeCycle(c, req.Config.FeatureGates); u != nil {
 		return u

@@ -18,10 +18,9 @@ var _ preempt.Limited = Impl{}
 // timeout reads the request's clock). The four volume filters and
 // DynamicResources are modelled for a single pod and for a gang's
 // members (gang_volumes.go: the volumes a placed member's Reserve
-// assumes and the claims it allocates, as reference/gang_reserve.go);
-// a gang's member asking for extended resources a DeviceClass backs, or
-// with a claim allocated with binding conditions, is refused, as the
-// reference refuses it (gang.go gangMemberGaps).
+// assumes and the claims it allocates, its extended resources' claim
+// included, as reference/gang_reserve.go), the same refused for both
+// (gang.go gangMemberGaps).
 func (Impl) Unmodelled(c *preempt.Cluster, pod *v1.Pod) *preempt.Unmodelled {
 	if u := preempt.DRACycleGaps(c, pod); u != nil {
 		return u

@@ -76,9 +76,18 @@ type dynamicResourcesState struct {
 	reasons      [][]string     // per node index
 	clocked      bool           // a claim's availability read the clock
 	// What Reserve reads (a gang member's, gang_volumes.go): the
-	// allocator and the claims it allocates.
+	// allocator, the claims it allocates (the claim for the extended
+	// resources with no request), every claim in PreFilter's order (the
+	// extended resources' last), each one's allocation pending in the
+	// gang's cycle (nil for none; nil outside a gang), and what
+	// draFilterExtended reads.
 	alloc      structured.Allocator
 	toAllocate []*resourcev1.ResourceClaim
+	claims     []*resourcev1.ResourceClaim
+	pending    []*resourcev1.AllocationResult
+	ext        *resourcev1.ResourceClaim
+	scalar     map[v1.ResourceName]int64
+	userClaims int
 }
 
 // draGang is what a pod-group cycle's earlier members left for
@@ -150,8 +159,8 @@ func newDynamicResourcesState(s *Snapshot, pod *v1.Pod, clock time.Time) *dynami
 // placed earlier left (g; nil for none): their in-flight allocations
 // count as allocated, and a claim pending in the cycle is taken as
 // allocated there (its node selector; its requests not checked again).
-// A gang's members ask for no extended resource a class backs and have
-// no claim with binding conditions (gangMemberGaps refuses them).
+// A member's claim for its extended resources is its own (its UID, the
+// key of its allocation in flight once Reserve made it).
 func newDynamicResourcesStateIn(s *Snapshot, pod *v1.Pod, clock time.Time, g *draGang) *dynamicResourcesState {
 	var reqs v1.ResourceList
 	if len(s.cluster.DeviceClasses) > 0 {
@@ -296,6 +305,7 @@ func newDynamicResourcesStateIn(s *Snapshot, pod *v1.Pod, clock time.Time, g *dr
 		}
 	}
 	st.alloc, st.toAllocate = alloc, toAllocate
+	st.claims, st.pending, st.ext, st.scalar, st.userClaims = claims, pending, ext, scalar, userClaims
 	st.code = make([]preempt.Code, len(s.nodes))
 	st.reasons = make([][]string, len(s.nodes))
 	for n, node := range s.nodes {

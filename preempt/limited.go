@@ -347,36 +347,3 @@ func antiAffinityAgainst(existing, pod *v1.Pod) (v1.PodAffinityTerm, bool) {
 	}
 	return v1.PodAffinityTerm{}, false
 }
-
-// ClaimBindingConditionsGap reports a claim of pod allocated with a
-// device that has binding conditions (DRADeviceBindingConditions, on by
-// default in v1.37.2): DynamicResources' Filter then finds the claim
-// unavailable once its allocation is older than the binding timeout,
-// read from the clock (isClaimTimeout). Reference and optimized read the
-// request's clock for a single pod; a gang's cycle carries none they
-// read, so they refuse such a member.
-func ClaimBindingConditionsGap(c *Cluster, pod *v1.Pod) *Unmodelled {
-	for _, pc := range pod.Spec.ResourceClaims {
-		name := ""
-		if pc.ResourceClaimName != nil {
-			name = *pc.ResourceClaimName
-		}
-		for _, st := range pod.Status.ResourceClaimStatuses {
-			if pc.ResourceClaimName == nil && st.Name == pc.Name && st.ResourceClaimName != nil {
-				name = *st.ResourceClaimName
-			}
-		}
-		for _, rc := range c.ResourceClaims {
-			if rc.Namespace != pod.Namespace || rc.Name != name || rc.Status.Allocation == nil {
-				continue
-			}
-			for _, r := range rc.Status.Allocation.Devices.Results {
-				if len(r.BindingConditions) > 0 {
-					return &Unmodelled{Feature: "dynamic resource allocation", Object: "pod " + Key(pod.Namespace, pod.Name),
-						Detail: fmt.Sprintf("has ResourceClaim %s allocated with device %s/%s/%s, which has binding conditions: DynamicResources checks their timeout against the clock", name, r.Driver, r.Pool, r.Device)}
-				}
-			}
-		}
-	}
-	return nil
-}

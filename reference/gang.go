@@ -50,7 +50,7 @@ const (
 // a topology constraint (preempt.PodGroupRequest.Tree), as in the
 // upstream adapter.
 func (ev *evaluator) preemptPodGroup(ctx context.Context, cs kubernetes.Interface, req *preempt.PodGroupRequest) preempt.PodGroupDecision {
-	ev = ev.at(&preempt.Request{Config: req.Config})
+	ev = ev.at(&preempt.Request{Config: req.Config, Now: req.Now})
 	d := preempt.PodGroupDecision{Victims: []preempt.Victim{}, Nominations: []preempt.Nomination{}}
 	tree, err := ev.checkGang(req)
 	if err != nil {
@@ -106,19 +106,14 @@ func (ev *evaluator) checkGang(req *preempt.PodGroupRequest) (*preempt.GroupNode
 // PostFilter part is DynamicResources' PodGroupPostFilter's too, which
 // runs deallocateOrDeletePodClaims for each member before
 // DefaultPreemption; its unreserving of PodGroup claims needs
-// DRAWorkloadResourceClaims, off by default and refused as a gate. Also
-// refused for a member, though modelled for a single pod: extended
-// resources a DeviceClass backs (the claim DynamicResources makes for
-// them, whose Reserve in a gang is not modelled) and claims allocated
-// with binding conditions (the gang's attempt reads no request clock).
+// DRAWorkloadResourceClaims, off by default and refused as a gate.
+// Extended resources a DeviceClass backs (the claim DynamicResources
+// makes for them, allocated in flight by Reserve: gang_reserve.go) and
+// claims allocated with binding conditions (their timeout read at the
+// request's Now, as upstream reads its clock through the whole cycle)
+// are modelled.
 func gangMemberGaps(c *preempt.Cluster, p *v1.Pod) *preempt.Unmodelled {
-	if u := (Impl{}).Unmodelled(c, p); u != nil {
-		return u
-	}
-	if u := preempt.DeviceClassResourceGaps(c, p); u != nil {
-		return u
-	}
-	return preempt.ClaimBindingConditionsGap(c, p)
+	return (Impl{}).Unmodelled(c, p)
 }
 
 // nominations is PodGroupPostFilterResult's NominatingInfos on Success,
@@ -141,7 +136,7 @@ func nominations(members []*v1.Pod, placed []*string) []preempt.Nomination {
 // under ancestors that succeeded (what submitPodGroupAlgorithmResult
 // binds).
 func (g gangEvaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGroupRequest) preempt.PodGroupAttempt {
-	ev := g.at(&preempt.Request{Config: req.Config})
+	ev := g.at(&preempt.Request{Config: req.Config, Now: req.Now})
 	tree, err := ev.checkGang(req)
 	if err != nil {
 		return preempt.PodGroupAttempt{Status: preempt.Error, Message: err.Error()}

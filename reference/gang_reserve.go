@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/component-helpers/storage/volume"
 
+	"github.com/preemptbench/preemptbench/internal/refstages"
 	"github.com/preemptbench/preemptbench/preempt"
 )
 
@@ -34,10 +35,12 @@ import (
 //     not touch.
 //   - DynamicResources' Reserve records each claim it allocated as an
 //     in-flight allocation (SignalClaimPendingAllocation) and in the pod
-//     group's cycle state (pendingAllocations). A later member's PreFilter
-//     counts the in-flight devices as allocated (GatherAllocatedState),
-//     and takes a claim pending in this cycle as allocated there
-//     (informationsForClaim's allocation and node selector).
+//     group's cycle state (pendingAllocations), the claim made for the
+//     member's extended resources too (its own UID). A later member's
+//     PreFilter counts the in-flight devices as allocated
+//     (GatherAllocatedState), and takes a claim pending in this cycle as
+//     allocated there (informationsForClaim's allocation and node
+//     selector).
 //
 // PodGroupPostFilter's reprieve runs Reserve and Unreserve again
 // (selectVictimsOnDomain), but the members' Filters there read the
@@ -114,7 +117,7 @@ func (ev *evaluator) reserve(pod *v1.Pod, cs *cycleState, node *v1.Node) func() 
 		case *volumeBindingState:
 			undo = append(undo, ev.reserveVolumes(r, pod, st, node))
 		case *draState:
-			undo = append(undo, r.reserveClaims(st, node, memberGroup(pod)))
+			undo = append(undo, r.reserveClaims(st, pod, ev.node(node.Name), memberGroup(pod), &ev.stages))
 		}
 	}
 	return func() {
@@ -176,31 +179,57 @@ func (ev *evaluator) reserveVolumes(r *gangReserved, pod *v1.Pod, st *volumeBind
 	}
 }
 
-// reserveClaims is DynamicResources' Reserve on node: each claim to
-// allocate gets the allocation Filter found there, in flight; a claim
-// already pending in this cycle gains a sharer only. Unreserve drops the
-// in-flight allocations this Reserve started (the last sharer's
+// reserveClaims is DynamicResources' Reserve on node s, with the
+// allocations its Filter made there (nodeAllocations): the claims to
+// allocate but those pending in this cycle are allocated on the node,
+// the claim for the extended resources with the requests the node needs
+// (filterExtendedResources); nothing when that claim is the only one and
+// the node advertises them all. Filter lists the results of the claims it
+// allocated, then those of the pending ones, and Reserve hands them out
+// in claim order: a pending claim before a claim allocated here swaps
+// their results (docs/upstream-findings.md). Each claim gets its result
+// in flight (SignalClaimPendingAllocation), unless already in flight,
+// where it gains a sharer only and keeps its allocation. Unreserve drops
+// the in-flight allocations this Reserve started (the last sharer's
 // Unreserve removes one; reverts run last in, first out).
-func (r *gangReserved) reserveClaims(st *draState, node *v1.Node, group string) func() {
+func (r *gangReserved) reserveClaims(st *draState, pod *v1.Pod, s *nodeState, group string, stages *refstages.Stages) func() {
 	if st.allocator == nil {
 		return func() {}
 	}
-	var toAllocate []*resourcev1.ResourceClaim
-	for i, claim := range st.claims {
-		if claim.Status.Allocation == nil && st.pending[i] == nil {
-			toAllocate = append(toAllocate, claim)
-		}
+	nodeClaim, status := st.filterExtendedResources(pod, s)
+	if status != nil || (nodeClaim == nil && st.extended != nil && len(st.claims) == 1) {
+		return func() {}
 	}
-	result, err := st.allocator.Allocate(context.Background(), node, toAllocate)
+	if !stages.ReservesExtendedClaim() {
+		nodeClaim = nil
+	}
+	var toAllocate, order []*resourcev1.ResourceClaim
+	var pending []*resourcev1.AllocationResult
+	for i, claim := range st.claims {
+		if claim.Status.Allocation != nil {
+			continue
+		}
+		order = append(order, claim)
+		pending = append(pending, st.pending[i])
+		if st.pending[i] != nil {
+			continue
+		}
+		if claim == st.extended && nodeClaim != nil {
+			claim = nodeClaim
+		}
+		toAllocate = append(toAllocate, claim)
+	}
+	result, err := st.allocator.Allocate(context.Background(), s.node, toAllocate)
 	if err != nil || len(result) != len(toAllocate) {
 		return func() {}
 	}
+	results := stages.ReserveResults(result, pending)
 	var started []types.UID
-	for i, claim := range toAllocate {
+	for i, claim := range order {
 		if r.pending[claim.UID] != nil {
 			continue
 		}
-		alloc := result[i]
+		alloc := results[i]
 		r.pending[claim.UID] = &alloc
 		r.pendingIn[claim.UID] = group
 		started = append(started, claim.UID)

@@ -1,7 +1,10 @@
 package reference
 
 import (
+	"slices"
+
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/preemptbench/preemptbench/internal/refstages"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -23,13 +26,15 @@ func init() {
 // ownStages are the reference's stages, upstream's.
 func ownStages() refstages.Stages {
 	return refstages.Stages{
-		VictimPriority:      (*preempt.PodGroupIndex).VictimPriority,
-		VictimGroup:         (*preempt.PodGroupIndex).GroupKey,
-		MovesPreemptorState: everyVictimPod,
-		OngoingNodes:        nominatedNodes,
-		ChildOrder:          treeChildOrder,
-		KeepsProposals:      everyGroupsProposals,
-		AssumedClaimsInUse:  assumedClaimsInUse,
+		VictimPriority:        (*preempt.PodGroupIndex).VictimPriority,
+		VictimGroup:           (*preempt.PodGroupIndex).GroupKey,
+		MovesPreemptorState:   everyVictimPod,
+		OngoingNodes:          nominatedNodes,
+		ChildOrder:            treeChildOrder,
+		KeepsProposals:        everyGroupsProposals,
+		AssumedClaimsInUse:    assumedClaimsInUse,
+		ReserveResults:        filterResultsInClaimOrder,
+		ReservesExtendedClaim: reservesExtendedClaim,
 	}
 }
 
@@ -61,3 +66,23 @@ func everyGroupsProposals(bool) bool { return true }
 // assumedClaimsInUse: a gang member assumed in the snapshot uses its
 // claims (Snapshot.AssumePod adds them to usedPVCRefCounts).
 func assumedClaimsInUse() bool { return true }
+
+// filterResultsInClaimOrder is Reserve's allocIndex over Filter's
+// allocations (append(allocationResult, pendingResult...)): the results
+// of the claims Filter allocated, then the pending allocations, handed
+// out in claim order; a pending claim before a claim allocated here
+// swaps their results (docs/upstream-findings.md).
+func filterResultsInClaimOrder(allocated []resourcev1.AllocationResult, pending []*resourcev1.AllocationResult) []resourcev1.AllocationResult {
+	out := slices.Clone(allocated)
+	for _, p := range pending {
+		if p != nil {
+			out = append(out, *p)
+		}
+	}
+	return out
+}
+
+// reservesExtendedClaim: Reserve allocates the claim made for a member's
+// extended resources as Filter made it for the node (nodeAllocations'
+// extendedResourceClaim).
+func reservesExtendedClaim() bool { return true }

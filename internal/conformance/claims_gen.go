@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -52,6 +53,17 @@ type ClaimSpec struct {
 	// Members[i] indexes memberClaimKinds, one entry per claim of the
 	// gang's member i (GenGangVolumes), none past the end.
 	Members [][]int
+	// MemberExtended[i] indexes memberExtendedKinds: the extended
+	// resource a DeviceClass may back that the gang's member i asks for
+	// (GenGangVolumes), none past the end.
+	MemberExtended []int
+	// HeldExtended makes each held claim the claim an earlier cycle made
+	// for its holder's extended resources (the holder asks for one
+	// deviceclass.resource.kubernetes.io/gpu; the claim is annotated,
+	// controlled by the holder and named in its
+	// status.extendedResourceClaimStatus), shared with no one
+	// (GenGangVolumes).
+	HeldExtended bool
 }
 
 // The extended resources a class backs.
@@ -221,6 +233,10 @@ func (cs *ClaimSpec) build(c *preempt.Cluster, pods []*v1.Pod, preemptor *v1.Pod
 		}
 		held[node]++
 		c.ResourceClaims = append(c.ResourceClaims, rc)
+		if cs.HeldExtended {
+			heldForExtended(p, rc)
+			continue
+		}
 		usesClaim(p, "gpu", rc.Name)
 		if p.Namespace == preemptor.Namespace {
 			shareable = append(shareable, rc.Name)
@@ -229,6 +245,34 @@ func (cs *ClaimSpec) build(c *preempt.Cluster, pods []*v1.Pod, preemptor *v1.Pod
 	used := map[string]bool{}
 	for i, kind := range cs.Preemptor {
 		addClaim(c, preemptor, fmt.Sprintf("c%d", i), fmt.Sprintf("preemptor-c%d", i), preemptorClaimKinds[at(kind, len(preemptorClaimKinds))], shareable, i, used)
+	}
+}
+
+// heldForExtended makes rc, held by bound pod p, the claim DynamicResources
+// made for p's extended resources in an earlier cycle: p asks for one
+// device of class gpu by the class's implicit name, rc is annotated and
+// controlled by p, its request named as createRequestsAndMappings names
+// it, and p's status.extendedResourceClaimStatus maps it.
+func heldForExtended(p *v1.Pod, rc *resourcev1.ResourceClaim) {
+	name := v1.ResourceName(resourcev1.ResourceDeviceClassPrefix + "gpu")
+	ctr := &p.Spec.Containers[0]
+	if ctr.Resources.Requests == nil {
+		ctr.Resources.Requests = v1.ResourceList{}
+	}
+	ctr.Resources.Requests[name] = resource.MustParse("1")
+	keys := make([]string, 0, len(ctr.Resources.Requests))
+	for k := range ctr.Resources.Requests {
+		keys = append(keys, string(k))
+	}
+	slices.Sort(keys)
+	request := fmt.Sprintf("container-0-request-%d", slices.Index(keys, string(name)))
+	rc.Spec.Devices.Requests[0].Name = request
+	rc.Status.Allocation.Devices.Results[0].Request = request
+	rc.Annotations = map[string]string{resourcev1.ExtendedResourceClaimAnnotation: "true"}
+	rc.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: p.Name, UID: p.UID, Controller: ptr.To(true)}}
+	p.Status.ExtendedResourceClaimStatus = &v1.PodExtendedResourceClaimStatus{
+		ResourceClaimName: rc.Name,
+		RequestMappings:   []v1.ContainerExtendedResourceRequest{{ContainerName: ctr.Name, ResourceName: string(name), RequestName: request}},
 	}
 }
 

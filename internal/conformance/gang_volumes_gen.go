@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"pgregory.net/rapid"
 
 	"github.com/preemptbench/preemptbench/preempt"
@@ -61,6 +62,19 @@ func GenGangVolumes(maxNodes int) *rapid.Generator[Input] {
 				s.Claims.Members = append(s.Claims.Members, kinds)
 			}
 		}
+		if mode != 0 || rapid.IntRange(0, 2).Draw(t, "devicesWithVolumes") == 0 {
+			// Extended resources a DeviceClass backs: the members may ask
+			// for them (DynamicResources makes each a claim, which
+			// Reserve allocates in flight), and the held claims may be
+			// their holders' claims for them.
+			if s.Claims == nil {
+				s.Claims = genClaims(t, &s)
+			}
+			s.Claims.HeldExtended = rapid.IntRange(0, 3).Draw(t, "heldExtended") == 0
+			for range s.Gang.Members {
+				s.Claims.MemberExtended = append(s.Claims.MemberExtended, rapid.IntRange(0, len(memberExtendedKinds)-1).Draw(t, "memberExtended"))
+			}
+		}
 		return gangInput(s)
 	})
 }
@@ -73,6 +87,18 @@ const claimGangShared = claimAdminAccess + 1
 // memberClaimKinds are the kinds of a member's claims: the preemptor's,
 // and the claim the members share.
 var memberClaimKinds = append(slices.Clone(preemptorClaimKinds), claimGangShared, claimGangShared)
+
+// memberExtendedKinds are what a member asks of the extended resources a
+// DeviceClass may back: nothing; one or two devices of class gpu by its
+// implicit name; one ExtendedResource, which class gpu backs when
+// ClaimSpec.Extended says so and some nodes may advertise (a device
+// plugin's).
+var memberExtendedKinds = []struct {
+	name  v1.ResourceName
+	count int64
+}{
+	{}, {}, {"deviceclass.resource.kubernetes.io/gpu", 1}, {"deviceclass.resource.kubernetes.io/gpu", 2}, {ExtendedResource, 1},
+}
 
 // buildMembers gives the gang's members their volumes (Members).
 func (v *VolumeSpec) buildMembers(members []*v1.Pod) {
@@ -87,6 +113,18 @@ func (v *VolumeSpec) buildMembers(members []*v1.Pod) {
 // their claims (Members): claims "m<i>-c<j>" of their own, the held claims
 // of c's pods in the members' namespace, "gang-shared".
 func (cs *ClaimSpec) buildMembers(c *preempt.Cluster, members []*v1.Pod) {
+	for i, p := range members {
+		if i >= len(cs.MemberExtended) {
+			break
+		}
+		if k := memberExtendedKinds[at(cs.MemberExtended[i], len(memberExtendedKinds))]; k.count > 0 {
+			ctr := &p.Spec.Containers[0]
+			if ctr.Resources.Requests == nil {
+				ctr.Resources.Requests = v1.ResourceList{}
+			}
+			ctr.Resources.Requests[k.name] = *resource.NewQuantity(k.count, resource.DecimalSI)
+		}
+	}
 	shared := false
 	for i, p := range members {
 		if i >= len(cs.Members) {

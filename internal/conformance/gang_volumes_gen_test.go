@@ -8,7 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 
+	"github.com/preemptbench/preemptbench/internal/draext"
 	"github.com/preemptbench/preemptbench/internal/harness"
 	"github.com/preemptbench/preemptbench/optimized"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -18,7 +20,10 @@ import (
 // TestGangVolumesGeneratorCovers: GenGangVolumes' draws give members each
 // kind of competition (a ReadWriteOncePod claim two members use, CSI
 // volumes on nodes with an attach limit, WaitForFirstConsumer claims the
-// local volumes may bind, GPU claims, the claim the members share), and
+// local volumes may bind, GPU claims, the claim the members share, a
+// claim allocated with binding conditions, extended resources a
+// DeviceClass backs asked by two members, a pod's claim for its extended
+// resources holding devices), and
 // for each kind some draws whose whole pod-group cycle (the reference's)
 // decides otherwise than with the members' volumes and claims taken
 // away: the members' storage matters to the decision, not only to the
@@ -53,7 +58,8 @@ func TestGangVolumesGeneratorCovers(t *testing.T) {
 	}
 	t.Logf("drawn: %v", drawn)
 	t.Logf("decision changed by the members' storage: %v", changed)
-	for _, k := range []string{"RWOP claim of two members", "CSI volume under an attach limit", "WaitForFirstConsumer local claim", "GPU claim", "claim shared by members"} {
+	for _, k := range []string{"RWOP claim of two members", "CSI volume under an attach limit", "WaitForFirstConsumer local claim", "GPU claim", "claim shared by members",
+		"claim with binding conditions", "extended resources a class backs, two members", "a pod's extended-resource claim holding devices"} {
 		if changed[k] == 0 {
 			t.Errorf("no draw with %q whose decision its members' storage changes (%d drawn)", k, drawn[k])
 		}
@@ -81,14 +87,20 @@ func cycleOf(t *testing.T, in Input) (preempt.PodGroupDecision, bool) {
 	return d, err == nil
 }
 
-// stripMembers is in with its gang's members' volumes and claims taken
-// away.
+// stripMembers is in with its gang's members' volumes, claims and
+// requests of extended resources a DeviceClass backs taken away.
 func stripMembers(in Input) Input {
 	out := cloneInput(in)
+	r := draext.NewResolver(out.Cluster.DeviceClasses)
 	for _, p := range out.Gang.Pods {
 		p.Spec.Volumes, p.Spec.ResourceClaims = nil, nil
 		for i := range p.Spec.Containers {
 			p.Spec.Containers[i].Resources.Claims = nil
+			for name := range p.Spec.Containers[i].Resources.Requests {
+				if r.Class(name) != nil {
+					delete(p.Spec.Containers[i].Resources.Requests, name)
+				}
+			}
 		}
 	}
 	return out
@@ -141,24 +153,57 @@ func competition(in Input) []string {
 					add("claim shared by members")
 				}
 			}
+			if claimHasBindingConditions(in.Cluster, p.Namespace, *rc.ResourceClaimName) {
+				add("claim with binding conditions")
+			}
 		}
+		if draext.NewResolver(in.Cluster.DeviceClasses).Backed(draext.PodRequests(p)) {
+			if uses["extended"]++; uses["extended"] == 2 {
+				add("extended resources a class backs, two members")
+			}
+		}
+	}
+	if uses["extended"] > 0 && slices.ContainsFunc(in.Cluster.ResourceClaims, func(rc *resourcev1.ResourceClaim) bool {
+		return rc.Annotations[resourcev1.ExtendedResourceClaimAnnotation] == "true"
+	}) {
+		add("a pod's extended-resource claim holding devices")
 	}
 	return out
 }
 
+// claimHasBindingConditions: claim namespace/name of c is allocated with
+// a device that has binding conditions.
+func claimHasBindingConditions(c *preempt.Cluster, namespace, name string) bool {
+	for _, rc := range c.ResourceClaims {
+		if rc.Namespace != namespace || rc.Name != name || rc.Status.Allocation == nil {
+			continue
+		}
+		for _, r := range rc.Status.Allocation.Devices.Results {
+			if len(r.BindingConditions) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // TestGangVolumesOptimizedRefusesAsReference: on GenGangVolumes' draws,
 // optimized refuses a gang for a member (UnmodelledPodGroup, its
-// gangMemberGaps) exactly when and as the reference does: extended
-// resources a DeviceClass backs and claims allocated with binding
-// conditions included, which both model for a single pod only. A
-// refusal of optimized's alone (compositeCycle) is left out.
+// gangMemberGaps) exactly when and as the reference does, and neither
+// refuses a member for extended resources a DeviceClass backs or for a
+// claim allocated with binding conditions, which both model in a gang
+// (drawn: the counts logged). A refusal of optimized's alone
+// (compositeCycle) is left out.
 func TestGangVolumesOptimizedRefusesAsReference(t *testing.T) {
-	refused := map[string]int{}
+	refused, drawn := map[string]int{}, map[string]int{}
 	gen := GenGangVolumes(8)
 	for i := range 400 {
 		in := gen.Example(i)
 		mine, _ := in.Gang.OfDefaultScheduler()
 		kept, _ := mine.WithoutDeleting()
+		for _, k := range competition(in) {
+			drawn[k]++
+		}
 		ref := (reference.Impl{}).UnmodelledPodGroup(in.Cluster, kept)
 		opt := (optimized.Impl{}).UnmodelledPodGroup(in.Cluster, kept)
 		if opt != nil && strings.Contains(opt.Feature, "CompositePodGroup") {
@@ -168,20 +213,17 @@ func TestGangVolumesOptimizedRefusesAsReference(t *testing.T) {
 			t.Errorf("example %d: refusals differ (-reference +optimized):\n%s", i, diff)
 		}
 		if ref != nil {
-			switch {
-			case strings.Contains(ref.Detail, "binding conditions"):
-				refused["binding conditions"]++
-			case strings.Contains(ref.Detail, "extended resource"):
-				refused["backed extended resources"]++
-			default:
-				refused["other"]++
+			refused[ref.Detail]++
+			if strings.Contains(ref.Detail, "binding conditions") || strings.Contains(ref.Detail, "which DeviceClass") || strings.Contains(ref.Detail, "a DeviceClass's") {
+				t.Errorf("example %d: the reference refuses a member modelled in a gang: %v", i, ref)
 			}
 		}
 	}
+	t.Logf("drawn: %v", drawn)
 	t.Logf("refused: %v", refused)
-	for _, k := range []string{"binding conditions", "backed extended resources"} {
-		if refused[k] == 0 {
-			t.Errorf("no draw refused for %s", k)
+	for _, k := range []string{"claim with binding conditions", "extended resources a class backs, two members"} {
+		if drawn[k] == 0 {
+			t.Errorf("no draw with %q", k)
 		}
 	}
 }

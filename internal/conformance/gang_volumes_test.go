@@ -30,6 +30,7 @@ package conformance
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -496,10 +497,43 @@ var gangVolumeMutants = []podGroupMutant{
 	// A placed member's ReadWriteOncePod claim not in use for the next
 	// member (as if AssumePod left usedPVCRefCounts alone).
 	{name: "assumed-member-claims-not-in-use", gang: true, stage: func(s *refstages.Stages) { s.AssumedClaimsInUse = func() bool { return false } }},
+	// Reserve allocates the claim made for a member's extended resources
+	// as PreFilter made it, with no request: its devices never in flight.
+	{name: "extended-claim-reserved-empty", gang: true, stage: func(s *refstages.Stages) { s.ReservesExtendedClaim = func() bool { return false } }},
+}
+
+// gangVolumeTableMutants are caught by the table (TestGangVolumeMutants)
+// but not by the properties within TestMutants' checks, which draw too
+// few gangs where they matter.
+var gangVolumeTableMutants = []podGroupMutant{
+	// Reserve gives each claim its own result, as if Filter listed the
+	// pending allocations in claim order among the new ones (the
+	// reference's before it modelled v1.37.2's allocIndex). A member
+	// sharing a pending claim before a claim it allocates, and a later
+	// member needing the device that leaves free on that node: the
+	// GangVolumes property did not draw it within 2000 checks at
+	// TestMutants' seed.
+	{name: "reserve-results-per-claim", gang: true, stage: func(s *refstages.Stages) { s.ReserveResults = ownResultPerClaim }},
+}
+
+// ownResultPerClaim gives each claim to allocate its own result: Filter's
+// for a claim allocated there, the pending one for a pending claim.
+func ownResultPerClaim(allocated []resourcev1.AllocationResult, pending []*resourcev1.AllocationResult) []resourcev1.AllocationResult {
+	out := make([]resourcev1.AllocationResult, 0, len(pending))
+	k := 0
+	for _, p := range pending {
+		if p != nil {
+			out = append(out, *p)
+			continue
+		}
+		out = append(out, allocated[k])
+		k++
+	}
+	return out
 }
 
 func TestGangVolumeMutants(t *testing.T) {
-	for _, m := range gangVolumeMutants {
+	for _, m := range append(slices.Clone(gangVolumeMutants), gangVolumeTableMutants...) {
 		t.Run(m.name, func(t *testing.T) {
 			mutant := newPodGroupMutant(m)
 			for _, tc := range gangVolCases {

@@ -180,8 +180,7 @@ func Properties() []Property {
 
 // refusedGangMember reports whether the reference refuses in's gang for a
 // member (UnmodelledPodGroup, reference/gang.go gangMemberGaps: what it
-// refuses of a single pod and, in a gang, extended resources a
-// DeviceClass backs and claims allocated with binding conditions).
+// refuses of a single pod).
 func refusedGangMember(in Input) bool {
 	mine, _ := in.Gang.OfDefaultScheduler()
 	kept, _ := mine.WithoutDeleting()

@@ -21,6 +21,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/utils/ptr"
@@ -147,14 +148,16 @@ func ScalarRequests(reqs v1.ResourceList) map[v1.ResourceName]int64 {
 }
 
 // InMemoryClaim is the claim PreFilter makes for pod's extended
-// resources, with no requests (upstream gives it a random UID, which no
-// answer shows; here it is fixed).
+// resources, with no requests. Upstream gives it a random UID, which no
+// answer shows but which keys its in-flight allocation once Reserve
+// allocates it (SignalClaimPendingAllocation): in a gang each member's
+// is its own, so here it is the pod's namespace and name.
 func InMemoryClaim(pod *v1.Pod) *resourcev1.ResourceClaim {
 	return &resourcev1.ResourceClaim{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace:    pod.Namespace,
 			Name:         ClaimName,
-			UID:          "extended-resources-claim",
+			UID:          types.UID("extended-resources-claim/" + pod.Namespace + "/" + pod.Name),
 			GenerateName: pod.Name + "-extended-resources-",
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: "v1", Kind: "Pod", Name: pod.Name, UID: pod.UID, Controller: ptr.To(true),

@@ -16,6 +16,7 @@ package refstages
 
 import (
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -53,6 +54,18 @@ type Stages struct {
 	// (the reference's: yes, Snapshot.AssumePod counts them in
 	// usedPVCRefCounts).
 	AssumedClaimsInUse func() bool
+	// ReserveResults is the allocation DynamicResources' Reserve gives each
+	// claim of a gang member to allocate, in claim order, from the
+	// results Filter made for the claims it allocated (allocated, in
+	// claim order) and the allocations pending in the cycle of the
+	// others (pending: per claim to allocate, nil for one allocated
+	// here). The reference's: Filter's list, allocated then pending,
+	// handed out in claim order (v1.37.2's Reserve, allocIndex).
+	ReserveResults func(allocated []resourcev1.AllocationResult, pending []*resourcev1.AllocationResult) []resourcev1.AllocationResult
+	// ReservesExtendedClaim is whether a gang member's Reserve allocates
+	// the claim made for its extended resources with the requests its
+	// node needs (the reference's: yes, nodeAllocations' claim).
+	ReservesExtendedClaim func() bool
 }
 
 var newReference func(replace func(*Stages)) preempt.Implementation
