@@ -325,9 +325,10 @@ func (w *gangWorld) draReserve(st *dynamicResourcesState, m *v1.Pod, node *v1.No
 		}
 	}
 	toAllocate := st.toAllocate
-	if nodeClaim != nil {
+	if at := slices.Index(toAllocate, st.ext); nodeClaim != nil && at >= 0 {
+		// (not there when pending in the cycle already: a sharer only)
 		toAllocate = slices.Clone(toAllocate)
-		toAllocate[slices.Index(toAllocate, st.ext)] = nodeClaim
+		toAllocate[at] = nodeClaim
 	}
 	result, err := st.alloc.Allocate(context.Background(), node, toAllocate)
 	if err != nil || len(result) != len(toAllocate) {
