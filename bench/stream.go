@@ -142,20 +142,15 @@ func measureStream(b *testing.B, impl preempt.Implementation, s harness.Stream) 
 	ctx := context.Background()
 	b.ReportAllocs()
 	var res harness.StreamResult
-	for range b.N {
-		b.StopTimer()
+	timedBatches(b, b.N, len(s.Preemptors), func() *harness.StreamRunner {
 		c := *s.Cluster
 		c.Pods = slices.Clone(s.Cluster.Pods)
 		r, err := harness.NewStreamRunner(impl, &c, s)
 		if err != nil {
 			b.Fatal(err)
 		}
-		// The setup's garbage (the cluster copy, the first evaluator) is
-		// collected here, not inside the timed stream: left to the
-		// collector it landed in some rounds and not others (optimized's
-		// podgroup streams spread ±40-60%).
-		runtime.GC()
-		b.StartTimer()
+		return r
+	}, func(r *harness.StreamRunner) {
 		run := func() {
 			for _, p := range s.Preemptors {
 				if err := r.Next(ctx, p); err != nil {
@@ -169,7 +164,7 @@ func measureStream(b *testing.B, impl preempt.Implementation, s harness.Stream) 
 			run()
 		}
 		res = r.Result
-	}
+	})
 	b.ReportMetric(float64(len(s.Preemptors)*b.N)/b.Elapsed().Seconds(), "pods/s")
 	b.ReportMetric(float64(res.Bound), "bound/op")
 	b.ReportMetric(float64(res.Victims), "victims/op")
@@ -241,16 +236,15 @@ func measureGangStream(b *testing.B, impl preempt.Implementation, s harness.Gang
 		members += len(g.Members)
 	}
 	var res harness.GangStreamResult
-	for range b.N {
-		b.StopTimer()
+	timedBatches(b, b.N, members, func() *harness.GangStreamRunner {
 		c := *s.Cluster
 		c.Pods = slices.Clone(s.Cluster.Pods)
 		r, err := harness.NewGangStreamRunner(impl, &c, s)
 		if err != nil {
 			b.Fatal(err)
 		}
-		runtime.GC() // the setup's garbage, as in measureStream
-		b.StartTimer()
+		return r
+	}, func(r *harness.GangStreamRunner) {
 		run := func() {
 			for _, g := range s.Gangs {
 				if err := r.Next(ctx, g); err != nil {
@@ -264,8 +258,62 @@ func measureGangStream(b *testing.B, impl preempt.Implementation, s harness.Gang
 			run()
 		}
 		res = r.Result
-	}
+	})
 	b.ReportMetric(float64(members*b.N)/b.Elapsed().Seconds(), "pods/s")
 	b.ReportMetric(float64(res.Bound), "bound/op")
 	b.ReportMetric(float64(res.Victims), "victims/op")
+}
+
+// Streams are timed in batches (timedBatches): each batch's ops are set
+// up untimed, one forced collection clears the setups' garbage, and the
+// batch's ops then run timed back to back. A batch holds as many ops as
+// make at least BatchPreemptors preemptors, so a stream of few
+// preemptors (5 at PreemptionPVs' 5 nodes) is not charged a forced
+// collection, and the cold caches it leaves, every few pods: a
+// scheduler pays that once per collection, not once per stream.
+const (
+	// BatchPreemptors is the fewest preemptors a batch sends.
+	BatchPreemptors = 1000
+	// batchSetupBytes ends a batch early once its setups have allocated
+	// this much (large clusters: one op a batch).
+	batchSetupBytes = 256 << 20
+)
+
+// BatchOps is how many ops of perOp preemptors a batch holds, at most
+// left: enough for BatchPreemptors preemptors.
+func BatchOps(perOp, left int) int {
+	return max(1, min(left, (BatchPreemptors+perOp-1)/max(perOp, 1)))
+}
+
+// timer is what timedBatches needs of a *testing.B.
+type timer interface {
+	StartTimer()
+	StopTimer()
+}
+
+// timedBatches runs n ops (b.N): setup makes an op's runner (untimed),
+// run times it.
+func timedBatches[R any](b timer, n, perOp int, setup func() R, run func(R)) {
+	var runners []R
+	var ms runtime.MemStats
+	for done := 0; done < n; {
+		b.StopTimer()
+		runners = runners[:0]
+		runtime.ReadMemStats(&ms)
+		start := ms.TotalAlloc
+		for k := BatchOps(perOp, n-done); len(runners) < k; {
+			runners = append(runners, setup())
+			if runtime.ReadMemStats(&ms); ms.TotalAlloc-start > batchSetupBytes {
+				break
+			}
+		}
+		runtime.GC()
+		b.StartTimer()
+		for i, r := range runners {
+			run(r)
+			var zero R
+			runners[i] = zero // its garbage is the timed ops' own
+		}
+		done += len(runners)
+	}
 }

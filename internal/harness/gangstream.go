@@ -283,7 +283,7 @@ func (r *GangStreamRunner) nodeAt(node string) (int, bool) {
 
 // bind is m bound to node, running since the stream's Now.
 func (r *GangStreamRunner) bind(m *v1.Pod, node string) *v1.Pod {
-	p := m.DeepCopy()
+	p := placedCopy(m)
 	p.Spec.NodeName = node
 	p.Status.NominatedNodeName = ""
 	p.Status.Phase = v1.PodRunning

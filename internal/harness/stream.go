@@ -107,19 +107,23 @@ func RunStream(ctx context.Context, impl preempt.Implementation, s Stream) (Stre
 // StreamRunner runs a stream one preemptor at a time (RunStream, and the
 // benchmark that times it).
 type StreamRunner struct {
-	impl   preempt.Implementation
-	ev     preempt.Evaluator
-	c      *preempt.Cluster
-	cfg    preempt.Config
-	now    time.Time
-	rng    *rand.Rand
-	order  *preempt.NodeOrder
-	cs     *AcceptingClientset
-	codes  []preempt.Code
-	bound  map[preempt.PodRef]*v1.Pod // bound pods by name
-	nom    map[string][]*v1.Pod       // node -> nominated pods
-	pods   *podIndex                  // positions in c.Pods
-	Result StreamResult
+	impl  preempt.Implementation
+	ev    preempt.Evaluator
+	c     *preempt.Cluster
+	cfg   preempt.Config
+	now   time.Time
+	rng   *rand.Rand
+	order *preempt.NodeOrder
+	cs    *AcceptingClientset
+	codes []preempt.Code
+	bound map[preempt.PodRef]*v1.Pod // bound pods by name
+	nom   map[string][]*v1.Pod       // node -> nominated pods
+	pods  *podIndex                  // positions in c.Pods
+	// scratch of Next
+	gone    []*v1.Pod
+	added   []*v1.Pod
+	removed []preempt.PodRef
+	Result  StreamResult
 }
 
 // NewStreamRunner starts a stream on c, which it then changes in place:
@@ -166,7 +170,7 @@ func (r *StreamRunner) Next(ctx context.Context, pod *v1.Pod) error {
 			potential++
 		}
 	}
-	var gone []*v1.Pod
+	gone := r.gone[:0]
 	switch {
 	case feasible != "":
 		step.Status, step.Node = preempt.Schedulable, feasible
@@ -209,11 +213,17 @@ func (r *StreamRunner) Next(ctx context.Context, pod *v1.Pod) error {
 		r.Result.Steps = append(r.Result.Steps, step)
 		return nil
 	}
-	placed := pod.DeepCopy()
+	placed := placedCopy(pod)
 	placed.Spec.NodeName = step.Node
 	placed.Status.NominatedNodeName = ""
 	placed.Status.Phase = v1.PodRunning
-	ch := preempt.Change{Added: []*v1.Pod{placed}}
+	// The change's lists are scratch: no evaluator keeps a change past
+	// its Update.
+	r.added = append(r.added[:0], placed)
+	ch := preempt.Change{Added: r.added, Removed: r.removed[:0]}
+	if len(gone) > 0 {
+		step.Victims = make([]preempt.PodRef, 0, len(gone))
+	}
 	for _, p := range gone {
 		ref := preempt.PodRef{Namespace: p.Namespace, Name: p.Name}
 		ch.Removed = append(ch.Removed, ref)
@@ -235,6 +245,7 @@ func (r *StreamRunner) Next(ctx context.Context, pod *v1.Pod) error {
 	preempt.SetFilterConfig(ev, r.cfg) // a new evaluator has none
 	preempt.SetFilterNow(ev, r.now)
 	r.ev = ev
+	r.gone, r.removed = gone, ch.Removed
 	r.Result.Bound++
 	r.Result.Victims += len(gone)
 	r.Result.Steps = append(r.Result.Steps, step)
@@ -311,4 +322,15 @@ func (x *podIndex) remove(ps, gone []*v1.Pod) []*v1.Pod {
 	clear(ps[w:])
 	x.seqs = x.seqs[:w]
 	return ps[:w]
+}
+
+// placedCopy is pod as a new object to bind: a shallow copy, sharing
+// pod's labels, containers, volumes and conditions, which nothing writes
+// (an evaluator treats a cluster's pods as read-only, and Update takes
+// its own copy where it keeps one). The harness's bookkeeping is timed
+// with the stream: a deep copy of every bound preemptor was 15% of
+// optimized's time at PreemptionPVs' 5 nodes.
+func placedCopy(pod *v1.Pod) *v1.Pod {
+	placed := *pod
+	return &placed
 }
