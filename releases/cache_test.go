@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/preemptbench/preemptbench/releases"
 )
@@ -85,5 +86,55 @@ func TestCorruptedCachedBinaryIsRebuilt(t *testing.T) {
 	progress.Reset()
 	if third, err := r.Binary(&progress); err != nil || third != again || progress.Len() != 0 {
 		t.Errorf("third use: %q, %v, notes %q; want %q unbuilt", third, err, progress.String(), again)
+	}
+}
+
+// A build killed between its link and its rename leaves NAME.tmp-PID, a
+// whole binary: the next use of the release removes it once it is older
+// than an hour, and leaves a younger one (another process's build in
+// flight) and other releases' files alone.
+func TestStaleTemporaryBinariesAreRemoved(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to build the release with")
+	}
+	write := standInCheckout(t)
+	write("releases/v0.0.1/go.mod", "module "+releases.Module+"/releases/v0.0.1\n\ngo 1.22\n")
+	write("releases/v0.0.1/main.go", "package main\n\nfunc main() { println(\"v0.0.1\") }\n")
+	cache := t.TempDir()
+	t.Setenv(releases.CacheEnv, cache)
+	r := releases.Release{Version: "v0.0.1"}
+	bin, err := r.Binary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	files := map[string]bool{ // name -> kept
+		"upstream-v0.0.1-0123456789abcdef.tmp-4242":        false,
+		"upstream-v0.0.1-0123456789abcdef.sha256.tmp-4242": false,
+		"upstream-v0.0.1-fedcba9876543210.tmp-4343":        true, // young
+		"upstream-v0.0.2-0123456789abcdef.tmp-4242":        true, // another release's
+	}
+	for name, kept := range files {
+		p := filepath.Join(cache, name)
+		if err := os.WriteFile(p, []byte("partial"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if !kept || name == "upstream-v0.0.2-0123456789abcdef.tmp-4242" {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if again, err := r.Binary(nil); err != nil || again != bin {
+		t.Fatalf("second use: %q, %v; want %q", again, err, bin)
+	}
+	for name, kept := range files {
+		_, err := os.Stat(filepath.Join(cache, name))
+		if got := err == nil; got != kept {
+			t.Errorf("%s: kept %v, want %v", name, got, kept)
+		}
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Errorf("the release's binary: %v", err)
 	}
 }

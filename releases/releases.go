@@ -340,6 +340,7 @@ func (r Release) binary(progress io.Writer) (string, error) {
 	bin := r.binaryPath(cache, hash)
 	buildMu.Lock()
 	defer buildMu.Unlock()
+	r.pruneStale(cache, time.Now())
 	if intact(bin) {
 		return bin, nil
 	}
@@ -437,6 +438,30 @@ func (r Release) prune(cache, keep string) {
 		p := filepath.Join(cache, e.Name())
 		if strings.HasPrefix(e.Name(), r.binaryPrefix()) && !strings.Contains(e.Name(), ".tmp-") && p != keep && p != sumPath(keep) {
 			os.Remove(p)
+		}
+	}
+}
+
+// staleTmp is the age past which a build's temporary file is left over
+// from a build that was killed: go build writes its output at the end of
+// the link and the file is renamed within a second.
+const staleTmp = time.Hour
+
+// pruneStale removes r's temporary files (NAME.tmp-PID, whole binaries
+// of 50 MB and more) older than staleTmp: a build killed after the link
+// and before the rename leaves one, which prune keeps (a younger one may
+// be another process's build in flight).
+func (r Release) pruneStale(cache string, now time.Time) {
+	entries, err := os.ReadDir(cache)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), r.binaryPrefix()) || !strings.Contains(e.Name(), ".tmp-") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > staleTmp {
+			os.Remove(filepath.Join(cache, e.Name()))
 		}
 	}
 }
