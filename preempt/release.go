@@ -284,14 +284,23 @@ func ReleaseBehaviour(r string) (Behaviour, error) {
 	if at < 0 {
 		return Behaviour{}, fmt.Errorf("unknown release %q (supported: %v)", r, Releases)
 	}
-	var b Behaviour
-	for _, si := range Switches {
-		if slices.Index(Releases, si.Since) <= at {
-			b = b.With(si.Switch, true)
+	return releaseBehaviours[at], nil
+}
+
+// releaseBehaviours[i] is Releases[i]'s behaviour: every switch since it
+// or an earlier release on. Computed once: a decision asks for it at
+// every stage.
+var releaseBehaviours = func() []Behaviour {
+	out := make([]Behaviour, len(Releases))
+	for at := range Releases {
+		for _, si := range Switches {
+			if slices.Index(Releases, si.Since) <= at {
+				out[at] = out[at].With(si.Switch, true)
+			}
 		}
 	}
-	return b, nil
-}
+	return out
+}()
 
 // Behaviour is c's: its release's, with c.Switches set on top. An
 // invalid release or switch (Validate refuses them) gives the current
