@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -95,7 +96,7 @@ func nominationPatch(old *v1.PodStatus, node string) (patch []byte, ok bool) {
 // UTF-8).
 func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !jsonPlain[s[i]] {
 			q, _ := json.Marshal(s) // a string always marshals
 			return append(b, q...)
 		}
@@ -105,16 +106,37 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// jsonPlain marks the bytes encoding/json writes as they are: printable
+// ASCII but for ", \\, <, > and &.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = !strings.ContainsRune(`"\\<>&`, rune(c))
+	}
+	return t
+}()
+
 // appendJSONTime appends t as metav1.Time marshals: RFC 3339 in UTC,
-// whole seconds, null when zero (which the callers rule out).
+// whole seconds, null when zero (which the callers rule out). The last
+// second written is kept: a decision's victims get the same one.
 func appendJSONTime(b []byte, t metav1.Time) []byte {
 	if t.IsZero() {
 		return append(b, "null"...)
 	}
-	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, time.RFC3339)
-	return append(b, '"')
+	sec := t.Unix()
+	if f := lastTime.Load(); f != nil && f.sec == sec {
+		return append(b, f.text...)
+	}
+	f := &formattedTime{sec: sec, text: `"` + t.UTC().Format(time.RFC3339) + `"`}
+	lastTime.Store(f)
+	return append(b, f.text...)
 }
+
+type formattedTime struct {
+	sec  int64
+	text string // quoted
+}
+
+var lastTime atomic.Pointer[formattedTime]
 
 // preemptionMessage is the DisruptionTarget condition's message,
 // fmt.Sprintf("%s: preempting to accommodate a higher priority %s",

@@ -165,3 +165,22 @@ func TestPreemptionMessage(t *testing.T) {
 		}
 	}
 }
+
+// appendJSONTime writes what metav1.Time marshals to, whichever second it
+// wrote last (it keeps one): seconds in turn, back and forth, in two
+// zones, with and without nanoseconds.
+func TestAppendJSONTime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	zones := []*time.Location{time.UTC, time.FixedZone("x", -7*3600-1800)}
+	base := time.Date(2026, 12, 31, 23, 59, 58, 0, time.UTC)
+	for i := range 500 {
+		tm := metav1.NewTime(base.Add(time.Duration(rng.IntN(4))*time.Second + time.Duration(rng.IntN(2)*999999999)).In(zones[rng.IntN(2)]))
+		want, err := json.Marshal(tm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSONTime([]byte("x"), tm); string(got) != "x"+string(want) {
+			t.Fatalf("case %d, %v: %s, want %s", i, tm, got[1:], want)
+		}
+	}
+}
