@@ -32,17 +32,25 @@ func standInCheckout(t *testing.T) (write func(rel, content string)) {
 	return write
 }
 
-// Issue 33: a cached binary changed since it was built (here overwritten
-// with garbage: "exec format error" on every run) is built again on the
-// next use, not run forever. The release is a stand-in module, in a
-// stand-in checkout ($PREEMPTBENCH_SOURCE), that builds in a second.
-func TestCorruptedCachedBinaryIsRebuilt(t *testing.T) {
+// standInRelease makes a stand-in checkout holding release v0.0.1, a
+// module whose main prints its version, or skips the test without a go
+// command to build it.
+func standInRelease(t *testing.T) {
+	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command to build the release with")
 	}
 	write := standInCheckout(t)
 	write("releases/v0.0.1/go.mod", "module "+releases.Module+"/releases/v0.0.1\n\ngo 1.22\n")
 	write("releases/v0.0.1/main.go", "package main\n\nfunc main() { println(\"v0.0.1\") }\n")
+}
+
+// Issue 33: a cached binary changed since it was built (here overwritten
+// with garbage: "exec format error" on every run) is built again on the
+// next use, not run forever. The release is a stand-in module, in a
+// stand-in checkout ($PREEMPTBENCH_SOURCE), that builds in a second.
+func TestCorruptedCachedBinaryIsRebuilt(t *testing.T) {
+	standInRelease(t)
 	t.Setenv(releases.CacheEnv, t.TempDir())
 	r := releases.Release{Version: "v0.0.1"}
 
@@ -94,12 +102,7 @@ func TestCorruptedCachedBinaryIsRebuilt(t *testing.T) {
 // than an hour, and leaves a younger one (another process's build in
 // flight) and other releases' files alone.
 func TestStaleTemporaryBinariesAreRemoved(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command to build the release with")
-	}
-	write := standInCheckout(t)
-	write("releases/v0.0.1/go.mod", "module "+releases.Module+"/releases/v0.0.1\n\ngo 1.22\n")
-	write("releases/v0.0.1/main.go", "package main\n\nfunc main() { println(\"v0.0.1\") }\n")
+	standInRelease(t)
 	cache := t.TempDir()
 	t.Setenv(releases.CacheEnv, cache)
 	r := releases.Release{Version: "v0.0.1"}
