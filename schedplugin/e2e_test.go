@@ -483,8 +483,15 @@ func TestPreemptionWithVolumes(t *testing.T) {
 			if impl == "" {
 				return
 			}
-			if d := decisions(t, impl, "Success") - succ0; d != 1 {
-				t.Errorf("%s decided %v preemptions, want 1", impl, d)
+			// At least one: the two victims' deletions reach the
+			// scheduler one at a time, and a preemptor retried between
+			// them (seen once under CI's load, 2026-11-28) fits nowhere,
+			// is still eligible (the victim left on b is not terminating
+			// in the cache) and preempts again, as stock would.
+			if d := decisions(t, impl, "Success") - succ0; d < 1 {
+				t.Errorf("%s decided %v preemptions, want at least 1", impl, d)
+			} else if d > 1 {
+				t.Logf("%s decided %v preemptions: retried between its victims' deletions", impl, d)
 			}
 			if d := totalFallbacks(t, impl) - fb0; d != 0 {
 				t.Errorf("%s fell back %v times, want 0", impl, d)
