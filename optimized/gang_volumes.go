@@ -325,10 +325,12 @@ func (w *gangWorld) draReserve(st *dynamicResourcesState, m *v1.Pod, node *v1.No
 		}
 	}
 	toAllocate := st.toAllocate
-	if at := slices.Index(toAllocate, st.ext); nodeClaim != nil && at >= 0 {
+	if nodeClaim != nil {
 		// (not there when pending in the cycle already: a sharer only)
-		toAllocate = slices.Clone(toAllocate)
-		toAllocate[at] = nodeClaim
+		if at := slices.Index(toAllocate, st.ext); at >= 0 {
+			toAllocate = slices.Clone(toAllocate)
+			toAllocate[at] = nodeClaim
+		}
 	}
 	result, err := st.alloc.Allocate(context.Background(), node, toAllocate)
 	if err != nil || len(result) != len(toAllocate) {

@@ -340,7 +340,7 @@ func (r Release) binary(progress io.Writer) (string, error) {
 	bin := r.binaryPath(cache, hash)
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	r.pruneStale(cache, time.Now())
+	r.prune(cache, "", time.Now())
 	if intact(bin) {
 		return bin, nil
 	}
@@ -424,22 +424,8 @@ wait:
 		return "", err
 	}
 	fmt.Fprintf(progress, "built %s in %v: %s\n", r.Name(), time.Since(start).Round(time.Second), bin)
-	r.prune(cache, bin)
+	r.prune(cache, bin, time.Now())
 	return bin, nil
-}
-
-// prune removes r's binaries built from other sources than keep's.
-func (r Release) prune(cache, keep string) {
-	entries, err := os.ReadDir(cache)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		p := filepath.Join(cache, e.Name())
-		if strings.HasPrefix(e.Name(), r.binaryPrefix()) && !strings.Contains(e.Name(), ".tmp-") && p != keep && p != sumPath(keep) {
-			os.Remove(p)
-		}
-	}
 }
 
 // staleTmp is the age past which a build's temporary file is left over
@@ -447,21 +433,27 @@ func (r Release) prune(cache, keep string) {
 // the link and the file is renamed within a second.
 const staleTmp = time.Hour
 
-// pruneStale removes r's temporary files (NAME.tmp-PID, whole binaries
-// of 50 MB and more) older than staleTmp: a build killed after the link
-// and before the rename leaves one, which prune keeps (a younger one may
-// be another process's build in flight).
-func (r Release) pruneStale(cache string, now time.Time) {
+// prune removes r's files in cache that no use needs: its temporary
+// files (NAME.tmp-PID, whole binaries of 50 MB and more) older than
+// staleTmp, which a build killed between its link and its rename leaves
+// (a younger one may be another process's build in flight), and, when
+// keep is not "", its binaries built from other sources than keep's.
+func (r Release) prune(cache, keep string, now time.Time) {
 	entries, err := os.ReadDir(cache)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), r.binaryPrefix()) || !strings.Contains(e.Name(), ".tmp-") {
+		if !strings.HasPrefix(e.Name(), r.binaryPrefix()) {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > staleTmp {
-			os.Remove(filepath.Join(cache, e.Name()))
+		p := filepath.Join(cache, e.Name())
+		if strings.Contains(e.Name(), ".tmp-") {
+			if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > staleTmp {
+				os.Remove(p)
+			}
+		} else if keep != "" && p != keep && p != sumPath(keep) {
+			os.Remove(p)
 		}
 	}
 }
