@@ -133,7 +133,7 @@ func (w *gangWorld) volumePreFilter(i int) {
 		}
 	}
 	if d.vols != nil {
-		d.vols = newNodeVolumeLimitsStateIn(gv.x, m, d.b)
+		d.vols = newNodeVolumeLimitsStateIn(gv.x, m, d.b, true)
 	}
 	if d.volumes != nil {
 		vb := *s.volumeIndexOf().vb

@@ -312,12 +312,18 @@ func newNodeVolumeLimitsState(s *Snapshot, pod *v1.Pod, b preempt.Behaviour) *no
 	if !need {
 		return nil
 	}
-	return newNodeVolumeLimitsStateIn(s.volumeIndexFor(!b.PortworxMigrated), pod, b)
+	return newNodeVolumeLimitsStateIn(s.volumeIndexFor(!b.PortworxMigrated), pod, b, false)
 }
 
 // newNodeVolumeLimitsStateIn is PreFilter on index x (a gang's, with its
-// members' volumes interned) for a pod that has a volume it counts.
-func newNodeVolumeLimitsStateIn(x *volumeIndex, pod *v1.Pod, b preempt.Behaviour) *nodeVolumeLimitsState {
+// members' volumes interned) for a pod that has a volume it counts. With
+// intern (a gang's own index), the pod's volumes no pod holds yet are
+// interned too, so they keep their key when a member placed later
+// interns the same volume: upstream's Filter compares volumes by name
+// on every call, and this state, made when the member is first tried,
+// is read again by the reprieve after the other members were placed.
+// Without it (the snapshot's shared index) such a volume is id -1.
+func newNodeVolumeLimitsStateIn(x *volumeIndex, pod *v1.Pod, b preempt.Behaviour, intern bool) *nodeVolumeLimitsState {
 	st := &nodeVolumeLimitsState{x: x}
 	// A CSINode stands for every one: the plugin reads only whether there
 	// is one (isCSIMigrationOn; under v1.35's rule, and whether its
@@ -339,7 +345,7 @@ func newNodeVolumeLimitsStateIn(x *volumeIndex, pod *v1.Pod, b preempt.Behaviour
 			continue
 		}
 		for name, driver := range names {
-			side.vols = append(side.vols, x.key(name, driver, false))
+			side.vols = append(side.vols, x.key(name, driver, intern))
 			if d := x.csiDrvrs[driver]; b.MissingCSIDriver && d != nil && d.Spec.PreventPodSchedulingIfMissing != nil && *d.Spec.PreventPodSchedulingIfMissing &&
 				!slices.Contains(side.prevent, driver) {
 				side.prevent = append(side.prevent, driver)

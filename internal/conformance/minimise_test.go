@@ -26,7 +26,7 @@ import (
 // TestMinimiseGang is a tool, not a test: with PREEMPTTEST_MINIMISE=DIR
 // it draws gang problems (GenGang) from seeds 0 to
 // PREEMPTTEST_SEEDS (1000 by default) until the reference and upstream
-// disagree, shrinks the problem greedily (nodes, pods, PDBs, groups,
+// (or PREEMPTTEST_IMPL) disagree, shrinks the problem greedily (nodes, pods, PDBs, groups,
 // members, pod fields) while they still disagree, and writes it to DIR
 // as cluster.yaml and gang.yaml for `compare decide -pod-group`.
 func TestMinimiseGang(t *testing.T) {
@@ -42,7 +42,11 @@ func TestMinimiseGang(t *testing.T) {
 	if s := os.Getenv("PREEMPTTEST_FIRST"); s != "" {
 		first, _ = strconv.Atoi(s)
 	}
-	up, err := registry.Lookup("upstream")
+	implName := "upstream"
+	if s := os.Getenv("PREEMPTTEST_IMPL"); s != "" {
+		implName = s // the implementation compared with the reference
+	}
+	up, err := registry.Lookup(implName)
 	if err != nil {
 		t.Fatal(err)
 	}
