@@ -267,6 +267,14 @@ func syncs(t *testing.T, impl, kind string) float64 {
 // plugin builds its cluster once and follows the scheduler's cache after
 // (victims gone, preemptors bound: updates), and the followed cluster is
 // checked against a build at every cycle.
+//
+// As in TestPreemptionStorm, a preemptor can be left in the unschedulable
+// pool (kubernetes/kubernetes#141694), stock as under the plugin (under
+// three busy loops on two cores, 4 of 32 runs of this test had one, one
+// of them stock's). The schedulers here flush a pod that stayed 10s
+// (e2etest.FlushAfter; the flush runs every 30s: a round so rescued still
+// ends within PreemptPod's 60s), and the test allows one preemptor so
+// rescued per scheduler.
 func TestPreemptionStream(t *testing.T) {
 	cp := controlplane.Shared(t)
 	cs, err := cp.Client()
@@ -282,6 +290,7 @@ func TestPreemptionStream(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			sched := "sched-stream-" + name
 			e2etest.RunScheduler(t, cp, e2etest.Config(sched, impl))
+			flushed0 := flushed(t)
 			s := e2etest.Empty(t, cs, "stream-"+name, sched)
 			for i := range 4 {
 				n := fmt.Sprintf("stream-%s-%d", name, i)
@@ -290,9 +299,9 @@ func TestPreemptionStream(t *testing.T) {
 					s.AddPod(t, cs, e2etest.Pod(s.NS, fmt.Sprintf("v%d-%d", i, j), sched, n, int32(10*(i+1)), 1000))
 				}
 			}
-			var builds0, updates0, succ0 float64
+			var builds0, updates0, succ0, att0 float64
 			if impl != "" {
-				builds0, updates0, succ0 = syncs(t, impl, "build"), syncs(t, impl, "update"), decisions(t, impl, "Success")
+				builds0, updates0, succ0, att0 = syncs(t, impl, "build"), syncs(t, impl, "update"), decisions(t, impl, "Success"), attempts(t)
 			}
 			var got []e2etest.Outcome
 			for k := range 3 {
@@ -307,6 +316,11 @@ func TestPreemptionStream(t *testing.T) {
 				}
 				got = append(got, o)
 			}
+			if n := flushed(t) - flushed0; n > 1 {
+				t.Errorf("%v preemptors left the unschedulable pool only by the queue's flush (one is allowed: kubernetes/kubernetes#141694)", n)
+			} else if n == 1 {
+				t.Logf("one preemptor left the unschedulable pool by the queue's flush (kubernetes/kubernetes#141694)")
+			}
 			if impl == "" {
 				stock = got
 				return
@@ -316,16 +330,19 @@ func TestPreemptionStream(t *testing.T) {
 			}
 			// One decision a round; under load a round's preemptor may run
 			// a second cycle before the cache has seen its victims go (as
-			// it would under stock), so more is no fault, but each later
-			// cycle follows the cache: one build only.
+			// it would under stock): a second preemption, or a cycle that
+			// finds it not eligible (its preemption still running), each
+			// an attempt. So more is no fault, but each later cycle
+			// follows the cache: one build only, and at most one update a
+			// later attempt.
 			d := decisions(t, impl, "Success") - succ0
 			if d < 3 {
 				t.Errorf("%s decided %v preemptions, want 3 at least", impl, d)
 			}
-			b, u := syncs(t, impl, "build")-builds0, syncs(t, impl, "update")-updates0
-			t.Logf("%s: %v decisions, %v builds, %v updates of its cluster", impl, d, b, u)
-			if b != 1 || u < 2 || u > d-1 {
-				t.Errorf("%s: %v builds and %v updates in %v decisions, want 1 and 2 to %v (the later cycles follow the cache)", impl, b, u, d, d-1)
+			b, u, a := syncs(t, impl, "build")-builds0, syncs(t, impl, "update")-updates0, attempts(t)-att0
+			t.Logf("%s: %v decisions, %v attempts, %v builds, %v updates of its cluster", impl, d, a, b, u)
+			if b != 1 || u < 2 || u > a-1 {
+				t.Errorf("%s: %v builds and %v updates in %v attempts, want 1 and 2 to %v (the later cycles follow the cache)", impl, b, u, a, a-1)
 			}
 			checkSyncs(t)
 		})

@@ -3,7 +3,7 @@
 // etcd (go.etcd.io/etcd/server/v3/embed), both in this process, as
 // upstream's integration tests and scheduler_perf run them: no container,
 // no binary, no download. Start returns once the API server is healthy and
-// the default namespace exists (3-6 s on the project's 2-core machine
+// its system namespaces exist (SystemNamespaces; 3-6 s on the project's 2-core machine
 // when it is quiet, up to 15 s while other builds load it); Stop tears
 // both down and removes their directories.
 //
@@ -31,6 +31,9 @@ import (
 
 	"github.com/google/uuid"
 	"go.etcd.io/etcd/server/v3/embed"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -136,6 +139,9 @@ func Start(opts Options) (cp *ControlPlane, err error) {
 	// last in, first out; etcd is stopped by Stop after them).
 	tb.Cleanup(server.TearDownFn)
 	cp.Config = server.ClientConfig
+	if err := cp.waitSystemNamespaces(time.Minute); err != nil {
+		return cp, err
+	}
 	cp.StartDuration = time.Since(begin)
 	tb.Logf("kube-apiserver ready at %s after %v", cp.Config.Host, cp.StartDuration.Round(time.Millisecond))
 	return cp, nil
@@ -250,6 +256,38 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// SystemNamespaces are the namespaces kube-apiserver v1.37.2 creates
+// itself, after it is healthy (its system-namespaces controller;
+// pkg/controlplane/apiserver/options and cmd/kube-apiserver/app/options).
+var SystemNamespaces = []string{metav1.NamespaceSystem, metav1.NamespacePublic, metav1.NamespaceDefault, v1.NamespaceNodeLease}
+
+// waitSystemNamespaces waits until every one of SystemNamespaces exists,
+// so that a cluster a test starts from does not change under it (a
+// scheduler reads every namespace: kube-node-lease appearing in the
+// middle of a test is a change it must follow).
+func (cp *ControlPlane) waitSystemNamespaces(timeout time.Duration) error {
+	cs, err := cp.Client()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var missing string
+	err = wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		for _, ns := range SystemNamespaces {
+			if _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err != nil {
+				missing = fmt.Sprintf("%s: %v", ns, err)
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("kube-apiserver's system namespaces after %v: %s", timeout, missing)
+	}
+	return nil
 }
 
 // Healthy reports whether the API server answers /healthz.

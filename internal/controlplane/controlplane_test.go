@@ -17,7 +17,8 @@ import (
 
 func TestMain(m *testing.M) { Main(m) }
 
-// TestCreateAndList: a client of the shared control plane creates a
+// TestCreateAndList: the shared control plane's system namespaces exist;
+// a client of it creates a
 // namespace and a node and lists them back, through the kubeconfig too.
 func TestCreateAndList(t *testing.T) {
 	cp := Shared(t)
@@ -30,6 +31,12 @@ func TestCreateAndList(t *testing.T) {
 	cs, err := cp.Client()
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Start waited for the system namespaces: they are there already.
+	for _, ns := range SystemNamespaces {
+		if _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err != nil {
+			t.Errorf("system namespace %s after Start: %v", ns, err)
+		}
 	}
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cp-test"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

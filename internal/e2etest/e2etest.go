@@ -30,6 +30,15 @@ import (
 	"github.com/preemptbench/preemptbench/schedplugin"
 )
 
+// FlushAfter is how long the schedulers tests run leave a pod in the
+// unschedulable pool before the queue's flush (which runs every 30s)
+// moves it out: 5 minutes in kube-scheduler by default. v1.37.2's
+// asynchronous preemption can leave a preemptor there after its victims
+// are gone (kubernetes/kubernetes#141694), stock as under the plugin;
+// with 10s it is rescued within a test's 60s wait, and a test can count
+// such rescues (the queue's metric of pods moved for UnschedulableTimeout).
+const FlushAfter = "10s"
+
 // RejectLabel marks the nodes a test filter may reject (the scenario's
 // node a carries it).
 const RejectLabel = "preemptbench.test/reject"
@@ -37,10 +46,10 @@ const RejectLabel = "preemptbench.test/reject"
 // RunScheduler runs kube-scheduler v1.37.2 in this process as its command
 // does (app.Setup, then app.Run), with the flags --config (whose
 // clientConnection.kubeconfig names the control plane's kubeconfig: with
-// --config, upstream ignores --kubeconfig) and --secure-port=0 (no
-// serving), the plugin registered
-// as cmd/kube-scheduler registers it, plus extra plugins. It stops at the
-// end of the test.
+// --config, upstream ignores --kubeconfig), --secure-port=0 (no
+// serving) and --pod-max-in-unschedulable-pods-duration=10s (FlushAfter),
+// the plugin registered as cmd/kube-scheduler registers it, plus extra
+// plugins. It stops at the end of the test.
 func RunScheduler(t *testing.T, cp *controlplane.ControlPlane, configYAML string, extra ...app.Option) {
 	t.Helper()
 	RunSchedulerFlags(t, cp, configYAML, nil, extra...)
@@ -55,7 +64,7 @@ func RunSchedulerFlags(t *testing.T, cp *controlplane.ControlPlane, configYAML s
 	for _, f := range opts.Flags.FlagSets {
 		fs.AddFlagSet(f)
 	}
-	if err := fs.Parse(append([]string{"--config", config, "--secure-port=0"}, flags...)); err != nil {
+	if err := fs.Parse(append([]string{"--config", config, "--secure-port=0", "--pod-max-in-unschedulable-pods-duration=" + FlushAfter}, flags...)); err != nil {
 		t.Fatal(err)
 	}
 	if err := opts.ComponentGlobalsRegistry.Set(); err != nil {
