@@ -38,15 +38,20 @@ func TestCreateAndList(t *testing.T) {
 			t.Errorf("system namespace %s after Start: %v", ns, err)
 		}
 	}
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cp-test"}}, metav1.CreateOptions{}); err != nil {
+	// Generated names: the test can run again in the same process (-count).
+	ns, err := cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "cp-test-"}}, metav1.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	node := testobj.MakeNode().Name("cp-test-node").Obj()
-	if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+	node := testobj.MakeNode().Obj()
+	node.GenerateName = "cp-test-node-"
+	node, err = cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	pod := testobj.MakePod().Name("p").Namespace("cp-test").Container("c").Image("pause").Obj()
-	if _, err := cs.CoreV1().Pods("cp-test").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+	t.Cleanup(func() { _ = cs.CoreV1().Nodes().Delete(context.Background(), node.Name, metav1.DeleteOptions{}) })
+	pod := testobj.MakePod().Name("p").Namespace(ns.Name).Container("c").Image("pause").Obj()
+	if _, err := cs.CoreV1().Pods(ns.Name).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -62,15 +67,15 @@ func TestCreateAndList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pods, err := cs2.CoreV1().Pods("cp-test").List(ctx, metav1.ListOptions{})
+	pods, err := cs2.CoreV1().Pods(ns.Name).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(pods.Items) != 1 || pods.Items[0].Name != "p" {
 		t.Errorf("pods listed through the kubeconfig: %v, want [p]", pods.Items)
 	}
-	nodes, err := cs2.CoreV1().Nodes().Get(ctx, "cp-test-node", metav1.GetOptions{})
-	if err != nil || nodes.Name != "cp-test-node" {
+	nodes, err := cs2.CoreV1().Nodes().Get(ctx, node.Name, metav1.GetOptions{})
+	if err != nil || nodes.Name != node.Name {
 		t.Errorf("node: %v, %v", nodes, err)
 	}
 }
