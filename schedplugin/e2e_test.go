@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/metrics/legacyregistry"
@@ -61,6 +62,10 @@ func fallbacks(t *testing.T, impl, reason string) float64 {
 		return testutil.GetCounterMetricValue(schedplugin.Fallbacks.WithLabelValues(impl, reason))
 	})
 }
+
+// noFinalizers is a merge patch that clears an object's finalizers (no
+// controller runs here to clear them).
+var noFinalizers = []byte(`{"metadata":{"finalizers":null}}`)
 
 func decisions(t *testing.T, impl, result string) float64 {
 	return value(t, func() (float64, error) {
@@ -395,6 +400,12 @@ func TestFallbackUnmodelledPod(t *testing.T) {
 	if _, err := cs.ResourceV1().ResourceClaims(s.NS).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// An allocated claim left behind would hold node a's device for the
+	// next run's scheduler (-count): gone, finalizers and all.
+	t.Cleanup(func() {
+		_, _ = cs.ResourceV1().ResourceClaims(s.NS).Patch(ctx, claim.Name, types.MergePatchType, noFinalizers, metav1.PatchOptions{})
+		_ = cs.ResourceV1().ResourceClaims(s.NS).Delete(ctx, claim.Name, metav1.DeleteOptions{})
+	})
 	fb0 := fallbacks(t, "reference", string(schedplugin.ReasonUnmodelled))
 	att0 := attempts(t)
 	p := e2etest.Pod(s.NS, "with-claim", sched, "", 100, 1500)
@@ -478,7 +489,12 @@ func TestPreemptionWithVolumes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { _ = cs.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{}) })
+			t.Cleanup(func() {
+				// No controller removes pv-protection: the finalizer goes
+				// by hand, or the name stays taken (-count).
+				_, _ = cs.CoreV1().PersistentVolumes().Patch(ctx, pv.Name, types.MergePatchType, noFinalizers, metav1.PatchOptions{})
+				_ = cs.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{})
+			})
 			createdPV.Status.Phase = v1.VolumeBound
 			if _, err := cs.CoreV1().PersistentVolumes().UpdateStatus(ctx, createdPV, metav1.UpdateOptions{}); err != nil {
 				t.Fatal(err)

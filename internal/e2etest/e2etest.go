@@ -221,13 +221,22 @@ func NewScenario(t *testing.T, cs kubernetes.Interface, tag, sched string) *Scen
 	return s
 }
 
-// Empty is a scenario without nodes or pods: its namespace, e2e-TAG,
+// Empty is a scenario without nodes or pods: its namespace, e2e-TAG
+// (e2e-TAG-2, -3, ... when a test runs again in the same process, as
+// with -count: no namespace controller runs to delete the last one's),
 // and the cleanup of what it will hold at the end of t.
 func Empty(t *testing.T, cs kubernetes.Interface, tag, sched string) *Scenario {
 	t.Helper()
 	s := &Scenario{NS: "e2e-" + tag, Sched: sched}
-	if _, err := cs.CoreV1().Namespaces().Create(context.Background(), &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.NS}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	for k := 2; ; k++ {
+		_, err := cs.CoreV1().Namespaces().Create(context.Background(), &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.NS}}, metav1.CreateOptions{})
+		if err == nil {
+			break
+		}
+		if !apierrors.IsAlreadyExists(err) || k > 100 {
+			t.Fatal(err)
+		}
+		s.NS = fmt.Sprintf("e2e-%s-%d", tag, k)
 	}
 	t.Cleanup(func() { s.Cleanup(t, cs) })
 	return s
