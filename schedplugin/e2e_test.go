@@ -275,11 +275,11 @@ func syncs(t *testing.T, impl, kind string) float64 {
 //
 // As in TestPreemptionStorm, a preemptor can be left in the unschedulable
 // pool (kubernetes/kubernetes#141694), stock as under the plugin (under
-// three busy loops on two cores, 4 of 32 runs of this test had one, one
-// of them stock's). The schedulers here flush a pod that stayed 10s
-// (e2etest.FlushAfter; the flush runs every 30s: a round so rescued still
-// ends within PreemptPod's 60s), and the test allows one preemptor so
-// rescued per scheduler.
+// three busy loops on two cores, 60 runs of this test or of some of its
+// subtests had 4, one of them stock's). The schedulers here flush a pod
+// that stayed 10s (e2etest.FlushAfter; the flush runs every 30s: a round
+// so rescued still ends within PreemptPod's 60s), and the test allows one
+// preemptor so rescued per scheduler.
 func TestPreemptionStream(t *testing.T) {
 	cp := controlplane.Shared(t)
 	cs, err := cp.Client()
