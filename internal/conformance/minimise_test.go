@@ -24,11 +24,12 @@ import (
 )
 
 // TestMinimiseGang is a tool, not a test: with PREEMPTTEST_MINIMISE=DIR
-// it draws gang problems (GenGang) from seeds 0 to
-// PREEMPTTEST_SEEDS (1000 by default) until the reference and upstream
-// (or PREEMPTTEST_IMPL) disagree, shrinks the problem greedily (nodes, pods, PDBs, groups,
-// members, pod fields) while they still disagree, and writes it to DIR
-// as cluster.yaml and gang.yaml for `compare decide -pod-group`.
+// it draws gang problems (GenGang) from seeds 0 to PREEMPTTEST_SEEDS
+// (1000 by default) until the reference and upstream (or
+// PREEMPTTEST_IMPL) disagree, shrinks the problem greedily (nodes, pods,
+// PDBs, groups, members, pod fields) while they still disagree, and
+// writes it to DIR as cluster.yaml and gang.yaml for `compare decide
+// -pod-group`.
 func TestMinimiseGang(t *testing.T) {
 	dir := os.Getenv("PREEMPTTEST_MINIMISE")
 	if dir == "" {
@@ -99,7 +100,7 @@ func TestMinimiseGang(t *testing.T) {
 			rt.Fatalf("drawn")
 		})
 		if ok, _ := differs(in); !ok {
-			t.Fatalf("%s: the reference and upstream agree on its problem", ff)
+			t.Fatalf("%s: the reference and %s agree on its problem", ff, implName)
 		}
 		in = shrinkGang(in, func(in Input) bool { ok, _ := differs(in); return ok })
 		_, msg := differs(in)

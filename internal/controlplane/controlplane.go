@@ -2,10 +2,10 @@
 // v1.37.2, cmd/kube-apiserver/app/testing.StartTestServer) on an embedded
 // etcd (go.etcd.io/etcd/server/v3/embed), both in this process, as
 // upstream's integration tests and scheduler_perf run them: no container,
-// no binary, no download. Start returns once the API server is healthy and
-// its system namespaces exist (SystemNamespaces; 3-6 s on the project's 2-core machine
-// when it is quiet, up to 15 s while other builds load it); Stop tears
-// both down and removes their directories.
+// no binary, no download. Start returns once the API server is healthy
+// and its system namespaces exist (SystemNamespaces; 3-6 s on the
+// project's 2-core machine when it is quiet, up to 15 s while other
+// builds load it); Stop tears both down and removes their directories.
 //
 // It serves tests (StartT, and Shared for one control plane per test
 // package from TestMain) and commands (Start, with a plain log function):

@@ -18,8 +18,8 @@ import (
 func TestMain(m *testing.M) { Main(m) }
 
 // TestCreateAndList: the shared control plane's system namespaces exist;
-// a client of it creates a
-// namespace and a node and lists them back, through the kubeconfig too.
+// a client of it creates a namespace and a node and lists them back,
+// through the kubeconfig too.
 func TestCreateAndList(t *testing.T) {
 	cp := Shared(t)
 	t.Logf("control plane start: %v (etcd %s)", cp.StartDuration, cp.EtcdURL)
