@@ -34,13 +34,13 @@ func FuzzLoadCluster(f *testing.F) {
 		}
 		checkSplit(t, data)
 		if err != nil {
-			if goType.MatchString(err.Error()) {
+			if namesGoType(err.Error(), data) {
 				t.Fatalf("message names a Go type: %v", err)
 			}
 			return
 		}
 		for _, n := range notes {
-			if goType.MatchString(n) {
+			if namesGoType(n, data) {
 				t.Fatalf("note names a Go type: %s", n)
 			}
 		}
@@ -48,7 +48,7 @@ func FuzzLoadCluster(f *testing.F) {
 			t.Fatalf("loaded an invalid cluster: %v", err)
 		}
 		opts.Strict = true
-		if _, _, err := LoadClusterWith("fuzz.yaml", data, opts); err != nil && goType.MatchString(err.Error()) {
+		if _, _, err := LoadClusterWith("fuzz.yaml", data, opts); err != nil && namesGoType(err.Error(), data) {
 			t.Fatalf("strict: message names a Go type: %v", err)
 		}
 	})
@@ -132,11 +132,11 @@ func FuzzLoadPod(f *testing.F) {
 		if err == nil && p == nil {
 			t.Fatal("no pod and no error")
 		}
-		if err != nil && goType.MatchString(err.Error()) {
+		if err != nil && namesGoType(err.Error(), data) {
 			t.Fatalf("message names a Go type: %v", err)
 		}
 		for _, n := range notes {
-			if goType.MatchString(n) {
+			if namesGoType(n, data) {
 				t.Fatalf("note names a Go type: %s", n)
 			}
 		}
