@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -206,7 +207,7 @@ func runRecorded(ctx context.Context, tmp, perfDir, suite, impl string, env []st
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%v\n%s", err, tail(out, 80))
+		return nil, fmt.Errorf("%v\n%s\nits last lines:\n%s", err, failures(out, 30), tail(out, 40))
 	}
 	recs, err := ReadRecords(file)
 	if os.IsNotExist(err) && *agreeBenchFlag != agreeBenchDefault {
@@ -245,6 +246,34 @@ func churnCases(file string) (map[string]bool, error) {
 	return out, nil
 }
 
+// klogLine matches a line klog wrote, alone or through a test's log
+// ("file.go:N: I1128 ...").
+var klogLine = regexp.MustCompile(`^\s*(\S+\.go:\d+: )?[IWEF]\d{4} `)
+
+// failures is every "--- FAIL" line of a run's output with at most max of
+// the test-log lines below it that are not klog's: the failed
+// sub-benchmarks and what they said, which a run's tail (scheduler_perf's
+// "full log output" of the last one) does not show.
+func failures(b []byte, max int) string {
+	var l []string
+	kept := -1
+	for _, line := range strings.Split(string(b), "\n") {
+		t := strings.TrimLeft(line, " \t")
+		switch {
+		case strings.HasPrefix(t, "--- FAIL"):
+			l, kept = append(l, line), 0
+		case kept >= 0 && kept < max && line != t && !klogLine.MatchString(line):
+			l, kept = append(l, line), kept+1
+		case line == t:
+			kept = -1
+		}
+	}
+	if len(l) == 0 {
+		return "(no --- FAIL line)"
+	}
+	return strings.Join(l, "\n")
+}
+
 // tail is the last lines of a run's output that are not klog's.
 func tail(b []byte, lines int) string {
 	var l []string
@@ -258,4 +287,32 @@ func tail(b []byte, lines int) string {
 		l = l[len(l)-lines:]
 	}
 	return strings.Join(l, "\n")
+}
+
+func TestFailures(t *testing.T) {
+	out := strings.Join([]string{
+		"I1128 05:38:57.802325] klog alone",
+		"--- FAIL: BenchmarkPerfScheduling",
+		"    --- FAIL: BenchmarkPerfScheduling/PreemptionBasic/5Nodes",
+		"        feature_gate.go:170: I1128 05:38:57.802325] Updated featureGates",
+		"        scheduler_perf.go:1234: op 3: timed out waiting for pods",
+		"        util.go:56: second line",
+		"FAIL",
+		"        scheduler_perf.go:9: after FAIL, not kept",
+	}, "\n")
+	want := strings.Join([]string{
+		"--- FAIL: BenchmarkPerfScheduling",
+		"    --- FAIL: BenchmarkPerfScheduling/PreemptionBasic/5Nodes",
+		"        scheduler_perf.go:1234: op 3: timed out waiting for pods",
+		"        util.go:56: second line",
+	}, "\n")
+	if got := failures([]byte(out), 30); got != want {
+		t.Errorf("failures:\n%s\nwant:\n%s", got, want)
+	}
+	if got := failures([]byte(out), 1); !strings.HasSuffix(got, "timed out waiting for pods") {
+		t.Errorf("failures with max 1 kept more or less than one line: %s", got)
+	}
+	if got := failures([]byte("ok\n"), 30); got != "(no --- FAIL line)" {
+		t.Errorf("failures of a clean run: %q", got)
+	}
 }
