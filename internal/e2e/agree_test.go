@@ -278,7 +278,7 @@ func failures(b []byte, max int) string {
 func tail(b []byte, lines int) string {
 	var l []string
 	for _, line := range strings.Split(string(b), "\n") {
-		if t := strings.TrimLeft(line, " \t"); len(t) > 5 && strings.ContainsRune("IWE", rune(t[0])) && t[1] >= '0' && t[1] <= '9' {
+		if klogLine.MatchString(line) {
 			continue
 		}
 		l = append(l, line)
