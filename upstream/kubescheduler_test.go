@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -218,4 +219,59 @@ func (ks *kubeScheduler) filter(pod *v1.Pod) (preempt.FilterResult, *framework.N
 		res.PreFilterRejected = err != nil
 	}
 	return res, statuses, state
+}
+
+// KubeSchedulerPreemption is what kube-scheduler's PostFilter chain did
+// to a pod (KubeSchedulerPreempt).
+type KubeSchedulerPreemption struct {
+	Status *fwk.Status
+	// NominatedNode is the PostFilterResult's node, "" if none.
+	NominatedNode string
+	// Deleted are the pods deleted through the API, "namespace/name",
+	// sorted.
+	Deleted []string
+}
+
+// KubeSchedulerPreempt runs pod's scheduling cycle as kube-scheduler does
+// up to and through PostFilter (KubeSchedulerPostFilter), then waits for
+// the victims its asynchronous preemption deletes: until want pods are
+// deleted and no more come for a moment, or for at most 10 seconds. The
+// dry run's offset is kube-scheduler's own, at random.
+func KubeSchedulerPreempt(ctx context.Context, c *preempt.Cluster, pod *v1.Pod, want int) (KubeSchedulerPreemption, error) {
+	ks, err := startKubeScheduler(ctx, c, pod)
+	if err != nil {
+		return KubeSchedulerPreemption{}, err
+	}
+	defer ks.stop()
+	pod = pod.DeepCopy()
+	res, statuses, state := ks.filter(pod)
+	if len(res.Feasible) > 0 {
+		return KubeSchedulerPreemption{}, fmt.Errorf("pod %s fits %v: PostFilter does not run", pod.Name, res.Feasible)
+	}
+	ks.client.ClearActions()
+	result, status := ks.fh.RunPostFilterPlugins(ks.ctx, state, pod, statuses)
+	out := KubeSchedulerPreemption{Status: status}
+	if result != nil && result.NominatingInfo != nil {
+		out.NominatedNode = result.NominatedNodeName
+	}
+	deleted := func() []string {
+		var names []string
+		for _, a := range ks.client.Actions() {
+			if d, ok := a.(k8stesting.DeleteAction); ok && a.GetResource().Resource == "pods" {
+				names = append(names, d.GetNamespace()+"/"+d.GetName())
+			}
+		}
+		sort.Strings(names)
+		return names
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for out.Deleted = deleted(); time.Now().Before(deadline); out.Deleted = deleted() {
+		if len(out.Deleted) >= want {
+			time.Sleep(100 * time.Millisecond) // any more?
+			out.Deleted = deleted()
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return out, nil
 }

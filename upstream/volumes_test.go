@@ -447,11 +447,20 @@ func TestVolumesAsKubeScheduler(t *testing.T) {
 	}
 }
 
+// tb is what checkAsKubeScheduler needs of a *testing.T or *rapid.T.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Errorf(format string, args ...any)
+	Logf(format string, args ...any)
+}
+
 // checkAsKubeScheduler checks the adapter's filter phase on c and p
 // against kube-scheduler's, and its candidates against the nodes where
 // kube-scheduler's filters pass once the node's lower-priority pods are
 // gone. It returns the adapter's answer.
-func checkAsKubeScheduler(t *testing.T, c *preempt.Cluster, p *v1.Pod) harness.Result {
+func checkAsKubeScheduler(t tb, c *preempt.Cluster, p *v1.Pod) harness.Result {
 	t.Helper()
 	ctx := context.Background()
 	want, err := upstream.KubeSchedulerFilter(ctx, c, p)
@@ -485,8 +494,9 @@ func checkAsKubeScheduler(t *testing.T, c *preempt.Cluster, p *v1.Pod) harness.R
 		return got
 	}
 	wantCands := []string{}
+	never := p.Spec.PreemptionPolicy != nil && *p.Spec.PreemptionPolicy == v1.PreemptNever
 	for _, st := range want.NodeStatuses {
-		if st.Code != preempt.Unschedulable {
+		if st.Code != preempt.Unschedulable || never {
 			continue
 		}
 		without := c.DeepCopy()
