@@ -46,9 +46,9 @@ const (
 //
 // The unbound claims' volumes are taken in name order (upstream lists its
 // assume cache, a map; the adapter pins name order, upstream/pvorder.go).
-// The cluster carries no CSIStorageCapacity: a class whose CSIDriver
-// opts into capacity tracking has no capacity anywhere, as upstream's
-// empty lister answers. Not modelled: the Skip for a deferred resize under
+// A class whose CSIDriver opts into capacity tracking provisions where a
+// CSIStorageCapacity of the class holds the claim and selects the node
+// (hasCapacity). Not modelled: the Skip for a deferred resize under
 // the alpha gate InPlacePodVerticalScalingSchedulerPreemption (off).
 type volumeBindingState struct {
 	rejected     []string
@@ -85,11 +85,43 @@ type vbIndex struct {
 	// migrated-plugins annotation: tryTranslatePVToCSI translates a
 	// volume of another plugin on no node.
 	migrated map[string]bool
+	// capacities are the CSIStorageCapacities by storage class, each its
+	// limit and node selector, in the cluster's order.
+	capacities map[string][]vbCapacity
+}
+
+// vbCapacity is a CSIStorageCapacity as hasEnoughCapacity reads it: the
+// largest volume it holds (maximumVolumeSize, else capacity; has says
+// there is one) and its nodeTopology as a selector (nil: it selects no
+// node, being absent or invalid).
+type vbCapacity struct {
+	limit int64
+	has   bool
+	nodes labels.Selector
 }
 
 func newVBIndex(x *volumeIndex, c *preempt.Cluster) *vbIndex {
 	vb := &vbIndex{pvcs: x.pvcs, pvs: x.pvs, classes: x.classes, csi: make(map[string]*storagev1.CSINode, len(c.CSINodes)), drivers: x.csiDrvrs,
 		migrated: map[string]bool{}}
+	for _, o := range c.CSIStorageCapacities {
+		if vb.capacities == nil {
+			vb.capacities = map[string][]vbCapacity{}
+		}
+		var cp vbCapacity
+		limit := o.Capacity
+		if o.MaximumVolumeSize != nil {
+			limit = o.MaximumVolumeSize
+		}
+		if limit != nil {
+			cp.limit, cp.has = limit.Value(), true
+		}
+		if o.NodeTopology != nil {
+			if sel, err := metav1.LabelSelectorAsSelector(o.NodeTopology); err == nil {
+				cp.nodes = sel
+			}
+		}
+		vb.capacities[o.StorageClassName] = append(vb.capacities[o.StorageClassName], cp)
+	}
 	for _, o := range c.CSINodes {
 		vb.csi[o.Name] = o
 		for _, p := range strings.Split(o.Annotations[v1.MigratedPluginsAnnotationKey], ",") {
@@ -370,9 +402,9 @@ func (x *vbIndex) findPodVolumes(node *v1.Node, bound, delayed []*v1.PersistentV
 				unboundOK = false
 				return done()
 			}
-			if _, asks := pvc.Spec.Resources.Requests[v1.ResourceStorage]; asks {
-				if d := x.drivers[class.Provisioner]; d != nil && d.Spec.StorageCapacity != nil && *d.Spec.StorageCapacity {
-					space = false // no CSIStorageCapacity in the cluster
+			if q, asks := pvc.Spec.Resources.Requests[v1.ResourceStorage]; asks {
+				if d := x.drivers[class.Provisioner]; d != nil && d.Spec.StorageCapacity != nil && *d.Spec.StorageCapacity && !x.hasCapacity(class.Name, q.Value(), node) {
+					space = false
 					return done()
 				}
 			}
@@ -382,6 +414,17 @@ func (x *vbIndex) findPodVolumes(node *v1.Node, bound, delayed []*v1.PersistentV
 		out.provisions = toProvision
 	}
 	return done()
+}
+
+// hasCapacity is hasEnoughCapacity's search for a CSIStorageCapacity of
+// class that holds size bytes and selects node.
+func (x *vbIndex) hasCapacity(class string, size int64, node *v1.Node) bool {
+	for _, cp := range x.capacities[class] {
+		if cp.has && cp.limit >= size && cp.nodes != nil && cp.nodes.Matches(labels.Set(node.Labels)) {
+			return true
+		}
+	}
+	return false
 }
 
 // vbTranslate is upstream's tryTranslatePVToCSI.

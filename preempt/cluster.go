@@ -146,6 +146,7 @@ func (c *Cluster) validateVolumeAndDeviceNames() error {
 		{"csinode", len(c.CSINodes), func(i int) *metav1.ObjectMeta { return objectMeta(c.CSINodes[i]) }},
 		{"csidriver", len(c.CSIDrivers), func(i int) *metav1.ObjectMeta { return objectMeta(c.CSIDrivers[i]) }},
 		{"volumeattachment", len(c.VolumeAttachments), func(i int) *metav1.ObjectMeta { return objectMeta(c.VolumeAttachments[i]) }},
+		{"csistoragecapacity", len(c.CSIStorageCapacities), func(i int) *metav1.ObjectMeta { return objectMeta(c.CSIStorageCapacities[i]) }},
 		{"resourceclaim", len(c.ResourceClaims), func(i int) *metav1.ObjectMeta { return objectMeta(c.ResourceClaims[i]) }},
 		{"resourceclaimtemplate", len(c.ResourceClaimTemplates), func(i int) *metav1.ObjectMeta { return objectMeta(c.ResourceClaimTemplates[i]) }},
 		{"resourceslice", len(c.ResourceSlices), func(i int) *metav1.ObjectMeta { return objectMeta(c.ResourceSlices[i]) }},

@@ -75,6 +75,10 @@ type Cluster struct {
 	// VolumeAttachments count against a node's attach limit besides its
 	// pods' volumes.
 	VolumeAttachments []*storagev1.VolumeAttachment
+	// CSIStorageCapacities are what VolumeBinding checks an unbound
+	// claim's dynamic provisioning against, for a CSIDriver with
+	// storageCapacity: true.
+	CSIStorageCapacities []*storagev1.CSIStorageCapacity
 
 	// The objects of dynamic resource allocation (resource.k8s.io/v1),
 	// which DynamicResources reads: the claims (a pod's, by name or made
@@ -681,6 +685,8 @@ func (c *Cluster) DeepCopy() *Cluster {
 		CSINodes:          deepCopyAll(c.CSINodes, (*storagev1.CSINode).DeepCopy),
 		CSIDrivers:        deepCopyAll(c.CSIDrivers, (*storagev1.CSIDriver).DeepCopy),
 		VolumeAttachments: deepCopyAll(c.VolumeAttachments, (*storagev1.VolumeAttachment).DeepCopy),
+
+		CSIStorageCapacities: deepCopyAll(c.CSIStorageCapacities, (*storagev1.CSIStorageCapacity).DeepCopy),
 
 		ResourceClaims:         deepCopyAll(c.ResourceClaims, (*resourcev1.ResourceClaim).DeepCopy),
 		ResourceClaimTemplates: deepCopyAll(c.ResourceClaimTemplates, (*resourcev1.ResourceClaimTemplate).DeepCopy),

@@ -47,9 +47,8 @@ const (
 // missing; an unbound WaitForFirstConsumer claim selected for another
 // node, or with neither a matching PV (FindMatchingVolume) nor a class
 // that provisions on the node (provisioner, allowedTopologies); or, for a
-// CSIDriver with storageCapacity, not enough free storage. The cluster
-// carries no CSIStorageCapacity objects, so such a driver has none with
-// enough capacity, exactly as upstream's lister answers with none.
+// CSIDriver with storageCapacity, no CSIStorageCapacity of the claim's
+// class that holds the request and selects the node (hasEnoughCapacity).
 //
 // Not modelled: the Skip of a pod whose resize is deferred, under the
 // alpha gate InPlacePodVerticalScalingSchedulerPreemption (off).
@@ -304,27 +303,49 @@ func (st *volumeBindingState) checkVolumeProvisions(claims []*v1.PersistentVolum
 		if !v1helper.MatchTopologySelectorTerms(class.AllowedTopologies, node.Labels) {
 			return false, true, nil
 		}
-		if !st.hasEnoughCapacity(class.Provisioner, pvc) {
+		if !st.hasEnoughCapacity(class.Provisioner, pvc, class, node) {
 			return true, false, nil
 		}
 	}
 	return true, true, nil
 }
 
-// hasEnoughCapacity is upstream's with no CSIStorageCapacity object (the
-// cluster carries none): a claim asking for storage from a CSI driver
-// that opts into capacity tracking finds no capacity; any other has
-// enough.
-func (st *volumeBindingState) hasEnoughCapacity(provisioner string, pvc *v1.PersistentVolumeClaim) bool {
-	if _, ok := pvc.Spec.Resources.Requests[v1.ResourceStorage]; !ok {
+// hasEnoughCapacity is upstream's: a claim asking for storage from a
+// CSI driver that opts into capacity tracking needs a CSIStorageCapacity
+// of its class (in any namespace) whose maximumVolumeSize, or else
+// capacity, holds the request, and whose nodeTopology selects the node
+// (none selects no node; one that does not parse selects none either,
+// upstream logging it); any other claim has enough.
+func (st *volumeBindingState) hasEnoughCapacity(provisioner string, pvc *v1.PersistentVolumeClaim, class *storagev1.StorageClass, node *v1.Node) bool {
+	quantity, ok := pvc.Spec.Resources.Requests[v1.ResourceStorage]
+	if !ok {
 		return true
 	}
+	tracked := false
 	for _, d := range st.c.CSIDrivers {
 		if d.Name == provisioner {
-			return d.Spec.StorageCapacity == nil || !*d.Spec.StorageCapacity
+			tracked = d.Spec.StorageCapacity != nil && *d.Spec.StorageCapacity
+			break
 		}
 	}
-	return true
+	if !tracked {
+		return true
+	}
+	size := quantity.Value()
+	for _, capacity := range st.c.CSIStorageCapacities {
+		limit := capacity.Capacity
+		if capacity.MaximumVolumeSize != nil {
+			limit = capacity.MaximumVolumeSize
+		}
+		if capacity.StorageClassName != class.Name || limit == nil || limit.Value() < size || capacity.NodeTopology == nil {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(capacity.NodeTopology)
+		if err == nil && sel.Matches(labels.Set(node.Labels)) {
+			return true
+		}
+	}
+	return false
 }
 
 // translateToCSI is upstream's tryTranslatePVToCSI.

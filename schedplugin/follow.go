@@ -43,7 +43,8 @@ import (
 //     mirror's pods are compared by UID, resourceVersion and node with
 //     what the cluster holds.
 //   - PDBs, namespaces and the volume objects (claims, volumes, storage
-//     classes, CSI nodes and drivers, volume attachments; DeviceClasses):
+//     classes, CSI nodes and drivers, volume attachments, CSI storage
+//     capacities; DeviceClasses):
 //     listed from the informers every cycle (O(objects)) and compared by
 //     pointer; a change builds again.
 //   - Pod groups: the PodGroups the cluster's pods name, and the
@@ -426,7 +427,8 @@ func (f *follower) build(infos []fwk.NodeInfo, pdbs []*policyv1.PodDisruptionBud
 	f.nom = map[types.UID]*entry{}
 	f.groupPods = map[string]int{}
 	c := &preempt.Cluster{PDBs: pdbs, Namespaces: nss, PVCs: vol.pvcs, PVs: vol.pvs, StorageClasses: vol.classes,
-		CSINodes: vol.csiNodes, CSIDrivers: vol.csiDrivers, VolumeAttachments: vol.attachments, DeviceClasses: vol.deviceClasses}
+		CSINodes: vol.csiNodes, CSIDrivers: vol.csiDrivers, VolumeAttachments: vol.attachments,
+		CSIStorageCapacities: vol.capacities, DeviceClasses: vol.deviceClasses}
 	for _, ni := range infos {
 		n := ni.Node()
 		c.Nodes = append(c.Nodes, n)

@@ -14,7 +14,8 @@ import (
 )
 
 // volumeObjects are the objects the volume filters read (claims, volumes,
-// storage classes, CSI nodes and drivers, volume attachments) and the
+// storage classes, CSI nodes and drivers, volume attachments, CSI
+// storage capacities) and the
 // DeviceClasses (which may back an extended resource: preempt.ClaimGaps),
 // as the scheduler's informers hold them, each kind sorted by namespace
 // and name. The volume filters of kube-scheduler's default profile read
@@ -28,6 +29,7 @@ type volumeObjects struct {
 	csiNodes      []*storagev1.CSINode
 	csiDrivers    []*storagev1.CSIDriver
 	attachments   []*storagev1.VolumeAttachment
+	capacities    []*storagev1.CSIStorageCapacity
 	deviceClasses []*resourcev1.DeviceClass
 }
 
@@ -50,6 +52,7 @@ func newVolumeListers(inf informers.SharedInformerFactory) volumeListers {
 	csiNodes := inf.Storage().V1().CSINodes().Lister()
 	csiDrivers := inf.Storage().V1().CSIDrivers().Lister()
 	attachments := inf.Storage().V1().VolumeAttachments().Lister()
+	capacities := inf.Storage().V1().CSIStorageCapacities().Lister()
 	deviceClasses := inf.Resource().V1().DeviceClasses().Lister()
 	return volumeListers{list: func() (volumeObjects, error) {
 		var o volumeObjects
@@ -70,6 +73,9 @@ func newVolumeListers(inf informers.SharedInformerFactory) volumeListers {
 			return o, err
 		}
 		if o.attachments, err = listSorted("VolumeAttachments", attachments.List); err != nil {
+			return o, err
+		}
+		if o.capacities, err = listSorted("CSIStorageCapacities", capacities.List); err != nil {
 			return o, err
 		}
 		o.deviceClasses, err = listSorted("DeviceClasses", deviceClasses.List)
@@ -103,5 +109,5 @@ func (l volumeListers) listVolumes() (volumeObjects, error) {
 func (o volumeObjects) same(p volumeObjects) bool {
 	return slices.Equal(o.pvcs, p.pvcs) && slices.Equal(o.pvs, p.pvs) && slices.Equal(o.classes, p.classes) &&
 		slices.Equal(o.csiNodes, p.csiNodes) && slices.Equal(o.csiDrivers, p.csiDrivers) &&
-		slices.Equal(o.attachments, p.attachments) && slices.Equal(o.deviceClasses, p.deviceClasses)
+		slices.Equal(o.attachments, p.attachments) && slices.Equal(o.capacities, p.capacities) && slices.Equal(o.deviceClasses, p.deviceClasses)
 }

@@ -633,6 +633,9 @@ func (s volumeObjectSet) all() []runtime.Object {
 	for _, o := range s.attachments {
 		out = append(out, o)
 	}
+	for _, o := range s.capacities {
+		out = append(out, o)
+	}
 	out = append(out, s.draObjects()...)
 	return out
 }

@@ -97,6 +97,7 @@ type volumeObjectSet struct {
 	csiNodes       []*storagev1.CSINode
 	csiDrivers     []*storagev1.CSIDriver
 	attachments    []*storagev1.VolumeAttachment
+	capacities     []*storagev1.CSIStorageCapacity
 	// The resource.k8s.io objects DynamicResources reads.
 	resourceClaims []*resourcev1.ResourceClaim
 	claimTemplates []*resourcev1.ResourceClaimTemplate
@@ -126,6 +127,9 @@ func volumeObjects(c *preempt.Cluster) volumeObjectSet {
 	}
 	for _, o := range c.VolumeAttachments {
 		s.attachments = append(s.attachments, o.DeepCopy())
+	}
+	for _, o := range c.CSIStorageCapacities {
+		s.capacities = append(s.capacities, o.DeepCopy())
 	}
 	for _, o := range c.ResourceClaims {
 		s.resourceClaims = append(s.resourceClaims, o.DeepCopy())
@@ -210,6 +214,11 @@ func (s volumeObjectSet) addTo(f informers.SharedInformerFactory) error {
 	}
 	for _, o := range s.attachments {
 		if err := add(f.Storage().V1().VolumeAttachments().Informer().GetStore(), o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.capacities {
+		if err := add(f.Storage().V1().CSIStorageCapacities().Informer().GetStore(), o); err != nil {
 			return err
 		}
 	}

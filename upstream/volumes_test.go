@@ -406,6 +406,38 @@ var volumeCases = []volumeCase{
 		pod: volumePod(claimVolume("data", "data")),
 	},
 	{
+		name: "CSIStorageCapacity of zone b, for a driver that tracks capacity",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.CSIDrivers = []*storagev1.CSIDriver{{ObjectMeta: metav1.ObjectMeta{Name: csiDriver}, Spec: storagev1.CSIDriverSpec{StorageCapacity: ptr.To(true)}}}
+			c.PVCs = append(c.PVCs, claim("data", "wffc-csi", ""))
+			c.CSIStorageCapacities = []*storagev1.CSIStorageCapacity{
+				{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "zone-a-small"}, StorageClassName: "wffc-csi",
+					NodeTopology: &metav1.LabelSelector{MatchLabels: map[string]string{v1.LabelTopologyZone: "a"}}, Capacity: ptr.To(resource.MustParse("10Gi")), MaximumVolumeSize: ptr.To(resource.MustParse("512Mi"))},
+				{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "zone-b"}, StorageClassName: "wffc-csi",
+					NodeTopology: &metav1.LabelSelector{MatchLabels: map[string]string{v1.LabelTopologyZone: "b"}}, Capacity: ptr.To(resource.MustParse("2Gi"))},
+			}
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
+		name: "CSIStorageCapacity selecting every node, without nodeTopology, of another class",
+		cluster: func() *preempt.Cluster {
+			c := volumeCluster()
+			c.CSIDrivers = []*storagev1.CSIDriver{{ObjectMeta: metav1.ObjectMeta{Name: csiDriver}, Spec: storagev1.CSIDriverSpec{StorageCapacity: ptr.To(true)}}}
+			c.PVCs = append(c.PVCs, claim("data", "wffc-csi", ""))
+			c.CSIStorageCapacities = []*storagev1.CSIStorageCapacity{
+				{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "nowhere"}, StorageClassName: "wffc-csi", Capacity: ptr.To(resource.MustParse("10Gi"))},
+				{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "other-class"}, StorageClassName: "csi", NodeTopology: &metav1.LabelSelector{}, Capacity: ptr.To(resource.MustParse("10Gi"))},
+				{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "everywhere"}, StorageClassName: "wffc-csi", NodeTopology: &metav1.LabelSelector{
+					MatchExpressions: []metav1.LabelSelectorRequirement{{Key: v1.LabelHostname, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"n3"}}}}, Capacity: ptr.To(resource.MustParse("1Gi"))},
+			}
+			return c
+		},
+		pod: volumePod(claimVolume("data", "data")),
+	},
+	{
 		name: "VolumeAttachment of a missing volume, CSINode without a count",
 		cluster: func() *preempt.Cluster {
 			c := volumeCluster()

@@ -63,6 +63,9 @@ func GenVolumes(maxNodes int) *rapid.Generator[Input] {
 		s := GenSpec(maxNodes).Draw(t, "spec")
 		s.Extenders = nil
 		s.Volumes = genVolumes(t, &s)
+		// Drawn last, so that the draws before are those of the
+		// reproducers committed before it was added.
+		s.Volumes.Capacities = genCapacities(t)
 		return s.Build()
 	})
 }

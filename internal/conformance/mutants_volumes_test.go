@@ -9,7 +9,8 @@ import (
 
 // volumeMutants are the reference deciding on a cluster with one thing
 // of storage hidden from it, as a volume filter that forgets to read it
-// would decide: each of the four volume filters has one. The Volumes
+// would decide: each of the four volume filters has one (VolumeBinding
+// two). The Volumes
 // property must catch each.
 var volumeMutants = []struct {
 	name, filter string
@@ -36,6 +37,12 @@ var volumeMutants = []struct {
 	{"volume-node-affinity-ignored", "VolumeBinding", func(c *preempt.Cluster, _ *v1.Pod) {
 		for _, pv := range c.PVs {
 			pv.Spec.NodeAffinity = nil
+		}
+	}},
+	// A capacity check that reads capacity and forgets maximumVolumeSize.
+	{"csi-storage-capacity-maximum-volume-size-ignored", "VolumeBinding", func(c *preempt.Cluster, _ *v1.Pod) {
+		for _, cp := range c.CSIStorageCapacities {
+			cp.MaximumVolumeSize = nil
 		}
 	}},
 }

@@ -148,6 +148,45 @@ func vbPod(vols ...v1.Volume) func() *v1.Pod {
 	}
 }
 
+// vbCapacityCluster is vbCluster where vbDriver opts into capacity
+// tracking, with the claim "data" (wffc-csi, 1Gi, unbound) and the
+// capacities.
+func vbCapacityCluster(caps ...*storagev1.CSIStorageCapacity) func() *preempt.Cluster {
+	return func() *preempt.Cluster {
+		c := vbCluster()
+		c.CSIDrivers = append(c.CSIDrivers, &storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: vbDriver},
+			Spec: storagev1.CSIDriverSpec{StorageCapacity: ptr.To(true)}})
+		c.PVCs = append(c.PVCs, vbClaim("data", "wffc-csi", "", ""))
+		for _, cp := range caps {
+			c.CSIStorageCapacities = append(c.CSIStorageCapacities, cp.DeepCopy())
+		}
+		return c
+	}
+}
+
+// vbCapacity is binder_test.go's makeCapacity: a CSIStorageCapacity of
+// class in namespace default, selecting the nodes nodes selects (every
+// node when nil), with capacity and maximumVolumeSize when not "".
+func vbCapacity(name, class string, nodes *metav1.LabelSelector, capacity, maxSize string) *storagev1.CSIStorageCapacity {
+	cp := &storagev1.CSIStorageCapacity{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, StorageClassName: class,
+		NodeTopology: &metav1.LabelSelector{}}
+	if nodes != nil {
+		cp.NodeTopology = nodes
+	}
+	if capacity != "" {
+		cp.Capacity = ptr.To(resource.MustParse(capacity))
+	}
+	if maxSize != "" {
+		cp.MaximumVolumeSize = ptr.To(resource.MustParse(maxSize))
+	}
+	return cp
+}
+
+// vbOnNode selects the node by its hostname label.
+func vbOnNode(name string) *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchLabels: map[string]string{v1.LabelHostname: name}}
+}
+
 type vbCase struct {
 	name    string
 	cluster func() *preempt.Cluster
@@ -256,6 +295,117 @@ var vbCases = []vbCase{
 				vbClaim("pvc-dynamic-1", "wait-sc-with-storage-capacity", "", "50Gi"))
 		}),
 		pod: vbPod(vbClaimVolume("a", "pvc-dynamic-0"), vbClaimVolume("b", "pvc-dynamic-1")),
+	},
+
+	// binder_test.go's TestCapacity, on vbCluster: the preemptor's claim
+	// (wffc-csi, 1Gi, unbound) is provisioned by vbDriver, which opts
+	// into capacity tracking (vbCapacityCluster). A capacity of the
+	// class selecting every node ("network-attached"), n1 only
+	// ("local-storage"), several of which n1's holds ("multiple"), n2
+	// only ("wrong-node"), another class's ("wrong-storage-class"), too
+	// little ("insufficient-storage"), a maximum volume size too small
+	// ("insufficient-volume-size"), zero capacity or size, and neither
+	// ("nil-storage"); the no-storage case is "dynamic provisioning ...
+	// driver with storage capacity" above.
+	{
+		name:    "capacity: network-attached",
+		cluster: vbCapacityCluster(vbCapacity("net", "wffc-csi", nil, "1Gi", "")),
+		pod:     vbPod(vbClaimVolume("data", "data")),
+	},
+	{
+		name:    "capacity: local-storage",
+		cluster: vbCapacityCluster(vbCapacity("n1", "wffc-csi", vbOnNode("n1"), "1Gi", "")),
+		pod:     vbPod(vbClaimVolume("data", "data")),
+	},
+	{
+		name: "capacity: multiple",
+		cluster: vbCapacityCluster(vbCapacity("net", "wffc-csi", vbOnNode("n3"), "1Mi", ""),
+			vbCapacity("n2", "wffc-csi", vbOnNode("n2"), "1Gi", ""), vbCapacity("n1", "wffc-csi", vbOnNode("n1"), "1Gi", "")),
+		pod: vbPod(vbClaimVolume("data", "data")),
+	},
+	{
+		name:    "capacity: wrong-node",
+		cluster: vbCapacityCluster(vbCapacity("net", "wffc-csi", vbOnNode("n2"), "1Gi", "")),
+		pod:     vbPod(vbClaimVolume("data", "data")),
+	},
+	{
+		name:    "capacity: wrong-storage-class",
+		cluster: vbCapacityCluster(vbCapacity("net", "csi", nil, "1Gi", "")),
+		pod:     vbPod(vbClaimVolume("data", "data")),
+	},
+	{
+		name:    "capacity: insufficient-storage",
+		cluster: vbCapacityCluster(vbCapacity("net", "wffc-csi", nil, "1Mi", "")),
+		pod:     vbPod(vbClaimVolume("data", "data")),
+	},
+	{
+		name:    "capacity: insufficient-volume-size",
+		cluster: vbCapacityCluster(vbCapacity("net", "wffc-csi", nil, "1Gi", "1Mi")),
+		pod:     vbPod(vbClaimVolume("data", "data")),
+	},
+	{
+		name:    "capacity: zero-storage",
+		cluster: vbCapacityCluster(vbCapacity("net", "wffc-csi", nil, "0Mi", "")),
+		pod:     vbPod(vbClaimVolume("data", "data")),
+	},
+	{
+		name:    "capacity: zero-volume-size",
+		cluster: vbCapacityCluster(vbCapacity("net", "wffc-csi", nil, "", "0Mi")),
+		pod:     vbPod(vbClaimVolume("data", "data")),
+	},
+	{
+		name:    "capacity: nil-storage",
+		cluster: vbCapacityCluster(vbCapacity("net", "wffc-csi", nil, "", "")),
+		pod:     vbPod(vbClaimVolume("data", "data")),
+	},
+	// Further cases of hasEnoughCapacity: a maximum volume size is
+	// preferred to a smaller capacity; a capacity without nodeTopology
+	// is available nowhere; one in another namespace counts; a zone
+	// selector; a claim asking no storage is not checked; two claims of
+	// 1Gi against one capacity of 1Gi both fit (each claim is checked
+	// alone, as upstream's "dynamic provisioning with multiple PVCs of
+	// the same StorageClass" with its capacity of 100Gi for two of
+	// 50Gi).
+	{
+		name:    "capacity: maximum volume size over capacity",
+		cluster: vbCapacityCluster(vbCapacity("net", "wffc-csi", nil, "1Mi", "1Gi")),
+		pod:     vbPod(vbClaimVolume("data", "data")),
+	},
+	{
+		name: "capacity: no nodeTopology",
+		cluster: vbCapacityCluster(func() *storagev1.CSIStorageCapacity {
+			cp := vbCapacity("net", "wffc-csi", nil, "1Gi", "")
+			cp.NodeTopology = nil
+			return cp
+		}()),
+		pod: vbPod(vbClaimVolume("data", "data")),
+	},
+	{
+		name: "capacity: another namespace, zone a",
+		cluster: vbCapacityCluster(func() *storagev1.CSIStorageCapacity {
+			cp := vbCapacity("zone-a", "wffc-csi", &metav1.LabelSelector{MatchLabels: map[string]string{v1.LabelTopologyZone: "a"}}, "1Gi", "")
+			cp.Namespace = "kube-system"
+			return cp
+		}()),
+		pod: vbPod(vbClaimVolume("data", "data")),
+	},
+	{
+		name: "capacity: a claim asking no storage",
+		cluster: func() *preempt.Cluster {
+			c := vbCapacityCluster()()
+			delete(c.PVCs[0].Spec.Resources.Requests, v1.ResourceStorage)
+			return c
+		},
+		pod: vbPod(vbClaimVolume("data", "data")),
+	},
+	{
+		name: "capacity: two claims of one class, each held",
+		cluster: func() *preempt.Cluster {
+			c := vbCapacityCluster(vbCapacity("n1", "wffc-csi", vbOnNode("n1"), "1Gi", ""))()
+			c.PVCs = append(c.PVCs, vbClaim("data-2", "wffc-csi", "", ""))
+			return c
+		},
+		pod: vbPod(vbClaimVolume("data", "data"), vbClaimVolume("data-2", "data-2")),
 	},
 
 	// upstream/volumes_test.go

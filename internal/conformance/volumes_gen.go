@@ -52,6 +52,41 @@ type VolumeSpec struct {
 	// needs to count the volumes (preempt.SwitchPortworxMigrated).
 	Portworx                        bool
 	PortworxPods, PortworxAnnotated int
+	// Capacities, when not nil, make the CSIDriver track capacity
+	// (storageCapacity: true), so that VolumeBinding provisions a claim
+	// of its classes only where one of these CSIStorageCapacities holds
+	// it (GenVolumes only).
+	Capacities []CapacitySpec
+}
+
+// CapacitySpec is a CSIStorageCapacity: of class "wffc-csi" (or
+// "immediate" when OtherClass), selecting the nodes Nodes says (-1 all,
+// -2 zone z1, -3 none: no nodeTopology, k >= 0 node k mod nodes by
+// hostname), its capacity and maximumVolumeSize indexes into
+// capacitySizes ("" for none).
+type CapacitySpec struct {
+	Nodes         int
+	Capacity, Max int
+	OtherClass    bool
+}
+
+// capacitySizes are a CapacitySpec's sizes, around the claims' 1Gi.
+var capacitySizes = []string{"", "512Mi", "1Gi", "10Gi", "0"}
+
+func genCapacities(t *rapid.T) []CapacitySpec {
+	if rapid.IntRange(0, 2).Draw(t, "tracksCapacity") != 0 {
+		return nil
+	}
+	caps := []CapacitySpec{}
+	for range rapid.IntRange(0, 3).Draw(t, "capacities") {
+		caps = append(caps, CapacitySpec{
+			Nodes:      rapid.IntRange(-3, 5).Draw(t, "capacityNodes"),
+			Capacity:   rapid.IntRange(0, len(capacitySizes)-1).Draw(t, "capacity"),
+			Max:        rapid.IntRange(0, len(capacitySizes)-1).Draw(t, "maximumVolumeSize"),
+			OtherClass: rapid.IntRange(0, 5).Draw(t, "otherClass") == 0,
+		})
+	}
+	return caps
 }
 
 // CSIDriverName is the CSI driver of generated volumes.
@@ -150,6 +185,31 @@ func (v *VolumeSpec) build(c *preempt.Cluster, pods []*v1.Pod, preemptor *v1.Pod
 		c.CSIDrivers[0].Spec.PreventPodSchedulingIfMissing = ptr.To(true)
 	}
 	n := len(c.Nodes)
+	if v.Capacities != nil {
+		c.CSIDrivers[0].Spec.StorageCapacity = ptr.To(true)
+	}
+	for i, cs := range v.Capacities {
+		cp := &storagev1.CSIStorageCapacity{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: fmt.Sprintf("capacity-%d", i), UID: types.UID(fmt.Sprintf("uid-capacity-%d", i))},
+			StorageClassName: "wffc-csi"}
+		if cs.OtherClass {
+			cp.StorageClassName = "immediate"
+		}
+		switch {
+		case cs.Nodes == -1:
+			cp.NodeTopology = &metav1.LabelSelector{}
+		case cs.Nodes == -2:
+			cp.NodeTopology = &metav1.LabelSelector{MatchLabels: map[string]string{ZoneKey: "z1"}}
+		case cs.Nodes >= 0 && n > 0:
+			cp.NodeTopology = &metav1.LabelSelector{MatchLabels: map[string]string{v1.LabelHostname: c.Nodes[cs.Nodes%n].Name}}
+		}
+		if s := capacitySizes[at(cs.Capacity, len(capacitySizes))]; s != "" {
+			cp.Capacity = ptr.To(resource.MustParse(s))
+		}
+		if s := capacitySizes[at(cs.Max, len(capacitySizes))]; s != "" {
+			cp.MaximumVolumeSize = ptr.To(resource.MustParse(s))
+		}
+		c.CSIStorageCapacities = append(c.CSIStorageCapacities, cp)
+	}
 	for i, node := range c.Nodes {
 		limit := csiLimits[at(v.CSILimits[min(i, len(v.CSILimits)-1)], len(csiLimits))]
 		switch {

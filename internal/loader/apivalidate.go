@@ -105,6 +105,12 @@ func validateAPI(obj runtime.Object) error {
 			return err
 		}
 		errs = storagevalidation.ValidateVolumeAttachment(in)
+	case *storagev1.CSIStorageCapacity:
+		in := &storage.CSIStorageCapacity{}
+		if err := convert(o, in); err != nil {
+			return err
+		}
+		errs = storagevalidation.ValidateCSIStorageCapacity(in, storagevalidation.CSIStorageCapacityValidateOptions{})
 	default:
 		return nil
 	}

@@ -59,6 +59,9 @@ var liveKinds = []liveKind{
 	{"storage.k8s.io/v1", "VolumeAttachment", "volumeattachments", false, func(ctx context.Context, cs kubernetes.Interface, o metav1.ListOptions) (runtime.Object, error) {
 		return cs.StorageV1().VolumeAttachments().List(ctx, o)
 	}},
+	{"storage.k8s.io/v1", "CSIStorageCapacity", "csistoragecapacities", false, func(ctx context.Context, cs kubernetes.Interface, o metav1.ListOptions) (runtime.Object, error) {
+		return cs.StorageV1().CSIStorageCapacities("").List(ctx, o)
+	}},
 	{"resource.k8s.io/v1", "ResourceClaim", "resourceclaims", true, func(ctx context.Context, cs kubernetes.Interface, o metav1.ListOptions) (runtime.Object, error) {
 		return cs.ResourceV1().ResourceClaims("").List(ctx, o)
 	}},

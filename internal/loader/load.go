@@ -987,6 +987,8 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 		obj = &storagev1.CSIDriver{}
 	case "storage.k8s.io/v1 VolumeAttachment":
 		obj = &storagev1.VolumeAttachment{}
+	case "storage.k8s.io/v1 CSIStorageCapacity":
+		obj = &storagev1.CSIStorageCapacity{}
 	case "resource.k8s.io/v1 ResourceClaim":
 		obj = &resourcev1.ResourceClaim{}
 	case "resource.k8s.io/v1 ResourceClaimTemplate":
@@ -1017,7 +1019,7 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 			}
 			d.err = fmt.Errorf("%s: %s: unsupported apiVersion %q for kind %s", where, what, tm.APIVersion, tm.Kind)
 			return d
-		case "Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "PodGroup", "CompositePodGroup":
+		case "Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "CSIStorageCapacity", "PodGroup", "CompositePodGroup":
 			d.err = fmt.Errorf("%s: %s: unsupported apiVersion %q for kind %s", where, what, tm.APIVersion, tm.Kind)
 			return d
 		}
@@ -1192,6 +1194,10 @@ func admit(obj runtime.Object) error {
 		if o.Namespace == "" {
 			o.Namespace = metav1.NamespaceDefault
 		}
+	case *storagev1.CSIStorageCapacity:
+		if o.Namespace == "" {
+			o.Namespace = metav1.NamespaceDefault
+		}
 	case *resourcev1.ResourceClaim:
 		if o.Namespace == "" {
 			o.Namespace = metav1.NamespaceDefault
@@ -1317,6 +1323,8 @@ func (r *reader) cluster() (*preempt.Cluster, []string, error) {
 			c.CSIDrivers = append(c.CSIDrivers, o)
 		case *storagev1.VolumeAttachment:
 			c.VolumeAttachments = append(c.VolumeAttachments, o)
+		case *storagev1.CSIStorageCapacity:
+			c.CSIStorageCapacities = append(c.CSIStorageCapacities, o)
 		case *resourcev1.ResourceClaim:
 			c.ResourceClaims = append(c.ResourceClaims, o)
 		case *resourcev1.ResourceClaimTemplate:

@@ -60,6 +60,9 @@ func ListYAML(c *preempt.Cluster) ([]byte, error) {
 	for _, o := range c.VolumeAttachments {
 		lw.item(o)
 	}
+	for _, o := range c.CSIStorageCapacities {
+		lw.item(o)
+	}
 	for _, o := range c.ResourceClaims {
 		lw.item(o)
 	}
