@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 	"pgregory.net/rapid"
 	"sigs.k8s.io/yaml"
 
@@ -103,8 +104,13 @@ func checkPreemptionAsKubeScheduler(t tb, c *preempt.Cluster, p *v1.Pod) string 
 		t.Fatal(err)
 	}
 	// The decision's message is DefaultPreemption's without the
-	// "preemption: " its PostFilter adds (preempt/messages.go).
-	if ks.Status.Code().String() != string(d.Status) || strings.TrimPrefix(ks.Status.Message(), "preemption: ") != d.Message {
+	// "preemption: " its PostFilter adds (preempt/messages.go); a
+	// Success's names its node, which may be another of a tie (below).
+	msg := strings.TrimPrefix(ks.Status.Message(), "preemption: ")
+	if ks.NominatedNode != "" && d.NominatedNode != "" {
+		msg = strings.Replace(msg, "on node "+ks.NominatedNode+",", "on node "+d.NominatedNode+",", 1)
+	}
+	if ks.Status.Code().String() != string(d.Status) || msg != d.Message {
 		t.Fatalf("PostFilter: kube-scheduler %s %q, adapter %s %q", ks.Status.Code(), ks.Status.Message(), d.Status, d.Message)
 	}
 	if ks.NominatedNode == "" {
@@ -147,4 +153,36 @@ func withoutNominations(c *preempt.Cluster, p *v1.Pod) (*preempt.Cluster, *v1.Po
 	p = p.DeepCopy()
 	p.Status.NominatedNodeName = ""
 	return c, p
+}
+
+// A ReadWriteOncePod claim is counted once at PreFilter however many pods
+// use it (IsPVCUsedByPods), and RemovePod subtracts one for each pod it
+// removes that uses it: on n1, two pods use the claim; evicting one of
+// them brings the count to zero, so the preemptor is nominated there with
+// one victim while the other still holds the claim (the reprieve puts it
+// back: the count is zero again, and zero is no conflict). On n3, evicting
+// its one user (of priority 1) would do as well, at a higher cost. kube-scheduler decides
+// the same: checkPreemptionAsKubeScheduler.
+func TestRWOPCountedOnceRemovedPerPod(t *testing.T) {
+	c := volumeCluster()
+	c.PVs = append(c.PVs, volume("pv-data", "csi", "data", "", v1.ReadWriteOncePod))
+	c.PVCs = append(c.PVCs, claim("data", "csi", "pv-data", v1.ReadWriteOncePod))
+	uses := []v1.Volume{claimVolume("data", "data")}
+	c.Pods[0].Spec.Volumes = uses              // low-n1
+	c.Pods[2].Spec.Volumes = uses              // low-n3
+	c.Pods[2].Spec.Priority = ptr.To[int32](1) // so that n1 wins, not a tie
+	c.Pods = append(c.Pods, pod("user-n1", "n1", 5, "100m", "1Gi").Volumes(uses).Obj())
+	p := volumePod(claimVolume("data", "data"))()
+	d := checkPreemptionAsKubeScheduler(t, c, p)
+	got, err := harness.Decide(context.Background(), upstream.Impl{ListOrderTie: true}, c, p, preempt.DefaultConfig(), 0, volumeNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var victims []string
+	for _, v := range got.Decision.Victims {
+		victims = append(victims, v.Name)
+	}
+	if d != "Success" || got.Decision.NominatedNode != "n1" || !slices.Equal(victims, []string{"low-n1"}) {
+		t.Errorf("decision %s on %q, victims %v; want Success on n1, victims [low-n1] (user-n1 keeps the claim)", d, got.Decision.NominatedNode, victims)
+	}
 }
