@@ -147,6 +147,7 @@ func (ev *evaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGroup
 	var code preempt.Code
 	var msg string
 	if req.CompositePodGroup != nil {
+		w.attempted = len(req.Pods) // DynamicResources' PodGroupPostFilter skips a composite
 		nodes, code, msg, err = w.scheduleComposite(ctx, req, tree)
 		if err == nil && code == preempt.Success {
 			for _, i := range w.unbound {
@@ -160,10 +161,12 @@ func (ev *evaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGroup
 		return preempt.PodGroupAttempt{Status: preempt.Error, Message: err.Error()}
 	}
 	if code != preempt.Success {
-		// A member tried had its PreFilter run (gangPreFilter).
+		// A member tried had its PreFilter run (gangPreFilter); the
+		// placement tries members kube-scheduler does not, after its
+		// group could no longer meet its minCount (w.attempted).
 		preFiltered := false
 		for i := range w.tried {
-			preFiltered = preFiltered || w.volumePreFiltered(i)
+			preFiltered = preFiltered || (i < w.attempted && w.volumePreFiltered(i))
 		}
 		return preempt.PodGroupAttempt{Status: code, Message: msg, PreFiltered: preFiltered}
 	}
@@ -196,7 +199,11 @@ type gangWorld struct {
 	// none), its required anti-affinity terms, its PodTopologySpread
 	// state (nil: Skip), and whether some placed member's topology plugin
 	// runs; the node-tree order of the cluster treeOf in snapshot treeS.
-	tried       []bool
+	tried []bool
+	// attempted is how many members, in order, kube-scheduler's
+	// podGroupSchedulingDefaultAlgorithm evaluates before PlacementFeasible
+	// stops it (scheduleGang; every member of a composite's groups).
+	attempted   int
 	viewNode    []int32
 	memberAnti  [][]fwk.AffinityTerm
 	spread      []*gangSpread
@@ -863,6 +870,7 @@ func (w *gangWorld) scheduleGang(ctx context.Context, req *preempt.PodGroupReque
 		return nil, preempt.Unschedulable, reason, nil
 	}
 	remaining := len(members)
+	w.attempted = 0
 	code, reason := feasible(remaining, scheduled)
 	if code == preempt.Unschedulable {
 		return failed(reason, true)
@@ -884,6 +892,7 @@ func (w *gangWorld) scheduleGang(ctx context.Context, req *preempt.PodGroupReque
 	}
 	anyScheduled := false
 	for i := range members {
+		w.attempted = i + 1
 		remaining--
 		placed := i < len(nodes) && nodes[i] != ""
 		if placed {

@@ -150,10 +150,12 @@ func (g gangEvaluator) SchedulePodGroup(ctx context.Context, req *preempt.PodGro
 		// A member tried had its PreFilter run (gangView.state) as far
 		// as DynamicResources', which writes the pod-group state its
 		// PodGroupPostFilter reads: a volume plugin's PreFilter, before
-		// it, may have rejected every member tried.
+		// it, may have rejected every member tried. The placement may
+		// have filtered members kube-scheduler never tries (after its
+		// group could no longer meet its minCount): only the tried count.
 		preFiltered := false
-		for _, cs := range s.view.states {
-			preFiltered = preFiltered || cs.reachedDRA()
+		for _, p := range s.tried {
+			preFiltered = preFiltered || s.view.state(p).reachedDRA()
 		}
 		return preempt.PodGroupAttempt{Status: root.status.code, Message: root.status.message(), PreFiltered: preFiltered}
 	}
@@ -450,6 +452,11 @@ type gangScheduler struct {
 	// node (preempt.PodGroupRequest.Tree refuses topology constraints).
 	tas     bool
 	results map[*preempt.GroupNode]*groupResult
+	// tried are the members podGroupSchedulingDefaultAlgorithm
+	// evaluates: in each group's order until PlacementFeasible says the
+	// group cannot meet its minCount, and none of a group its composite
+	// parent stopped before. Only their PreFilters run.
+	tried []*v1.Pod
 }
 
 // scheduleGang is the pod-group scheduling function the scheduler hands
@@ -568,6 +575,7 @@ func (s *gangScheduler) leaf(ctx context.Context, n *preempt.GroupNode, r *group
 		return err
 	}
 	for i, p := range members {
+		s.tried = append(s.tried, p)
 		remaining--
 		placed := i < len(nodes) && nodes[i] != ""
 		if placed {

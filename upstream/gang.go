@@ -443,10 +443,11 @@ func (w *world) runGang(ctx context.Context, root *framework.PodGroupInfo, place
 		res.status = fwk.NewStatus(fwk.Unschedulable).WithError(errPodGroupUnschedulable)
 	}
 	// DynamicResources' PreFilter keeps its state in the pod-group cycle
-	// state of the first member it runs for.
+	// state of the first member it runs for, and in the member's own:
+	// whether it ran for a member kube-scheduler tries.
 	prefiltered := false
-	for _, st := range view.groupStates {
-		if _, err := st.Read(fwk.StateKey(names.DynamicResources)); err == nil {
+	for _, p := range view.tried {
+		if _, err := view.pre(ctx, p).state.Read(fwk.StateKey(names.DynamicResources)); err == nil {
 			prefiltered = true
 		}
 	}
@@ -527,6 +528,7 @@ func (w *world) defaultAlgorithm(ctx context.Context, view *gangView, pgi *frame
 		return
 	}
 	for i, p := range members {
+		view.tried = append(view.tried, p)
 		progress.Remaining--
 		if nodes[i] != "" {
 			progress.Scheduled++
@@ -593,6 +595,11 @@ type gangView struct {
 	states         map[*v1.Pod]*memberResult
 	prefilter      map[*v1.Pod]*prefiltered
 	reverts        []func()
+	// tried are the members podGroupSchedulingDefaultAlgorithm
+	// evaluates, in order, until PlacementFeasible stops it: the
+	// placement may have run the PreFilters of later ones, which
+	// kube-scheduler never runs.
+	tried []*v1.Pod
 }
 
 type prefiltered struct {

@@ -289,7 +289,11 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 	if err != nil {
 		return fmt.Errorf("building the scheduler: %w", err)
 	}
-	defer sched.SchedulingQueue.Close()
+	// Closed once: by the timer below when the queue offers nothing in
+	// time, and on return (the queue's Close panics the second time).
+	var closeOnce sync.Once
+	closeQueue := func() { closeOnce.Do(sched.SchedulingQueue.Close) }
+	defer closeQueue()
 	informerFactory.Start(ctx.Done())
 	defer informerFactory.Shutdown()
 	defer cancel() // before Shutdown, which waits for the informers
@@ -329,7 +333,7 @@ func (ev *evaluator) preemptPodGroupWithScheduler(ctx context.Context, cs kubern
 	key := fwk.PodGroupKey(pg.Namespace, pg.Name)
 	popped := false
 	// Pop blocks while the queue is empty: closing it ends the wait.
-	defer time.AfterFunc(asyncWait, sched.SchedulingQueue.Close).Stop()
+	defer time.AfterFunc(asyncWait, closeQueue).Stop()
 	requeued := map[types.UID]bool{}
 	sched.NextEntity = func(logger klog.Logger) (framework.QueuedEntityInfo, error) {
 		for {
