@@ -296,7 +296,7 @@ func newDynamicResourcesStateIn(s *Snapshot, pod *v1.Pod, clock time.Time, g *dr
 	if len(toAllocate) > 0 || anyPending {
 		var err error
 		alloc, err = structured.NewAllocator(context.Background(), draAllocatorFeatures, draAllocated(c.ResourceClaims, g.allocations()),
-			classes, c.ResourceSlices, cel.NewCache(10, cel.Features{
+			classes, s.slices, cel.NewCache(10, cel.Features{
 				EnableConsumableCapacity: draAllocatorFeatures.ConsumableCapacity,
 				EnableListTypeAttributes: draAllocatorFeatures.ListTypeAttributes,
 			}))

@@ -8,6 +8,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -46,7 +47,10 @@ type Snapshot struct {
 	// (DRAExtendedResource): on a node that does not advertise one, its
 	// allocatable is delegatedAllocatable.
 	backedBy draext.Resolver
-	scalars  []v1.ResourceName // dimension-fixedDims -> name, in name order
+	// slices are the ResourceSlices with the DeviceTaintRules applied
+	// (sliceView), what DynamicResources allocates from.
+	slices  []*resourcev1.ResourceSlice
+	scalars []v1.ResourceName // dimension-fixedDims -> name, in name order
 
 	alloc       []int64 // node*dims
 	allowedPods []int64 // node
@@ -144,7 +148,7 @@ func Prepare(c *preempt.Cluster) (*Snapshot, error) { return prepare(c, 0) }
 // prepare builds the snapshot of c, with the placed requests of mode m.
 func prepare(c *preempt.Cluster, m reqMode) (*Snapshot, error) {
 	s := &Snapshot{cluster: c, nodeIndex: make(map[string]int32, len(c.Nodes)), scalarDims: map[v1.ResourceName]int32{}, reqs: m,
-		backedBy: draext.NewResolver(c.DeviceClasses)}
+		backedBy: draext.NewResolver(c.DeviceClasses), slices: sliceView(c)}
 	s.clusterIdx = make([]int32, len(c.Nodes))
 	for i := range s.clusterIdx {
 		s.clusterIdx[i] = int32(i)

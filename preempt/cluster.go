@@ -151,6 +151,7 @@ func (c *Cluster) validateVolumeAndDeviceNames() error {
 		{"resourceclaimtemplate", len(c.ResourceClaimTemplates), func(i int) *metav1.ObjectMeta { return objectMeta(c.ResourceClaimTemplates[i]) }},
 		{"resourceslice", len(c.ResourceSlices), func(i int) *metav1.ObjectMeta { return objectMeta(c.ResourceSlices[i]) }},
 		{"deviceclass", len(c.DeviceClasses), func(i int) *metav1.ObjectMeta { return objectMeta(c.DeviceClasses[i]) }},
+		{"devicetaintrule", len(c.DeviceTaintRules), func(i int) *metav1.ObjectMeta { return objectMeta(c.DeviceTaintRules[i]) }},
 	} {
 		seen := make(map[string]bool, k.n)
 		for i := range k.n {
@@ -169,7 +170,7 @@ func (c *Cluster) validateVolumeAndDeviceNames() error {
 // clusterScoped are the kinds register names without namespace.
 var clusterScoped = map[string]bool{
 	"node": true, "persistentvolume": true, "storageclass": true, "csinode": true, "csidriver": true,
-	"volumeattachment": true, "resourceslice": true, "deviceclass": true,
+	"volumeattachment": true, "resourceslice": true, "deviceclass": true, "devicetaintrule": true,
 }
 
 // objectMeta is o's metadata, nil for a nil o.

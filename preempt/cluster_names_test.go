@@ -54,6 +54,12 @@ func TestValidateVolumeAndDeviceNames(t *testing.T) {
 		{"deviceclass nil", func(c *Cluster) {
 			c.DeviceClasses = []*resourcev1.DeviceClass{{ObjectMeta: meta("", "a")}, nil}
 		}, "deviceclass #1 is nil"},
+		{"devicetaintrule twice", func(c *Cluster) {
+			c.DeviceTaintRules = []*resourcev1.DeviceTaintRule{{ObjectMeta: meta("", "r")}, {ObjectMeta: meta("", "r")}}
+		}, `devicetaintrule "r" appears twice`},
+		{"devicetaintrule nil", func(c *Cluster) {
+			c.DeviceTaintRules = []*resourcev1.DeviceTaintRule{nil}
+		}, "devicetaintrule #0 is nil"},
 		{"resourceslice unnamed", func(c *Cluster) {
 			c.ResourceSlices = []*resourcev1.ResourceSlice{{}}
 		}, "resourceslice #0 has no name"},

@@ -90,6 +90,12 @@ type Cluster struct {
 	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
 	ResourceSlices         []*resourcev1.ResourceSlice
 	DeviceClasses          []*resourcev1.DeviceClass
+	// DeviceTaintRules (resource.k8s.io/v1, DRADeviceTaintRules) add
+	// their taint to the devices their selector matches, in the slices
+	// DynamicResources allocates from (the ResourceSlice tracker's
+	// patched slices): a device with a taint the request does not
+	// tolerate, NoSchedule or NoExecute, is not allocated.
+	DeviceTaintRules []*DeviceTaintRule
 
 	// PodGroups (scheduling.k8s.io/v1beta1) and CompositePodGroups
 	// (v1alpha3) are the workload objects a pod's spec.schedulingGroup
@@ -692,6 +698,7 @@ func (c *Cluster) DeepCopy() *Cluster {
 		ResourceClaimTemplates: deepCopyAll(c.ResourceClaimTemplates, (*resourcev1.ResourceClaimTemplate).DeepCopy),
 		ResourceSlices:         deepCopyAll(c.ResourceSlices, (*resourcev1.ResourceSlice).DeepCopy),
 		DeviceClasses:          deepCopyAll(c.DeviceClasses, (*resourcev1.DeviceClass).DeepCopy),
+		DeviceTaintRules:       deepCopyAll(c.DeviceTaintRules, (*DeviceTaintRule).DeepCopy),
 
 		PodGroups:          deepCopyAll(c.PodGroups, (*PodGroup).DeepCopy),
 		CompositePodGroups: deepCopyAll(c.CompositePodGroups, (*CompositePodGroup).DeepCopy),

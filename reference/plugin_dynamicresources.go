@@ -40,7 +40,8 @@ import (
 // consumers and is not reserved for the pod ("resourceclaim in use"), on
 // a request of an unallocated claim whose DeviceClass does not exist or
 // of an unknown type; with Error on a request naming no class. With an
-// unallocated claim it builds the allocator over every ResourceSlice, the
+// unallocated claim it builds the allocator over every ResourceSlice
+// with the cluster's DeviceTaintRules applied (taintedSlices), the
 // DeviceClasses, and as allocated the devices of every allocated claim of
 // the cluster (GatherAllocatedState, DRAConsumableCapacity being on),
 // with the features AllocatorFeatures gives for v1.37.2's default gates
@@ -247,7 +248,7 @@ func (dynamicResources) PreFilter(ev *evaluator, pod *v1.Pod) (stateData, bool) 
 	}
 	fts := draFeatures()
 	alloc, err := structured.NewAllocator(context.Background(), fts, allocatedState(c.ResourceClaims, ev.inFlight(), fts.ConsumableCapacity),
-		classList(c.DeviceClasses), sortedSlices(c.ResourceSlices),
+		classList(c.DeviceClasses), sortedSlices(taintedSlices(c.ResourceSlices, c.DeviceTaintRules)),
 		cel.NewCache(10, cel.Features{EnableConsumableCapacity: fts.ConsumableCapacity, EnableListTypeAttributes: fts.ListTypeAttributes}))
 	if err != nil {
 		return rejection{draPreFilterError(err)}, false

@@ -179,21 +179,102 @@ type draCase struct {
 	make func() (*preempt.Cluster, *v1.Pod)
 	// want is the decision's status.
 	want preempt.Code
+	// node, when set, is the node the decision nominates.
+	node string
+}
+
+// withTaintRule adds to c a DeviceTaintRule of a taint example.com/broken
+// with effect, on the devices sel matches (nil: none).
+func withTaintRule(c *preempt.Cluster, name string, sel *resourcev1.DeviceTaintSelector, effect resourcev1.DeviceTaintEffect) *preempt.Cluster {
+	c.DeviceTaintRules = append(c.DeviceTaintRules, &resourcev1.DeviceTaintRule{
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-rule-" + name)},
+		Spec: resourcev1.DeviceTaintRuleSpec{DeviceSelector: sel, Taint: resourcev1.DeviceTaint{
+			Key: "example.com/broken", Value: "true", Effect: effect, TimeAdded: &metav1.Time{Time: volumeNow.Add(-time.Hour)},
+		}},
+	})
+	return c
+}
+
+// tolerating makes rc's requests tolerate the taint example.com/broken.
+func tolerating(rc *resourcev1.ResourceClaim) *resourcev1.ResourceClaim {
+	for i := range rc.Spec.Devices.Requests {
+		rc.Spec.Devices.Requests[i].Exactly.Tolerations = []resourcev1.DeviceToleration{{Key: "example.com/broken", Operator: resourcev1.DeviceTolerationOpExists}}
+	}
+	return rc
+}
+
+// taintRuleCases: DeviceTaintRules (DRADeviceTaintRules, GA and on in
+// v1.37.2) taint the devices of draCluster(false), whose n1 and n2 each
+// have one free GPU, gpu-0 (pool n1, pool n2), and a low pod whose cpu
+// the preemptor needs: a device with an untolerated NoSchedule or
+// NoExecute taint is not allocated, so the node it is on is no candidate.
+var taintRuleCases = []draCase{
+	{"rule taints n1's GPU NoSchedule (driver, pool, device): only n2 is a candidate", func() (*preempt.Cluster, *v1.Pod) {
+		c := withTaintRule(draCluster(false), "n1-gpu-0", &resourcev1.DeviceTaintSelector{Driver: ptr.To(gpuDriver), Pool: ptr.To("n1"), Device: ptr.To("gpu-0")}, resourcev1.DeviceTaintEffectNoSchedule)
+		return c, claimPod(c, false)
+	}, preempt.Success, "n2"},
+	{"rule taints n1's GPU NoSchedule, tolerated by the claim's request", func() (*preempt.Cluster, *v1.Pod) {
+		c := withTaintRule(draCluster(false), "n1-gpu-0", &resourcev1.DeviceTaintSelector{Driver: ptr.To(gpuDriver), Pool: ptr.To("n1"), Device: ptr.To("gpu-0")}, resourcev1.DeviceTaintEffectNoSchedule)
+		return c, claimPodWith(c, tolerating(gpuClaim("high-gpu", nil)))
+	}, preempt.Success, ""},
+	{"rule by driver only taints every GPU NoSchedule", func() (*preempt.Cluster, *v1.Pod) {
+		c := withTaintRule(draCluster(false), "all-gpus", &resourcev1.DeviceTaintSelector{Driver: ptr.To(gpuDriver)}, resourcev1.DeviceTaintEffectNoSchedule)
+		return c, claimPod(c, false)
+	}, preempt.Unschedulable, ""},
+	{"rule by driver only taints every GPU NoSchedule, tolerated by the claim's request", func() (*preempt.Cluster, *v1.Pod) {
+		c := withTaintRule(draCluster(false), "all-gpus", &resourcev1.DeviceTaintSelector{Driver: ptr.To(gpuDriver)}, resourcev1.DeviceTaintEffectNoSchedule)
+		return c, claimPodWith(c, tolerating(gpuClaim("high-gpu", nil)))
+	}, preempt.Success, ""},
+	{"rule by pool taints n2's GPU NoExecute: only n1 is a candidate", func() (*preempt.Cluster, *v1.Pod) {
+		c := withTaintRule(draCluster(false), "pool-n2", &resourcev1.DeviceTaintSelector{Pool: ptr.To("n2")}, resourcev1.DeviceTaintEffectNoExecute)
+		return c, claimPod(c, false)
+	}, preempt.Success, "n1"},
+	// Device names are a pool's own: a rule naming a device alone
+	// matches the device of that name in every pool.
+	{"rule by device name only taints both nodes' gpu-0", func() (*preempt.Cluster, *v1.Pod) {
+		c := withTaintRule(draCluster(false), "gpu-0", &resourcev1.DeviceTaintSelector{Device: ptr.To("gpu-0")}, resourcev1.DeviceTaintEffectNoSchedule)
+		return c, claimPod(c, false)
+	}, preempt.Unschedulable, ""},
+	{"rule of effect None on every GPU", func() (*preempt.Cluster, *v1.Pod) {
+		c := withTaintRule(draCluster(false), "all-gpus", &resourcev1.DeviceTaintSelector{}, resourcev1.DeviceTaintEffectNone)
+		return c, claimPod(c, false)
+	}, preempt.Success, ""},
+	{"rule whose selector matches no device", func() (*preempt.Cluster, *v1.Pod) {
+		c := withTaintRule(draCluster(false), "other", &resourcev1.DeviceTaintSelector{Driver: ptr.To("tpu.example.com")}, resourcev1.DeviceTaintEffectNoSchedule)
+		return c, claimPod(c, false)
+	}, preempt.Success, ""},
+	{"rule without a selector matches no device", func() (*preempt.Cluster, *v1.Pod) {
+		c := withTaintRule(draCluster(false), "none", nil, resourcev1.DeviceTaintEffectNoSchedule)
+		return c, claimPod(c, false)
+	}, preempt.Success, ""},
+	{"two rules: n1's GPU NoSchedule, n2's None", func() (*preempt.Cluster, *v1.Pod) {
+		c := withTaintRule(draCluster(false), "n1", &resourcev1.DeviceTaintSelector{Pool: ptr.To("n1")}, resourcev1.DeviceTaintEffectNoSchedule)
+		c = withTaintRule(c, "n2", &resourcev1.DeviceTaintSelector{Pool: ptr.To("n2")}, resourcev1.DeviceTaintEffectNone)
+		return c, claimPod(c, false)
+	}, preempt.Success, "n2"},
+	// The claim DynamicResources makes for an extended resource has no
+	// tolerations.
+	{"extended resource a DeviceClass backs, rule taints n1's GPU NoSchedule", func() (*preempt.Cluster, *v1.Pod) {
+		return withTaintRule(draCluster(false), "n1", &resourcev1.DeviceTaintSelector{Pool: ptr.To("n1")}, resourcev1.DeviceTaintEffectNoSchedule), extendedPod()
+	}, preempt.Success, "n2"},
+	{"extended resource a DeviceClass backs, rule taints every GPU NoSchedule", func() (*preempt.Cluster, *v1.Pod) {
+		return withTaintRule(draCluster(false), "all", &resourcev1.DeviceTaintSelector{Driver: ptr.To(gpuDriver)}, resourcev1.DeviceTaintEffectNoSchedule), extendedPod()
+	}, preempt.Unschedulable, ""},
 }
 
 var draCases = []draCase{
 	{"claim by name, GPUs free, cpu taken: preempting a node's low pod frees the cpu", func() (*preempt.Cluster, *v1.Pod) {
 		c := draCluster(false)
 		return c, claimPod(c, false)
-	}, preempt.Success},
+	}, preempt.Success, ""},
 	{"claim from a template, GPUs free, cpu taken", func() (*preempt.Cluster, *v1.Pod) {
 		c := draCluster(false)
 		return c, claimPod(c, true)
-	}, preempt.Success},
+	}, preempt.Success, ""},
 	{"every GPU held by a lower-priority pod's claim: preemption does not free it", func() (*preempt.Cluster, *v1.Pod) {
 		c := draCluster(true)
 		return c, claimPod(c, false)
-	}, preempt.Unschedulable},
+	}, preempt.Unschedulable, ""},
 	// The claim status names no claim: none was needed (resourceclaim.Name).
 	{"claim from a template that needs none", func() (*preempt.Cluster, *v1.Pod) {
 		c := draCluster(false)
@@ -201,16 +282,16 @@ var draCases = []draCase{
 		p.Status.ResourceClaimStatuses[0].ResourceClaimName = nil
 		c.ResourceClaims = c.ResourceClaims[:len(c.ResourceClaims)-1]
 		return c, p
-	}, preempt.Success},
+	}, preempt.Success, ""},
 	{"extended resource a DeviceClass backs, GPUs free, cpu taken", func() (*preempt.Cluster, *v1.Pod) {
 		return draCluster(false), extendedPod()
-	}, preempt.Success},
+	}, preempt.Success, ""},
 	// The claim DynamicResources makes for the extended resource is
 	// allocated from the devices no claim holds: preempting the pods does
 	// not free theirs.
 	{"extended resource a DeviceClass backs, every GPU held by a lower-priority pod's claim", func() (*preempt.Cluster, *v1.Pod) {
 		return draCluster(true), extendedPod()
-	}, preempt.Unschedulable},
+	}, preempt.Unschedulable, ""},
 	{"extended resource named by the DeviceClass's implicit name", func() (*preempt.Cluster, *v1.Pod) {
 		p := extendedPod()
 		implicit := v1.ResourceName(resourcev1.ResourceDeviceClassPrefix + "gpu")
@@ -219,13 +300,13 @@ var draCases = []draCase{
 			Limits:   v1.ResourceList{implicit: resource.MustParse("1")},
 		}
 		return draCluster(false), p
-	}, preempt.Success},
+	}, preempt.Success, ""},
 	// The init container's device is reused by the container: one GPU.
 	{"extended resource asked by an init container and by the container", func() (*preempt.Cluster, *v1.Pod) {
 		p := extendedPod()
 		p.Spec.InitContainers = []v1.Container{{Name: "init", Resources: p.Spec.Containers[0].Resources}}
 		return draCluster(false), p
-	}, preempt.Success},
+	}, preempt.Success, ""},
 	// Two init containers ask one GPU each, one after the other: the
 	// claim asks for the larger of their requests, one GPU.
 	{"extended resource asked by two init containers only", func() (*preempt.Cluster, *v1.Pod) {
@@ -234,7 +315,7 @@ var draCases = []draCase{
 		p.Spec.InitContainers = []v1.Container{{Name: "init-1", Resources: gpu}, {Name: "init-2", Resources: gpu}}
 		p.Spec.Containers[0].Resources = v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("2")}}
 		return draCluster(false), p
-	}, preempt.Success},
+	}, preempt.Success, ""},
 	// n2 advertises example.com/gpu itself (a device plugin): there
 	// NodeResourcesFit counts it, on n1 DynamicResources allocates it.
 	{"extended resource a device plugin advertises on n2 and a DeviceClass backs on n1", func() (*preempt.Cluster, *v1.Pod) {
@@ -242,34 +323,34 @@ var draCases = []draCase{
 		c.Nodes[1].Status.Allocatable["example.com/gpu"] = resource.MustParse("1")
 		c.Nodes[1].Status.Capacity = c.Nodes[1].Status.Allocatable.DeepCopy()
 		return c, extendedPod()
-	}, preempt.Success},
+	}, preempt.Success, ""},
 	{"claim for two GPUs, one on each node", func() (*preempt.Cluster, *v1.Pod) {
 		c := draCluster(false)
 		return c, claimPodWith(c, withRequests(gpuClaim("high-gpu", nil), exactly("gpu", "gpu", 2)))
-	}, preempt.Unschedulable},
+	}, preempt.Unschedulable, ""},
 	{"claim for every GPU of a node", func() (*preempt.Cluster, *v1.Pod) {
 		c := draCluster(false)
 		return c, claimPodWith(c, withRequests(gpuClaim("high-gpu", nil), resourcev1.DeviceRequest{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{
 			DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeAll}}))
-	}, preempt.Success},
+	}, preempt.Success, ""},
 	{"claim of a DeviceClass that does not exist", func() (*preempt.Cluster, *v1.Pod) {
 		c := draCluster(false)
 		return c, claimPodWith(c, withRequests(gpuClaim("high-gpu", nil), exactly("gpu", "tpu", 1)))
-	}, preempt.Unschedulable},
+	}, preempt.Unschedulable, ""},
 	{"prioritized list: two GPUs, else one", func() (*preempt.Cluster, *v1.Pod) {
 		c := draCluster(false)
 		return c, claimPodWith(c, withRequests(gpuClaim("high-gpu", nil), resourcev1.DeviceRequest{Name: "gpu", FirstAvailable: []resourcev1.DeviceSubRequest{
 			{Name: "two", DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 2},
 			{Name: "one", DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1},
 		}}))
-	}, preempt.Success},
+	}, preempt.Success, ""},
 	{"prioritized list whose second alternative's DeviceClass does not exist", func() (*preempt.Cluster, *v1.Pod) {
 		c := draCluster(false)
 		return c, claimPodWith(c, withRequests(gpuClaim("high-gpu", nil), resourcev1.DeviceRequest{Name: "gpu", FirstAvailable: []resourcev1.DeviceSubRequest{
 			{Name: "one", DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1},
 			{Name: "tpu", DeviceClassName: "tpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1},
 		}}))
-	}, preempt.Unschedulable},
+	}, preempt.Unschedulable, ""},
 	// The claim is n2's GPU, shared with n2's low pod: n1 cannot have it,
 	// and on n2 preempting the low pod frees the cpu (the claim stays
 	// allocated, reserved for the victim until the claim controller
@@ -277,7 +358,7 @@ var draCases = []draCase{
 	{"claim allocated on n2 and shared with n2's lower-priority pod", func() (*preempt.Cluster, *v1.Pod) {
 		c := draCluster(false)
 		return c, claimPodWith(c, allocatedOn(gpuClaim("shared-gpu", nil), "n2", c.Pods[1]))
-	}, preempt.Success},
+	}, preempt.Success, ""},
 	// Binding conditions: a claim allocated to a device whose binding
 	// conditions are not met is unavailable once the binding timeout
 	// (10 minutes) has passed since the allocation, and at once when a
@@ -285,20 +366,22 @@ var draCases = []draCase{
 	{"shared claim on n1 waiting for its binding conditions past the timeout", func() (*preempt.Cluster, *v1.Pod) {
 		c := draCluster(false)
 		return c, claimPodWith(c, waitingForBinding(allocatedOn(gpuClaim("shared-gpu", nil), "n1", c.Pods[0]), time.Now().Add(-time.Hour)))
-	}, preempt.Unschedulable},
+	}, preempt.Unschedulable, ""},
 	{"shared claim on n1 waiting for its binding conditions within the timeout", func() (*preempt.Cluster, *v1.Pod) {
 		c := draCluster(false)
 		return c, claimPodWith(c, waitingForBinding(allocatedOn(gpuClaim("shared-gpu", nil), "n1", c.Pods[0]), time.Now()))
-	}, preempt.Success},
+	}, preempt.Success, ""},
 	{"shared claim on n1 whose binding failed", func() (*preempt.Cluster, *v1.Pod) {
 		c := draCluster(false)
 		return c, claimPodWith(c, waitingForBinding(allocatedOn(gpuClaim("shared-gpu", nil), "n1", c.Pods[0]), time.Now(), "Failed"))
-	}, preempt.Unschedulable},
+	}, preempt.Unschedulable, ""},
 	{"shared claim on n1 whose binding conditions are met", func() (*preempt.Cluster, *v1.Pod) {
 		c := draCluster(false)
 		return c, claimPodWith(c, waitingForBinding(allocatedOn(gpuClaim("shared-gpu", nil), "n1", c.Pods[0]), time.Now().Add(-time.Hour), "Attached"))
-	}, preempt.Success},
+	}, preempt.Success, ""},
 }
+
+func init() { draCases = append(draCases, taintRuleCases...) }
 
 // Issue 32: the adapter's DynamicResources is fed the cluster's claims,
 // slices and classes as kube-scheduler feeds its own, so its filter phase
@@ -315,6 +398,9 @@ func TestDRAAsKubeScheduler(t *testing.T) {
 			got := checkAsKubeScheduler(t, c, p)
 			if got.Decision.Status != tc.want {
 				t.Errorf("decision %s %q, want %s", got.Decision.Status, got.Decision.Message, tc.want)
+			}
+			if tc.node != "" && got.Decision.NominatedNode != tc.node {
+				t.Errorf("decision nominates %q, want %q", got.Decision.NominatedNode, tc.node)
 			}
 		})
 	}
@@ -517,6 +603,34 @@ func TestDRAPreEnqueueAsKubeScheduler(t *testing.T) {
 				t.Errorf("kube-scheduler's PreEnqueue: %v, want the pod admitted", st)
 			case tc.waits != "" && (st == nil || st.Code() != fwk.UnschedulableAndUnresolvable || st.Plugin() != "DynamicResources" || st.Message() != tc.waits):
 				t.Errorf("kube-scheduler's PreEnqueue: %v, want DynamicResources' UnschedulableAndUnresolvable %q", st, tc.waits)
+			}
+		})
+	}
+}
+
+// With DRADeviceTaintRules off, kube-scheduler's tracker is a wrapper
+// around the slice informer (scheduler.New gives it no DeviceTaintRule
+// informer): every taint rule case is decided as its cluster without the
+// rules, and promptly (the wrapper's informer is never started, so
+// nothing may wait for it to sync).
+func TestDRATaintRulesGateOff(t *testing.T) {
+	off := preempt.DefaultConfig()
+	off.FeatureGates = map[string]bool{"DRADeviceTaintRules": false}
+	for _, tc := range taintRuleCases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, p := tc.make()
+			got, err := harness.Decide(t.Context(), upstream.Impl{ListOrderTie: true}, c, p, off, 0, volumeNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.DeviceTaintRules = nil
+			want, err := harness.Decide(t.Context(), upstream.Impl{ListOrderTie: true}, c, p, preempt.DefaultConfig(), 0, volumeNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Decision.Status != want.Decision.Status || got.Decision.NominatedNode != want.Decision.NominatedNode || got.Decision.Message != want.Decision.Message {
+				t.Errorf("gate off: %s %s %q; without the rules: %s %s %q", got.Decision.Status, got.Decision.NominatedNode, got.Decision.Message,
+					want.Decision.Status, want.Decision.NominatedNode, want.Decision.Message)
 			}
 		})
 	}

@@ -103,6 +103,9 @@ type volumeObjectSet struct {
 	claimTemplates []*resourcev1.ResourceClaimTemplate
 	resourceSlices []*resourcev1.ResourceSlice
 	deviceClasses  []*resourcev1.DeviceClass
+	// The DeviceTaintRules the ResourceSlice tracker applies to the
+	// slices (newDRAManager).
+	deviceTaintRules []*preempt.DeviceTaintRule
 }
 
 func volumeObjects(c *preempt.Cluster) volumeObjectSet {
@@ -143,6 +146,9 @@ func volumeObjects(c *preempt.Cluster) volumeObjectSet {
 	for _, o := range c.DeviceClasses {
 		s.deviceClasses = append(s.deviceClasses, o.DeepCopy())
 	}
+	for _, o := range c.DeviceTaintRules {
+		s.deviceTaintRules = append(s.deviceTaintRules, o.DeepCopy())
+	}
 	return s
 }
 
@@ -170,7 +176,7 @@ func (s volumeObjectSet) draObjects() []runtime.Object {
 	for _, o := range s.deviceClasses {
 		out = append(out, o)
 	}
-	return out
+	return append(out, deviceTaintRuleObjects(s.deviceTaintRules)...)
 }
 
 // addTo puts the objects in the informers' stores, where the plugins'
@@ -244,5 +250,5 @@ func (s volumeObjectSet) addTo(f informers.SharedInformerFactory) error {
 			return err
 		}
 	}
-	return nil
+	return addDeviceTaintRules(f, s.deviceTaintRules)
 }

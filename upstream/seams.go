@@ -10,11 +10,15 @@ package upstream
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	v1 "k8s.io/api/core/v1"
 	policy "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
+	resourceinformers "k8s.io/client-go/informers/resource/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
@@ -180,25 +184,44 @@ const feedsDRA = true
 // it, with DynamicResourceAllocation on: over a ResourceClaim assume cache
 // holding the cluster's claims, a ResourceSlice tracker over the slice
 // informer (whose store holds the cluster's slices: volumeObjectSet.addTo)
-// and the DeviceClass informer, its extended-resource cache told of every
-// class as kube-scheduler's event handlers tell it. Two differences, the
-// same answers: the claims reach the assume cache through replayInformer,
-// not a started informer; and the tracker runs without
-// DRADeviceTaintRules, as the contract carries no DeviceTaintRule (with
-// none, the tracker's patched slices are the slices as they are). The
-// tracker gets no client: it would only record events.
+// and, under DRADeviceTaintRules (GA, on by default in v1.37), the
+// DeviceTaintRule informer (its store the cluster's rules), and the
+// DeviceClass informer, its extended-resource cache told of every class as
+// kube-scheduler's event handlers tell it. Two differences, the same
+// answers: the claims reach the assume cache through replayInformer, and
+// the tracker its slices and rules through replayStore (the informers are
+// not started: their stores are filled directly); and the tracker gets no
+// client: it would only record events. The tracker applies the rules in a
+// goroutine of its own (its event handlers, then a monitor that closes its
+// synced channel): newDRAManager returns once the tracker has synced, so
+// every Filter lists the slices with every rule applied.
 func newDRAManager(ctx context.Context, f informers.SharedInformerFactory, objs volumeObjectSet) (fwk.SharedDRAManager, error) {
 	if !utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
 		return nil, nil
 	}
 	claims := assumecache.NewAssumeCache(klog.FromContext(ctx), replayInformer(objs.claimObjects()), "ResourceClaim", "", nil)
 	opts := resourceslicetracker.Options{
+		EnableDeviceTaintRules:   utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules),
 		EnableConsumableCapacity: utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
 		SliceInformer:            f.Resource().V1().ResourceSlices(),
+	}
+	if opts.EnableDeviceTaintRules {
+		opts.SliceInformer = replaySlices{opts.SliceInformer}
+		opts.TaintInformer = replayTaintRules{f.Resource().V1().DeviceTaintRules()}
 	}
 	slices, err := resourceslicetracker.StartTracker(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("starting the resource slice tracker: %w", err)
+	}
+	if opts.EnableDeviceTaintRules {
+		// Without the gate the tracker is the slice informer, which is
+		// not started: its lister reads the store as it is.
+		select {
+		case <-slices.HasSyncedChecker().Done():
+		case <-ctx.Done():
+			slices.Stop()
+			return nil, fmt.Errorf("the resource slice tracker did not sync: %w", context.Cause(ctx))
+		}
 	}
 	m := dynamicresources.NewDRAManager(ctx, claims, slices, f)
 	if utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResource) {
@@ -209,6 +232,71 @@ func newDRAManager(ctx context.Context, f informers.SharedInformerFactory, objs 
 		}
 	}
 	return m, nil
+}
+
+// replaySlices is the slice informer whose typed informer replays its
+// store to each handler (replayStore).
+type replaySlices struct {
+	resourceinformers.TypedResourceSliceInformer
+}
+
+func (r replaySlices) TypedInformer() resourceinformers.ResourceSliceIndexInformer {
+	return replayStore[*resourcev1.ResourceSlice]{r.TypedResourceSliceInformer.TypedInformer()}
+}
+
+// replayTaintRules is the DeviceTaintRule informer whose typed informer
+// replays its store to each handler (replayStore).
+type replayTaintRules struct {
+	resourceinformers.TypedDeviceTaintRuleInformer
+}
+
+func (r replayTaintRules) TypedInformer() resourceinformers.DeviceTaintRuleIndexInformer {
+	return replayStore[*resourcev1.DeviceTaintRule]{r.TypedDeviceTaintRuleInformer.TypedInformer()}
+}
+
+// replayStore is an informer that is not started, its store filled
+// directly: a typed handler gets the store's objects, in key order, as an
+// informer's initial list would give them, before AddTypedEventHandler
+// returns, and its registration is synced.
+type replayStore[T cache.Object] struct {
+	cache.TypedSharedIndexInformer[T]
+}
+
+func (r replayStore[T]) AddTypedEventHandler(h cache.TypedResourceEventHandler[T], _ ...cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
+	store := r.GetStore()
+	keys := store.ListKeys()
+	sort.Strings(keys)
+	for _, k := range keys {
+		o, ok, err := store.GetByKey(k)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			h.OnAdd(o.(T), true)
+		}
+	}
+	return syncedRegistration{}, nil
+}
+
+// deviceTaintRuleObjects are the rules as objects of a clientset.
+func deviceTaintRuleObjects(rules []*preempt.DeviceTaintRule) []runtime.Object {
+	out := make([]runtime.Object, len(rules))
+	for i, o := range rules {
+		out[i] = o
+	}
+	return out
+}
+
+// addDeviceTaintRules puts the rules in the DeviceTaintRule informer's
+// store, where the ResourceSlice tracker reads them.
+func addDeviceTaintRules(f informers.SharedInformerFactory, rules []*preempt.DeviceTaintRule) error {
+	store := f.Resource().V1().DeviceTaintRules().Informer().GetStore()
+	for _, o := range rules {
+		if err := store.Add(o); err != nil {
+			return fmt.Errorf("informer store: %w", err)
+		}
+	}
+	return nil
 }
 
 // replayInformer is an assumecache.Informer that gives every handler its

@@ -13,6 +13,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policy "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -114,6 +115,17 @@ const feedsDRA = false
 func newDRAManager(ctx context.Context, f informers.SharedInformerFactory, _ volumeObjectSet) (fwk.SharedDRAManager, error) {
 	claims := assumecache.NewAssumeCache(klog.FromContext(ctx), f.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
 	return dynamicresources.NewDRAManager(ctx, claims, nil, f), nil
+}
+
+// deviceTaintRuleObjects: the DeviceTaintRules of a build for v1.36 are
+// stand-ins, and its DRA manager is not fed (feedsDRA).
+func deviceTaintRuleObjects([]*preempt.DeviceTaintRule) []runtime.Object { return nil }
+
+// addDeviceTaintRules adds nothing: v1.36's DRA manager is not fed
+// (feedsDRA), a pod DynamicResources looks at is refused, and
+// DeviceTaintRules matter to no other.
+func addDeviceTaintRules(informers.SharedInformerFactory, []*preempt.DeviceTaintRule) error {
+	return nil
 }
 
 // missingDriversGap: v1.36 runs NodeVolumeLimits' check of missing CSI

@@ -76,6 +76,13 @@ spec:
 		[]string{"resourceslice s1: spec.devices: Too many: 129: must have at most 128 items"}},
 	{"claim with too many requests", "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c2, namespace: default}\nspec:\n  devices:\n    requests:\n" + requests(33, "    "),
 		[]string{"resourceclaim default/c2: spec.devices.requests: Too many: 33: must have at most 32 items"}},
+	{"devicetaintrule with an unknown effect", `apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: r1}
+spec:
+  deviceSelector: {driver: gpu.example.com}
+  taint: {key: example.com/broken, effect: PreferNoSchedule}
+`, []string{`devicetaintrule r1: spec.taint.effect: Unsupported value: "PreferNoSchedule"`}},
 	{"claim request naming no class", `apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata: {name: c3, namespace: default}
@@ -199,6 +206,13 @@ metadata: {name: gpu.example.com}
 spec:
   selectors:
   - cel: {expression: 'device.driver == "gpu.example.com"'}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: r1}
+spec:
+  deviceSelector: {driver: gpu.example.com, pool: n1}
+  taint: {key: example.com/broken, effect: None}
 ---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim

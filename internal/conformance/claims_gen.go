@@ -34,6 +34,11 @@ type ClaimSpec struct {
 	// Tainted is 0, or k for node (k-1 mod nodes)'s gpu-0 tainted
 	// NoSchedule (DRADeviceTaints).
 	Tainted int
+	// TaintRule is 0, or k for DeviceTaintRule kind taintRuleKinds[k-1]
+	// (DRADeviceTaintRules), on node (TaintRuleNode mod nodes)'s pool
+	// where the kind names one.
+	TaintRule     int
+	TaintRuleNode int
 	// Holds[k] is set when the k-th pod of the cluster (in Build's order),
 	// if bound, holds a GPU of its node: claim "held-<pod>", allocated the
 	// node's next GPU not yet held and reserved for the pod.
@@ -138,7 +143,61 @@ func genClaims(t *rapid.T, s *Spec) *ClaimSpec {
 	}
 	cs.Extended = idx(len(extendedKinds), "extended")
 	cs.Binding = idx(len(bindingKinds), "binding")
+	if rapid.IntRange(0, 2).Draw(t, "withTaintRule") == 0 {
+		cs.TaintRule = rapid.IntRange(1, len(taintRuleKinds)).Draw(t, "taintRule")
+		cs.TaintRuleNode = idx(len(s.Nodes), "taintRuleNode")
+	}
 	return cs
+}
+
+// The DeviceTaintRules a claim problem may hold: a NoSchedule taint on a
+// node's gpu-0 (driver, pool and device), on a node's pool, on every GPU
+// (driver only), on every gpu-1 (device name only); effect None on every
+// device (an empty selector); NoExecute on the devices of a driver no
+// slice has; and a rule without a selector (none).
+const (
+	taintRuleNodeGPU = iota
+	taintRulePool
+	taintRuleDriver
+	taintRuleDevice
+	taintRuleNone
+	taintRuleNoMatch
+	taintRuleNoSelector
+)
+
+var taintRuleKinds = []int{taintRuleNodeGPU, taintRuleNodeGPU, taintRulePool, taintRuleDriver, taintRuleDevice, taintRuleNone, taintRuleNoMatch, taintRuleNoSelector}
+
+// taintRule is the DeviceTaintRule of cs on c's nodes, nil for none.
+func (cs *ClaimSpec) taintRule(c *preempt.Cluster) *resourcev1.DeviceTaintRule {
+	if cs.TaintRule <= 0 || len(c.Nodes) == 0 {
+		return nil
+	}
+	pool := c.Nodes[at(cs.TaintRuleNode, len(c.Nodes))].Name
+	sel := &resourcev1.DeviceTaintSelector{}
+	effect := resourcev1.DeviceTaintEffectNoSchedule
+	switch taintRuleKinds[at(cs.TaintRule-1, len(taintRuleKinds))] {
+	case taintRuleNodeGPU:
+		sel.Driver, sel.Pool, sel.Device = ptr.To(DRADriverName), ptr.To(pool), ptr.To("gpu-0")
+	case taintRulePool:
+		sel.Pool = ptr.To(pool)
+	case taintRuleDriver:
+		sel.Driver = ptr.To(DRADriverName)
+	case taintRuleDevice:
+		sel.Device = ptr.To("gpu-1")
+	case taintRuleNone:
+		effect = resourcev1.DeviceTaintEffectNone
+	case taintRuleNoMatch:
+		sel.Driver, effect = ptr.To("tpu.example.com"), resourcev1.DeviceTaintEffectNoExecute
+	case taintRuleNoSelector:
+		sel = nil
+	}
+	return &resourcev1.DeviceTaintRule{
+		ObjectMeta: metav1.ObjectMeta{Name: "rule", UID: "uid-rule"},
+		Spec: resourcev1.DeviceTaintRuleSpec{DeviceSelector: sel, Taint: resourcev1.DeviceTaint{
+			Key: "example.com/rule", Value: "x", Effect: effect,
+			TimeAdded: &metav1.Time{Time: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)},
+		}},
+	}
 }
 
 func gpuRequest(name, class string) resourcev1.DeviceRequest {
@@ -187,6 +246,9 @@ func (cs *ClaimSpec) build(c *preempt.Cluster, pods []*v1.Pod, preemptor *v1.Pod
 			slice.Spec.Devices[0].Taints = []resourcev1.DeviceTaint{{Key: "broken", Effect: resourcev1.DeviceTaintEffectNoSchedule}}
 		}
 		c.ResourceSlices = append(c.ResourceSlices, slice)
+	}
+	if r := cs.taintRule(c); r != nil {
+		c.DeviceTaintRules = []*resourcev1.DeviceTaintRule{r}
 	}
 	if cs.AllNodes {
 		c.ResourceSlices = append(c.ResourceSlices, &resourcev1.ResourceSlice{

@@ -52,6 +52,20 @@ var draMutants = []struct {
 			dc.Spec.ExtendedResourceName = nil
 		}
 	}},
+	// A DynamicResources whose slices are the cluster's as they are, not
+	// the ResourceSlice tracker's with the DeviceTaintRules applied.
+	{"device-taint-rules-ignored", optimized.Impl{}, func(c *preempt.Cluster) {
+		c.DeviceTaintRules = nil
+	}},
+	// A tracker that reads a rule's driver and device name but not its
+	// pool: the rule taints the device of that name in every pool.
+	{"device-taint-rule-pool-ignored", reference.Impl{}, func(c *preempt.Cluster) {
+		for _, r := range c.DeviceTaintRules {
+			if r.Spec.DeviceSelector != nil {
+				r.Spec.DeviceSelector.Pool = nil
+			}
+		}
+	}},
 	// A DynamicResources that does not check binding conditions: a claim
 	// whose binding timed out, or failed, stays available.
 	{"binding-conditions-ignored", optimized.Impl{}, func(c *preempt.Cluster) {

@@ -124,7 +124,7 @@ func newClaimExplainer(c *preempt.Cluster, pod *v1.Pod, now time.Time) *claimExp
 			allocated.AllocatedDevices.Insert(id)
 		}
 	}
-	slicesByName := slices.Clone(c.ResourceSlices)
+	slicesByName := taintedSlices(c.ResourceSlices, c.DeviceTaintRules)
 	sort.SliceStable(slicesByName, func(i, j int) bool { return slicesByName[i].Name < slicesByName[j].Name })
 	e.alloc, e.err = structured.NewAllocator(context.Background(), fts, allocated, classes(c.DeviceClasses), slicesByName,
 		cel.NewCache(10, cel.Features{EnableConsumableCapacity: fts.ConsumableCapacity, EnableListTypeAttributes: fts.ListTypeAttributes}))
@@ -258,6 +258,34 @@ func (e *claimExplainer) heldOn(node *v1.Node) []string {
 		out = append(out, e.held[pool]...)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// taintedSlices are copies of the slices with the DeviceTaintRules
+// taints on the devices they select, as v1.37.2's ResourceSlice tracker
+// gives DynamicResources its slices (DRADeviceTaintRules; applyPatches): a
+// rule without a selector selects nothing, a set driver, pool or device
+// name must match the slice's driver, pool name or device name.
+func taintedSlices(in []*resourcev1.ResourceSlice, rules []*resourcev1.DeviceTaintRule) []*resourcev1.ResourceSlice {
+	out := slices.Clone(in)
+	for i, s := range out {
+		for _, r := range rules {
+			sel := r.Spec.DeviceSelector
+			if sel == nil || ptr.Deref(sel.Driver, s.Spec.Driver) != s.Spec.Driver || ptr.Deref(sel.Pool, s.Spec.Pool.Name) != s.Spec.Pool.Name {
+				continue
+			}
+			for d := range s.Spec.Devices {
+				if ptr.Deref(sel.Device, s.Spec.Devices[d].Name) != s.Spec.Devices[d].Name {
+					continue
+				}
+				if s == in[i] {
+					s = s.DeepCopy()
+					out[i] = s
+				}
+				s.Spec.Devices[d].Taints = append(s.Spec.Devices[d].Taints, r.Spec.Taint)
+			}
+		}
+	}
 	return out
 }
 

@@ -68,6 +68,12 @@ func validateAPI(obj runtime.Object) error {
 			return err
 		}
 		errs = resourcevalidation.ValidateDeviceClass(in)
+	case *resourcev1.DeviceTaintRule:
+		in := &resource.DeviceTaintRule{}
+		if err := convert(o, in); err != nil {
+			return err
+		}
+		errs = resourcevalidation.ValidateDeviceTaintRule(in)
 	case *v1.PersistentVolumeClaim:
 		in := &core.PersistentVolumeClaim{}
 		if err := convert(o, in); err != nil {

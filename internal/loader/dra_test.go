@@ -122,3 +122,72 @@ func TestResourceObjectsRoundTripThroughAList(t *testing.T) {
 		t.Errorf("the cluster differs after the round trip (-first +again):\n%s", diff)
 	}
 }
+
+// taintRule is a DeviceTaintRule tainting device gpu-1 of draDump's slice.
+const taintRule = `- apiVersion: resource.k8s.io/v1
+  kind: DeviceTaintRule
+  metadata: {name: gpu-1-broken}
+  spec:
+    deviceSelector: {driver: gpu.example.com, pool: n1, device: gpu-1}
+    taint: {key: example.com/broken, value: "true", effect: NoSchedule}
+`
+
+// A DeviceTaintRule (resource.k8s.io/v1, read by v1.37.2's ResourceSlice
+// tracker under DRADeviceTaintRules) is read, not skipped as a kind the
+// filters do not read, and survives a List written by synth.ListYAML.
+func TestLoadReadsDeviceTaintRules(t *testing.T) {
+	c, notes, err := LoadCluster("cluster.yaml", []byte(draDump+taintRule))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range notes {
+		if strings.Contains(n, "skipped") {
+			t.Errorf("note %q: no object should be skipped", n)
+		}
+	}
+	if len(c.DeviceTaintRules) != 1 {
+		t.Fatalf("read %d DeviceTaintRules, want 1", len(c.DeviceTaintRules))
+	}
+	r := c.DeviceTaintRules[0]
+	if r.Name != "gpu-1-broken" || r.Spec.DeviceSelector == nil || r.Spec.DeviceSelector.Device == nil || *r.Spec.DeviceSelector.Device != "gpu-1" ||
+		r.Spec.Taint.Effect != resourcev1.DeviceTaintEffectNoSchedule || r.Spec.Taint.Key != "example.com/broken" {
+		t.Errorf("read %+v, want the rule as written", r)
+	}
+	b, err := synth.ListYAML(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, err := LoadCluster("again.yaml", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(c, again); diff != "" {
+		t.Errorf("the cluster differs after the round trip (-first +again):\n%s", diff)
+	}
+}
+
+// A malformed DeviceTaintRule is refused naming it: an unknown effect
+// (kube-apiserver's validation), a field of the wrong type, and another
+// version than v1.
+func TestLoadRefusesMalformedDeviceTaintRules(t *testing.T) {
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"unknown effect", "effect: NoSchedule", "effect: PreferNoSchedule",
+			`devicetaintrule gpu-1-broken: spec.taint.effect: Unsupported value: "PreferNoSchedule"`},
+		{"selector not an object", "deviceSelector: {driver: gpu.example.com, pool: n1, device: gpu-1}", "deviceSelector: [gpu-1]",
+			`devicetaintrule gpu-1-broken: field spec.deviceSelector: an array where an object is wanted`},
+		{"v1beta2", "apiVersion: resource.k8s.io/v1\n  kind: DeviceTaintRule", "apiVersion: resource.k8s.io/v1beta2\n  kind: DeviceTaintRule",
+			`devicetaintrule gpu-1-broken: unsupported apiVersion "resource.k8s.io/v1beta2" for kind DeviceTaintRule: the loader reads resource.k8s.io/v1, which kube-scheduler ` +
+				preempt.CurrentRelease + ` reads (kubectl get devicetaintrules.v1.resource.k8s.io asks for it)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rule := strings.Replace(taintRule, tc.from, tc.to, 1)
+			if rule == taintRule {
+				t.Fatalf("%q is not in the rule", tc.from)
+			}
+			_, _, err := LoadCluster("cluster.yaml", []byte(draDump+rule))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to hold %q", err, tc.want)
+			}
+		})
+	}
+}

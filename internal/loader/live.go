@@ -74,6 +74,9 @@ var liveKinds = []liveKind{
 	{"resource.k8s.io/v1", "DeviceClass", "deviceclasses", true, func(ctx context.Context, cs kubernetes.Interface, o metav1.ListOptions) (runtime.Object, error) {
 		return cs.ResourceV1().DeviceClasses().List(ctx, o)
 	}},
+	{"resource.k8s.io/v1", "DeviceTaintRule", "devicetaintrules", true, func(ctx context.Context, cs kubernetes.Interface, o metav1.ListOptions) (runtime.Object, error) {
+		return cs.ResourceV1().DeviceTaintRules().List(ctx, o)
+	}},
 	{"scheduling.k8s.io/v1beta1", "PodGroup", "podgroups", true, func(ctx context.Context, cs kubernetes.Interface, o metav1.ListOptions) (runtime.Object, error) {
 		return cs.SchedulingV1beta1().PodGroups("").List(ctx, o)
 	}},

@@ -492,7 +492,7 @@ func specialFile(mode fs.FileMode) string {
 
 // kinds are the kinds the loader reads, and their lists.
 var kinds = []string{"Node", "Pod", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment",
-	"ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass", "PodGroup", "CompositePodGroup", "List"}
+	"ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass", "DeviceTaintRule", "PodGroup", "CompositePodGroup", "List"}
 
 // rightKind is the kind (or list kind) the loader reads that kind is in
 // another case ("Node" for "node", "PodList" for "podlist"), quoted, or
@@ -997,6 +997,8 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 		obj = &resourcev1.ResourceSlice{}
 	case "resource.k8s.io/v1 DeviceClass":
 		obj = &resourcev1.DeviceClass{}
+	case "resource.k8s.io/v1 DeviceTaintRule":
+		obj = &resourcev1.DeviceTaintRule{}
 	case "scheduling.k8s.io/v1beta1 PodGroup":
 		obj = &schedulingv1beta1.PodGroup{}
 	case "scheduling.k8s.io/v1alpha3 PodGroup":
@@ -1010,9 +1012,9 @@ func decodeObject(where string, raw json.RawMessage, listAPIVersion, listKind st
 			return decodeObject(where, raw, listAPIVersion, listKind, nil)
 		}
 		switch tm.Kind {
-		case "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass":
+		case "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass", "DeviceTaintRule":
 			if strings.HasPrefix(tm.APIVersion, "resource.k8s.io/") {
-				plural := map[string]string{"ResourceClaim": "resourceclaims", "ResourceClaimTemplate": "resourceclaimtemplates", "ResourceSlice": "resourceslices", "DeviceClass": "deviceclasses"}[tm.Kind]
+				plural := map[string]string{"ResourceClaim": "resourceclaims", "ResourceClaimTemplate": "resourceclaimtemplates", "ResourceSlice": "resourceslices", "DeviceClass": "deviceclasses", "DeviceTaintRule": "devicetaintrules"}[tm.Kind]
 				d.err = fmt.Errorf("%s: %s: unsupported apiVersion %q for kind %s: the loader reads resource.k8s.io/v1, which kube-scheduler %s reads (kubectl get %s.v1.resource.k8s.io asks for it)",
 					where, what, tm.APIVersion, tm.Kind, preempt.CurrentRelease, plural)
 				return d
@@ -1333,6 +1335,8 @@ func (r *reader) cluster() (*preempt.Cluster, []string, error) {
 			c.ResourceSlices = append(c.ResourceSlices, o)
 		case *resourcev1.DeviceClass:
 			c.DeviceClasses = append(c.DeviceClasses, o)
+		case *resourcev1.DeviceTaintRule:
+			c.DeviceTaintRules = append(c.DeviceTaintRules, o)
 		case *schedulingv1beta1.PodGroup:
 			c.PodGroups = append(c.PodGroups, o)
 		case *schedulingv1alpha3.CompositePodGroup:

@@ -75,6 +75,9 @@ func ListYAML(c *preempt.Cluster) ([]byte, error) {
 	for _, o := range c.DeviceClasses {
 		lw.item(o)
 	}
+	for _, o := range c.DeviceTaintRules {
+		lw.item(o)
+	}
 	if err := lw.close(); err != nil {
 		return nil, err
 	}
@@ -210,6 +213,8 @@ func itemYAML(obj any) ([]byte, error) {
 		apiVersion, kind, what = "resource.k8s.io/v1", "ResourceSlice", "resourceslice "+o.Name
 	case *resourcev1.DeviceClass:
 		apiVersion, kind, what = "resource.k8s.io/v1", "DeviceClass", "deviceclass "+o.Name
+	case *resourcev1.DeviceTaintRule:
+		apiVersion, kind, what = "resource.k8s.io/v1", "DeviceTaintRule", "devicetaintrule "+o.Name
 	default:
 		return nil, fmt.Errorf("no List item for %T", obj)
 	}
