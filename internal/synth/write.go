@@ -205,6 +205,8 @@ func itemYAML(obj any) ([]byte, error) {
 		apiVersion, kind, what = "storage.k8s.io/v1", "CSIDriver", "csidriver "+o.Name
 	case *storagev1.VolumeAttachment:
 		apiVersion, kind, what = "storage.k8s.io/v1", "VolumeAttachment", "volumeattachment "+o.Name
+	case *storagev1.CSIStorageCapacity:
+		apiVersion, kind, what = "storage.k8s.io/v1", "CSIStorageCapacity", "csistoragecapacity "+preempt.Key(o.Namespace, o.Name)
 	case *resourcev1.ResourceClaim:
 		apiVersion, kind, what = "resource.k8s.io/v1", "ResourceClaim", "resourceclaim "+preempt.Key(o.Namespace, o.Name)
 	case *resourcev1.ResourceClaimTemplate:
