@@ -74,6 +74,7 @@ type volumeIndex struct {
 
 	pvcs     map[podKey]*v1.PersistentVolumeClaim
 	pvs      map[string]*v1.PersistentVolume
+	inTree   map[*v1.PersistentVolume]inTreeCSI // the in-tree PVs' translations
 	classes  map[string]*storagev1.StorageClass
 	csiDrvrs map[string]*storagev1.CSIDriver
 
@@ -147,6 +148,12 @@ func newVolumeIndex(s *Snapshot, pxByAnnotation bool) *volumeIndex {
 		x.pvs[o.Name] = o
 		if _, ok := x.firstPV[o.Name]; !ok {
 			x.firstPV[o.Name] = i
+		}
+		if o.Spec.CSI == nil {
+			if x.inTree == nil {
+				x.inTree = map[*v1.PersistentVolume]inTreeCSI{}
+			}
+			x.inTree[o] = translateInTree(o)
 		}
 	}
 	for i, o := range c.StorageClasses {
@@ -560,23 +567,49 @@ func migratedOnNode(cn *storagev1.CSINode, plugin string) bool {
 // none.
 const classHandlePrefix = "\x00storageclass"
 
+// inTreeCSI is what getCSIDriverInfo makes of an in-tree PV, whatever
+// the node: whether csi-translation-lib can migrate it and names its
+// plugin (migratable, plugin), and whether it translates to a CSI source
+// (translated: its driver and handle). Only whether migration is on for
+// the plugin depends on the node (csiMigrationOn), and upstream checks it
+// between the two: claimDriver does too. Made once per PV when the index
+// is built (newVolumeIndex), where upstream translates per pod and node.
+type inTreeCSI struct {
+	migratable, translated bool
+	plugin, driver, handle string
+}
+
+func translateInTree(pv *v1.PersistentVolume) inTreeCSI {
+	var t inTreeCSI
+	if !volumeTranslator.IsPVMigratable(pv) {
+		return t
+	}
+	plugin, err := volumeTranslator.GetInTreePluginNameFromSpec(pv, nil)
+	if err != nil {
+		return t
+	}
+	t.migratable, t.plugin = true, plugin
+	csiPV, err := volumeTranslator.TranslateInTreePVToCSI(klog.Background(), pv)
+	if err != nil || csiPV.Spec.CSI == nil {
+		return t
+	}
+	t.translated, t.driver, t.handle = true, csiPV.Spec.CSI.Driver, csiPV.Spec.CSI.VolumeHandle
+	return t
+}
+
 // claimDriver is upstream's getCSIDriverInfo and getCSIDriverInfoFromSC.
 func (x *volumeIndex) claimDriver(cn *storagev1.CSINode, pvc *v1.PersistentVolumeClaim) (string, string) {
 	if pv := x.pvs[pvc.Spec.VolumeName]; pvc.Spec.VolumeName != "" && pv != nil {
 		csi := pv.Spec.CSI
 		if csi == nil {
-			if !volumeTranslator.IsPVMigratable(pv) {
+			t, ok := x.inTree[pv]
+			if !ok {
+				t = translateInTree(pv) // a volume the index was not built from
+			}
+			if !t.migratable || !x.csiMigrationOn(cn, t.plugin) || !t.translated {
 				return "", ""
 			}
-			plugin, err := volumeTranslator.GetInTreePluginNameFromSpec(pv, nil)
-			if err != nil || !x.csiMigrationOn(cn, plugin) {
-				return "", ""
-			}
-			csiPV, err := volumeTranslator.TranslateInTreePVToCSI(klog.Background(), pv)
-			if err != nil || csiPV.Spec.CSI == nil {
-				return "", ""
-			}
-			csi = csiPV.Spec.CSI
+			return t.driver, t.handle
 		}
 		return csi.Driver, csi.VolumeHandle
 	}
