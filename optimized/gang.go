@@ -193,17 +193,18 @@ type gangWorld struct {
 	stub    []int32              // member -> the node it waits on (nominated), -1 for none
 	inView  []bool               // member placed during the placement: its stub is gone
 	anyPort bool                 // some member has host ports: the world keeps port sets
+	// attempted is how many members, in order, kube-scheduler's
+	// podGroupSchedulingDefaultAlgorithm evaluates before PlacementFeasible
+	// stops it (scheduleGang; every member of a composite's groups): only
+	// their PreFilters run there, though the placement tried more.
+	attempted int
 
 	// The topology plugins (gang_affinity.go, gang_spread.go): whether
 	// each member's PreFilter ran, the node the placement put it on (-1
 	// none), its required anti-affinity terms, its PodTopologySpread
 	// state (nil: Skip), and whether some placed member's topology plugin
 	// runs; the node-tree order of the cluster treeOf in snapshot treeS.
-	tried []bool
-	// attempted is how many members, in order, kube-scheduler's
-	// podGroupSchedulingDefaultAlgorithm evaluates before PlacementFeasible
-	// stops it (scheduleGang; every member of a composite's groups).
-	attempted   int
+	tried       []bool
 	viewNode    []int32
 	memberAnti  [][]fwk.AffinityTerm
 	spread      []*gangSpread

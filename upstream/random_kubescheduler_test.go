@@ -66,17 +66,7 @@ func TestRandomVolumesAsKubeScheduler(t *testing.T) {
 func checkPreemptionAsKubeScheduler(t tb, c *preempt.Cluster, p *v1.Pod) string {
 	t.Helper()
 	ctx := context.Background()
-	want, err := upstream.KubeSchedulerFilter(ctx, c, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := harness.Decide(ctx, upstream.Impl{ListOrderTie: true}, c, p, preempt.DefaultConfig(), 0, volumeNow)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, got.Filter); diff != "" {
-		t.Fatalf("filter (-kube-scheduler +adapter):\n%s", diff)
-	}
+	want, got := filterAsKubeScheduler(t, c, p)
 	if len(want.Feasible) > 0 {
 		return "fits"
 	}

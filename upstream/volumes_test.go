@@ -488,11 +488,11 @@ type tb interface {
 	Logf(format string, args ...any)
 }
 
-// checkAsKubeScheduler checks the adapter's filter phase on c and p
-// against kube-scheduler's, and its candidates against the nodes where
-// kube-scheduler's filters pass once the node's lower-priority pods are
-// gone. It returns the adapter's answer.
-func checkAsKubeScheduler(t tb, c *preempt.Cluster, p *v1.Pod) harness.Result {
+// filterAsKubeScheduler decides c and p with the adapter, every node a
+// candidate wanted and the final tie broken in list order, and checks
+// its filter phase against kube-scheduler's: kube-scheduler's filter
+// result, and the adapter's answer.
+func filterAsKubeScheduler(t tb, c *preempt.Cluster, p *v1.Pod) (preempt.FilterResult, harness.Result) {
 	t.Helper()
 	ctx := context.Background()
 	want, err := upstream.KubeSchedulerFilter(ctx, c, p)
@@ -506,6 +506,17 @@ func checkAsKubeScheduler(t tb, c *preempt.Cluster, p *v1.Pod) harness.Result {
 	if diff := cmp.Diff(want, got.Filter); diff != "" {
 		t.Fatalf("filter (-kube-scheduler +adapter):\n%s", diff)
 	}
+	return want, got
+}
+
+// checkAsKubeScheduler checks the adapter's filter phase on c and p
+// against kube-scheduler's, and its candidates against the nodes where
+// kube-scheduler's filters pass once the node's lower-priority pods are
+// gone. It returns the adapter's answer.
+func checkAsKubeScheduler(t tb, c *preempt.Cluster, p *v1.Pod) harness.Result {
+	t.Helper()
+	ctx := context.Background()
+	want, got := filterAsKubeScheduler(t, c, p)
 	if len(want.Feasible) > 0 {
 		return got
 	}
