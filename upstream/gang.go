@@ -508,7 +508,6 @@ func (w *world) defaultAlgorithm(ctx context.Context, view *gangView, pgi *frame
 	}
 	placementState := framework.NewCycleState()
 	placementState.SetPodGroupSchedulingCycle(framework.NewCycleState())
-	view.groupStates = append(view.groupStates, placementState.GetPodGroupSchedulingCycle())
 	progress := framework.PlacementProgress{Remaining: len(pgi.GetUnscheduledPods()), Scheduled: pgState.ScheduledPodsCount()}
 	st := w.fh.RunPlacementFeasiblePlugins(ctx, placementState, pgi, progress)
 	r.status = st
@@ -588,9 +587,7 @@ func (w *world) compositeAlgorithm(ctx context.Context, view *gangView, pgi *fra
 // member's PreFilter runs once, on a fresh cycle state of the pod-group
 // cycle, when it is first tried (the members placed before it assumed).
 type gangView struct {
-	w *world
-	// groupStates are the pod-group cycle states of the groups run.
-	groupStates    []fwk.PodGroupCycleState
+	w              *world
 	placementState *framework.CycleState
 	states         map[*v1.Pod]*memberResult
 	prefilter      map[*v1.Pod]*prefiltered

@@ -19,7 +19,6 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	dra "k8s.io/kubernetes/pkg/apis/resource"
 	resourcevalidation "k8s.io/kubernetes/pkg/apis/resource/validation"
-	"sigs.k8s.io/yaml"
 )
 
 // TestEveryInputPathValidatesAPIObjects: a DeviceClass whose selector
@@ -39,20 +38,8 @@ func TestEveryInputPathValidatesAPIObjects(t *testing.T) {
 		Spec:       resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: "device.driver =="}}}},
 	}
 	const want = `deviceclass gpu.example.com: spec.selectors[0].cel.expression: Invalid value: "device.driver ==": compilation failed`
-	toJSON := func(v any) []byte {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	toYAML := func(v any) string {
-		b, err := yaml.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	toJSON := func(v any) []byte { return mustJSON(t, v) }
+	toYAML := func(v any) string { return mustYAML(t, v) }
 	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": []any{node, class}}
 	forms := map[string]string{
 		"yaml documents": toYAML(node) + "---\n" + toYAML(class),

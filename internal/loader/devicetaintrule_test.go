@@ -2,7 +2,6 @@ package loader
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
-	"sigs.k8s.io/yaml"
 
 	"github.com/preemptbench/preemptbench/preempt"
 )
@@ -40,20 +38,8 @@ func TestEveryInputPathReadsDeviceTaintRules(t *testing.T) {
 		}
 	}
 	const invalid = `devicetaintrule broken: spec.taint.effect: Unsupported value: "PreferNoSchedule"`
-	toJSON := func(v any) []byte {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	toYAML := func(v any) string {
-		b, err := yaml.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	toJSON := func(v any) []byte { return mustJSON(t, v) }
+	toYAML := func(v any) string { return mustYAML(t, v) }
 	check := func(t *testing.T, c *preempt.Cluster, notes []string, err error, effect resourcev1.DeviceTaintEffect) {
 		t.Helper()
 		if effect != resourcev1.DeviceTaintEffectNoSchedule {

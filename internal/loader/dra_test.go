@@ -1,11 +1,13 @@
 package loader
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	resourcev1 "k8s.io/api/resource/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/preemptbench/preemptbench/internal/synth"
 	"github.com/preemptbench/preemptbench/preempt"
@@ -110,17 +112,7 @@ func TestResourceObjectsRoundTripThroughAList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := synth.ListYAML(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, _, err := LoadCluster("again.yaml", b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(c, again); diff != "" {
-		t.Errorf("the cluster differs after the round trip (-first +again):\n%s", diff)
-	}
+	checkListRoundTrip(t, c)
 }
 
 // taintRule is a DeviceTaintRule tainting device gpu-1 of draDump's slice.
@@ -153,17 +145,7 @@ func TestLoadReadsDeviceTaintRules(t *testing.T) {
 		r.Spec.Taint.Effect != resourcev1.DeviceTaintEffectNoSchedule || r.Spec.Taint.Key != "example.com/broken" {
 		t.Errorf("read %+v, want the rule as written", r)
 	}
-	b, err := synth.ListYAML(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, _, err := LoadCluster("again.yaml", b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(c, again); diff != "" {
-		t.Errorf("the cluster differs after the round trip (-first +again):\n%s", diff)
-	}
+	checkListRoundTrip(t, c)
 }
 
 // A malformed DeviceTaintRule is refused naming it: an unknown effect
@@ -189,5 +171,41 @@ func TestLoadRefusesMalformedDeviceTaintRules(t *testing.T) {
 				t.Errorf("err = %v, want it to hold %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// mustJSON and mustYAML marshal v for a test's input, failing it on error.
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mustYAML(t *testing.T, v any) string {
+	t.Helper()
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// checkListRoundTrip: c written by synth.ListYAML (as compare upgrade
+// writes a reproducer) loads back as c.
+func checkListRoundTrip(t *testing.T, c *preempt.Cluster) {
+	t.Helper()
+	b, err := synth.ListYAML(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, err := LoadCluster("again.yaml", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(c, again); diff != "" {
+		t.Errorf("the cluster differs after the round trip (-first +again):\n%s", diff)
 	}
 }
